@@ -1,0 +1,62 @@
+"""``python -m nkcore``: the same answers as the dashboard, for scripts and CI.
+
+Each topic module ``nkcore/cli_<topic>.py`` exposes ``register(subparsers)`` which adds its subcommands
+and sets ``func`` (a callable ``args -> int``) on each. Exit codes: 0 success, 2 bad input
+(a one-line message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from nkcore.errors import DataError
+
+# Topic modules that add subcommands; a module that is not written yet is skipped.
+_TOPICS = ("cli_data", "cli_paired", "cli_voting", "cli_nk")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line (its default already uses 2; keep the message short)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand."""
+    parser = _Parser(
+        prog="python -m nkcore",
+        description="NK Planner from the command line: (N, K) budgets, paired comparisons, "
+        "majority-vote curves, fan-out latency and cost. Add --json to any subcommand for machine-readable output.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in _TOPICS:
+        try:
+            module = importlib.import_module(f"nkcore.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"nkcore.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the subcommand; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except DataError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        sys.stderr.write(f"error: cannot read {exc.filename}: {exc.strerror}\n")
+        return 2
