@@ -1,0 +1,51 @@
+"""NK Planner: home page. Start with ``make run`` (or ``streamlit run app.py``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import bootstrap
+
+bootstrap.setup_page(
+    "NK Planner",
+    "NK Planner helps ML teams decide **how to spend an evaluation budget and how to read the result**. "
+    "It answers two questions with honest statistics, and every number comes with a sentence that says what it means.",
+)
+
+left, right = st.columns(2)
+with left, st.container(border=True):
+    st.subheader("1. How many items, how many ratings each?")
+    st.markdown(
+        "With a fixed budget of **N x K ratings**, should you label many **items (N)** once each, or fewer items with "
+        "many **ratings per item (K)**? The Budget page simulates how reproducibly *model A beats model B* holds for "
+        "each split, from priors fitted to real annotation data (the method of *Forest vs Tree*, AAAI-26), or by "
+        "resampling your own multi-annotator data."
+    )
+    st.page_link("pages/2_Budget.py", label="Open Budget (N x K)", icon=":material/grid_on:")
+with right, st.container(border=True):
+    st.subheader("2. Does the bigger setting really score higher?")
+    st.markdown(
+        "An accuracy curve such as 71%, 78%, 79%, 79% for 1, 3, 5, 7 **samples per request (n)** invites a trend "
+        "reading. Compare reads it with paired tests on the same cases; Sampling explains why majority-vote curves "
+        "flatten; Cost & latency puts money and tail latency on the same table; Planner says in advance what "
+        "difference an evaluation can resolve."
+    )
+    st.page_link("pages/3_Compare.py", label="Open Compare", icon=":material/compare_arrows:")
+
+st.subheader("Pages")
+cols = st.columns(3)
+for i, (path, name, blurb) in enumerate(bootstrap.PAGES):
+    with cols[i % 3], st.container(border=True):
+        st.page_link(path, label=name, icon=":material/arrow_forward:")
+        st.caption(blurb)
+
+st.subheader("Datasets in use")
+st.markdown(
+    "Each page works on a dataset of the kind it needs; the built-in samples are chosen until you upload your own on "
+    "the Data page. The choice is remembered as you move between pages and is part of every link."
+)
+rows = []
+for kind in bootstrap.KINDS:
+    ds = bootstrap.choose_dataset(kind)
+    rows.append({"kind": bootstrap.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
+st.dataframe(rows, hide_index=True, width="stretch")

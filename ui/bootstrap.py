@@ -1,0 +1,213 @@
+"""Page set-up, the dataset choosers, the URL-state convention and user-error display.
+
+Every page starts with :func:`setup_page`. Pages are classic multipage scripts in ``pages/`` (no
+``st.navigation``): a deep link such as ``/Compare?cmp_a=n%3D1`` works as the very first request to a fresh server,
+because Streamlit routes it straight to the page script, which sets itself up here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+import streamlit as st
+
+from nkcore import io as nkio
+from nkcore import store
+from nkcore.errors import DataError
+from ui import charts
+
+Kind = Literal["samples", "paired", "ratings", "predictions"]
+KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+
+# The embedded default of each kind: file in sample_data/ and the name users see.
+SAMPLES: dict[str, tuple[str, str]] = {
+    "samples": ("worked_example_samples.csv", "Sample: worked example, 200 cases x 7 samples per request"),
+    "paired": ("worked_example_paired.csv", "Sample: worked example, n = 1, 3, 5, 7 on 200 cases"),
+    "ratings": ("ratings.csv", "Sample: 500 items x 40 ratings per item, 3 labels"),
+    "predictions": ("predictions.csv", "Sample: three models' predictions on the 500 items"),
+}
+
+KIND_LABELS: dict[str, str] = {
+    "samples": "Raw samples (case, sample, answer, gold)",
+    "paired": "Paired results (case, config, correct)",
+    "ratings": "Ratings (item, rater, label)",
+    "predictions": "Model predictions (item, model, label / probabilities)",
+}
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("pages/1_Data.py", "Data", "Upload ratings, predictions, paired results or raw samples; see what is in them."),
+    (
+        "pages/2_Budget.py",
+        "Budget (N x K)",
+        "How many items (N) and ratings per item (K) make 'model A beats model B' reproducible.",
+    ),
+    ("pages/3_Compare.py", "Compare", "Does config B really score higher than config A on the same cases?"),
+    (
+        "pages/4_Sampling.py",
+        "Sampling",
+        "What majority voting over more samples per request (n) buys, and why the curve flattens.",
+    ),
+    (
+        "pages/5_Cost_and_latency.py",
+        "Cost & latency",
+        "What each extra sample per request costs in money and tail latency; when adaptive top-up pays.",
+    ),
+    ("pages/6_Planner.py", "Planner", "The smallest difference an evaluation can resolve, and the cases it needs."),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A dataset chosen on a page: its id (sha256 hex), name, kind, fingerprint and frame (canonical columns)."""
+
+    id: str
+    name: str
+    kind: str
+    fingerprint: str
+    frame: pd.DataFrame
+    builtin: bool
+
+
+def setup_page(title: str, purpose: str) -> None:
+    """Call first on every page: page config, title, the plain-language purpose, the shared sidebar."""
+    st.set_page_config(page_title=f"{title} · NK Planner", page_icon=":material/balance:", layout="wide")
+    charts.enable_theme()
+    st.title(title)
+    st.markdown(purpose)
+    with st.sidebar:
+        st.caption(
+            "**NK Planner** decides how to spend an evaluation budget and how to read the result. "
+            "Every control on a page is in the link: share it and a teammate sees the same view."
+        )
+    show_share_link()
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_sample(kind: str) -> Dataset:
+    filename, name = SAMPLES[kind]
+    frame = nkio.read_table(SAMPLE_DIR / filename)
+    fp = nkio.fingerprint(frame)
+    return Dataset(id=fp, name=name, kind=kind, fingerprint=fp, frame=frame, builtin=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_stored(ds_id: str) -> Dataset:
+    meta, frame = store.get(ds_id)
+    return Dataset(id=meta.id, name=meta.name, kind=meta.kind, fingerprint=meta.id, frame=frame, builtin=False)
+
+
+def load_dataset(kind: str, ds_id: str | None) -> Dataset:
+    """The dataset ``ds_id`` of ``kind`` (the built-in sample when ``ds_id`` is None or the sample's id)."""
+    sample = _load_sample(kind)
+    if ds_id is None or ds_id == sample.id:
+        return sample
+    ds = _load_stored(store.validate_id(ds_id))
+    if ds.kind != kind:
+        raise DataError(f"dataset {ds_id[:12]}… holds {ds.kind}, not {kind}")
+    return ds
+
+
+def dataset_options(kind: str) -> dict[str, str]:
+    """id -> display name of every dataset of ``kind``: the sample first, then stored uploads (newest first)."""
+    sample = _load_sample(kind)
+    options = {sample.id: sample.name}
+    for meta in store.list_datasets(kind):
+        options.setdefault(meta.id, f"{meta.name} ({meta.n_rows:,} rows, {meta.id[:8]})")
+    return options
+
+
+def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
+    """Say plainly why a dataset id in the link cannot be used (validated before any file access)."""
+    if raw in options:
+        return
+    try:
+        store.validate_id(raw)
+    except DataError:
+        st.warning(
+            f"The link's {kind} dataset id is not a valid id (ids are 64 hexadecimal characters); "
+            f"showing {options[next(iter(options))]} instead."
+        )
+        return
+    st.warning(
+        f"The link asks for {kind} dataset {raw[:12]}…, which is not on this server (it may have been deleted or "
+        f"uploaded elsewhere). Showing {options[next(iter(options))]} instead; upload the file on the Data page."
+    )
+
+
+def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
+    """A sidebar selectbox of the datasets of ``kind``, bound to ``?<kind>=<id>``, remembered across pages."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    options = dataset_options(kind)
+    ids = list(options)
+    memory = f"_nkp_chosen_{kind}"
+    raw = st.query_params.get(kind)
+    if raw is not None:
+        _explain_bad_link(kind, str(raw), options)
+    elif kind not in st.session_state and st.session_state.get(memory) in options:
+        st.session_state[kind] = st.session_state[memory]
+    if st.session_state.get(kind) not in (None, *ids):
+        del st.session_state[kind]
+    chosen = st.sidebar.selectbox(
+        label or KIND_LABELS[kind],
+        ids,
+        format_func=lambda i: options.get(i, i),
+        key=kind,
+        bind="query-params",
+        help="Upload your own on the Data page. The choice is part of the link.",
+    )
+    st.session_state[memory] = chosen
+    return load_dataset(kind, chosen)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Show a ``DataError`` as a plain message (no traceback) and stop the page there."""
+    try:
+        yield
+    except DataError as exc:
+        st.error(str(exc))
+        st.stop()
+
+
+_COPY_LINK_HTML = """
+<div style="font-family: sans-serif; font-size: 14px;">
+  <button id="copy" style="padding: 4px 10px; border-radius: 6px; border: 1px solid #bbb; background: #fff;
+    cursor: pointer;">Copy link to this view</button>
+  <span id="status" style="margin-left: 6px; color: #555;"></span>
+</div>
+<script>
+const status = document.getElementById("status");
+document.getElementById("copy").addEventListener("click", async () => {
+  const url = window.parent.location.href;
+  try {
+    await navigator.clipboard.writeText(url);
+    status.textContent = "copied";
+  } catch (err) {
+    const area = document.createElement("textarea");
+    area.value = url;
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    status.textContent = ok ? "copied" : url;
+  }
+});
+</script>
+"""
+
+
+def show_share_link() -> None:
+    """The visible "copy link" control: copies the browser's current URL (every bound widget is in it)."""
+    import streamlit.components.v1 as components
+
+    with st.sidebar:
+        components.html(_COPY_LINK_HTML, height=40)
