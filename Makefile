@@ -1,0 +1,46 @@
+# NK Planner: the two commands a new user needs.
+#   make run   creates .venv, installs requirements.txt, starts the app on the sample data
+#   make test  installs the dev requirements (and Debian's chromium when missing and root), runs ruff and every test
+# Both are idempotent: the virtual environment is rebuilt only when a requirements file changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test lint sample-data bench chromium
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "No /usr/bin/chromium and not root: browser tests will be skipped (they fail under CI=true)"; fi
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(VENV)/.installed-dev chromium lint
+	$(BIN)/python -m pytest
+
+sample-data: $(VENV)/.installed
+	$(BIN)/python -m nkcore.sample_data
+
+bench: $(VENV)/.installed-dev
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -1,0 +1,48 @@
+"""AppTest harness: run a page script headlessly with Streamlit's caches cleared before each test.
+
+Usage::
+
+    def test_default_view(run_page):
+        at = run_page("pages/3_Compare.py", query={"cmp_a": "n=1"})
+        assert not at.exception
+        assert at.title[0].value == "Compare"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+RunPage = Callable[..., AppTest]
+
+
+def clear_streamlit_caches() -> None:
+    """Streamlit's caches are per process: clear them so tests do not see each other's results."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def run_page() -> RunPage:
+    """``run_page(path, query=None, timeout=60)`` -> an AppTest that has run once."""
+    clear_streamlit_caches()
+
+    def _run(path: str, query: dict[str, Any] | None = None, timeout: float = 60) -> AppTest:
+        at = AppTest.from_file(str(ROOT / path), default_timeout=timeout)
+        for key, value in (query or {}).items():
+            at.query_params[key] = value
+        return at.run()
+
+    yield _run
+    clear_streamlit_caches()
+
+
+def error_texts(at: AppTest) -> list[str]:
+    """Every st.error message on the page (user-facing problems, not exceptions)."""
+    return [e.value for e in at.error]
