@@ -1,0 +1,245 @@
+"""``python -m nkcore vote`` and ``python -m nkcore fanout``: majority-vote curves and fan-out latency / cost.
+
+JSON keys are a contract (issue 4): ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
+``ci_high``, ``first_n_accuracy``), ``rho``, ``rho_ci_low``, ``rho_ci_high``, ``p_single``, ``n_eff`` (``n``,
+``n_eff``), ``unfixable``, ``unanimous_wrong``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
+and, with a price, ``cost_per_1k`` and ``monthly_cost``. Extra keys may be added, never renamed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from nkcore import cost, latency, voting
+from nkcore.cli_util import print_json
+from nkcore.errors import DataError
+
+__all__ = ["fanout_report", "register", "run_fanout", "run_vote", "vote_report"]
+
+
+def _read(path: Path) -> pd.DataFrame:
+    try:
+        from nkcore.io import read_table
+    except ImportError:  # pragma: no cover - io.py is part of the package
+        return pd.read_csv(path)
+    return read_table(path)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``vote`` and ``fanout`` subcommands."""
+    p = subparsers.add_parser(
+        "vote",
+        help="exact majority-vote accuracy at every samples per request (n), rho, N_eff, unfixable errors",
+        description="Read raw samples (case, sample, answer, gold [, latency_s]; or a 0/1 correct column) and print "
+        "the exact plurality-vote curve with paired bootstrap intervals, the first-n reading, rho, N_eff and the "
+        "errors more samples cannot fix.",
+    )
+    p.add_argument("file", type=Path, help="samples file (CSV/TSV/Parquet/JSONL)")
+    p.add_argument("--tie", choices=voting.TIE_RULES, default="first", help="tie rule (default: first)")
+    p.add_argument("--from-n", type=int, default=3, help="count unfixable errors among cases wrong at this n (3)")
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_vote)
+
+    f = subparsers.add_parser(
+        "fanout",
+        help="p50/p95/p99 latency (and cost) of fanning out n samples per request, flat or adaptive",
+        description="Latency of waiting for the slowest of n calls (the q-quantile of the max of n is the "
+        "single-call quantile at q^(1/n)), for flat n and an adaptive n0+m rule, with optional cost.",
+    )
+    src = f.add_mutually_exclusive_group(required=True)
+    src.add_argument("--latencies", type=Path, help="a samples file with latency_s, or a one-column file of latencies")
+    src.add_argument("--p50", type=float, help="single-call median latency in seconds (with --p95: lognormal)")
+    f.add_argument("--p95", type=float, help="single-call 95th percentile latency in seconds")
+    f.add_argument("--n", type=int, nargs="+", default=[1, 3, 5, 7], help="samples per request n (default 1 3 5 7)")
+    f.add_argument("--adaptive", help="adaptive rule n0+m, e.g. 3+2")
+    f.add_argument("--topup-share", type=float, help="share of requests that top up (default: from the samples file)")
+    f.add_argument("--trigger", choices=voting.TRIGGERS, default="no_plurality", help="top-up trigger for the share")
+    f.add_argument("--price-per-call", type=float, help="dollars per call")
+    f.add_argument("--requests-per-month", type=float, help="requests per month (for the monthly cost)")
+    f.add_argument("--json", action="store_true", help="machine-readable output")
+    f.set_defaults(func=run_fanout)
+
+
+# ------------------------------------------------------------------------------------------------ vote
+
+
+def vote_report(frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot: int = 2000, seed: int = 0) -> dict:
+    """The ``vote`` JSON document for a samples table."""
+    a = voting.analyze_samples(frame, tie=tie, n_boot=n_boot, seed=seed, from_n=from_n)  # type: ignore[arg-type]
+    curve = [
+        {
+            "n": p.n,
+            "accuracy": p.accuracy,
+            "ci_low": p.ci_low,
+            "ci_high": p.ci_high,
+            "first_n_accuracy": p.first_n_accuracy,
+            "n_cases": p.n_cases,
+            "first_n_correct": p.first_n_correct,
+            "diff_from_prev": p.diff_from_prev,
+            "diff_ci_low": p.diff_ci_low,
+            "diff_ci_high": p.diff_ci_high,
+        }
+        for p in a.curve.points
+    ]
+    return {
+        "n_cases": a.n_cases,
+        "tie": tie,
+        "curve": curve,
+        "rho": a.rho.rho,
+        "rho_ci_low": a.rho.ci_low,
+        "rho_ci_high": a.rho.ci_high,
+        "rho_method": a.rho.method,
+        "p_single": a.curve.point(1).accuracy,
+        "n_eff": [{"n": r.n, "n_eff": r.n_eff} for r in a.n_eff],
+        "unfixable": a.unfixable.still_wrong,
+        "unanimous_wrong": a.unfixable.unanimous_wrong,
+        "wrong_at_from_n": a.unfixable.wrong_at_from_n,
+        "from_n": a.unfixable.from_n,
+        "beta_binomial": {"alpha": a.beta_binomial.alpha, "beta": a.beta_binomial.beta, "rho": a.beta_binomial.rho},
+    }
+
+
+def run_vote(args: argparse.Namespace) -> int:
+    """Run ``vote``."""
+    doc = vote_report(_read(args.file), args.tie, args.from_n, args.n_boot, args.seed)
+    if args.json:
+        print_json(doc)
+        return 0
+    print(f"{doc['n_cases']} cases; tie rule: {doc['tie']}")
+    print("samples per request (n) | cases | exact accuracy (95% paired CI) | first n samples")
+    for p in doc["curve"]:
+        print(
+            f"  n={p['n']:<3} {p['n_cases']:>6}  {p['accuracy']:.1%} ({p['ci_low']:.1%} to {p['ci_high']:.1%})"
+            f"   {p['first_n_accuracy']:.1%}"
+        )
+    print(
+        f"rho (correlation of samples within a case) = {doc['rho']:.3f} "
+        f"(95% CI {doc['rho_ci_low']:.3f} to {doc['rho_ci_high']:.3f}); single-call accuracy p = {doc['p_single']:.1%}"
+    )
+    print("effective samples (N_eff): " + ", ".join(f"n={r['n']}: {r['n_eff']:.2f}" for r in doc["n_eff"]))
+    print(
+        f"errors more samples cannot fix: {doc['unfixable']} of the {doc['wrong_at_from_n']} cases wrong at "
+        f"n={doc['from_n']} stay wrong with all samples; {doc['unanimous_wrong']} of them unanimous"
+    )
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ fanout
+
+
+def _parse_rule(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text or "")
+    if not m:
+        raise DataError(f"--adaptive must look like 3+2 (n0 samples, then m more), got {text!r}")
+    n0, k = int(m.group(1)), int(m.group(2))
+    if n0 < 1 or k < 1:
+        raise DataError(f"--adaptive needs n0 >= 1 and m >= 1, got {text!r}")
+    return n0, k
+
+
+def fanout_report(
+    frame: pd.DataFrame | None,
+    ns: list[int],
+    p50: float | None = None,
+    p95: float | None = None,
+    adaptive: str | None = None,
+    topup_share: float | None = None,
+    trigger: str = "no_plurality",
+    price_per_call: float | None = None,
+    requests_per_month: float | None = None,
+) -> dict:
+    """The ``fanout`` JSON document: latency rows (and cost fields when a price is given)."""
+    if frame is not None:
+        model = latency.latency_model_from_frame(frame)
+    else:
+        if p50 is None or p95 is None:
+            raise DataError("give --latencies FILE, or both --p50 and --p95 (seconds)")
+        model = latency.lognormal_from_p50_p95(p50, p95)
+    if any(n < 1 for n in ns):
+        raise DataError(f"--n values must be at least 1, got {ns}")
+    rule = None
+    if adaptive:
+        n0, m = _parse_rule(adaptive)
+        if topup_share is None:
+            cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
+            if not {"answer", "correct"} & cols:
+                raise DataError(
+                    "--adaptive needs --topup-share F (the share of requests that top up), or a samples file with "
+                    "answers to measure it from"
+                )
+            res = voting.adaptive_topup(voting.parse_samples(frame), n0, m, trigger)  # type: ignore[arg-type]
+            topup_share = res.share_topped_up
+        if not 0.0 <= topup_share <= 1.0:
+            raise DataError(f"--topup-share must be in [0, 1], got {topup_share}")
+        rule = (n0, m, float(topup_share))
+    if price_per_call is not None:
+        cost.price_per_call(price_per_call)
+    rows = []
+    for r in latency.fanout_rows(model, tuple(ns), rule):
+        row: dict[str, object] = {
+            "n": r.n,
+            "label": r.label,
+            "adaptive": r.adaptive,
+            "calls": r.calls,
+            "p50": r.p50,
+            "p95": r.p95,
+            "p99": r.p99,
+        }
+        if price_per_call is not None:
+            row["price_per_call"] = price_per_call
+            row["cost_per_1k"] = cost.cost_per_1k(r.calls, price_per_call)
+            row["monthly_cost"] = (
+                cost.monthly_cost(r.calls, price_per_call, requests_per_month)
+                if requests_per_month is not None
+                else None
+            )
+        rows.append(row)
+    return {
+        "latency_source": "empirical" if model.kind == "empirical" else "lognormal",
+        "topup_share": rule[2] if rule else None,
+        "requests_per_month": requests_per_month,
+        "rows": rows,
+    }
+
+
+def run_fanout(args: argparse.Namespace) -> int:
+    """Run ``fanout``."""
+    if args.p50 is not None and args.p95 is None:
+        raise DataError("--p50 needs --p95 too (seconds)")
+    if args.latencies is not None and args.p95 is not None:
+        raise DataError("give either --latencies FILE or --p50 and --p95, not both")
+    frame = _read(args.latencies) if args.latencies is not None else None
+    doc = fanout_report(
+        frame,
+        args.n,
+        args.p50,
+        args.p95,
+        args.adaptive,
+        args.topup_share,
+        args.trigger,
+        args.price_per_call,
+        args.requests_per_month,
+    )
+    if args.json:
+        print_json(doc)
+        return 0
+    print(
+        f"single-call latency: {doc['latency_source']}"
+        + (f"; top-up share {doc['topup_share']:.0%}" if doc["topup_share"] is not None else "")
+    )
+    for r in doc["rows"]:
+        what = f"adaptive {r['label']}" if r["adaptive"] else f"samples per request n={r['n']}"
+        line = f"  {what:<28} calls {r['calls']:.2f}  p50 {r['p50']:.2f} s  p95 {r['p95']:.2f} s  p99 {r['p99']:.2f} s"
+        if "cost_per_1k" in r:
+            line += f"  ${r['cost_per_1k']:,.2f} per 1k requests"
+            if r["monthly_cost"] is not None and math.isfinite(r["monthly_cost"]):
+                line += f"  ${r['monthly_cost']:,.0f} a month"
+        print(line)
+    return 0

@@ -1,0 +1,372 @@
+"""Money per samples per request (n): cost per call, per 1,000 requests, per month, per extra correct answer.
+
+Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
+(``shared/seeds/002_544b9edd7c12c66d.txt``): at $0.0062 per call flat n = 3 costs $18.60 per 1,000 requests,
+the 3+2 adaptive rule (3.38 calls) $20.96; from n = 1 to 3 one extra correct answer per 29 extra calls, from 3
+to 5 one per 200; at 400,000 requests a month n = 7 costs $9,920 a month more than n = 3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from nkcore import latency as lat
+from nkcore import voting
+from nkcore.errors import DataError
+
+__all__ = [
+    "CostRow",
+    "CostTable",
+    "build_table",
+    "build_table_from_frame",
+    "calls_per_extra_correct",
+    "cost_per_1k",
+    "marginal_sentence",
+    "monthly_cost",
+    "monthly_difference",
+    "price_per_call",
+    "recommendation_sentence",
+]
+
+
+def price_per_call(
+    per_call: float | None = None,
+    input_per_million: float | None = None,
+    output_per_million: float | None = None,
+    input_tokens: float = 0.0,
+    output_tokens: float = 0.0,
+) -> float:
+    """Dollars per call: the flat price, or tokens x price per million tokens (input and output).
+
+    price = input_tokens * input_per_million / 1e6 + output_tokens * output_per_million / 1e6.
+
+    >>> price_per_call(0.0062), round(price_per_call(None, 2.5, 10.0, 1200, 320), 4)
+    (0.0062, 0.0062)
+    """
+    if per_call is not None:
+        if not math.isfinite(per_call) or per_call < 0:
+            raise DataError(f"price per call must be a non-negative number of dollars, got {per_call}")
+        return float(per_call)
+    if input_per_million is None and output_per_million is None:
+        raise DataError("give a price per call, or a price per million input and/or output tokens")
+    vals = (input_per_million or 0.0, output_per_million or 0.0, input_tokens, output_tokens)
+    if any((not math.isfinite(v)) or v < 0 for v in vals):
+        raise DataError("token prices and token counts must be non-negative numbers")
+    return (input_tokens * (input_per_million or 0.0) + output_tokens * (output_per_million or 0.0)) / 1e6
+
+
+def cost_per_1k(calls_per_request: float, price: float) -> float:
+    """Dollars per 1,000 requests = 1000 x calls per request x price per call.
+
+    >>> round(cost_per_1k(3, 0.0062), 2), round(cost_per_1k(3.38, 0.0062), 2)
+    (18.6, 20.96)
+    """
+    return 1000.0 * calls_per_request * price
+
+
+def monthly_cost(calls_per_request: float, price: float, requests_per_month: float) -> float:
+    """Dollars a month = requests per month x calls per request x price per call.
+
+    >>> round(monthly_cost(3, 0.0062, 400_000), 2)
+    7440.0
+    """
+    if requests_per_month < 0:
+        raise DataError(f"requests per month must be non-negative, got {requests_per_month}")
+    return requests_per_month * calls_per_request * price
+
+
+def monthly_difference(calls_a: float, calls_b: float, price: float, requests_per_month: float) -> float:
+    """Monthly cost of row b minus row a: (cost per 1k of b - of a) x requests per month / 1000.
+
+    >>> round(monthly_difference(3, 7, 0.0062, 400_000), 2)
+    9920.0
+    """
+    return (cost_per_1k(calls_b, price) - cost_per_1k(calls_a, price)) * requests_per_month / 1000.0
+
+
+def calls_per_extra_correct(acc_a: float, calls_a: float, acc_b: float, calls_b: float) -> float:
+    """Extra calls spent per extra correct answer going from row a to row b: (calls_b - calls_a) / (acc_b - acc_a).
+
+    Infinite when b is not more accurate. Reference: the chapter, 1 per 29 calls from n=1 to 3 (71% -> 78%).
+
+    >>> round(calls_per_extra_correct(0.71, 1, 0.78, 3), 1), round(calls_per_extra_correct(0.78, 3, 0.79, 5))
+    (28.6, 200)
+    """
+    gain = acc_b - acc_a
+    if gain <= 1e-12:
+        return math.inf
+    return (calls_b - calls_a) / gain
+
+
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    """One configuration: flat n (``label`` "n=3") or the adaptive rule (``label`` "3+2").
+
+    ``accuracy`` is the vote over each case's first samples (``correct`` of ``n_cases``); latency percentiles in
+    seconds; money in dollars; ``compared_with`` names the row the marginal columns are measured from
+    (flat rows: the previous flat row; the adaptive row: flat n0).
+    """
+
+    label: str
+    n: int | str
+    adaptive: bool
+    calls: float
+    accuracy: float
+    correct: float
+    n_cases: int
+    p50: float
+    p95: float
+    p99: float
+    cost_per_1k: float
+    monthly_cost: float
+    compared_with: str | None
+    extra_calls: float
+    extra_correct_per_1k_calls: float
+    calls_per_extra_correct: float
+    cost_per_extra_correct: float
+
+
+@dataclass(frozen=True, slots=True)
+class CostTable:
+    """The cost and latency table: rows plus the inputs that made it."""
+
+    rows: tuple[CostRow, ...]
+    price_per_call: float
+    requests_per_month: float
+    latency_source: str
+    tie: str
+    trigger: str
+    topup_share: float
+    n_cases: int
+
+    def row(self, label: str) -> CostRow:
+        """The row with this label ("n=3", "3+2"); DataError when absent."""
+        for r in self.rows:
+            if r.label == label:
+                return r
+        raise DataError(f"no row {label!r}; rows are {', '.join(r.label for r in self.rows)}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (one row per configuration)."""
+        return pd.DataFrame([{f: getattr(r, f) for f in CostRow.__slots__} for r in self.rows])
+
+
+def _row(
+    label: str,
+    n: int | str,
+    adaptive: bool,
+    calls: float,
+    correct: float,
+    n_cases: int,
+    quant: tuple[float, float, float],
+    price: float,
+    volume: float,
+    base: tuple[str, float, float] | None,
+) -> CostRow:
+    acc = correct / n_cases
+    if base is None:
+        cmp, per_call, cpc, extra_calls = None, math.nan, math.nan, math.nan
+    else:
+        cmp, b_acc, b_calls = base
+        extra_calls = calls - b_calls
+        per_call = 1000.0 * (acc - b_acc) / extra_calls if extra_calls > 0 else math.nan
+        cpc = calls_per_extra_correct(b_acc, b_calls, acc, calls)
+    return CostRow(
+        label=label,
+        n=n,
+        adaptive=adaptive,
+        calls=calls,
+        accuracy=acc,
+        correct=correct,
+        n_cases=n_cases,
+        p50=quant[0],
+        p95=quant[1],
+        p99=quant[2],
+        cost_per_1k=cost_per_1k(calls, price),
+        monthly_cost=monthly_cost(calls, price, volume),
+        compared_with=cmp,
+        extra_calls=extra_calls,
+        extra_correct_per_1k_calls=per_call,
+        calls_per_extra_correct=cpc,
+        cost_per_extra_correct=cpc * price if math.isfinite(cpc) else cpc,
+    )
+
+
+def build_table(
+    samples: voting.SampleSet,
+    model: lat.LatencyModel,
+    ns: tuple[int, ...] = (1, 3, 5, 7),
+    price: float = 0.0062,
+    requests_per_month: float = 400_000,
+    adaptive: tuple[int, int] | None = (3, 2),
+    trigger: voting.Trigger = "no_plurality",
+    tie: voting.TieRule = "first",
+    latency_source: str = "data",
+) -> CostTable:
+    """One row per flat n plus the adaptive rule: accuracy, calls, p50/p95/p99, cost per 1k, monthly cost, and
+    the marginal calls and dollars per extra correct answer.
+
+    All rows use the same cases (those with at least max(ns, n0 + m) samples), so their differences are paired.
+    Flat accuracy is the vote over each case's first n samples (what a flat deployment sees); latency is the
+    max-of-n identity (:func:`nkcore.latency.fanout_quantile`), the adaptive row's the two fan-outs in sequence.
+    """
+    ns = tuple(sorted({int(n) for n in ns}))
+    if not ns or ns[0] < 1:
+        raise DataError("give at least one samples per request n >= 1")
+    need = max([*ns, sum(adaptive) if adaptive else 0])
+    if need > samples.max_n:
+        raise DataError(f"the table needs {need} samples per case; the data has at most {samples.max_n}")
+    if price < 0 or requests_per_month < 0:
+        raise DataError("price and requests per month must be non-negative")
+    keep = samples.n_samples >= need
+    n_cases = int(keep.sum())
+    credit = voting.case_credit_first_n(samples, tie)[keep]
+    rows: list[CostRow] = []
+    prev: tuple[str, float, float] | None = None
+    by_n: dict[int, tuple[str, float, float]] = {}
+    for n in ns:
+        correct = float(credit[:, n - 1].sum())
+        q = tuple(float(v) for v in lat.fanout_quantile(model, n, np.array([0.5, 0.95, 0.99])))
+        r = _row(f"n={n}", n, False, float(n), correct, n_cases, q, price, requests_per_month, prev)  # type: ignore[arg-type]
+        rows.append(r)
+        prev = (r.label, r.accuracy, r.calls)
+        by_n[n] = prev
+    share = math.nan
+    if adaptive is not None:
+        n0, m = adaptive
+        sub = voting.SampleSet(
+            cases=tuple(c for c, k in zip(samples.cases, keep, strict=True) if k),
+            gold=tuple(g for g, k in zip(samples.gold, keep, strict=True) if k),
+            labels=tuple(lb for lb, k in zip(samples.labels, keep, strict=True) if k),
+            codes=samples.codes[keep],
+            gold_code=samples.gold_code[keep],
+            n_samples=samples.n_samples[keep],
+            latency_s=None,
+            binary=samples.binary,
+        )
+        res = voting.adaptive_topup(sub, n0, m, trigger, tie)
+        share = res.share_topped_up
+        q = tuple(float(v) for v in lat.adaptive_quantile(model, n0, m, share, np.array([0.5, 0.95, 0.99])))
+        base = by_n.get(n0) or (f"n={n0}", res.flat_n0_correct / n_cases, float(n0))
+        r = _row(
+            f"{n0}+{m}",
+            f"{n0}+{m}",
+            True,
+            res.expected_calls,
+            res.correct,
+            n_cases,
+            q,
+            price,
+            requests_per_month,
+            base,  # type: ignore[arg-type]
+        )
+        rows.append(r)
+    rows.sort(key=lambda r: (r.calls, r.adaptive))
+    return CostTable(
+        rows=tuple(rows),
+        price_per_call=price,
+        requests_per_month=requests_per_month,
+        latency_source=latency_source,
+        tie=tie,
+        trigger=trigger,
+        topup_share=share,
+        n_cases=n_cases,
+    )
+
+
+def build_table_from_frame(
+    frame: pd.DataFrame,
+    ns: tuple[int, ...] = (1, 3, 5, 7),
+    n0: int = 3,
+    m: int = 2,
+    adaptive: bool = True,
+    trigger: voting.Trigger = "no_plurality",
+    tie: voting.TieRule = "first",
+    price: float = 0.0062,
+    requests_per_month: float = 400_000,
+    latency: str = "data",
+    p50_s: float | None = None,
+    p95_s: float | None = None,
+) -> CostTable:
+    """:func:`build_table` from a samples table; ``latency`` "data" (its latency_s column) or "lognormal"
+    (fitted to ``p50_s`` and ``p95_s``). A module-level entry point for the page's cache."""
+    samples = voting.parse_samples(frame)
+    if latency == "data":
+        model = lat.empirical_model(samples.latencies())
+    elif latency == "lognormal":
+        if p50_s is None or p95_s is None:
+            raise DataError("a lognormal latency needs both p50 and p95 (seconds)")
+        model = lat.lognormal_from_p50_p95(p50_s, p95_s)
+    else:
+        raise DataError(f"latency must be 'data' or 'lognormal', got {latency!r}")
+    return build_table(
+        samples, model, ns, price, requests_per_month, (n0, m) if adaptive else None, trigger, tie, latency
+    )
+
+
+def _money(x: float) -> str:
+    return f"${x:,.2f}" if abs(x) < 100 else f"${x:,.0f}"
+
+
+def marginal_sentence(row: CostRow) -> str:
+    """Plain-language reading of a row's marginal columns."""
+    if row.compared_with is None:
+        return f"{row.label} is the cheapest row: {_money(row.cost_per_1k)} per 1,000 requests."
+    if not math.isfinite(row.calls_per_extra_correct):
+        return (
+            f"Going from {row.compared_with} to {row.label} spends {row.extra_calls:.2f} more calls per "
+            f"request and buys no extra correct answer on these cases."
+        )
+    return (
+        f"Going from {row.compared_with} to {row.label} buys one extra correct answer per "
+        f"{row.calls_per_extra_correct:,.0f} extra calls ({_money(row.cost_per_extra_correct)} per extra correct answer)."
+    )
+
+
+def recommendation_sentence(
+    table: CostTable, latency_budget_s: float, percentile: str = "p95", tolerance: float = 0.0
+) -> str:
+    """Which row to ship under a latency budget: the most accurate row whose ``percentile`` latency fits, the
+    cheapest among rows within ``tolerance`` of that accuracy; names what the budget rules out.
+
+    Reference: the chapter (latency-bound feature ships flat n = 3; without a latency budget the adaptive
+    rule is the better buy).
+    """
+    if percentile not in ("p50", "p95", "p99"):
+        raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
+    if not latency_budget_s > 0:
+        raise DataError(f"the latency budget must be positive seconds, got {latency_budget_s}")
+    rows = list(table.rows)
+    fits = [r for r in rows if getattr(r, percentile) <= latency_budget_s]
+    if not fits:
+        fastest = min(rows, key=lambda r: getattr(r, percentile))
+        return (
+            f"No configuration meets a {percentile} latency budget of {latency_budget_s:.1f} s; the fastest, "
+            f"{fastest.label}, has {percentile} {getattr(fastest, percentile):.1f} s. Raise the budget or find a "
+            "faster model."
+        )
+    best_acc = max(r.accuracy for r in fits)
+    pick = min((r for r in fits if r.accuracy >= best_acc - tolerance - 1e-12), key=lambda r: (r.calls, r.label))
+    what = "the adaptive rule " + pick.label if pick.adaptive else f"flat samples per request {pick.label}"
+    text = (
+        f"Under a {percentile} latency budget of {latency_budget_s:.1f} s, ship {what}: {pick.accuracy:.1%} "
+        f"accuracy, {pick.calls:.2f} calls per request, {percentile} {getattr(pick, percentile):.1f} s, "
+        f"{_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
+    )
+    better = [r for r in rows if r.accuracy > pick.accuracy + 1e-12 and r not in fits]
+    if better:
+        b = max(better, key=lambda r: (r.accuracy, -r.calls))
+        text += (
+            f" {b.label} scores {100 * (b.accuracy - pick.accuracy):.1f} percentage points more but its {percentile} is "
+            f"{getattr(b, percentile):.1f} s, over the budget."
+        )
+    dearer = [r for r in fits if r.calls > pick.calls and r.accuracy <= pick.accuracy + 1e-12]
+    if dearer:
+        text += (
+            f" Spending more ({', '.join(r.label for r in dearer)}) buys no accuracy on these {table.n_cases} cases."
+        )
+    return text

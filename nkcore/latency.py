@@ -1,0 +1,344 @@
+"""Tail latency of fanning out samples per request (n): max-of-n quantiles, adaptive top-up, stalls, queueing.
+
+Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
+(``shared/seeds/002_544b9edd7c12c66d.txt``), "Putting the other costs on the same table": when a request waits
+for all n samples its latency is the maximum of n single-call draws, and the q-quantile of that maximum is the
+single-call quantile at q^(1/n) (p95 of n=3 is the single-call 98.3rd percentile; n=7: 99.3rd). The identity
+assumes independent branches with one common distribution; branches that queue behind a few concurrent slots
+break it (see :func:`queued_fanout`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import signal, stats
+
+from nkcore.errors import DataError
+
+__all__ = [
+    "FanoutRow",
+    "LatencyModel",
+    "QueuedFanout",
+    "StallExposure",
+    "adaptive_cdf",
+    "adaptive_quantile",
+    "empirical_model",
+    "fanout_quantile",
+    "fanout_rows",
+    "latency_model_from_frame",
+    "lognormal_from_p50_p95",
+    "queue_sentence",
+    "queued_fanout",
+    "simulate_fanout",
+    "stall_exposure",
+    "stall_hits_per_hour",
+    "stall_sentence",
+]
+
+_Z95 = float(stats.norm.ppf(0.95))
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyModel:
+    """Single-call latency distribution (seconds).
+
+    ``kind`` "lognormal": log latency ~ Normal(mu, sigma). ``kind`` "empirical": the observed latencies
+    (sorted), read through the linear-interpolation quantile function (numpy's default, Hyndman-Fan type 7), so
+    quantile(q) = np.quantile(values, q) and draws are inverse-transform draws from that continuous distribution.
+    """
+
+    kind: Literal["empirical", "lognormal"]
+    mu: float = math.nan
+    sigma: float = math.nan
+    values: tuple[float, ...] = ()
+
+    def quantile(self, q: float | np.ndarray) -> np.ndarray:
+        """Single-call q-quantile (seconds)."""
+        q = np.asarray(q, dtype=float)
+        if self.kind == "lognormal":
+            return np.exp(self.mu + self.sigma * stats.norm.ppf(q))
+        return np.quantile(np.asarray(self.values), np.clip(q, 0.0, 1.0))
+
+    def cdf(self, x: float | np.ndarray) -> np.ndarray:
+        """Single-call P(latency <= x)."""
+        x = np.asarray(x, dtype=float)
+        if self.kind == "lognormal":
+            with np.errstate(divide="ignore"):
+                return stats.norm.cdf((np.log(np.maximum(x, 1e-300)) - self.mu) / self.sigma) * (x > 0)
+        v = np.asarray(self.values)
+        probs = np.linspace(0.0, 1.0, len(v))
+        uniq, last = np.unique(v[::-1], return_index=True)
+        p_at = probs[len(v) - 1 - last]  # the largest probability at each distinct value
+        return np.interp(x, uniq, p_at, left=0.0, right=1.0)
+
+    def sample(self, size: int | tuple[int, ...], seed: int | np.random.Generator = 0) -> np.ndarray:
+        """Seeded single-call draws (inverse transform)."""
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        if self.kind == "lognormal":
+            return np.exp(self.mu + self.sigma * rng.standard_normal(size))
+        return self.quantile(rng.random(size))
+
+    def upper(self) -> float:
+        """A latency beyond which the single call practically never goes (the grid's end for numerics)."""
+        if self.kind == "lognormal":
+            return float(self.quantile(1 - 1e-9))
+        return float(self.values[-1])
+
+
+def lognormal_from_p50_p95(p50_s: float, p95_s: float) -> LatencyModel:
+    """Lognormal single-call latency with the typed median and 95th percentile.
+
+    mu = ln p50, sigma = (ln p95 - ln p50) / z_0.95 (z_0.95 = 1.645).
+
+    >>> m = lognormal_from_p50_p95(1.9, 4.6); round(float(m.quantile(0.5)), 2), round(float(m.quantile(0.95)), 2)
+    (1.9, 4.6)
+    """
+    if not (math.isfinite(p50_s) and math.isfinite(p95_s)) or p50_s <= 0:
+        raise DataError(f"p50 must be a positive number of seconds, got {p50_s}")
+    if p95_s <= p50_s:
+        raise DataError(f"p95 ({p95_s} s) must be larger than p50 ({p50_s} s)")
+    mu = math.log(p50_s)
+    return LatencyModel(kind="lognormal", mu=mu, sigma=(math.log(p95_s) - mu) / _Z95)
+
+
+def empirical_model(latencies: np.ndarray | list[float] | tuple[float, ...]) -> LatencyModel:
+    """Empirical single-call latency from observed per-call seconds (at least 20 values, all >= 0).
+
+    >>> round(float(empirical_model(list(range(1, 101))).quantile(0.5)), 2)
+    50.5
+    """
+    v = np.asarray(latencies, dtype=float).ravel()
+    v = v[~np.isnan(v)]
+    if len(v) < 20:
+        raise DataError(f"an empirical latency distribution needs at least 20 latencies, got {len(v)}")
+    if (v < 0).any() or not np.isfinite(v).all():
+        raise DataError("latencies must be finite, non-negative seconds")
+    return LatencyModel(kind="empirical", values=tuple(float(x) for x in np.sort(v)))
+
+
+def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
+    """Empirical model from a samples table with ``latency_s`` or a one-column table of latencies (seconds)."""
+    cols = [str(c).strip().lower() for c in frame.columns]
+    if "latency_s" in cols:
+        col = frame.columns[cols.index("latency_s")]
+    elif frame.shape[1] == 1:
+        col = frame.columns[0]
+    else:
+        raise DataError(
+            f"no latency_s column: give a samples table with latency_s or a one-column file of latencies "
+            f"(found columns {', '.join(map(str, frame.columns))})"
+        )
+    values = pd.to_numeric(frame[col], errors="coerce")
+    if values.isna().any():
+        bad = list(frame.index[values.isna()][:5])
+        raise DataError(f"latencies must be numbers (seconds); bad or missing values in rows {bad}")
+    return empirical_model(values.to_numpy())
+
+
+def fanout_quantile(model: LatencyModel, n: float, q: float | np.ndarray) -> np.ndarray:
+    """q-quantile of the slowest of n independent calls: the single-call quantile at q^(1/n).
+
+    Reference: the chapter (F^n = q, so F = q^(1/n)); p95 at n=3 reads the single-call 98.3rd percentile.
+
+    >>> round(0.95 ** (1 / 3), 3), round(0.95 ** (1 / 7), 3)
+    (0.983, 0.993)
+    """
+    if n < 1:
+        raise DataError(f"samples per request n must be at least 1, got {n}")
+    return model.quantile(np.asarray(q, dtype=float) ** (1.0 / n))
+
+
+def _grid(model: LatencyModel, n0: int, m: int, points: int = 1 << 15) -> tuple[np.ndarray, float]:
+    hi = 2.05 * max(float(fanout_quantile(model, max(n0, m), 1 - 1e-9)), model.upper())
+    h = hi / points
+    return np.arange(points + 1) * h, h
+
+
+def adaptive_cdf(model: LatencyModel, n0: int, m: int, share: float, x: np.ndarray | None = None):
+    """CDF of the adaptive rule's latency: max of n0 calls, plus (for ``share`` of requests) max of m more.
+
+    P(T <= x) = (1 - s) F(x)^n0 + s * integral F^m(x - t) dF^n0(t), the second fan-out in sequence after the
+    first; the integral is a midpoint-rule convolution on a fine grid (FFT). Returns (grid, cdf) when ``x`` is None.
+    """
+    if not 0.0 <= share <= 1.0:
+        raise DataError(f"the share that tops up must be in [0, 1], got {share}")
+    if n0 < 1 or m < 1:
+        raise DataError(f"the adaptive rule needs n0 >= 1 and m >= 1, got {n0}+{m}")
+    grid, h = _grid(model, n0, m)
+    f = model.cdf(grid)
+    g1 = f**n0
+    p1 = np.diff(g1)  # mass of the first fan-out in [x_k, x_k+1)
+    g2_mid = model.cdf(grid[:-1] + h / 2) ** m  # F^m at midpoints: t in bin k is taken at its middle
+    # P(T1 + T2 <= x_i) ~ sum_k p1[k] * G2(x_i - (k + 1/2) h): G2 evaluated at (i - k - 1/2) h.
+    g2_shift = np.concatenate([[0.0], g2_mid])  # index j -> G2((j - 1/2) h) for j >= 1; 0 for j = 0
+    conv = signal.fftconvolve(p1, g2_shift)
+    both = np.clip(conv[: len(grid)], 0.0, 1.0)
+    cdf = np.maximum.accumulate((1.0 - share) * g1 + share * both)
+    if x is None:
+        return grid, cdf
+    return np.interp(np.asarray(x, dtype=float), grid, cdf)
+
+
+def adaptive_quantile(model: LatencyModel, n0: int, m: int, share: float, q: float | np.ndarray) -> np.ndarray:
+    """q-quantile of the adaptive rule's latency (numerical inversion of :func:`adaptive_cdf`)."""
+    grid, cdf = adaptive_cdf(model, n0, m, share)
+    q = np.asarray(q, dtype=float)
+    # invert: the first grid point where the cdf reaches q, interpolated linearly inside the bin
+    idx = np.clip(np.searchsorted(cdf, q, side="left"), 1, len(grid) - 1)
+    c0, c1 = cdf[idx - 1], cdf[idx]
+    frac = np.where(c1 > c0, (q - c0) / np.where(c1 > c0, c1 - c0, 1.0), 0.0)
+    return grid[idx - 1] + np.clip(frac, 0.0, 1.0) * (grid[idx] - grid[idx - 1])
+
+
+@dataclass(frozen=True, slots=True)
+class FanoutRow:
+    """Latency of one row: flat n (``label`` "n=3") or the adaptive rule (``label`` "3+2", ``topup_share``)."""
+
+    label: str
+    n: int | str
+    calls: float
+    p50: float
+    p95: float
+    p99: float
+    adaptive: bool
+    topup_share: float
+
+
+def fanout_rows(
+    model: LatencyModel, ns: tuple[int, ...], adaptive: tuple[int, int, float] | None = None
+) -> tuple[FanoutRow, ...]:
+    """p50 / p95 / p99 for each flat n and, optionally, the adaptive rule (n0, m, share that tops up)."""
+    rows = []
+    for n in ns:
+        q = fanout_quantile(model, int(n), np.array([0.5, 0.95, 0.99]))
+        rows.append(FanoutRow(f"n={n}", int(n), float(n), *(float(v) for v in q), False, 0.0))
+    if adaptive is not None:
+        n0, m, share = adaptive
+        q = adaptive_quantile(model, n0, m, share, np.array([0.5, 0.95, 0.99]))
+        rows.append(FanoutRow(f"{n0}+{m}", f"{n0}+{m}", n0 + m * share, *(float(v) for v in q), True, float(share)))
+    return tuple(rows)
+
+
+def simulate_fanout(
+    model: LatencyModel,
+    n: int,
+    draws: int = 1_000_000,
+    seed: int | np.random.Generator = 0,
+    topup: tuple[int, float] | None = None,
+) -> np.ndarray:
+    """Seeded simulated request latencies: the max of n single-call draws (plus, for a share, the max of m more).
+
+    ``topup`` = (m, share). A check of :func:`fanout_quantile` and :func:`adaptive_quantile`, not used by them.
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    t = np.zeros(draws)
+    for _ in range(n):
+        np.maximum(t, model.sample(draws, rng), out=t)
+    if topup is not None:
+        m, share = topup
+        second = np.zeros(draws)
+        for _ in range(m):
+            np.maximum(second, model.sample(draws, rng), out=second)
+        t = t + np.where(rng.random(draws) < share, second, 0.0)
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class StallExposure:
+    """How often a rare stall is hit: per call ``per_call``, per request of n branches ``per_request``."""
+
+    n: int
+    per_call: float
+    per_request: float
+    times_as_often: float
+
+
+def stall_exposure(per_call: float, n: int) -> StallExposure:
+    """P(a request of n branches hits a stall) = 1 - (1 - s)^n against s at n = 1 (about n times as often).
+
+    >>> round(stall_exposure(1 / 3600, 7).times_as_often, 2)
+    6.99
+    """
+    if not 0.0 < per_call < 1.0:
+        raise DataError(f"the stall share per call must be in (0, 1), got {per_call}")
+    if n < 1:
+        raise DataError(f"samples per request n must be at least 1, got {n}")
+    per_request = 1.0 - (1.0 - per_call) ** n
+    return StallExposure(n=int(n), per_call=per_call, per_request=per_request, times_as_often=per_request / per_call)
+
+
+def stall_hits_per_hour(n: int, requests_per_hour: float, hits_per_hour_at_1: float = 1.0) -> float:
+    """Stalls seen per hour at n when a flat n = 1 deployment sees ``hits_per_hour_at_1`` (s = hits / requests).
+
+    >>> round(stall_hits_per_hour(7, 3600), 2)
+    6.99
+    """
+    if requests_per_hour <= hits_per_hour_at_1 or hits_per_hour_at_1 <= 0:
+        raise DataError("requests per hour must exceed the stalls per hour at n = 1 (both positive)")
+    return requests_per_hour * stall_exposure(hits_per_hour_at_1 / requests_per_hour, n).per_request
+
+
+def stall_sentence(e: StallExposure) -> str:
+    """Plain-language reading of :class:`StallExposure`."""
+    return (
+        f"A stall you see once in {1 / e.per_call:,.0f} calls at samples per request n = 1 hits "
+        f"{e.per_request:.3%} of requests at n = {e.n}: {e.times_as_often:.1f} times as often, because a request "
+        "waits for its slowest branch."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedFanout:
+    """n branches sharing ``slots`` concurrent slots (simulated) against the independent-branch identity."""
+
+    n: int
+    slots: int
+    p50: float
+    p95: float
+    p99: float
+    identity_p50: float
+    identity_p95: float
+    identity_p99: float
+    draws: int
+
+
+def queued_fanout(
+    model: LatencyModel, n: int, slots: int, draws: int = 200_000, seed: int | np.random.Generator = 0
+) -> QueuedFanout:
+    """Latency of n branches that queue behind ``slots`` concurrent slots (seeded simulation).
+
+    Each branch starts when a slot frees (first come, first served) and the request ends with the last branch:
+    the makespan of list scheduling. With slots >= n this is the max of n; with fewer, part of the latency is a
+    sum, and the max-of-n identity understates the tail.
+    """
+    if slots < 1 or n < 1:
+        raise DataError(f"need n >= 1 branches and at least 1 slot, got n={n}, slots={slots}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    free = np.zeros((draws, min(slots, n)))
+    rows = np.arange(draws)
+    for _ in range(n):
+        k = free.argmin(axis=1)
+        free[rows, k] += model.sample(draws, rng)
+    t = free.max(axis=1)
+    q = np.quantile(t, [0.5, 0.95, 0.99])
+    iq = fanout_quantile(model, n, np.array([0.5, 0.95, 0.99]))
+    return QueuedFanout(n, slots, *(float(v) for v in q), *(float(v) for v in iq), draws)
+
+
+def queue_sentence(r: QueuedFanout) -> str:
+    """Plain-language reading of :class:`QueuedFanout`."""
+    if r.slots >= r.n:
+        return (
+            f"With {r.slots} concurrent slots all {r.n} branches run at once: p95 {r.p95:.1f} s, as the max-of-n "
+            f"identity says ({r.identity_p95:.1f} s)."
+        )
+    return (
+        f"With only {r.slots} concurrent slot(s) for {r.n} branches, branches wait for each other and p95 is "
+        f"{r.p95:.1f} s (p99 {r.p99:.1f} s); the max-of-n identity says {r.identity_p95:.1f} s, so it understates "
+        f"the tail by {r.p95 - r.identity_p95:.1f} s: the latency is then partly a sum, not a maximum."
+    )
