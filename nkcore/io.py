@@ -1,0 +1,410 @@
+"""Reading user files into tables: CSV, TSV, Parquet and JSONL (optionally gzipped), with precise errors.
+
+The format is decided by the file's content first (gzip, Parquet and other binary magic bytes) and by its
+name second (``.csv``, ``.tsv``, ``.jsonl``...; for text files without a telling name the delimiter is sniffed
+from the header line). Everything a user can get wrong raises :class:`nkcore.errors.DataError` with a message
+that names the file, the problem and the line or byte offset involved.
+
+``fingerprint`` gives a table's content hash (sha256), the id under which ``nkcore.store`` keeps it.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import re
+import struct
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nkcore.errors import DataError
+
+__all__ = ["DEFAULT_MAX_BYTES", "NA_VALUES", "fingerprint", "read_table"]
+
+DEFAULT_MAX_BYTES = 200 * 2**20
+
+# Cells read as missing in text files. Deliberately NOT "None" (a real label name in many annotation schemes).
+NA_VALUES = ("", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "<NA>", "#N/A")
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_PARQUET_MAGIC = b"PAR1"
+# Binary formats people upload by mistake, with a hint for each.
+_BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive or an Excel .xlsx workbook"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Excel .xls / Office document"),
+    (b"%PDF", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\x7fELF", "a program (ELF executable)"),
+    (b"BZh", "a bzip2 archive"),
+    (b"\xfd7zXZ\x00", "an xz archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"\x28\xb5\x2f\xfd", "a zstd archive"),
+)
+_TEXT_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": None, ".jsonl": "jsonl", ".ndjson": "jsonl"}
+_ALL_SUFFIXES = {**_TEXT_SUFFIXES, ".json": "json", ".parquet": "parquet", ".pq": "parquet"}
+_BAD_LINE = re.compile(r"Skipping line \d+: expected \d+ fields")
+_SUPPORTED = "CSV, TSV, Parquet or JSONL (optionally gzipped)"
+
+
+def _fail(name: str, message: str) -> DataError:
+    return DataError(f"{name}: {message}")
+
+
+def _hexbytes(data: bytes, n: int = 4) -> str:
+    return " ".join(f"{b:02x}" for b in data[:n])
+
+
+def _load_source(source: bytes | str | Path, filename: str | None, max_bytes: int) -> tuple[bytes, str]:
+    """Return (raw bytes, display name), refusing files over ``max_bytes`` before reading them."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        name = filename or "the uploaded file"
+        if len(data) > max_bytes:
+            raise _fail(name, f"the file is {_size(len(data))}, over the size limit of {_size(max_bytes)}")
+        return data, name
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        name = filename or path.name
+        if not path.is_file():
+            raise _fail(str(path), "no such file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise _fail(name, f"the file is {_size(size)}, over the size limit of {_size(max_bytes)}")
+        return path.read_bytes(), name
+    raise TypeError(f"read_table: source must be bytes, str or Path, not {type(source).__name__}")
+
+
+def _size(n: int) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB ({n:,} bytes)"
+    if n >= 2**10:
+        return f"{n / 2**10:.1f} KiB ({n:,} bytes)"
+    return f"{n:,} bytes"
+
+
+def _gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error, struct.error) as exc:
+        raise _fail(name, f"the gzip-compressed data is corrupt or truncated ({exc})") from None
+    if len(out) > max_bytes:
+        raise _fail(name, f"the uncompressed content is over the size limit of {_size(max_bytes)}")
+    return out
+
+
+def _suffix_format(name: str) -> tuple[str | None, bool]:
+    """(format named by the file name or None, whether the name ends in .gz)."""
+    lower = name.lower()
+    gz = lower.endswith(".gz") or lower.endswith(".gzip")
+    if gz:
+        lower = lower.rsplit(".", 1)[0]
+    return _ALL_SUFFIXES.get(Path(lower).suffix), gz
+
+
+def _decode(data: bytes, name: str) -> bytes:
+    """Validate the text encoding; return UTF-8 bytes without a byte-order mark."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail(
+                name, f"the file starts with a UTF-16 byte-order mark but is not valid UTF-16 (byte offset {exc.start})"
+            ) from None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.start + 1]
+        raise _fail(
+            name,
+            f"undecodable bytes: tried UTF-8, byte 0x{bad.hex()} at byte offset {exc.start} (line {line}) "
+            "is not valid UTF-8. Save the file as UTF-8 (in Excel: 'CSV UTF-8').",
+        ) from None
+    return data
+
+
+def _check_binary(data: bytes, name: str, fmt: str | None) -> None:
+    for magic, what in _BINARY_MAGIC:
+        if data.startswith(magic):
+            raise _fail(
+                name,
+                f"this is a binary file ({what}, first bytes {_hexbytes(data)}), not a text table"
+                f"{f' despite its .{fmt} name' if fmt else ''}. Upload {_SUPPORTED}.",
+            )
+    head = data[:65536]
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        raise _fail(
+            name,
+            f"this is a binary file (NUL byte at offset {nul}), not a text table"
+            f"{f' despite its .{fmt} name' if fmt else ''}. Upload {_SUPPORTED}.",
+        )
+
+
+def _first_line(text: bytes) -> str:
+    end = text.find(b"\n")
+    return text[: end if end >= 0 else len(text)].decode("utf-8").rstrip("\r")
+
+
+def _sniff_sep(header: str, fmt: str | None) -> str:
+    counts = {sep: header.count(sep) for sep in (",", "\t", ";", "|")}
+    if fmt == "tsv":
+        return "\t"
+    if fmt == "csv" and counts[","] > 0:
+        return ","
+    best = max(counts, key=lambda s: counts[s])
+    return best if counts[best] > 0 else ","
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
+    stripped = text.lstrip(b"\r\n")
+    if not stripped.strip():
+        raise _fail(name, "the file is empty (only blank lines)")
+    header_line = _first_line(stripped)
+    header = next(csv.reader([header_line], delimiter=sep))
+    names = [h.strip() for h in header]
+    if not any(names):
+        raise _fail(name, "no header: the first line has no column names")
+    if all(_is_number(h) for h in names if h) and len(names) > 1:
+        raise _fail(
+            name,
+            f"no header: the first line ({header_line[:80]!r}) looks like data, not column names. "
+            "Add a first line with column names, e.g. item,rater,label.",
+        )
+    dupes = sorted({h for h in names if h and names.count(h) > 1})
+    if dupes:
+        raise _fail(name, f"duplicated column names in the header: {', '.join(map(repr, dupes))}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            frame = pd.read_csv(
+                io.BytesIO(stripped),
+                sep=sep,
+                keep_default_na=False,
+                na_values=list(NA_VALUES),
+                on_bad_lines="warn",
+                encoding="utf-8",
+                index_col=False,
+                low_memory=False,
+            )
+        except pd.errors.EmptyDataError:
+            raise _fail(name, "the file is empty (no columns)") from None
+        except (pd.errors.ParserError, ValueError) as exc:
+            msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
+            raise _fail(name, f"cannot parse the file as {_sep_name(sep)}: {msg}") from None
+    if any(_BAD_LINE.search(str(w.message)) or "does not match length of data" in str(w.message) for w in caught):
+        lead = text[: len(text) - len(stripped)].count(b"\n")
+        bad = _scan_bad_lines(stripped, sep, len(names))
+        listed = ", ".join(f"line {ln + lead} ({n} fields)" for ln, n in bad[:10])
+        more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        raise _fail(
+            name,
+            f"{len(bad)} unparseable line{'s' if len(bad) != 1 else ''}: more fields than the {len(names)} columns "
+            f"of the header: {listed}{more}. Quote values that contain the delimiter {sep!r}.",
+        )
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def _scan_bad_lines(text: bytes, sep: str, n_cols: int) -> list[tuple[int, int]]:
+    """(line number, number of fields) of every record with more fields than the header (error path only)."""
+    reader = csv.reader(io.StringIO(text.decode("utf-8"), newline=""), delimiter=sep)
+    bad = []
+    start = 1
+    for row in reader:
+        if len(row) > n_cols:
+            bad.append((start, len(row)))
+        start = reader.line_num + 1
+    return bad
+
+
+def _sep_name(sep: str) -> str:
+    return {",": "CSV", "\t": "TSV (tab-separated)", ";": "semicolon-separated text", "|": "pipe-separated text"}[sep]
+
+
+def _read_json_slow(text: bytes, name: str) -> pd.DataFrame:
+    """Line-by-line JSON Lines reader: exact error lines, and numbers the fast reader cannot parse (subnormals)."""
+    records = []
+    for lineno, raw in enumerate(text.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise _fail(name, f"unparseable line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise _fail(
+                name,
+                f'unparseable line {lineno}: expected one JSON object per line ({{"item": ..., ...}}), '
+                f"got a JSON {type(obj).__name__}",
+            )
+        records.append(obj)
+    return pd.DataFrame.from_records(records)
+
+
+def _read_json(text: bytes, name: str) -> pd.DataFrame:
+    body = text.strip()
+    if not body:
+        raise _fail(name, "the file is empty (only blank lines)")
+    if body.startswith(b"["):
+        try:
+            records = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise _fail(name, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise _fail(name, 'a JSON array must hold one object per row ({"item": ..., ...})')
+        return pd.DataFrame.from_records(records)
+    for lineno, raw in enumerate(body.split(b"\n"), start=1):
+        s = raw.lstrip()
+        if s and not s.startswith(b"{"):
+            return _read_json_slow(body, name)
+        if lineno > 5:
+            break
+    try:
+        frame = pd.read_json(io.BytesIO(body), lines=True, dtype=False, precise_float=True)
+    except ValueError:
+        return _read_json_slow(body, name)
+    if any(not isinstance(c, str) for c in frame.columns):
+        return _read_json_slow(body, name)
+    return frame
+
+
+def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
+        raise _fail(name, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]})") from None
+    frame = frame.reset_index(drop=frame.index.name is None and isinstance(frame.index, pd.RangeIndex))
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def read_table(
+    source: bytes | str | Path, filename: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> pd.DataFrame:
+    """Read a CSV / TSV / Parquet / JSONL file (optionally gzipped) into a DataFrame, or raise a precise DataError.
+
+    ``source`` is the file's bytes (an upload; ``filename`` gives its name) or a path. Order of decisions:
+    size limit (before reading a path), gzip magic ``1f 8b`` (decompressed, limit applies again),
+    Parquet magic ``PAR1``, other binary magic / NUL bytes (refused whatever the name says), UTF-8 decoding
+    (a UTF-8 or UTF-16 byte-order mark is honoured), then the name (``.jsonl``, ``.tsv``, ``.csv``) or, for other
+    names, the content (``{`` / ``[`` starts JSON; otherwise the header's most frequent of , TAB ; |).
+    Cells in :data:`NA_VALUES` are missing ("None" stays a string). Column names are stripped of spaces.
+
+    Reference: RFC 4180 (CSV), JSON Lines (jsonlines.org), Apache Parquet format (magic ``PAR1``).
+
+    >>> read_table(b"item,rater,label\\n1,a,yes\\n1,b,no\\n", "r.csv").shape
+    (2, 3)
+    """
+    data, name = _load_source(source, filename, max_bytes)
+    if not data:
+        raise _fail(name, "the file is empty (0 bytes)")
+    fmt, _gz = _suffix_format(name)
+    if data.startswith(_GZIP_MAGIC):
+        data = _gunzip(data, name, max_bytes)
+        if not data:
+            raise _fail(name, "the file is empty (the compressed file holds 0 bytes)")
+    if data.startswith(_PARQUET_MAGIC):
+        frame = _read_parquet(data, name)
+    else:
+        if fmt == "parquet":
+            raise _fail(
+                name, f"named .parquet but is not a Parquet file (first bytes {_hexbytes(data)}, expected PAR1)"
+            )
+        if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            _check_binary(data, name, fmt)
+        text = _decode(data, name)
+        if not text.strip():
+            raise _fail(name, "the file is empty (only blank lines)")
+        if fmt in ("jsonl", "json") or (fmt is None and text.lstrip()[:1] in (b"{", b"[")):
+            frame = _read_json(text, name)
+        else:
+            stripped = text.lstrip(b"\r\n")
+            frame = _read_delimited(text, name, _sniff_sep(_first_line(stripped), fmt))
+    if frame.shape[1] == 0:
+        raise _fail(name, "no columns found")
+    dupes = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    if dupes:
+        raise _fail(name, f"duplicated column names: {', '.join(map(repr, dupes))}")
+    if len(frame) == 0:
+        cols = ", ".join(map(str, frame.columns[:12]))
+        raise _fail(name, f"no rows: the file has column names ({cols}) but no data rows")
+    return frame.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Fingerprint
+
+
+def _column_bytes(col: pd.Series) -> tuple[str, bytes]:
+    """(dtype family, canonical bytes) of one column; stable across pandas/numpy versions."""
+    dtype = col.dtype
+    if pd.api.types.is_bool_dtype(dtype) and not col.isna().any():
+        return "bool", col.to_numpy(dtype=np.uint8).tobytes()
+    if pd.api.types.is_integer_dtype(dtype):
+        if col.isna().any():
+            values = col.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
+            return "float", _float_bytes(values)
+        return "int", col.to_numpy(dtype="<i8").tobytes()
+    if pd.api.types.is_float_dtype(dtype):
+        return "float", _float_bytes(col.to_numpy(dtype=np.float64, na_value=np.nan))
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        values = [None if pd.isna(v) else pd.Timestamp(v).isoformat() for v in col]
+        return "datetime", json.dumps(values, ensure_ascii=False).encode("utf-8")
+    values = [None if _missing(v) else str(v) for v in col.tolist()]
+    return "str", json.dumps(values, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _missing(v: object) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v) or v is pd.NaT
+
+
+def _float_bytes(values: np.ndarray) -> bytes:
+    out = np.array(values, dtype="<f8")
+    out[np.isnan(out)] = np.nan  # one NaN bit pattern
+    out[out == 0] = 0.0  # -0.0 == 0.0
+    return out.tobytes()
+
+
+def fingerprint(frame: pd.DataFrame) -> str:
+    """sha256 hex of a canonical serialisation of ``frame``: column names, dtype families, values, row order.
+
+    Serialisation: a JSON header ``{"columns": [...], "n_rows": n}``, then per column its name, its family
+    (int -> little-endian int64; float -> little-endian float64 with one NaN and -0.0 == 0.0; bool -> uint8;
+    anything else -> JSON list of ``str(value)`` / null), each block length-prefixed. The index is ignored, and so
+    are pandas' storage details (object vs str dtype, numpy vs nullable ints without missing values), so the same
+    table read from CSV, Parquet or the store gives the same id.
+
+    >>> fingerprint(pd.DataFrame({"a": [1, 2]})) == fingerprint(pd.DataFrame({"a": [1, 2]}, index=[5, 6]))
+    True
+    """
+    h = hashlib.sha256()
+    header = {"columns": [str(c) for c in frame.columns], "n_rows": len(frame)}
+    h.update(json.dumps(header, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    for name in frame.columns:
+        family, payload = _column_bytes(frame[name])
+        for block in (str(name).encode("utf-8"), family.encode("ascii"), payload):
+            h.update(len(block).to_bytes(8, "little"))
+            h.update(block)
+    return h.hexdigest()

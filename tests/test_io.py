@@ -1,0 +1,199 @@
+"""nkcore.io: reading CSV / TSV / Parquet / JSONL (gzipped or not) and every bad file of issue 6; fingerprints."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nkcore.errors import DataError
+from nkcore.io import fingerprint, read_table
+
+FRAME = pd.DataFrame({"item": ["a", "a", "b"], "rater": ["r1", "r2", "r1"], "label": ["yes", "no", "None"]})
+CSV = b"item,rater,label\na,r1,yes\na,r2,no\nb,r1,None\n"
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def _jsonl(frame: pd.DataFrame) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in frame.to_dict(orient="records"))
+
+
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (CSV, "r.csv"),
+        (CSV.replace(b",", b"\t"), "r.tsv"),
+        (CSV.replace(b",", b"\t"), "r.txt"),
+        (CSV.replace(b",", b";"), "export.csv"),
+        (gzip.compress(CSV), "r.csv.gz"),
+        (gzip.compress(CSV.replace(b",", b"\t")), "r.tsv.gz"),
+        (_parquet(FRAME), "r.parquet"),
+        (_parquet(FRAME), "r.csv"),  # content wins over a wrong name
+        (gzip.compress(_parquet(FRAME)), "r.parquet.gz"),
+        (_jsonl(FRAME), "r.jsonl"),
+        (gzip.compress(_jsonl(FRAME)), "r.jsonl.gz"),
+        (_jsonl(FRAME), "upload"),  # no name: JSON detected from the content
+        (json.dumps(FRAME.to_dict(orient="records")).encode(), "r.json"),
+        (b"\xef\xbb\xbf" + CSV, "bom.csv"),
+        (CSV.decode().encode("utf-16"), "excel-unicode.csv"),
+        (CSV.replace(b"\n", b"\r\n"), "windows.csv"),
+        (b"\n\n" + CSV, "leading-blank-lines.csv"),
+    ],
+)
+def test_good_files_read_the_same_table(data: bytes, name: str) -> None:
+    frame = read_table(data, name)
+    assert list(frame.columns) == ["item", "rater", "label"]
+    assert frame.astype(str).to_numpy().tolist() == FRAME.to_numpy().tolist()
+    assert fingerprint(frame) == fingerprint(FRAME)  # same table whatever the format
+
+
+def test_path_source_and_str_path(tmp_path: Path) -> None:
+    p = tmp_path / "ratings.csv.gz"
+    p.write_bytes(gzip.compress(CSV))
+    assert read_table(p).shape == (3, 3)
+    assert read_table(str(p)).shape == (3, 3)
+
+
+def test_none_is_a_label_but_empty_and_nan_are_missing() -> None:
+    frame = read_table(b"item,label\n1,None\n2,\n3,NaN\n4,NA\n", "x.csv")
+    assert frame["label"].iloc[0] == "None"
+    assert frame["label"].isna().tolist() == [False, True, True, True]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "words"),
+    [
+        (b"", "e.csv", ["e.csv", "empty", "0 bytes"]),
+        (b"\n \n\n", "e.csv", ["empty", "blank"]),
+        (gzip.compress(b""), "e.csv.gz", ["empty"]),
+        (b"item,rater,label\n", "h.csv", ["no rows", "item, rater, label"]),
+        (b'{"a": 1}\n{"a": \n', "j.jsonl", ["line 2", "not valid JSON"]),
+        (b'{"a": 1}\n[1, 2]\n', "j.jsonl", ["line 2", "object"]),
+        (b"1,2,3\n4,5,6\n", "n.csv", ["no header", "looks like data"]),
+        (b"a,a,b\n1,2,3\n", "d.csv", ["duplicated column", "'a'"]),
+        (
+            b"a,b\n1,2\n3,4,5\n6,7\n8,9,10,11\n",
+            "x.csv",
+            ["2 unparseable lines", "line 3 (3 fields)", "line 5 (4 fields)"],
+        ),
+        (b"a,b\n1,2,3\n", "x.csv", ["1 unparseable line", "line 2 (3 fields)"]),
+        (b'a,b\n"x,1\n', "q.csv", ["cannot parse", "CSV"]),
+        (b"PK\x03\x04" + bytes(100), "book.csv", ["binary", "Excel", "despite its .csv name"]),
+        (b"\x89PNG\r\n\x1a\n" + bytes(50), "img.csv", ["binary", "PNG image"]),
+        (b"abc,def\n\x00\x01\x02\x03", "blob.csv", ["binary", "NUL byte at offset 8"]),
+        (b"\x1f\x8b\x08\x00garbage", "x.csv.gz", ["gzip", "corrupt"]),
+        (b"not parquet at all", "x.parquet", ["not a Parquet file", "PAR1"]),
+        (b"PAR1 broken PAR1", "x.parquet", ["not a readable Parquet file"]),
+    ],
+)
+def test_bad_files_raise_precise_messages(data: bytes, name: str, words: list[str]) -> None:
+    with pytest.raises(DataError) as err:
+        read_table(data, name)
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
+
+
+def test_undecodable_bytes_name_the_encoding_offset_and_line() -> None:
+    data = "item,label\n1,café\n".encode("latin-1")  # é = 0xe9, not valid UTF-8 here
+    with pytest.raises(DataError) as err:
+        read_table(data, "latin.csv")
+    msg = str(err.value)
+    offset = data.index(b"\xe9")
+    assert "UTF-8" in msg and "0xe9" in msg and f"byte offset {offset}" in msg and "line 2" in msg
+
+
+def test_size_limit_bytes_path_and_decompressed(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="over the size limit"):
+        read_table(CSV, "r.csv", max_bytes=10)
+    p = tmp_path / "big.csv"
+    p.write_bytes(CSV)
+    with pytest.raises(DataError, match="over the size limit"):
+        read_table(p, max_bytes=10)
+    bomb = gzip.compress(b"a\n" + b"1\n" * 10_000)
+    assert len(bomb) < 2_000
+    with pytest.raises(DataError, match="uncompressed content is over the size limit"):
+        read_table(bomb, "bomb.csv.gz", max_bytes=2_000)
+
+
+def test_size_limit_is_checked_before_reading_a_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = tmp_path / "big.csv"
+    p.write_bytes(CSV)
+
+    def boom(self: Path) -> bytes:
+        raise AssertionError("read_bytes must not be called for a file over the limit")
+
+    monkeypatch.setattr(Path, "read_bytes", boom)
+    with pytest.raises(DataError, match="over the size limit"):
+        read_table(p, max_bytes=10)
+
+
+def test_missing_path_is_a_data_error(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no such file"):
+        read_table(tmp_path / "nope.csv")
+
+
+def test_ids_with_leading_zeros_survive_jsonl() -> None:
+    frame = read_table(b'{"item": "007", "label": 1}\n{"item": "010", "label": 2}\n', "x.jsonl")
+    assert frame["item"].tolist() == ["007", "010"]
+
+
+# --- fingerprint -------------------------------------------------------------------------------------------
+
+
+def test_fingerprint_is_sha256_hex_and_ignores_the_index() -> None:
+    fp = fingerprint(FRAME)
+    assert len(fp) == 64 and all(c in "0123456789abcdef" for c in fp)
+    assert fingerprint(FRAME.set_axis([10, 20, 30])) == fp
+    assert fingerprint(FRAME.astype(object)) == fp  # object vs str storage does not matter
+
+
+def test_fingerprint_sees_names_order_values_and_dtype_families() -> None:
+    fp = fingerprint(FRAME)
+    assert fingerprint(FRAME.rename(columns={"label": "lab"})) != fp
+    assert fingerprint(FRAME[["rater", "item", "label"]]) != fp
+    assert fingerprint(FRAME.iloc[::-1]) != fp
+    ints = pd.DataFrame({"a": [1, 2]})
+    assert fingerprint(ints) != fingerprint(pd.DataFrame({"a": ["1", "2"]}))
+    assert fingerprint(ints) == fingerprint(pd.DataFrame({"a": pd.array([1, 2], dtype="Int64")}))
+    assert fingerprint(pd.DataFrame({"a": [0.0, np.nan]})) == fingerprint(pd.DataFrame({"a": [-0.0, np.nan]}))
+    # a missing cell is not the text "None" nor the empty string
+    a = pd.DataFrame({"a": pd.Series(["x", None], dtype=object)})
+    assert fingerprint(a) != fingerprint(pd.DataFrame({"a": ["x", "None"]}))
+    assert fingerprint(a) != fingerprint(pd.DataFrame({"a": ["x", ""]}))
+
+
+_text = st.text(alphabet="abcxyz _-é0123456789", min_size=1, max_size=6).map(lambda s: "k" + s.strip())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_text, _text, st.floats(0, 1, allow_nan=False)), min_size=1, max_size=30))
+def test_round_trips_give_the_same_fingerprint(rows: list[tuple[str, str, float]]) -> None:
+    frame = pd.DataFrame(rows, columns=["item", "label", "p"])
+    fp = fingerprint(frame)
+    csv = frame.to_csv(index=False).encode()
+    assert fingerprint(read_table(csv, "t.csv")) == fp
+    assert fingerprint(read_table(gzip.compress(csv), "t.csv.gz")) == fp
+    assert fingerprint(read_table(_parquet(frame), "t.parquet")) == fp
+    assert fingerprint(read_table(_jsonl(frame), "t.jsonl")) == fp
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=20), st.data())
+def test_any_single_change_changes_the_fingerprint(values: list[int], data: st.DataObject) -> None:
+    frame = pd.DataFrame({"v": values})
+    i = data.draw(st.integers(0, len(values) - 1))
+    changed = frame.copy()
+    changed.loc[i, "v"] = values[i] + data.draw(st.integers(1, 3))
+    assert fingerprint(changed) != fingerprint(frame)
