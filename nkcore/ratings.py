@@ -1,0 +1,239 @@
+"""Ratings (item, rater, label) and model predictions as count matrices, validated with precise messages.
+
+``Ratings.counts[i, m]`` is how many raters gave item ``i`` label ``m``; this is the input of the (N, K) engine,
+of agreement (Krippendorff's alpha) and of the plurality label. ``Predictions`` aligns each model's hard label
+and (optionally) its probabilities with the same items and labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from nkcore.errors import DataError
+from nkcore.kinds import format_rows, natural_order, to_text
+
+__all__ = ["PROB_TOLERANCE", "Predictions", "Ratings", "predictions_from_frame", "ratings_from_frame"]
+
+# How far a row of probabilities may be from summing to 1 (files often round to 6 decimals).
+PROB_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Ratings:
+    """Per-item label counts.
+
+    ``items``: item ids in natural order; ``labels``: label names in natural order (numeric labels by value);
+    ``counts``: (items (N), labels (M)) int64, ``counts[i, m]`` = ratings of item i with label m;
+    ``n_ratings`` = counts.sum(); ``n_raters``: distinct raters.
+    """
+
+    items: tuple[str, ...]
+    labels: tuple[str, ...]
+    counts: np.ndarray
+    n_ratings: int
+    n_raters: int
+
+    @property
+    def ratings_per_item(self) -> np.ndarray:
+        """Ratings per item (K_i), shape (N,)."""
+        return self.counts.sum(axis=1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Predictions:
+    """Each model's predictions on the rated items.
+
+    ``models``: model names in order of first appearance; ``labels``: the ratings' labels; ``hard``: (models, items)
+    int64 label codes into ``labels``, -1 where the model has no prediction for the item; ``probs``:
+    (models, items, labels) float64 (NaN where missing) or None when the file has no p_<label> columns;
+    ``items``: the ratings' items (the second axis).
+    """
+
+    models: tuple[str, ...]
+    labels: tuple[str, ...]
+    hard: np.ndarray
+    probs: np.ndarray | None
+    items: tuple[str, ...] = field(default=())
+
+
+def _need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        have = ", ".join(map(str, df.columns[:20]))
+        raise DataError(
+            f"{what} need the columns {', '.join(columns)}; missing: {', '.join(missing)} (the table has: {have}). "
+            "Map the file's columns first."
+        )
+
+
+def _text_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
+    """Stripped text values of ``col``; DataError naming the rows that are missing or blank."""
+    text = to_text(df[col])
+    blank = (text.isna() | (text == "")).to_numpy()
+    if blank.any():
+        rows = np.flatnonzero(blank)
+        raise DataError(f"missing or blank {what} in {format_rows(rows)} (column {col!r}); every row needs one")
+    return text.to_numpy(dtype=object)
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Integer codes into the natural-ordered unique values."""
+    codes, uniques = pd.factorize(values)
+    uniq = [str(u) for u in uniques]
+    order = natural_order(uniq)
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[pd.Index(uniq).get_indexer(order)] = np.arange(len(uniq))
+    return rank[codes], tuple(order)
+
+
+def ratings_from_frame(df: pd.DataFrame) -> Ratings:
+    """Validate a ratings table (columns item, rater, label; one row per rating) and count labels per item.
+
+    counts[i, m] = #{rows with item i and label m}. Errors (DataError, naming rows): no rows; a missing or blank
+    item / rater / label; the same rater rating the same item twice; fewer than 2 items; fewer than 2 label
+    classes. Items and labels are sorted naturally (numeric labels by value), so the result does not depend on
+    the row order.
+
+    Reference: the (N items x K ratings) layout of "Forest vs Tree" (arXiv 2508.03663), section 2.
+
+    >>> r = ratings_from_frame(pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "label": [2, 10, 2]}))
+    >>> r.labels, r.counts.tolist()
+    (('2', '10'), [[1, 1], [1, 0]])
+    """
+    _need_columns(df, ("item", "rater", "label"), "ratings")
+    if len(df) == 0:
+        raise DataError("the ratings table has no rows")
+    labels = _text_column(df, "label", "label")
+    items = _text_column(df, "item", "item id")
+    raters = _text_column(df, "rater", "rater id")
+    item_codes, item_names = _codes(items)
+    label_codes, label_names = _codes(labels)
+    rater_codes, rater_uniques = pd.factorize(raters)
+    n_items, n_labels, n_raters = len(item_names), len(label_names), len(rater_uniques)
+    key = item_codes * max(n_raters, 1) + rater_codes
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(np.diff(key[order]) == 0)
+    if len(dup):
+        rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
+        first = order[dup[0] + 1]
+        raise DataError(
+            f"duplicate ratings: rater {raters[first]!r} rated item {items[first]!r} more than once "
+            f"({len(dup)} duplicated (item, rater) pairs; {format_rows(rows)}). Keep one label per rater and item "
+            "(multi-select answers are not single-label ratings)."
+        )
+    if n_items < 2:
+        raise DataError(
+            f"only one item ({item_names[0]!r}) in {len(df)} ratings: agreement and the (N, K) planner need at "
+            "least 2 items (N)"
+        )
+    if n_labels < 2:
+        raise DataError(
+            f"only one label class: all {len(df)} ratings are {label_names[0]!r}; agreement and the (N, K) planner "
+            "need at least 2 different labels"
+        )
+    counts = np.bincount(item_codes * n_labels + label_codes, minlength=n_items * n_labels).reshape(n_items, n_labels)
+    return Ratings(item_names, label_names, counts.astype(np.int64), len(df), int(n_raters))
+
+
+def _prob_label(col: str) -> str:
+    return col[2:]
+
+
+def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
+    """Validate model predictions (item, model, pred_label and/or p_<label>) against ``ratings`` and align them.
+
+    Errors (DataError, naming rows or columns): missing columns; blank item / model / pred_label; items the
+    ratings do not have; the same (item, model) twice; predicted labels the ratings never use; p_<label> columns
+    for unknown labels or a label without its column; probabilities that are missing, outside [0, 1], or whose
+    row sum differs from 1 by more than :data:`PROB_TOLERANCE`. Without pred_label the hard label is the argmax
+    of the probabilities (first label on ties).
+
+    >>> r = ratings_from_frame(pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "label": ["x", "y", "x"]}))
+    >>> p = predictions_from_frame(pd.DataFrame({"item": [2], "model": ["m"], "pred_label": ["y"]}), r)
+    >>> p.hard.tolist()  # item "1" has no prediction (-1); item "2" is predicted "y" (code 1)
+    [[-1, 1]]
+    """
+    _need_columns(df, ("item", "model"), "predictions")
+    prob_cols = [str(c) for c in df.columns if str(c).startswith("p_") and len(str(c)) > 2]
+    has_hard = "pred_label" in df.columns
+    if not has_hard and not prob_cols:
+        raise DataError("predictions need a pred_label column and/or one probability column per label (p_<label>)")
+    if len(df) == 0:
+        raise DataError("the predictions table has no rows")
+    labels = ratings.labels
+    label_index = {lab: i for i, lab in enumerate(labels)}
+    items = _text_column(df, "item", "item id")
+    models = _text_column(df, "model", "model name")
+    item_pos = pd.Index(ratings.items).get_indexer(items)
+    unknown = np.flatnonzero(item_pos < 0)
+    if len(unknown):
+        names = list(dict.fromkeys(items[unknown].tolist()))
+        shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise DataError(
+            f"{len(names)} item{'s' if len(names) > 1 else ''} in the predictions {'are' if len(names) > 1 else 'is'} "
+            f"not in the ratings: {shown} ({format_rows(unknown)}). Predictions must be for rated items."
+        )
+    model_codes, model_names = pd.factorize(models)
+    n_models, n_items, n_labels = len(model_names), len(ratings.items), len(labels)
+    key = model_codes.astype(np.int64) * n_items + item_pos
+    order = np.argsort(key, kind="stable")
+    dup = np.flatnonzero(np.diff(key[order]) == 0)
+    if len(dup):
+        first = order[dup[0] + 1]
+        rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
+        raise DataError(
+            f"duplicate predictions: model {models[first]!r} predicts item {items[first]!r} more than once "
+            f"({format_rows(rows)})"
+        )
+    probs = None
+    if prob_cols:
+        extra = [c for c in prob_cols if _prob_label(c) not in label_index]
+        if extra:
+            raise DataError(
+                f"probability columns for labels the ratings never use: {', '.join(extra)}; the ratings' labels are "
+                f"{', '.join(labels)}"
+            )
+        absent = [lab for lab in labels if f"p_{lab}" not in prob_cols]
+        if absent:
+            raise DataError(
+                f"no probability column for label{'s' if len(absent) > 1 else ''} {', '.join(map(repr, absent))}: "
+                f"give one p_<label> column per label ({', '.join('p_' + lab for lab in labels)})"
+            )
+        p = np.empty((len(df), n_labels), dtype=np.float64)
+        for j, lab in enumerate(labels):
+            col = pd.to_numeric(df[f"p_{lab}"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            bad = np.flatnonzero(~np.isfinite(col))
+            if len(bad):
+                raise DataError(f"column p_{lab} must hold a probability in every row; {format_rows(bad)} do not")
+            out = np.flatnonzero((col < 0) | (col > 1))
+            if len(out):
+                raise DataError(f"column p_{lab} has values outside [0, 1] in {format_rows(out)}")
+            p[:, j] = col
+        sums = p.sum(axis=1)
+        off = np.flatnonzero(np.abs(sums - 1.0) > PROB_TOLERANCE)
+        if len(off):
+            shown = ", ".join(f"{sums[i]:.4g}" for i in off[:3])
+            raise DataError(
+                f"probabilities do not sum to 1 in {format_rows(off)} (sums {shown}); each row's p_<label> columns "
+                "must add up to 1"
+            )
+        probs = np.full((n_models, n_items, n_labels), np.nan)
+        probs[model_codes, item_pos] = p
+    hard = np.full((n_models, n_items), -1, dtype=np.int64)
+    if has_hard:
+        pred = _text_column(df, "pred_label", "pred_label")
+        codes = pd.Index(list(labels)).get_indexer(pred)
+        never = np.flatnonzero(codes < 0)
+        if len(never):
+            names = list(dict.fromkeys(pred[never].tolist()))
+            raise DataError(
+                f"models predict label{'s' if len(names) > 1 else ''} the ratings never use: "
+                f"{', '.join(map(repr, names[:6]))} ({format_rows(never)}); the ratings' labels are {', '.join(labels)}"
+            )
+        hard[model_codes, item_pos] = codes
+    else:
+        hard[model_codes, item_pos] = np.argmax(p, axis=1)
+    return Predictions(tuple(str(m) for m in model_names), labels, hard, probs, ratings.items)
