@@ -1,0 +1,237 @@
+"""nkcore.summary: Krippendorff's alpha (textbook, brute force, package), tied pluralities, per-kind summaries."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from nkcore.errors import DataError
+from nkcore.io import read_table
+from nkcore.kinds import apply_mapping, detect_kind
+from nkcore.ratings import ratings_from_frame
+from nkcore.summary import (
+    PairedSummary,
+    RatingsSummary,
+    SamplesSummary,
+    agreement_sentence,
+    krippendorff_alpha,
+    summarize,
+    summarize_paired,
+    summarize_predictions,
+    summarize_ratings,
+    summarize_samples,
+    tied_plurality,
+)
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12 units,
+# nominal alpha = 0.743. Rows are observers A..D, columns units 1..12, None = not coded.
+K2011 = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+
+
+def _k2011_long() -> pd.DataFrame:
+    rows = [
+        (f"unit{u + 1}", obs, v)
+        for obs, values in zip("ABCD", K2011, strict=True)
+        for u, v in enumerate(values)
+        if v is not None
+    ]
+    return pd.DataFrame(rows, columns=["item", "rater", "label"])
+
+
+def _alpha_brute_force(counts: np.ndarray) -> float:
+    """Nominal alpha from the coincidence matrix, summing over ordered pairs of ratings within each unit."""
+    m = counts.shape[1]
+    o = np.zeros((m, m))
+    for row in counts:
+        mu = row.sum()
+        if mu < 2:
+            continue
+        values = np.repeat(np.arange(m), row)
+        for a in range(mu):
+            for b in range(mu):
+                if a != b:
+                    o[values[a], values[b]] += 1.0 / (mu - 1)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    d_o = (o.sum() - np.trace(o)) / n
+    d_e = (n * n - (n_c**2).sum()) / (n * (n - 1))
+    return 1.0 - d_o / d_e
+
+
+def test_krippendorff_2011_textbook_value() -> None:
+    r = ratings_from_frame(_k2011_long())
+    assert r.labels == ("1", "2", "3", "4", "5")
+    assert round(krippendorff_alpha(r.counts), 3) == 0.743
+    assert summarize_ratings(r).alpha == pytest.approx(0.743421, abs=1e-6)
+    assert _alpha_brute_force(r.counts) == pytest.approx(0.743421, abs=1e-6)
+    # the same number from the package's own reliability-data interface
+    data = np.array([[np.nan if v is None else v for v in row] for row in K2011], dtype=float)
+    assert krippendorff.alpha(data, level_of_measurement="nominal") == pytest.approx(krippendorff_alpha(r.counts))
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.int64, st.tuples(st.integers(2, 8), st.integers(2, 4)), elements=st.integers(0, 4)))
+def test_alpha_matches_brute_force(counts: np.ndarray) -> None:
+    pairable = counts[counts.sum(axis=1) >= 2]
+    value = krippendorff_alpha(counts)
+    if len(pairable) == 0 or np.count_nonzero(pairable.sum(axis=0)) < 2:
+        assert math.isnan(value)
+    else:
+        assert value == pytest.approx(_alpha_brute_force(counts), abs=1e-9)
+
+
+def test_alpha_limits() -> None:
+    assert krippendorff_alpha(np.array([[3, 0], [0, 3], [2, 0]])) == pytest.approx(1.0)
+    assert math.isnan(krippendorff_alpha(np.array([[1, 0], [0, 1]])))  # no item with two ratings
+    assert "Raters agree well" in agreement_sentence(0.9)
+    assert "tentative" in agreement_sentence(0.7)
+    assert "disagree" in agreement_sentence(0.3)
+    assert "cannot be computed" in agreement_sentence(float("nan"))
+
+
+def test_tied_plurality_against_brute_force() -> None:
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 4, size=(300, 3))
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    expected = [sorted(row, reverse=True)[0] == sorted(row, reverse=True)[1] for row in counts.tolist()]
+    assert tied_plurality(counts).tolist() == expected
+
+
+def test_ratings_summary_numbers() -> None:
+    frame = pd.DataFrame(
+        {
+            "item": ["a"] * 3 + ["b"] * 2 + ["c"] * 4,
+            "rater": ["r1", "r2", "r3", "r1", "r2", "r1", "r2", "r3", "r4"],
+            "label": ["x", "x", "y", "x", "y", "y", "y", "y", "x"],
+        }
+    )
+    s = summarize(frame, "ratings")
+    assert isinstance(s, RatingsSummary)
+    assert (s.n_items, s.n_ratings, s.n_raters) == (3, 9, 4)
+    assert (s.k_min, s.k_median, s.k_max) == (2, 3.0, 4)
+    assert [(x.label, x.count) for x in s.labels] == [("x", 4), ("y", 5)]
+    assert s.n_tied == 1 and s.tied_share == pytest.approx(1 / 3)  # item b: 1 x 1
+    labels = [n.label for n in s.numbers]
+    assert "items (N)" in labels and "ratings per item (K), min / median / max" in labels
+    k = next(n for n in s.numbers if n.label.startswith("ratings per item"))
+    assert k.display == "2 / 3 / 4" and "between 2 and 4 ratings per item (K)" in k.sentence
+    assert all(n.sentence for n in s.numbers)
+
+
+def test_predictions_summary_alone_and_against_ratings() -> None:
+    ratings = pd.DataFrame({"item": ["1", "1", "2", "2", "3"], "rater": list("ababa"), "label": list("xyxxy")})
+    preds = pd.DataFrame({"item": ["1", "2", "1"], "model": ["a", "a", "b"], "pred_label": ["x", "y", "y"]})
+    alone = summarize(preds, "predictions")
+    assert alone.models == ("a", "b") and alone.n_items == 2 and alone.n_items_rated is None
+    checked = summarize_predictions(preds, ratings)
+    assert checked.n_items_rated == 3 and checked.covered_share == pytest.approx(2 / 3)
+    assert [(x.label, x.count) for x in checked.labels] == [("x", 1), ("y", 2)]
+    with pytest.raises(DataError, match="never use"):
+        summarize_predictions(preds.assign(pred_label=["x", "z", "y"]), ratings)
+
+
+def test_paired_summary_long_and_wide_agree_with_groupby() -> None:
+    rng = np.random.default_rng(3)
+    long = pd.DataFrame(
+        {"case": np.repeat(np.arange(50), 3).astype(str), "config": np.tile(["n1", "n3", "n5"], 50)}
+    ).assign(correct=rng.integers(0, 2, 150))
+    s = summarize_paired(long)
+    assert isinstance(s, PairedSummary) and s.layout == "long"
+    expected = long.groupby("config")["correct"].mean()
+    assert {c.config: c.accuracy for c in s.configs} == pytest.approx(expected.to_dict())
+    wide = long.pivot(index="case", columns="config", values="correct").reset_index()
+    sw = summarize(wide, "paired")
+    assert sw.layout == "wide" and [c.accuracy for c in sw.configs] == pytest.approx([c.accuracy for c in s.configs])
+    assert s.n_cases == sw.n_cases == s.n_complete == 50
+    partial = summarize_paired(long.iloc[:-1])
+    assert partial.n_complete == 49
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (pd.DataFrame({"case": [1, 1], "config": ["a", "a"], "correct": [1, 0]}), ["duplicate rows", "rows 1, 2"]),
+        (pd.DataFrame({"case": [1, 2], "config": ["a", "a"], "correct": [1, 0]}), ["at least 2 configs", "'a'"]),
+        (
+            pd.DataFrame({"case": [1, 2], "config": ["a", None], "correct": [1, 0]}),
+            ["missing or blank config", "row 2"],
+        ),
+    ],
+)
+def test_bad_paired(frame: pd.DataFrame, words: list[str]) -> None:
+    with pytest.raises(DataError) as err:
+        summarize_paired(frame)
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_samples_summary() -> None:
+    frame = pd.DataFrame(
+        {
+            "case": ["q1"] * 3 + ["q2"] * 2,
+            "sample": [0, 1, 2, 0, 1],
+            "answer": ["4", "4", "5", "x", "y"],
+            "gold": ["4", "4", "4", "y", "y"],
+            "latency_s": [1.0, 2.0, 3.0, 4.0, 5.0],
+        }
+    )
+    s = summarize(frame, "samples")
+    assert isinstance(s, SamplesSummary)
+    assert (s.n_cases, s.n_samples, s.n_min, s.n_median, s.n_max) == (2, 5, 2, 2.5, 3)
+    assert s.correct_share == pytest.approx(3 / 5)
+    assert s.answers_median == 2.0
+    assert s.latency_p50 == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.5))
+    assert s.latency_p95 == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.95))
+    with pytest.raises(DataError, match="duplicate samples"):
+        summarize_samples(frame.assign(sample=[0, 0, 1, 0, 1]))
+
+
+def test_unknown_kind() -> None:
+    with pytest.raises(DataError, match="unknown data kind"):
+        summarize(pd.DataFrame({"a": [1]}), "nope")
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not (SHARED / "datasets").is_dir(), reason="../shared/datasets is absent")
+def test_shared_datasets_through_the_whole_data_layer() -> None:
+    """Jobs Q1 and LeWiDi-2023 HS-Brexit: numbers quoted in their READMEs."""
+    base = SHARED / "datasets"
+    jobs = read_table(base / "jobs" / "annotations_q1_point_of_view.csv.gz")
+    guess = detect_kind(jobs)
+    assert guess.kind == "ratings" and guess.mapping == {"item": "item_id", "rater": "annotator_id", "label": "label"}
+    r = ratings_from_frame(apply_mapping(jobs, "ratings", guess.mapping))
+    s = summarize_ratings(r)
+    assert (s.n_items, s.n_ratings, s.k_min, s.k_median, s.k_max) == (2000, 20125, 10, 10.0, 13)
+    assert len(r.labels) == 5 and round(s.tied_share, 3) == 0.039  # README: ties 3.9%
+    assert s.alpha == pytest.approx(_alpha_brute_force(r.counts), abs=1e-9)
+    preds = read_table(base / "jobs" / "predictions_generated_here_q1_point_of_view.csv.gz")
+    pg = detect_kind(preds)
+    assert pg.kind == "predictions"
+    ps = summarize_predictions(
+        apply_mapping(preds, "predictions", pg.mapping), apply_mapping(jobs, "ratings", guess.mapping)
+    )
+    assert ps.models == ("tfidf_word_lr", "tfidf_char_lr", "count_nb", "prior") and ps.n_items == 500
+    lewidi = read_table(base / "lewidi2023" / "annotations_long.csv.gz")
+    brexit = lewidi[lewidi["dataset"] == "HS-Brexit"]
+    g2 = detect_kind(brexit)
+    s2 = summarize_ratings(ratings_from_frame(apply_mapping(brexit, "ratings", g2.mapping)))
+    assert (s2.n_items, s2.n_raters, s2.k_min, s2.k_max) == (1120, 6, 6, 6)
+    assert round(s2.tied_share, 3) == 0.075  # README: ties 7.5%
+    q3 = read_table(base / "jobs" / "annotations_q3_event_multiselect.csv.gz")
+    with pytest.raises(DataError, match="duplicate ratings"):  # multi-select: several labels per rater and item
+        ratings_from_frame(apply_mapping(q3, "ratings", detect_kind(q3).mapping))
