@@ -1,0 +1,219 @@
+"""Content-addressed storage of accepted datasets: ``<data dir>/<sha256>.parquet`` + ``<sha256>.json``.
+
+The id of a dataset is :func:`nkcore.io.fingerprint` of its canonical table, so the same table always gets the
+same id (storing it twice is a no-op) and a link carrying the id finds the same data after a restart. Each file
+is written to a temporary file in the same directory and moved into place with ``os.replace`` (atomic on POSIX),
+the Parquet first and the metadata last, so a dataset is listed only once it is complete.
+
+Ids come from URLs, i.e. from anyone: :func:`validate_id` accepts exactly 64 lowercase hex characters and runs
+before any path is built, so ``../../etc/passwd`` and friends never reach the file system.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from nkcore.errors import DataError
+from nkcore.io import fingerprint
+from nkcore.kinds import KINDS
+
+__all__ = ["ENV_VAR", "StoredDataset", "data_dir", "delete", "get", "list_datasets", "put", "validate_id"]
+
+ENV_VAR = "NKP_DATA_DIR"
+_ID = re.compile(r"[0-9a-f]{64}")
+_MAX_NAME = 200
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDataset:
+    """Metadata of a stored dataset: ``id`` (sha256 hex of the table), ``kind``, ``name`` (e.g. the uploaded file's
+    name), ``n_rows``, ``columns`` (canonical names), ``mapping`` (canonical -> the original file's column),
+    ``created`` (ISO 8601 UTC time of the first store)."""
+
+    id: str
+    kind: str
+    name: str
+    n_rows: int
+    columns: tuple[str, ...]
+    mapping: dict[str, str] = field(default_factory=dict)
+    created: str = ""
+
+
+def data_dir() -> Path:
+    """The data directory: ``$NKP_DATA_DIR`` if set, else ``<current directory>/data`` (ignored by git).
+
+    >>> data_dir().is_absolute()
+    True
+    """
+    value = os.environ.get(ENV_VAR, "").strip()
+    return Path(value).expanduser() if value else Path.cwd() / "data"
+
+
+def validate_id(ds_id: str) -> str:
+    """Return ``ds_id`` if it is exactly 64 lowercase hex characters (a sha256), else raise DataError.
+
+    Pure string check, no file access: path separators, ``..``, control characters, upper case, other lengths and
+    non-strings are all refused. The message shows at most 20 characters of the bad id, escaped.
+
+    >>> validate_id("0" * 64) == "0" * 64
+    True
+    >>> validate_id("../../etc/passwd")
+    Traceback (most recent call last):
+    nkcore.errors.DataError: not a valid dataset id: '../../etc/passwd' (expected 64 lowercase hex characters, a sha256)
+    """
+    if not isinstance(ds_id, str) or len(ds_id) != 64 or not _ID.fullmatch(ds_id):
+        shown = (
+            repr(ds_id[:20] + ("..." if len(ds_id) > 20 else "")) if isinstance(ds_id, str) else type(ds_id).__name__
+        )
+        raise DataError(f"not a valid dataset id: {shown} (expected 64 lowercase hex characters, a sha256)")
+    return ds_id
+
+
+def _root(root: Path | str | None) -> Path:
+    return Path(root) if root is not None else data_dir()
+
+
+def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:12]}-", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _clean_name(name: str) -> str:
+    text = "".join(ch if ch.isprintable() else " " for ch in str(name)).strip()
+    return (text or "dataset")[:_MAX_NAME]
+
+
+def _read_meta(path: Path) -> StoredDataset:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return StoredDataset(
+        id=validate_id(raw["id"]),
+        kind=str(raw["kind"]),
+        name=str(raw["name"]),
+        n_rows=int(raw["n_rows"]),
+        columns=tuple(str(c) for c in raw["columns"]),
+        mapping={str(k): str(v) for k, v in dict(raw.get("mapping") or {}).items()},
+        created=str(raw.get("created", "")),
+    )
+
+
+def put(
+    frame: pd.DataFrame,
+    kind: str,
+    name: str,
+    mapping: dict[str, str] | None = None,
+    root: Path | str | None = None,
+) -> StoredDataset:
+    """Store ``frame`` under ``fingerprint(frame)`` and return its metadata; storing the same table again is a no-op.
+
+    ``frame`` should be the canonical table (``nkcore.kinds.apply_mapping``); columns of mixed Python types are
+    stored as text (which does not change the fingerprint). Writes ``<id>.parquet`` then ``<id>.json``, each via a
+    temporary file and ``os.replace``. The first store's name and time are kept on repeats.
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> put(pd.DataFrame({"item": ["1", "2"]}), "ratings", "x.csv", root=d).n_rows
+    2
+    """
+    if kind not in KINDS:
+        raise DataError(f"unknown data kind {kind!r}; choose one of {', '.join(KINDS)}")
+    table = frame.reset_index(drop=True).copy()
+    table.columns = [str(c) for c in table.columns]
+    for col in table.columns:
+        if table[col].dtype == object:
+            table[col] = (
+                table[col].map(lambda v: v if v is None or v != v else str(v), na_action="ignore").astype("str")
+            )
+    ds_id = fingerprint(table)
+    base = _root(root)
+    meta_path = base / f"{ds_id}.json"
+    data_path = base / f"{ds_id}.parquet"
+    if meta_path.is_file() and data_path.is_file():
+        try:
+            return _read_meta(meta_path)
+        except (ValueError, KeyError, TypeError, DataError):
+            pass  # a damaged metadata file: rewrite it below
+    base.mkdir(parents=True, exist_ok=True)
+    meta = StoredDataset(
+        id=ds_id,
+        kind=kind,
+        name=_clean_name(name),
+        n_rows=len(table),
+        columns=tuple(table.columns),
+        mapping={str(k): str(v) for k, v in (mapping or {}).items()},
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
+    _atomic_write(data_path, lambda tmp: table.to_parquet(tmp, index=False))
+    text = json.dumps(asdict(meta), ensure_ascii=False, indent=2)
+    _atomic_write(meta_path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return meta
+
+
+def get(ds_id: str, root: Path | str | None = None) -> tuple[StoredDataset, pd.DataFrame]:
+    """The metadata and table of a stored dataset; DataError "no dataset <id> on this server" when absent.
+
+    The id is validated before any file access.
+    """
+    ds_id = validate_id(ds_id)
+    base = _root(root)
+    meta_path = base / f"{ds_id}.json"
+    data_path = base / f"{ds_id}.parquet"
+    if not (meta_path.is_file() and data_path.is_file()):
+        raise DataError(f"no dataset {ds_id} on this server (it was deleted, or the link comes from another server)")
+    try:
+        meta = _read_meta(meta_path)
+        frame = pd.read_parquet(data_path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DataError(
+            f"dataset {ds_id} on this server is damaged and cannot be read ({type(exc).__name__})"
+        ) from None
+    return meta, frame
+
+
+def list_datasets(kind: str | None = None, root: Path | str | None = None) -> list[StoredDataset]:
+    """Every complete stored dataset (optionally of one ``kind``), newest first; damaged entries are skipped."""
+    base = _root(root)
+    if not base.is_dir():
+        return []
+    out = []
+    for meta_path in base.glob("*.json"):
+        if not _ID.fullmatch(meta_path.stem) or not (base / f"{meta_path.stem}.parquet").is_file():
+            continue
+        try:
+            meta = _read_meta(meta_path)
+        except (OSError, ValueError, KeyError, TypeError, DataError):
+            continue
+        if meta.id == meta_path.stem and (kind is None or meta.kind == kind):
+            out.append(meta)
+    return sorted(out, key=lambda m: (m.created, m.id), reverse=True)
+
+
+def delete(ds_id: str, root: Path | str | None = None) -> None:
+    """Remove a stored dataset (metadata first, so it stops being listed at once); DataError if it is absent."""
+    ds_id = validate_id(ds_id)
+    base = _root(root)
+    meta_path = base / f"{ds_id}.json"
+    data_path = base / f"{ds_id}.parquet"
+    if not meta_path.exists() and not data_path.exists():
+        raise DataError(f"no dataset {ds_id} on this server")
+    for path in (meta_path, data_path):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()

@@ -1,0 +1,200 @@
+"""nkcore.store: content-addressed, atomic, restart-proof storage; hostile ids refused before any file access."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nkcore import store
+from nkcore.errors import DataError
+from nkcore.io import fingerprint
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAME = pd.DataFrame({"item": ["1", "1", "2"], "rater": ["a", "b", "a"], "label": ["x", "y", "x"]})
+
+HOSTILE = [
+    "../../etc/passwd",
+    "..",
+    "",
+    "/" + "0" * 63,
+    "0" * 63 + "/",
+    "0" * 63,
+    "0" * 65,
+    "0" * 64 + "/../x",
+    "0" * 63 + "\n",
+    "0" * 63 + "\x00",
+    "\x1b[31m" + "0" * 59,
+    "A" * 64,  # upper case is not the canonical form
+    "g" * 64,
+    "0" * 63 + "\u0660",  # ARABIC-INDIC DIGIT ZERO: a digit, but not a hex one
+    "f" * 10_000,
+    "%2e%2e%2fetc%2fpasswd",
+]
+
+
+def test_put_get_round_trip_and_id_is_the_fingerprint(tmp_path: Path) -> None:
+    meta = store.put(FRAME, "ratings", "team ratings.csv", {"item": "item_id"}, root=tmp_path)
+    assert meta.id == fingerprint(FRAME) and len(meta.id) == 64
+    assert (meta.kind, meta.name, meta.n_rows, meta.columns) == (
+        "ratings",
+        "team ratings.csv",
+        3,
+        ("item", "rater", "label"),
+    )
+    assert meta.mapping == {"item": "item_id"} and meta.created.endswith("+00:00")
+    got, frame = store.get(meta.id, root=tmp_path)
+    assert got == meta
+    pd.testing.assert_frame_equal(frame, FRAME, check_dtype=False)
+    assert fingerprint(frame) == meta.id
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{meta.id}.json", f"{meta.id}.parquet"]
+    assert json.loads((tmp_path / f"{meta.id}.json").read_text())["kind"] == "ratings"
+
+
+def test_put_is_idempotent_and_keeps_the_first_metadata(tmp_path: Path) -> None:
+    first = store.put(FRAME, "ratings", "first.csv", root=tmp_path)
+    again = store.put(FRAME.copy(), "ratings", "second.csv", root=tmp_path)
+    assert again == first
+    assert len(list(tmp_path.iterdir())) == 2
+    other = store.put(FRAME.assign(label=["x", "x", "y"]), "ratings", "other.csv", root=tmp_path)
+    assert other.id != first.id
+
+
+def test_list_filter_and_delete(tmp_path: Path) -> None:
+    a = store.put(FRAME, "ratings", "a", root=tmp_path)
+    b = store.put(
+        pd.DataFrame({"case": ["1", "1"], "config": ["x", "y"], "correct": [1, 0]}), "paired", "b", root=tmp_path
+    )
+    assert {m.id for m in store.list_datasets(root=tmp_path)} == {a.id, b.id}
+    assert [m.id for m in store.list_datasets("paired", root=tmp_path)] == [b.id]
+    store.delete(a.id, root=tmp_path)
+    assert [m.id for m in store.list_datasets(root=tmp_path)] == [b.id]
+    with pytest.raises(DataError, match=f"no dataset {a.id} on this server"):
+        store.get(a.id, root=tmp_path)
+    with pytest.raises(DataError, match="no dataset"):
+        store.delete(a.id, root=tmp_path)
+
+
+def test_list_skips_junk_incomplete_and_damaged_entries(tmp_path: Path) -> None:
+    good = store.put(FRAME, "ratings", "good", root=tmp_path)
+    (tmp_path / "notes.json").write_text("{}")
+    (tmp_path / f"{'1' * 64}.json").write_text("{ not json")
+    (tmp_path / f"{'1' * 64}.parquet").write_bytes(b"PAR1")
+    (tmp_path / f"{'2' * 64}.parquet").write_bytes(b"PAR1")  # data without metadata: an interrupted put
+    assert [m.id for m in store.list_datasets(root=tmp_path)] == [good.id]
+    with pytest.raises(DataError, match="damaged"):
+        store.get("1" * 64, root=tmp_path)
+    assert store.list_datasets(root=tmp_path / "absent") == []
+
+
+def test_a_failed_write_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: pd.DataFrame, path: str, **kwargs: object) -> None:
+        Path(path).write_bytes(b"partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    with pytest.raises(OSError, match="disk full"):
+        store.put(FRAME, "ratings", "x", root=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # no temp file, no half-written dataset
+
+
+def test_unknown_kind_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="unknown data kind"):
+        store.put(FRAME, "votes", "x", root=tmp_path)
+
+
+def test_data_dir_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path / "d"))
+    assert store.data_dir() == tmp_path / "d"
+    meta = store.put(FRAME, "ratings", "x")
+    assert (tmp_path / "d" / f"{meta.id}.parquet").is_file()
+    monkeypatch.delenv(store.ENV_VAR)
+    monkeypatch.chdir(tmp_path)
+    assert store.data_dir() == tmp_path / "data"
+
+
+def test_data_dir_default_is_ignored_by_git() -> None:
+    assert "/data/" in (ROOT / ".gitignore").read_text().split()
+
+
+@pytest.mark.parametrize("bad", HOSTILE, ids=lambda s: repr(s[:20]))
+def test_validate_id_refuses_hostile_ids(bad: str) -> None:
+    with pytest.raises(DataError) as err:
+        store.validate_id(bad)
+    msg = str(err.value)
+    assert "not a valid dataset id" in msg and len(msg) < 200
+    assert "\n" not in msg and "\x00" not in msg and "\x1b" not in msg
+
+
+@pytest.mark.parametrize("bad", [None, 123, b"0" * 64])
+def test_validate_id_refuses_non_strings(bad: object) -> None:
+    with pytest.raises(DataError, match="not a valid dataset id"):
+        store.validate_id(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", HOSTILE, ids=lambda s: repr(s[:20]))
+def test_hostile_ids_are_rejected_before_any_file_access(
+    bad: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    touched: list[str] = []
+
+    def spy(name: str):
+        def fail(*args: object, **kwargs: object) -> None:
+            touched.append(name)
+            raise AssertionError(f"file access via {name} for a hostile id")
+
+        return fail
+
+    monkeypatch.setattr(builtins, "open", spy("open"))
+    monkeypatch.setattr(os, "stat", spy("os.stat"))
+    monkeypatch.setattr(os, "unlink", spy("os.unlink"))
+    for attr in ("is_file", "exists", "stat", "open", "read_text", "read_bytes", "unlink", "glob"):
+        monkeypatch.setattr(Path, attr, spy(f"Path.{attr}"))
+    monkeypatch.setattr(pd, "read_parquet", spy("pd.read_parquet"))
+    for call in (store.get, store.delete):
+        with pytest.raises(DataError, match="not a valid dataset id"):
+            call(bad, root=tmp_path)
+    assert touched == []
+
+
+def test_traversal_to_a_real_dataset_outside_the_data_dir_is_not_followed(tmp_path: Path) -> None:
+    """A valid dataset sits one level above the data dir; '../<name>' would reach it if ids were not validated."""
+    outside = store.put(FRAME, "ratings", "secret", root=tmp_path)
+    root = tmp_path / "data"
+    root.mkdir()
+    for name in (f"../{outside.id}", f"..%2f{outside.id}"[:64], f"../{outside.id}"[:64]):
+        with pytest.raises(DataError, match="not a valid dataset id"):
+            store.get(name, root=root)
+        with pytest.raises(DataError, match="not a valid dataset id"):
+            store.delete(name, root=root)
+    assert store.get(outside.id, root=tmp_path)[0].name == "secret"  # still there, untouched
+
+
+def test_survives_a_restart(tmp_path: Path) -> None:
+    """Store in one process, list and read in two fresh processes sharing NKP_DATA_DIR."""
+    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
+    write = (
+        "import pandas as pd; from nkcore import store; "
+        "m = store.put(pd.DataFrame({'item': ['1', '2'], 'rater': ['a', 'a'], 'label': ['x', 'y']}), 'ratings', 'r.csv'); "
+        "print(m.id)"
+    )
+    ds_id = subprocess.run(
+        [sys.executable, "-c", write], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    read = (
+        "import sys; from nkcore import store; from nkcore.io import fingerprint; "
+        "[m] = store.list_datasets(); meta, f = store.get(m.id); "
+        "print(m.id, meta.name, f['label'].tolist(), fingerprint(f) == m.id)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", read], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == [ds_id, "r.csv", "['x',", "'y']", "True"]
+    _meta, frame = store.get(ds_id, root=tmp_path)
+    assert frame["item"].tolist() == ["1", "2"]
