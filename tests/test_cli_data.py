@@ -1,0 +1,98 @@
+"""``python -m nkcore data``: detection, summary, --json keys, exit 2 with one line on bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nkcore.cli import main
+from nkcore.io import fingerprint, read_table
+from nkcore.kinds import apply_mapping
+
+ROOT = Path(__file__).resolve().parents[1]
+RATINGS = "item_id,annotator_id,label\n" + "".join(
+    f"{i},{r},{'pos' if (i + r) % 3 else 'neg'}\n" for i in range(1, 6) for r in range(1, 5)
+)
+
+
+@pytest.fixture
+def ratings_file(tmp_path: Path) -> Path:
+    p = tmp_path / "ratings.csv.gz"
+    p.write_bytes(gzip.compress(RATINGS.encode()))
+    return p
+
+
+def test_json_output(ratings_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", str(ratings_file), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"file", "kind", "layout", "mapping", "confidence", "reason", "n_rows", "fingerprint", "summary"}
+    assert out["kind"] == "ratings" and out["n_rows"] == 20
+    assert out["mapping"] == {"item": "item_id", "rater": "annotator_id", "label": "label"}
+    table = apply_mapping(read_table(ratings_file), "ratings", out["mapping"])
+    assert out["fingerprint"] == fingerprint(table)
+    s = out["summary"]
+    assert (s["n_items"], s["n_ratings"], s["n_raters"], s["k_min"], s["k_max"]) == (5, 20, 4, 4, 4)
+    neg = sum(1 for i in range(1, 6) for r in range(1, 5) if (i + r) % 3 == 0)
+    assert {x["label"]: x["count"] for x in s["labels"]} == {"neg": neg, "pos": 20 - neg}
+
+
+def test_plain_output_uses_the_glossary(ratings_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["data", str(ratings_file)]) == 0
+    out = capsys.readouterr().out
+    assert "ratings data" in out and "items (N): 5" in out and "ratings per item (K)" in out
+    assert "Krippendorff's alpha" in out
+
+
+def test_forced_kind_and_predictions_against_ratings(tmp_path: Path, ratings_file: Path, capsys) -> None:
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(
+        "".join(json.dumps({"item_id": i, "model_name": "m", "prediction": "pos"}) + "\n" for i in range(1, 4))
+    )
+    assert main(["data", str(preds), "--kind", "predictions", "--ratings", str(ratings_file), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["n_items_rated"] == 5 and out["summary"]["covered_share"] == pytest.approx(0.6)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"item_id": 1, "model_name": "m", "prediction": "maybe"}) + "\n")
+    assert main(["data", str(bad), "--ratings", str(ratings_file)]) == 2
+    assert "never use" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "words"),
+    [
+        (b"", "empty.csv", ["empty"]),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "pic.csv", ["binary"]),
+        (b"foo,bar\n1,2\n", "odd.csv", ["cannot use this file", "no column found"]),
+        (b"item,rater,label\n1,a,x\n1,a,y\n2,b,x\n", "dup.csv", ["duplicate ratings"]),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: bytes, name: str, words: list[str]) -> None:
+    p = tmp_path / name
+    p.write_bytes(content)
+    assert main(["data", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ")
+    for w in words:
+        assert w in err
+
+
+def test_module_entry_point(ratings_file: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "nkcore", "data", str(ratings_file), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)["kind"] == "ratings"
+    missing = subprocess.run(
+        [sys.executable, "-m", "nkcore", "data", str(ratings_file.parent / "nope.csv")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
