@@ -1,0 +1,161 @@
+"""Tests of nkcore.latency: the max-of-n identity and the adaptive mixture against 10^6-draw simulations."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from nkcore import latency as lat
+from nkcore.errors import DataError
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKED = ROOT / "sample_data" / "worked_example_samples.csv"
+QS = np.array([0.5, 0.95, 0.99])
+
+
+def _within_noise(draws: np.ndarray, q: float, value: float, z: float = 4.5) -> None:
+    """``value`` lies between the order statistics at ranks N q -/+ z sqrt(N q (1 - q)) (distribution-free)."""
+    x = np.sort(draws)
+    n = len(x)
+    half = z * math.sqrt(n * q * (1 - q))
+    lo, hi = x[max(0, int(n * q - half))], x[min(n - 1, int(n * q + half))]
+    assert lo <= value <= hi, f"q={q}: {value} not in [{lo}, {hi}]"
+
+
+def test_lognormal_from_p50_p95_matches_scipy() -> None:
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    ref = stats.lognorm(s=m.sigma, scale=1.9)
+    assert float(m.quantile(0.5)) == pytest.approx(1.9)
+    assert float(m.quantile(0.95)) == pytest.approx(4.6)
+    np.testing.assert_allclose(m.quantile(QS), ref.ppf(QS))
+    np.testing.assert_allclose(m.cdf(np.array([0.5, 2.0, 7.0])), ref.cdf([0.5, 2.0, 7.0]))
+
+
+def test_lognormal_errors() -> None:
+    with pytest.raises(DataError, match="larger than p50"):
+        lat.lognormal_from_p50_p95(2.0, 1.0)
+    with pytest.raises(DataError, match="positive"):
+        lat.lognormal_from_p50_p95(0.0, 1.0)
+    with pytest.raises(DataError, match="at least 20"):
+        lat.empirical_model([1.0, 2.0])
+
+
+def test_identity_exponents_from_the_chapter() -> None:
+    """p95 of n = 3 reads the single-call 98.3rd percentile, n = 7 the 99.3rd."""
+    assert round(0.95 ** (1 / 3), 3) == 0.983
+    assert round(0.95 ** (1 / 7), 3) == 0.993
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    assert float(lat.fanout_quantile(m, 3, 0.95)) == pytest.approx(float(m.quantile(0.95 ** (1 / 3))))
+
+
+@pytest.mark.parametrize("n", [1, 3, 7])
+def test_fanout_quantiles_agree_with_a_million_draw_simulation_lognormal(n: int) -> None:
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    sim = lat.simulate_fanout(m, n, draws=1_000_000, seed=n)
+    for q, value in zip(QS, lat.fanout_quantile(m, n, QS), strict=True):
+        _within_noise(sim, q, float(value))
+
+
+def test_fanout_quantiles_agree_with_simulation_empirical() -> None:
+    rng = np.random.default_rng(9)
+    m = lat.empirical_model(rng.gamma(2.0, 1.0, size=500))
+    sim = lat.simulate_fanout(m, 5, draws=1_000_000, seed=3)
+    for q, value in zip(QS, lat.fanout_quantile(m, 5, QS), strict=True):
+        _within_noise(sim, q, float(value))
+
+
+@pytest.mark.parametrize("share", [0.19, 0.6])
+def test_adaptive_quantiles_agree_with_simulation(share: float) -> None:
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    got = lat.adaptive_quantile(m, 3, 2, share, QS)
+    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=11, topup=(2, share))
+    for q, value in zip(QS, got, strict=True):
+        _within_noise(sim, q, float(value))
+
+
+def test_adaptive_edges_reduce_to_flat_and_to_a_sum() -> None:
+    m = lat.lognormal_from_p50_p95(1.0, 3.0)
+    np.testing.assert_allclose(lat.adaptive_quantile(m, 3, 2, 0.0, QS), lat.fanout_quantile(m, 3, QS), rtol=2e-3)
+    both = lat.simulate_fanout(m, 3, draws=1_000_000, seed=5, topup=(2, 1.0))
+    for q, value in zip(QS, lat.adaptive_quantile(m, 3, 2, 1.0, QS), strict=True):
+        _within_noise(both, q, float(value))
+
+
+def test_empirical_adaptive_agrees_with_simulation() -> None:
+    rng = np.random.default_rng(1)
+    m = lat.empirical_model(np.exp(rng.normal(0.6, 0.6, size=1400)))
+    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=2, topup=(2, 0.19))
+    for q, value in zip(QS, lat.adaptive_quantile(m, 3, 2, 0.19, QS), strict=True):
+        _within_noise(sim, q, float(value))
+
+
+def test_fanout_rows() -> None:
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    rows = lat.fanout_rows(m, (1, 3, 5, 7), (3, 2, 0.19))
+    assert [r.label for r in rows] == ["n=1", "n=3", "n=5", "n=7", "3+2"]
+    assert rows[-1].calls == pytest.approx(3.38) and rows[-1].adaptive
+    p95 = [r.p95 for r in rows[:4]]
+    assert p95 == sorted(p95)
+    assert rows[0].p95 == pytest.approx(4.6)
+    assert rows[1].p95 < rows[-1].p95  # the topped-up share pays two fan-outs in sequence
+
+
+def test_worked_example_latency_quantiles() -> None:
+    """The chapter: 1.9 s at p50, 4.6 s at p95, 6.1 s at p98.3, 8.2 s at p99.3 (numpy quantiles of the 1,400 calls)."""
+    if not WORKED.exists():
+        pytest.skip("sample_data/worked_example_samples.csv is not there yet")
+    m = lat.latency_model_from_frame(pd.read_csv(WORKED))
+    assert len(m.values) == 1400
+    got = [round(float(m.quantile(q)), 1) for q in (0.5, 0.95, 0.983, 0.993)]
+    assert got == [1.9, 4.6, 6.1, 8.2]
+    # the identity reads p95 of n = 3 at the 98.3rd percentile: the chapter's 6.1 s
+    assert round(float(lat.fanout_quantile(m, 3, 0.95)), 1) == 6.1
+
+
+def test_latency_model_from_one_column_frame() -> None:
+    values = np.linspace(0.5, 5.0, 50)
+    m = lat.latency_model_from_frame(pd.DataFrame({"seconds": values}))
+    assert float(m.quantile(0.5)) == pytest.approx(np.quantile(values, 0.5))
+    with pytest.raises(DataError, match="no latency_s column"):
+        lat.latency_model_from_frame(pd.DataFrame({"a": values, "b": values}))
+    with pytest.raises(DataError, match="numbers"):
+        lat.latency_model_from_frame(pd.DataFrame({"seconds": ["x"] * 30}))
+
+
+def test_empirical_cdf_inverts_quantile() -> None:
+    m = lat.empirical_model([1.0] * 10 + list(np.linspace(1.0, 3.0, 30)))
+    qs = np.linspace(0.3, 0.99, 20)
+    np.testing.assert_allclose(m.cdf(m.quantile(qs)), qs, atol=1e-9)
+
+
+def test_stall_exposure_chapter() -> None:
+    """A stall seen once an hour at n = 1 is seen roughly seven times as often at n = 7."""
+    e = lat.stall_exposure(1 / 3600, 7)
+    assert e.per_request == pytest.approx(1 - (1 - 1 / 3600) ** 7)
+    assert 6.9 < e.times_as_often < 7.0
+    assert lat.stall_hits_per_hour(7, 3600) == pytest.approx(3600 * e.per_request)
+    assert "7.0 times" in lat.stall_sentence(e)
+    with pytest.raises(DataError):
+        lat.stall_exposure(0.0, 3)
+
+
+def test_queue_with_constant_calls_is_the_number_of_waves() -> None:
+    m = lat.empirical_model([1.0] * 30)
+    r = lat.queued_fanout(m, 7, 2, draws=1000, seed=0)
+    assert r.p50 == pytest.approx(4.0) and r.p99 == pytest.approx(4.0)  # ceil(7 / 2) waves of 1 s
+    assert r.identity_p95 == pytest.approx(1.0)
+
+
+def test_queue_with_enough_slots_is_the_identity_and_understates_otherwise() -> None:
+    m = lat.lognormal_from_p50_p95(1.9, 4.6)
+    full = lat.queued_fanout(m, 5, 5, draws=400_000, seed=1)
+    assert full.p95 == pytest.approx(full.identity_p95, rel=0.02)
+    tight = lat.queued_fanout(m, 5, 2, draws=100_000, seed=1)
+    assert tight.p95 > 1.3 * tight.identity_p95
+    assert "understates" in lat.queue_sentence(tight)
+    assert "as the max-of-n identity says" in lat.queue_sentence(full)
