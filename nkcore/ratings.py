@@ -69,17 +69,17 @@ def _need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None
         )
 
 
-def _text_column(df: pd.DataFrame, col: str, what: str) -> np.ndarray:
-    """Stripped text values of ``col``; DataError naming the rows that are missing or blank."""
-    text = to_text(df[col])
+def _text_column(df: pd.DataFrame, col: str, what: str) -> pd.Series:
+    """Stripped text values of ``col`` (RangeIndex); DataError naming the rows that are missing or blank."""
+    text = to_text(df[col]).reset_index(drop=True)
     blank = (text.isna() | (text == "")).to_numpy()
     if blank.any():
         rows = np.flatnonzero(blank)
         raise DataError(f"missing or blank {what} in {format_rows(rows)} (column {col!r}); every row needs one")
-    return text.to_numpy(dtype=object)
+    return text
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+def _codes(values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
     """Integer codes into the natural-ordered unique values."""
     codes, uniques = pd.factorize(values)
     uniq = [str(u) for u in uniques]
@@ -120,7 +120,7 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
         rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
         first = order[dup[0] + 1]
         raise DataError(
-            f"duplicate ratings: rater {raters[first]!r} rated item {items[first]!r} more than once "
+            f"duplicate ratings: rater {raters.iloc[first]!r} rated item {items.iloc[first]!r} more than once "
             f"({len(dup)} duplicated (item, rater) pairs; {format_rows(rows)}). Keep one label per rater and item "
             "(multi-select answers are not single-label ratings)."
         )
@@ -170,7 +170,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
     item_pos = pd.Index(ratings.items).get_indexer(items)
     unknown = np.flatnonzero(item_pos < 0)
     if len(unknown):
-        names = list(dict.fromkeys(items[unknown].tolist()))
+        names = list(dict.fromkeys(items.iloc[unknown].tolist()))
         shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         raise DataError(
             f"{len(names)} item{'s' if len(names) > 1 else ''} in the predictions {'are' if len(names) > 1 else 'is'} "
@@ -185,7 +185,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         first = order[dup[0] + 1]
         rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
         raise DataError(
-            f"duplicate predictions: model {models[first]!r} predicts item {items[first]!r} more than once "
+            f"duplicate predictions: model {models.iloc[first]!r} predicts item {items.iloc[first]!r} more than once "
             f"({format_rows(rows)})"
         )
     probs = None
@@ -228,7 +228,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         codes = pd.Index(list(labels)).get_indexer(pred)
         never = np.flatnonzero(codes < 0)
         if len(never):
-            names = list(dict.fromkeys(pred[never].tolist()))
+            names = list(dict.fromkeys(pred.iloc[never].tolist()))
             raise DataError(
                 f"models predict label{'s' if len(names) > 1 else ''} the ratings never use: "
                 f"{', '.join(map(repr, names[:6]))} ({format_rows(never)}); the ratings' labels are {', '.join(labels)}"
