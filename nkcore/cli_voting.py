@@ -82,7 +82,8 @@ def vote_report(frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot
             "first_n_accuracy": p.first_n_accuracy,
             "n_cases": p.n_cases,
             "first_n_correct": p.first_n_correct,
-            "diff_from_prev": p.diff_from_prev,
+            "diff_from_n": p.diff_from_n,
+            "diff": p.diff,
             "diff_ci_low": p.diff_ci_low,
             "diff_ci_high": p.diff_ci_high,
         }

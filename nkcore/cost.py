@@ -297,12 +297,8 @@ def build_table_from_frame(
     samples = voting.parse_samples(frame)
     if latency == "data":
         model = lat.empirical_model(samples.latencies())
-    elif latency == "lognormal":
-        if p50_s is None or p95_s is None:
-            raise DataError("a lognormal latency needs both p50 and p95 (seconds)")
-        model = lat.lognormal_from_p50_p95(p50_s, p95_s)
     else:
-        raise DataError(f"latency must be 'data' or 'lognormal', got {latency!r}")
+        model = lat.model_from_inputs(None, latency, p50_s, p95_s)
     return build_table(
         samples, model, ns, price, requests_per_month, (n0, m) if adaptive else None, trigger, tie, latency
     )

@@ -32,12 +32,15 @@ __all__ = [
     "fanout_rows",
     "latency_model_from_frame",
     "lognormal_from_p50_p95",
+    "model_from_inputs",
     "queue_sentence",
     "queued_fanout",
+    "queued_fanout_from_frame",
     "simulate_fanout",
     "stall_exposure",
     "stall_hits_per_hour",
     "stall_sentence",
+    "stall_table",
 ]
 
 _Z95 = float(stats.norm.ppf(0.95))
@@ -138,6 +141,22 @@ def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
         bad = list(frame.index[values.isna()][:5])
         raise DataError(f"latencies must be numbers (seconds); bad or missing values in rows {bad}")
     return empirical_model(values.to_numpy())
+
+
+def model_from_inputs(
+    frame: pd.DataFrame | None, latency: str = "data", p50_s: float | None = None, p95_s: float | None = None
+) -> LatencyModel:
+    """The single-call model a page or CLI asked for: ``latency`` "data" (the frame's latencies, empirical) or
+    "lognormal" (fitted to ``p50_s`` and ``p95_s``)."""
+    if latency == "data":
+        if frame is None:
+            raise DataError("latency from data needs a table with latency_s")
+        return latency_model_from_frame(frame)
+    if latency == "lognormal":
+        if p50_s is None or p95_s is None:
+            raise DataError("a lognormal latency needs both p50 and p95 (seconds)")
+        return lognormal_from_p50_p95(p50_s, p95_s)
+    raise DataError(f"latency must be 'data' or 'lognormal', got {latency!r}")
 
 
 def fanout_quantile(model: LatencyModel, n: float, q: float | np.ndarray) -> np.ndarray:
@@ -283,6 +302,11 @@ def stall_hits_per_hour(n: int, requests_per_hour: float, hits_per_hour_at_1: fl
     return requests_per_hour * stall_exposure(hits_per_hour_at_1 / requests_per_hour, n).per_request
 
 
+def stall_table(per_call: float, ns: tuple[int, ...]) -> tuple[StallExposure, ...]:
+    """:func:`stall_exposure` at every n in ``ns``."""
+    return tuple(stall_exposure(per_call, int(n)) for n in ns)
+
+
 def stall_sentence(e: StallExposure) -> str:
     """Plain-language reading of :class:`StallExposure`."""
     return (
@@ -328,6 +352,20 @@ def queued_fanout(
     q = np.quantile(t, [0.5, 0.95, 0.99])
     iq = fanout_quantile(model, n, np.array([0.5, 0.95, 0.99]))
     return QueuedFanout(n, slots, *(float(v) for v in q), *(float(v) for v in iq), draws)
+
+
+def queued_fanout_from_frame(
+    frame: pd.DataFrame | None,
+    n: int,
+    slots: int,
+    latency: str = "data",
+    p50_s: float | None = None,
+    p95_s: float | None = None,
+    draws: int = 200_000,
+    seed: int = 0,
+) -> QueuedFanout:
+    """:func:`queued_fanout` with the single-call model of :func:`model_from_inputs` (an entry point for the cache)."""
+    return queued_fanout(model_from_inputs(frame, latency, p50_s, p95_s), n, slots, draws, seed)
 
 
 def queue_sentence(r: QueuedFanout) -> str:

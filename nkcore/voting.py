@@ -63,6 +63,7 @@ __all__ = [
     "case_credit_first_n",
     "correlated_accuracy",
     "correlated_curve",
+    "curve_sentence",
     "estimate_rho",
     "exact_case_curve",
     "fit_beta_binomial",
@@ -73,9 +74,11 @@ __all__ = [
     "parse_samples",
     "plurality_correct",
     "predict_next_step",
+    "rho_sentence",
     "unfixable_errors",
     "unfixable_sentence",
     "vote_curve",
+    "what_if_sentence",
 ]
 
 
@@ -492,8 +495,9 @@ class CurvePoint:
 
     ``accuracy`` is the exact expected plurality accuracy over all n-subsets (mean over the ``n_cases`` cases
     with at least n samples); ``ci_low``/``ci_high`` its 95% paired-bootstrap interval; ``first_n_accuracy`` the
-    vote over each case's first n samples (``first_n_correct`` cases); ``diff_*`` the step from the previous
-    n on the same resampled cases (NaN at the first point).
+    vote over each case's first n samples (``first_n_correct`` cases); ``diff`` the step of two samples from
+    ``diff_from_n`` = n - 2 to n (the odd-n ladder 1, 3, 5, ...), on the cases with at least n samples, with
+    its 95% paired-bootstrap interval ``diff_ci_low``/``diff_ci_high`` (NaN, and diff_from_n 0, for n <= 2).
     """
 
     n: int
@@ -503,7 +507,8 @@ class CurvePoint:
     ci_high: float
     first_n_accuracy: float
     first_n_correct: float
-    diff_from_prev: float
+    diff_from_n: int
+    diff: float
     diff_ci_low: float
     diff_ci_high: float
 
@@ -556,25 +561,27 @@ def vote_curve(
     mask = ~np.isnan(exact)
     e0 = np.where(mask, exact, 0.0)
     maskf = mask.astype(float)
-    rng = _rng(seed)
-    boots = []
-    for w in _bootstrap_weights(samples.n_cases, n_boot, rng):
+    # paired steps n - 2 -> n on the cases that have n samples (so they have n - 2 as well)
+    step = np.zeros_like(e0)
+    step[:, 2:] = np.where(mask[:, 2:], e0[:, 2:] - e0[:, :-2], 0.0)
+    boots, dboots = [], []
+    for w in _bootstrap_weights(samples.n_cases, n_boot, _rng(seed)):  # the same resampled cases for every n
         den = w @ maskf
         with np.errstate(invalid="ignore", divide="ignore"):
             boots.append((w @ e0) / den)
-    b = np.vstack(boots)
+            dboots.append((w @ step) / den)
+    b, db = np.vstack(boots), np.vstack(dboots)
     points = []
     acc = np.nanmean(exact, axis=0)
     for j in range(samples.max_n):
         n = j + 1
         col = b[:, j]
         lo, hi = np.nanpercentile(col, [2.5, 97.5])
-        if j == 0:
+        if j < 2:
             d, dlo, dhi = math.nan, math.nan, math.nan
         else:
-            diff = col - b[:, j - 1]
-            d = float(acc[j] - acc[j - 1])
-            dlo, dhi = (float(v) for v in np.nanpercentile(diff, [2.5, 97.5]))
+            d = float(step[mask[:, j], j].mean())
+            dlo, dhi = (float(v) for v in np.nanpercentile(db[:, j], [2.5, 97.5]))
         fcol = first[:, j]
         points.append(
             CurvePoint(
@@ -585,12 +592,69 @@ def vote_curve(
                 ci_high=float(hi),
                 first_n_accuracy=float(np.nanmean(fcol)),
                 first_n_correct=float(np.nansum(fcol)),
-                diff_from_prev=d,
+                diff_from_n=n - 2 if n > 2 else 0,
+                diff=d,
                 diff_ci_low=dlo,
                 diff_ci_high=dhi,
             )
         )
     return VoteCurve(points=tuple(points), tie=tie, n_boot=n_boot, seed=seed if isinstance(seed, int) else -1)
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def curve_sentence(curve: VoteCurve) -> str:
+    """Plain-language reading of the measured curve: each two-sample step with its paired interval, and the
+    largest n whose step the data can still tell from zero."""
+    steps = [p for p in curve.points if p.diff_from_n > 0 and p.n % 2 == 1]
+    if not steps:
+        p = curve.points[-1]
+        return f"At samples per request n = {p.n} the exact vote accuracy is {p.accuracy:.1%}."
+    parts = [
+        f"n = {p.diff_from_n} to {p.n}: {_pts(p.diff)} points (95% paired interval {_pts(p.diff_ci_low)} to "
+        f"{_pts(p.diff_ci_high)})"
+        for p in steps
+    ]
+    resolved = [p for p in steps if p.diff_ci_low > 0]
+    flat = [p for p in steps if p.diff_ci_low <= 0 <= p.diff_ci_high]
+    text = "Exact vote accuracy, step by step on the same cases: " + "; ".join(parts) + "."
+    if flat:
+        f = flat[0]
+        text += (
+            f" From n = {f.diff_from_n} to {f.n} the interval includes zero: these cases cannot tell the two apart, "
+            "so a rising-looking point there is not evidence of a trend."
+        )
+    elif resolved:
+        text += " Every step is distinguishable from zero on these cases."
+    text += (
+        " These intervals average over every subset of each case's samples: they say what more samples buy on "
+        "average for cases like these; whether one deployed setting beats another on a single draw of samples is "
+        "a paired test of the first-n results (the Compare page)."
+    )
+    return text
+
+
+def rho_sentence(est: RhoEstimate, n: int) -> str:
+    """Plain-language reading of the rho estimate and what it means for N_eff at samples per request n."""
+    if not math.isfinite(est.rho):
+        return "rho cannot be estimated: every sample is correct, or every sample is wrong."
+    r = max(est.rho, 0.0)
+    return (
+        f"Samples of the same case are correlated: rho = {est.rho:.2f} (95% interval {est.ci_low:.2f} to "
+        f"{est.ci_high:.2f}, {est.n_cases} cases). So samples per request n = {n} act like N_eff = "
+        f"{n_eff(n, r):.1f} independent samples, and the curve flattens at a level set by rho, not by the budget."
+    )
+
+
+def what_if_sentence(p: float, rho: float, n: int) -> str:
+    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence."""
+    return (
+        f"If rho were {rho:.2f}, samples per request n = {n} would act like N_eff = {n_eff(n, rho):.1f} independent "
+        f"samples, and majority voting would reach {correlated_accuracy(p, n, rho):.1%} at n = {n} (fully "
+        f"independent samples: {independent_accuracy(p, n):.1%}; single call: {p:.1%})."
+    )
 
 
 # --------------------------------------------------------------------------------------------- models

@@ -159,3 +159,17 @@ def test_queue_with_enough_slots_is_the_identity_and_understates_otherwise() -> 
     assert tight.p95 > 1.3 * tight.identity_p95
     assert "understates" in lat.queue_sentence(tight)
     assert "as the max-of-n identity says" in lat.queue_sentence(full)
+
+
+def test_inputs_table_and_queue_entry_points() -> None:
+    frame = pd.DataFrame({"latency_s": np.linspace(0.5, 5.0, 40)})
+    assert lat.model_from_inputs(frame, "data").kind == "empirical"
+    assert lat.model_from_inputs(None, "lognormal", 1.0, 2.0).kind == "lognormal"
+    with pytest.raises(DataError, match="p50 and p95"):
+        lat.model_from_inputs(None, "lognormal")
+    with pytest.raises(DataError, match="'data' or 'lognormal'"):
+        lat.model_from_inputs(frame, "gamma")
+    rows = lat.stall_table(1 / 3600, (1, 3, 7))
+    assert [round(r.times_as_often, 2) for r in rows] == [1.0, 3.0, 6.99]
+    q = lat.queued_fanout_from_frame(None, 3, 3, "lognormal", 1.0, 2.0, draws=20_000, seed=1)
+    assert q.p95 == pytest.approx(q.identity_p95, rel=0.05)

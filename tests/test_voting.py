@@ -487,3 +487,26 @@ def test_analyze_samples_bundles_everything() -> None:
     assert a.n_cases == 40 and a.max_n == 7
     assert len(a.curve.points) == 7 and len(a.n_eff) == 7
     assert a.next_step is not None and a.next_step.fit_upto == 5 and a.next_step.predict_n == 7
+
+
+def test_curve_steps_are_paired_two_sample_steps() -> None:
+    rng = np.random.default_rng(8)
+    answers = {f"c{i}": (list(rng.choice(list("gab"), size=7, p=[0.55, 0.3, 0.15])), "g") for i in range(80)}
+    s = v.parse_samples(_frame(answers))
+    curve = v.vote_curve(s, n_boot=400, seed=3)
+    exact = v.case_credit_exact(s, "first")
+    p5 = curve.point(5)
+    assert p5.diff_from_n == 3
+    assert p5.diff == pytest.approx(np.mean(exact[:, 4] - exact[:, 2]))
+    assert p5.diff_ci_low <= p5.diff <= p5.diff_ci_high
+    assert curve.point(2).diff_from_n == 0 and math.isnan(curve.point(2).diff)
+    text = v.curve_sentence(curve)
+    assert "n = 1 to 3" in text and "n = 5 to 7" in text and "paired interval" in text
+
+
+def test_rho_and_what_if_sentences() -> None:
+    est = v.RhoEstimate(0.17, 0.1, 0.25, 0.71, 200, 1400, 7.0, "x")
+    text = v.rho_sentence(est, 7)
+    assert "rho = 0.17" in text and "N_eff = 3.5" in text
+    what = v.what_if_sentence(0.71, 0.17, 5)
+    assert "N_eff = 3.0" in what and f"{v.correlated_accuracy(0.71, 5, 0.17):.1%}" in what and "85.0%" in what
