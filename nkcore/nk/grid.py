@@ -1,0 +1,311 @@
+"""Cells of the (N, K) plan: the paper's grid, any list of budgets and K, minimal budget and best K.
+
+Reference: spec "Grid" and "p-value, effect size, interval". A cell is a budget N x K with K ratings per item
+and N = floor(budget / K) items; for a prior (alpha) and eps it gets R alternative and R null datasets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from nkcore.errors import DataError
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
+from nkcore.nk.simulate import as_entropy, simulate_gaps
+
+PAPER_BUDGETS: tuple[int, ...] = (100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000)
+PAPER_KS: tuple[int, ...] = (*range(1, 11), *range(20, 501, 20))
+PAPER_EPS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """One configuration: budget (N x K), ratings per item (K), items (N = floor(budget / K))."""
+
+    budget: int
+    k: int
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class CellResult:
+    """The paper's numbers for one cell and one metric, with the gap samples for the detail view.
+
+    p: paper's p-value; delta: |mean alternative gap|; ci_width: q97.5 - q2.5 of the alternative gaps;
+    reproducibility: share of alternative datasets where A comes out ahead; ties: share of exact ties;
+    mean_gap: signed mean alternative gap; rounds: datasets per side; alt / null: the gap samples.
+    """
+
+    budget: int
+    k: int
+    n: int
+    metric: str
+    p: float
+    delta: float
+    ci_width: float
+    reproducibility: float
+    ties: float
+    mean_gap: float
+    rounds: int
+    alt: np.ndarray = field(repr=False, compare=False)
+    null: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def significant(self) -> bool:
+        """p < 0.05: "reasonably repeatable" in the paper's words."""
+        return self.p < SIGNIFICANCE
+
+    def summary(self) -> dict[str, object]:
+        """The cell's numbers without the samples (what the CLI prints as JSON)."""
+        return {
+            "budget": self.budget,
+            "k": self.k,
+            "n": self.n,
+            "metric": self.metric,
+            "p": self.p,
+            "delta": self.delta,
+            "ci_width": self.ci_width,
+            "reproducibility": self.reproducibility,
+            "ties": self.ties,
+            "mean_gap": self.mean_gap,
+            "rounds": self.rounds,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MinimalBudget:
+    """Smallest budget at which some K reaches p < 0.05 for a metric (None when no budget on the grid does)."""
+
+    metric: str
+    budget: int | None
+    k: int | None
+    p: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BestK:
+    """The K with the smallest p at one budget (ties: larger Delta / CI-width, then smaller K)."""
+
+    metric: str
+    budget: int
+    k: int
+    n: int
+    p: float
+    delta: float
+    ci_width: float
+
+
+def configurations(budgets: Iterable[int] = PAPER_BUDGETS, ks: Iterable[int] = PAPER_KS) -> list[Config]:
+    """Every (budget, K) with K <= budget and N = floor(budget / K), budgets ascending then K ascending.
+
+    >>> len(configurations()), len(configurations([100, 250, 500, 1000, 2500]))
+    (282, 142)
+    """
+    bs = sorted({_pos_int(b, "budget") for b in budgets})
+    kk = sorted({_pos_int(k, "ratings per item (K)") for k in ks})
+    if not bs or not kk:
+        raise DataError("need at least one budget and one value of ratings per item (K)")
+    return [Config(b, k, b // k) for b in bs for k in kk if k <= b]
+
+
+def _pos_int(x: object, what: str) -> int:
+    try:
+        f = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{what} must be a whole number, got {x!r}") from exc
+    if isinstance(x, (bool, np.bool_)) or not np.isfinite(f) or f != int(f):
+        raise DataError(f"{what} must be a whole number, got {x!r}")
+    if f < 1:
+        raise DataError(f"{what} must be at least 1, got {x!r}")
+    return int(f)
+
+
+def parse_int_list(text: str, what: str) -> tuple[int, ...]:
+    """Parse "1,2,5,10-50:10" style lists: commas; ``a-b`` ranges, ``a-b:step`` stepped ranges.
+
+    >>> parse_int_list("1-3, 20-60:20", "K")
+    (1, 2, 3, 20, 40, 60)
+    """
+    out: list[int] = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                rng, _, step = part.partition(":")
+                lo, hi = (int(v) for v in rng.split("-", 1))
+                out.extend(range(lo, hi + 1, int(step) if step else 1))
+            else:
+                out.append(int(part))
+        except ValueError as exc:
+            raise DataError(f"{what}: cannot read {part!r} (use numbers like 1,2,5 or ranges like 20-500:20)") from exc
+    if not out or any(v < 1 for v in out):
+        raise DataError(f"{what}: need whole numbers >= 1, got {text!r}")
+    return tuple(sorted(set(out)))
+
+
+def _cells_from_samples(configs: Sequence[Config], samples: Sequence, metrics: Sequence[str], rounds: int) -> list:
+    out: list[CellResult] = []
+    for cfg, smp in zip(configs, samples, strict=True):
+        for mt in metrics:
+            st = cell_stats(smp.alt[mt], smp.null[mt])
+            out.append(
+                CellResult(
+                    cfg.budget,
+                    cfg.k,
+                    cfg.n,
+                    mt,
+                    st.p,
+                    st.delta,
+                    st.ci_width,
+                    st.reproducibility,
+                    st.ties,
+                    st.mean_gap,
+                    rounds,
+                    smp.alt[mt],
+                    smp.null[mt],
+                )
+            )
+    return out
+
+
+def simulate_cell(
+    alpha: Sequence[float],
+    eps: float,
+    budget: int,
+    k: int,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    workers: int | None = None,
+) -> list[CellResult]:
+    """One cell (budget, K) of the simulation, one ``CellResult`` per metric.
+
+    The numbers equal the same cell inside ``simulate_grid`` (same seed, N and K).
+
+    >>> [c.n for c in simulate_cell((1.38, 1.33), 0.3, 1000, 120, ["tv"], rounds=50)]
+    [8]
+    """
+    mts = parse_metrics(metrics)
+    b, kk = _pos_int(budget, "budget"), _pos_int(k, "ratings per item (K)")
+    if kk > b:
+        raise DataError(f"ratings per item (K) = {kk} is larger than the budget {b}: no item fits")
+    cfg = Config(b, kk, b // kk)
+    smp = simulate_gaps(alpha, eps, [(cfg.n, cfg.k)], rounds, as_entropy(seed), mts, workers)
+    return _cells_from_samples([cfg], smp, mts, rounds)
+
+
+def simulate_grid(
+    alpha: Sequence[float],
+    eps: float,
+    budgets: Iterable[int] = PAPER_BUDGETS,
+    ks: Iterable[int] = PAPER_KS,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    workers: int | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> list[CellResult]:
+    """Every cell of a grid of budgets x K (the paper's 282 configurations by default), every metric.
+
+    One simulation per cell feeds all metrics (the metrics see the same datasets, as in the paper).
+    """
+    mts = parse_metrics(metrics)
+    configs = configurations(budgets, ks)
+    smp = simulate_gaps(alpha, eps, [(c.n, c.k) for c in configs], rounds, as_entropy(seed), mts, workers, progress)
+    return _cells_from_samples(configs, smp, mts, rounds)
+
+
+def best_k(cells: Iterable, metric: str) -> list[BestK]:
+    """Per budget, the K with the smallest p (ties: larger Delta / CI-width, then smaller K).
+
+    Works on simulated ``CellResult`` and real-data ``ResampleCell`` alike (fields budget, k, n, metric, p,
+    delta, ci_width).
+    """
+    by_budget: dict[int, list] = {}
+    for c in cells:
+        if c.metric == metric and np.isfinite(c.p):
+            by_budget.setdefault(c.budget, []).append(c)
+    out = []
+    for b in sorted(by_budget):
+        best = min(by_budget[b], key=lambda c: (c.p, -_ratio(c), c.k))
+        out.append(BestK(metric, b, best.k, best.n, best.p, best.delta, best.ci_width))
+    return out
+
+
+def _ratio(c: object) -> float:
+    w = float(c.ci_width)  # type: ignore[attr-defined]
+    d = float(c.delta)  # type: ignore[attr-defined]
+    return d / w if w > 0 else (np.inf if d > 0 else 0.0)
+
+
+def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, level: float = SIGNIFICANCE) -> list:
+    """Per metric, the smallest budget at which some K reaches p < ``level`` (spec: "minimal budget").
+
+    The K reported is that budget's best K (smallest p). Metrics that never reach it get ``budget=None``.
+    """
+    cells = list(cells)
+    present = [m for m in METRICS if any(c.metric == m for c in cells)]
+    out: list[MinimalBudget] = []
+    for mt in metrics or present:
+        hit = next((bk for bk in best_k(cells, mt) if bk.p < level), None)
+        out.append(MinimalBudget(mt, hit.budget, hit.k, hit.p) if hit else MinimalBudget(mt, None, None, None))
+    return out
+
+
+def minimal_budget_search(
+    alpha: Sequence[float],
+    eps: float,
+    budgets: Iterable[int] = PAPER_BUDGETS,
+    ks: Iterable[int] = PAPER_KS,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    workers: int | None = None,
+) -> list[MinimalBudget]:
+    """Minimal budget per metric, simulating budgets in ascending order and stopping once every metric is found.
+
+    Gives the same answer as ``minimal_budgets(simulate_grid(...))`` (same cells, same seeds), usually faster.
+    """
+    mts = parse_metrics(metrics)
+    entropy = as_entropy(seed)
+    found: dict[str, MinimalBudget] = {}
+    ks = tuple(ks)
+    for b in sorted({_pos_int(x, "budget") for x in budgets}):
+        todo = [m for m in mts if m not in found]
+        if not todo:
+            break
+        cells = simulate_grid(alpha, eps, [b], ks, todo, rounds, entropy, workers)
+        for mb in minimal_budgets(cells, todo):
+            if mb.budget is not None:
+                found[mb.metric] = mb
+    return [found.get(m, MinimalBudget(m, None, None, None)) for m in mts]
+
+
+def cells_frame(cells: Iterable) -> pd.DataFrame:
+    """The cells as a table (one row per cell and metric), without the gap samples: for CSV downloads."""
+    rows = [c.summary() for c in cells]
+    return pd.DataFrame(rows)
+
+
+__all__ = [
+    "PAPER_BUDGETS",
+    "PAPER_EPS",
+    "PAPER_KS",
+    "BestK",
+    "CellResult",
+    "Config",
+    "best_k",
+    "cells_frame",
+    "configurations",
+    "minimal_budget_search",
+    "minimal_budgets",
+    "parse_int_list",
+    "simulate_cell",
+    "simulate_grid",
+]

@@ -1,0 +1,169 @@
+"""Metrics, p-value rule and priors of the (N, K) engine against independent numbers.
+
+Oracles: the spec's p-value unit checks, scipy (entropy, jensenshannon), brute-force F1, closed forms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import entropy
+
+from nkcore.errors import DataError
+from nkcore.nk import metrics as mt
+from nkcore.nk.priors import expected_accuracy_gap_k1, get_prior, parse_alpha, preset_names, resolve_prior
+from nkcore.nk.pvalue import cell_stats, ci_width, delta, p_value, reproducibility
+
+
+# ---- p-value: the four unit checks from the authors' toolkit (spec) ------------------------------------------
+@pytest.mark.parametrize(
+    ("null", "alt", "expected"),
+    [
+        (list(range(10)), [4.5] * 10, 0.5),
+        (list(range(10)), list(range(10)), 0.55),
+        ([0.5] * 10, [0.5] * 10, 1.0),
+        ([100] + [1] * 9, [10] * 10, 0.1),
+    ],
+)
+def test_p_value_unit_checks(null: list[float], alt: list[float], expected: float) -> None:
+    assert p_value(null, alt) == pytest.approx(expected, abs=1e-12)
+
+
+@given(
+    st.lists(st.integers(-5, 5), min_size=1, max_size=30),
+    st.lists(st.integers(-5, 5), min_size=1, max_size=30),
+)
+def test_p_value_equals_brute_force(null: list[int], alt: list[int]) -> None:
+    n, a = np.array(null, float), np.array(alt, float)
+    if np.median(n) > np.median(a):
+        n, a = -n, -a
+    brute = sum(1 for x in n for y in a if x >= y) / (n.size * a.size)
+    assert p_value(null, alt) == pytest.approx(brute, abs=1e-12)
+
+
+def test_delta_ci_width_reproducibility() -> None:
+    alt = np.arange(-10.0, 91.0)  # 101 values, mean 40
+    assert delta(alt) == pytest.approx(40.0)
+    assert ci_width(alt) == pytest.approx(np.quantile(alt, 0.975) - np.quantile(alt, 0.025))
+    assert reproducibility(alt) == pytest.approx(90 / 101)
+    st_ = cell_stats(alt, np.zeros(5))
+    assert st_.mean_gap == pytest.approx(40.0) and st_.ties == pytest.approx(1 / 101)
+    with pytest.raises(DataError):
+        p_value([], [1.0])
+
+
+# ---- metrics against oracles ------------------------------------------------------------------------------------
+def _rand_counts(rng: np.random.Generator, shape: tuple[int, ...], m: int, k: int) -> np.ndarray:
+    return rng.multinomial(k, np.ones(m) / m, size=shape)
+
+
+def test_kl_paper_matches_scipy_and_artifact() -> None:
+    rng = np.random.default_rng(1)
+    g, a = _rand_counts(rng, (50,), 3, 4), _rand_counts(rng, (50,), 3, 4)
+    oracle = np.mean(entropy(g + 1e-12, a + 1e-12, axis=-1))
+    assert float(mt.kl_paper(g, a)) == pytest.approx(oracle, rel=1e-10)
+    # the artifact: one-hot mismatch at K = 1 costs ln(1e12) nats
+    assert mt.kl_artifact_nats() == pytest.approx(math.log(1e12), rel=1e-9)
+    assert mt.kl_artifact_nats() == pytest.approx(27.631, abs=1e-3)
+
+
+def test_js_and_smoothed_kl_and_ce_match_oracles() -> None:
+    rng = np.random.default_rng(2)
+    g, a = _rand_counts(rng, (40,), 4, 6), _rand_counts(rng, (40,), 4, 6)
+    assert float(mt.js_distance(g, a)) == pytest.approx(np.mean(jensenshannon(g, a, axis=-1)), rel=1e-9)
+    gs, as_ = (g + 0.5) / (6 + 2.0), (a + 0.5) / (6 + 2.0)
+    assert float(mt.kl_smoothed(g, a)) == pytest.approx(np.mean(entropy(gs, as_, axis=-1)), rel=1e-10)
+    ce = np.mean(-np.sum(g / 6 * np.log(as_), axis=-1))
+    assert float(mt.cross_entropy(g, a)) == pytest.approx(ce, rel=1e-10)
+    q = rng.dirichlet(np.ones(4), size=40)
+    assert float(mt.cross_entropy(g, q, machine_is_prob=True)) == pytest.approx(
+        np.mean(-np.sum(g / 6 * np.log(q), axis=-1)), rel=1e-10
+    )
+
+
+def _f1_brute(gold: list[int], pred: list[int]) -> float:
+    labels = sorted(set(gold) | set(pred))
+    f1s = []
+    for c in labels:
+        tp = sum(1 for x, y in zip(gold, pred, strict=True) if x == c and y == c)
+        fp = sum(1 for x, y in zip(gold, pred, strict=True) if x != c and y == c)
+        fn = sum(1 for x, y in zip(gold, pred, strict=True) if x == c and y != c)
+        prec = tp / (tp + fp) if tp + fp else 0.0
+        rec = tp / (tp + fn) if tp + fn else 0.0
+        f1s.append(2 * prec * rec / (prec + rec) if prec + rec else 0.0)
+    return float(np.mean(f1s))
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40))
+def test_macro_f1_equals_brute_force(pairs: list[tuple[int, int]]) -> None:
+    gold, pred = [p[0] for p in pairs], [p[1] for p in pairs]
+    assert float(mt.macro_f1(np.array(gold), np.array(pred), 4)) == pytest.approx(_f1_brute(gold, pred), abs=1e-12)
+
+
+def test_plurality_ties_go_to_lowest_index() -> None:
+    c = np.array([[2, 2, 1], [0, 3, 3], [1, 1, 1]])
+    assert mt.plurality(c).tolist() == [0, 1, 0]
+    assert mt.plurality_cm(np.ascontiguousarray(c.T)).tolist() == [0, 1, 0]
+    assert mt.plurality_cm(np.array([[1, 0, 2], [1, 2, 0]])).tolist() == [0, 1, 0]
+
+
+def test_tv_and_wins_by_hand() -> None:
+    g = np.array([[3, 1], [0, 4]])  # K = 4
+    a = np.array([[2, 2], [0, 4]])
+    b = np.array([[4, 0], [2, 2]])
+    # per item TV = L1 / M of the shares: A: (0.5/2, 0), B: (0.5/2, 1/2)
+    assert float(mt.total_variation(g, a)) == pytest.approx((0.25 + 0.0) / 2)
+    assert float(mt.total_variation(g, b)) == pytest.approx((0.25 + 0.5) / 2)
+    assert float(mt.wins(g, a, b)) == pytest.approx(0.5)  # a tie on item 1, A wins item 2
+
+
+@pytest.mark.parametrize(("m", "k"), [(2, 1), (2, 7), (3, 5), (5, 60), (12, 3)])
+def test_fast_kernel_equals_generic_metrics(m: int, k: int) -> None:
+    rng = np.random.default_rng(m * 100 + k)
+    g, a, b = (rng.multinomial(k, rng.dirichlet(np.ones(m)), size=(6, 30)) for _ in range(3))
+    fast = mt.gaps_from_counts(g, a, b, k, mt.ALL_METRICS)
+    for name in mt.ALL_METRICS:
+        slow = mt.score_gap(name, g, a, b)
+        np.testing.assert_allclose(fast[name], slow, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_gap_orientation_positive_means_a_better() -> None:
+    g = np.array([[[4, 0], [0, 4]]])
+    a, b = g.copy(), np.array([[[0, 4], [4, 0]]])
+    gaps = mt.gaps_from_counts(g, a, b, 4, mt.ALL_METRICS)
+    assert all(float(v[0]) > 0 for v in gaps.values())
+
+
+def test_parse_metrics() -> None:
+    assert mt.parse_metrics("acc,TV, kl_smooth") == ("acc", "tv", "kl_smooth")
+    assert mt.parse_metrics(None) == mt.PAPER_METRICS
+    assert mt.parse_metrics("all") == mt.ALL_METRICS
+    with pytest.raises(DataError, match="unknown metric 'auc'"):
+        mt.parse_metrics("acc,auc")
+
+
+# ---- priors -----------------------------------------------------------------------------------------------------
+def test_presets_and_alpha_parsing() -> None:
+    assert len(preset_names()) == 15
+    assert get_prior("DICES").alpha == (5.21765954, 0.85824731, 2.74833849)
+    assert get_prior("unbalanced12").alpha == (10.0,) + (3.0,) * 11
+    assert get_prior("balanced_3").alpha == (3.0, 3.0, 3.0)
+    assert parse_alpha("1.5; 2 3") == (1.5, 2.0, 3.0)
+    assert resolve_prior(alpha="2,2").m == 2
+    for bad in ("1", "1,-2", "a,b", "1,nan"):
+        with pytest.raises(DataError):
+            parse_alpha(bad)
+    with pytest.raises(DataError, match="unknown prior"):
+        get_prior("nope")
+
+
+def test_closed_form_accuracy_gap_value() -> None:
+    # spec: Toxicity at eps = 0.3 gives 0.0405
+    assert expected_accuracy_gap_k1(get_prior("Toxicity").alpha, 0.3) == pytest.approx(0.0405, abs=5e-5)
+    # uniform beta over 2 categories (alpha = 1, 1): E sum beta^2 = 2/3, gap = eps (2/3 - 1/2)
+    assert expected_accuracy_gap_k1((1.0, 1.0), 0.6) == pytest.approx(0.1)
