@@ -9,7 +9,7 @@ from nkcore.cli_util import print_json
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import KINDS, ROLE_WORDS, KindGuess, apply_mapping, detect_kind
-from nkcore.summary import summarize, summarize_predictions
+from nkcore.summary import validate_and_summarize
 
 __all__ = ["inspect_file", "register", "run"]
 
@@ -52,12 +52,12 @@ def inspect_file(path: Path, kind: str | None = None, ratings: Path | None = Non
     frame = read_table(path)
     guess = _usable(detect_kind(frame, kind), [str(c) for c in frame.columns])
     table = apply_mapping(frame, guess.kind, guess.mapping)
+    ratings_table = None
     if guess.kind == "predictions" and ratings is not None:
         r_frame = read_table(ratings)
         r_guess = _usable(detect_kind(r_frame, "ratings"), [str(c) for c in r_frame.columns])
-        summary = summarize_predictions(table, apply_mapping(r_frame, "ratings", r_guess.mapping))
-    else:
-        summary = summarize(table, guess.kind)
+        ratings_table = apply_mapping(r_frame, "ratings", r_guess.mapping)
+    summary = validate_and_summarize(table, guess.kind, ratings_table)
     return {
         "file": str(path),
         "kind": guess.kind,

@@ -34,6 +34,7 @@ __all__ = [
     "format_rows",
     "kind_columns",
     "natural_order",
+    "probability_role",
     "to_text",
 ]
 
@@ -296,15 +297,15 @@ def _norm(name: object) -> str:
 
 
 def format_rows(positions: np.ndarray | list[int], limit: int = 8) -> str:
-    """Human row numbers for 0-based positions: row 1 is the first data row under the header.
+    """Human row numbers for 0-based positions: data row 1 is the first row under the header.
 
     >>> format_rows([0, 4, 5])
-    'rows 1, 5, 6'
+    'data rows 1, 5, 6'
     """
     pos = [int(p) + 1 for p in list(positions)[:limit]]
     n = len(positions)
     more = f" and {n - limit} more" if n > limit else ""
-    return f"row{'s' if n > 1 else ''} {', '.join(map(str, pos))}{more}"
+    return f"data row{'s' if n > 1 else ''} {', '.join(map(str, pos))}{more}"
 
 
 def to_text(series: pd.Series) -> pd.Series:
@@ -416,16 +417,29 @@ def _is_numeric_nonneg(col: pd.Series) -> bool:
     return len(v) > 0 and bool(np.all(v >= 0))
 
 
+def probability_role(column: str) -> str:
+    """The canonical ``p_<label>`` name of a probability column (``prob_x``, ``proba_x``, ``P_x`` -> ``p_x``).
+
+    A column without a known prefix keeps its whole name as the label.
+
+    >>> probability_role("prob_unsafe"), probability_role("p_0"), probability_role("toxic")
+    ('p_unsafe', 'p_0', 'p_toxic')
+    """
+    low = str(column).lower()
+    for prefix in _PROB_PREFIXES:
+        if low.startswith(prefix) and len(low) > len(prefix):
+            return f"p_{str(column)[len(prefix) :]}"
+    return f"p_{column}"
+
+
 def _prob_columns(frame: pd.DataFrame, used: set[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for col in frame.columns:
         if col in used:
             continue
         low = str(col).lower()
-        for prefix in _PROB_PREFIXES:
-            if low.startswith(prefix) and len(low) > len(prefix) and _is_probability(frame[col]):
-                out[f"p_{str(col)[len(prefix) :]}"] = str(col)
-                break
+        if any(low.startswith(p) and len(low) > len(p) for p in _PROB_PREFIXES) and _is_probability(frame[col]):
+            out[probability_role(str(col))] = str(col)
     return out
 
 
@@ -522,23 +536,41 @@ def _describe(role: str) -> str:
     return ROLE_WORDS.get(role, role)
 
 
-def _binary(series: pd.Series, what: str) -> pd.Series:
+def _show(values: pd.Series, positions: np.ndarray, limit: int = 3) -> str:
+    shown = []
+    for i in positions[:limit]:
+        v = values.iloc[int(i)]
+        shown.append(repr(v.item() if isinstance(v, np.generic) else v))
+    return ", ".join(shown)
+
+
+def _hold(positions: np.ndarray) -> str:
+    return "holds" if len(positions) == 1 else "hold"
+
+
+def _binary(series: pd.Series, what: str, allow_missing: bool = False) -> pd.Series:
+    """0/1 integers; with ``allow_missing`` empty cells stay missing (float NaN) instead of being refused."""
+    if allow_missing and series.isna().any():
+        present = series.notna().to_numpy()
+        out = np.full(len(series), np.nan)
+        out[present] = _binary(series[present], what).to_numpy()
+        return pd.Series(out, index=series.index)
     if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
         return series.astype(np.int64)
     if pd.api.types.is_numeric_dtype(series.dtype):
         v = series.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = np.flatnonzero(~np.isin(v, (0.0, 1.0)))
         if len(bad):
-            shown = ", ".join(repr(series.iloc[i]) for i in bad[:3])
-            raise DataError(f"column {what} must be 0 or 1; {format_rows(bad)} hold {shown}")
+            raise DataError(f"column {what} must be 0 or 1, but {format_rows(bad)} {_hold(bad)} {_show(series, bad)}")
         return pd.Series(v.astype(np.int64), index=series.index)
     text = to_text(series).str.lower()
     ok_true = text.isin(_TRUE).to_numpy()
     ok_false = text.isin(_FALSE).to_numpy()
     bad = np.flatnonzero(~(ok_true | ok_false))
     if len(bad):
-        shown = ", ".join(repr(series.iloc[i]) for i in bad[:3])
-        raise DataError(f"column {what} must be 0/1 (or true/false); {format_rows(bad)} hold {shown}")
+        raise DataError(
+            f"column {what} must be 0/1 (or true/false), but {format_rows(bad)} {_hold(bad)} {_show(series, bad)}"
+        )
     return pd.Series(ok_true.astype(np.int64), index=series.index)
 
 
@@ -546,8 +578,7 @@ def _numeric(series: pd.Series, what: str) -> pd.Series:
     values = pd.to_numeric(series, errors="coerce")
     bad = np.flatnonzero(values.isna().to_numpy() & series.notna().to_numpy())
     if len(bad):
-        shown = ", ".join(repr(series.iloc[i]) for i in bad[:3])
-        raise DataError(f"column {what} must hold numbers; {format_rows(bad)} hold {shown}")
+        raise DataError(f"column {what} must hold numbers, but {format_rows(bad)} {_hold(bad)} {_show(series, bad)}")
     return values.astype(np.float64)
 
 
@@ -566,7 +597,8 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
     Checks: ``kind`` is known; every mapped column exists and is used once; the required roles are present
     (samples: case, sample, answer and gold and/or correct; paired: case + config + correct (long) or case + >= 2
     config columns (wide); ratings: item, rater, label; predictions: item, model and pred_label and/or p_<label>).
-    Values: ids and labels become text (missing stays missing), ``correct`` and wide config columns 0/1 integers,
+    Values: ids and labels become text (missing stays missing), ``correct`` and wide config columns 0/1 integers
+    (an empty cell of a wide config column means "no result for this case" and stays missing),
     ``latency_s`` and ``p_*`` floats; a ``sample`` column of whole numbers stays integer. Rows keep their order.
 
     >>> df = pd.DataFrame({"q": [1, 1], "cfg": ["a", "b"], "ok": ["true", "no"]})
@@ -621,12 +653,12 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
         if role in _ID_ROLES or role in _TEXT_ROLES:
             out[role] = to_text(series)
         elif role == "correct" or (wide and role != "case"):
-            out[role] = _binary(series, what)
+            out[role] = _binary(series, what, allow_missing=wide)
         elif role == "latency_s" or role.startswith("p_"):
             values = _numeric(series, what)
             if role == "latency_s" and (values < 0).any():
                 bad = np.flatnonzero((values < 0).to_numpy())
-                raise DataError(f"column {what} must not be negative; {format_rows(bad)} are")
+                raise DataError(f"column {what} must not be negative; negative values at {format_rows(bad)}")
             out[role] = values
         elif role == "sample":
             if pd.api.types.is_integer_dtype(series.dtype) and not series.isna().any():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import krippendorff
 import numpy as np
@@ -36,8 +36,10 @@ __all__ = [
     "summarize_paired",
     "summarize_predictions",
     "summarize_ratings",
+    "summarize_ratings_frame",
     "summarize_samples",
     "tied_plurality",
+    "validate_and_summarize",
 ]
 
 
@@ -77,6 +79,9 @@ class RatingsSummary:
     n_tied: int
     tied_share: float
     numbers: tuple[SummaryNumber, ...]
+    k_hist: tuple[tuple[int, int], ...] = ()  # (ratings per item K, number of items with that K)
+    min_k: int = 1  # items with fewer ratings were left out (see ``summarize(..., min_k=)``)
+    n_items_dropped: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +273,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
             "majority label is not defined.",
         ),
     )
+    k_values, k_counts = np.unique(k, return_counts=True)
     return RatingsSummary(
         "ratings",
         n,
@@ -281,7 +287,43 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         n_tied,
         tied_share,
         numbers,
+        tuple((int(a), int(b)) for a, b in zip(k_values, k_counts, strict=True)),
     )
+
+
+def summarize_ratings_frame(frame: pd.DataFrame, min_k: int = 1) -> RatingsSummary:
+    """:func:`summarize_ratings` of a ratings table, keeping only items with at least ``min_k`` ratings per item (K).
+
+    The whole table is validated first; the summary then describes the kept items (raters and labels recounted).
+    DataError when fewer than 2 items are kept.
+
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 3, 3], "rater": list("ababa"), "label": list("xyxyy")})
+    >>> s = summarize_ratings_frame(df, min_k=2)
+    >>> s.n_items, s.n_items_dropped, s.numbers[-1].label
+    (2, 1, 'items left out')
+    """
+    full = ratings_from_frame(frame)
+    min_k = int(min_k)
+    if min_k <= 1:
+        return summarize_ratings(full)
+    k = full.counts.sum(axis=1)
+    keep = np.asarray(full.items, dtype=object)[k >= min_k]
+    if len(keep) < 2:
+        raise DataError(
+            f"only {len(keep)} of {len(full.items):,} items have at least {min_k} ratings per item (K); "
+            f"the most any item has is {int(k.max())}. Lower the minimum."
+        )
+    kept = frame[to_text(frame["item"]).isin(set(keep.tolist())).to_numpy()]
+    s = summarize_ratings(ratings_from_frame(kept))
+    dropped = len(full.items) - len(keep)
+    note = SummaryNumber(
+        "items left out",
+        dropped,
+        _fmt_int(dropped),
+        f"{dropped:,} of {len(full.items):,} items have fewer than {min_k} ratings per item (K) and are left out "
+        "of every number above.",
+    )
+    return replace(s, numbers=(*s.numbers, note), min_k=min_k, n_items_dropped=dropped)
 
 
 def _fmt_alpha(alpha: float) -> str:
@@ -430,9 +472,10 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
             {
                 "case": np.repeat(case.to_numpy(dtype=object), len(configs)),
                 "config": np.tile(np.array(configs, dtype=object), len(frame)),
-                "correct": frame[configs].to_numpy().reshape(-1),
+                "correct": frame[configs].to_numpy(dtype=np.float64, na_value=np.nan).reshape(-1),
             }
         )
+        long = long[~np.isnan(long["correct"].to_numpy(dtype=np.float64))].reset_index(drop=True)  # empty = no result
     correct = pd.to_numeric(long["correct"], errors="coerce")
     bad = np.flatnonzero(~correct.isin([0, 1]).to_numpy())
     if len(bad):
@@ -580,17 +623,19 @@ def summarize_samples(frame: pd.DataFrame) -> SamplesSummary:
     )
 
 
-def summarize(frame: pd.DataFrame, kind: str) -> RatingsSummary | PredictionsSummary | PairedSummary | SamplesSummary:
+def summarize(
+    frame: pd.DataFrame, kind: str, min_k: int = 1
+) -> RatingsSummary | PredictionsSummary | PairedSummary | SamplesSummary:
     """The summary of a canonical table of ``kind`` (see ``nkcore.kinds``); validates it on the way.
 
-    Predictions are summarised on their own here; use :func:`summarize_predictions` with a ratings table to check
-    them against the ratings.
+    ``min_k`` (ratings only): keep items with at least that many ratings per item (K). Predictions are summarised
+    on their own here; use :func:`summarize_predictions` with a ratings table to check them against the ratings.
 
     >>> summarize(pd.DataFrame({"item": [1, 2], "rater": ["a", "a"], "label": ["x", "y"]}), "ratings").n_items
     2
     """
     if kind == "ratings":
-        return summarize_ratings(ratings_from_frame(frame))
+        return summarize_ratings_frame(frame, min_k)
     if kind == "predictions":
         return summarize_predictions(frame)
     if kind == "paired":
@@ -598,3 +643,28 @@ def summarize(frame: pd.DataFrame, kind: str) -> RatingsSummary | PredictionsSum
     if kind == "samples":
         return summarize_samples(frame)
     raise DataError(f"unknown data kind {kind!r}; choose one of {', '.join(KINDS)}")
+
+
+def validate_and_summarize(
+    table: pd.DataFrame, kind: str, ratings_frame: pd.DataFrame | None = None
+) -> RatingsSummary | PredictionsSummary | PairedSummary | SamplesSummary:
+    """Accept or refuse a canonical table of ``kind`` with the same parser the analysis pages use, then summarise it.
+
+    ratings: :func:`nkcore.ratings.ratings_from_frame`; predictions: :func:`nkcore.ratings.predictions_from_frame`
+    against ``ratings_frame`` when given; paired results: ``nkcore.paired.parse_paired``; samples:
+    ``nkcore.voting.parse_samples``. Any problem is a DataError naming the rows or columns.
+
+    >>> validate_and_summarize(pd.DataFrame({"item": [1, 2], "rater": ["a", "a"], "label": ["x", "y"]}), "ratings").kind
+    'ratings'
+    """
+    if kind == "paired":
+        from nkcore.paired import parse_paired
+
+        parse_paired(table)
+    elif kind == "samples":
+        from nkcore.voting import parse_samples
+
+        parse_samples(table)
+    elif kind == "predictions" and ratings_frame is not None:
+        return summarize_predictions(table, ratings_frame)
+    return summarize(table, kind)

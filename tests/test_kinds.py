@@ -165,7 +165,7 @@ def test_correct_values_are_coerced_or_rejected_with_rows() -> None:
     out = apply_mapping(frame, "paired", {"case": "case", "config": "config", "correct": "ok"})
     assert out["correct"].tolist() == [1, 0, 1, 1]
     bad = frame.assign(ok=[1, 0, 2, np.nan])
-    with pytest.raises(DataError, match=r"must be 0 or 1; rows 3, 4"):
+    with pytest.raises(DataError, match=r"must be 0 or 1, but data rows 3, 4 hold 2.0, nan"):
         apply_mapping(bad, "paired", {"case": "case", "config": "config", "correct": "ok"})
 
 
@@ -174,9 +174,9 @@ def test_latency_and_probabilities_must_be_numbers() -> None:
         {"case": [1, 1], "sample": [0, 1], "answer": ["a", "b"], "gold": ["a", "a"], "lat": [1.0, -2.0]}
     )
     m = {"case": "case", "sample": "sample", "answer": "answer", "gold": "gold", "latency_s": "lat"}
-    with pytest.raises(DataError, match="must not be negative; row 2"):
+    with pytest.raises(DataError, match="must not be negative; negative values at data row 2"):
         apply_mapping(frame, "samples", m)
-    with pytest.raises(DataError, match="must hold numbers; row 1 hold 'fast'"):
+    with pytest.raises(DataError, match="must hold numbers, but data row 1 holds 'fast'"):
         apply_mapping(frame.assign(lat=["fast", "1.0"]), "samples", m)
     preds = pd.DataFrame({"item": [1], "model": ["m"], "p_x": ["high"]})
     with pytest.raises(DataError, match="p_x"):
@@ -189,8 +189,8 @@ def test_latency_and_probabilities_must_be_numbers() -> None:
 def test_natural_order_and_format_rows() -> None:
     assert natural_order(["-3", "1", "0", "-1", "10", "2"]) == ["-3", "-1", "0", "1", "2", "10"]
     assert natural_order(["x10", "x2", "a"]) == ["a", "x2", "x10"]
-    assert format_rows([2]) == "row 3"
-    assert format_rows(list(range(20)), limit=3) == "rows 1, 2, 3 and 17 more"
+    assert format_rows([2]) == "data row 3"
+    assert format_rows(list(range(20)), limit=3) == "data rows 1, 2, 3 and 17 more"
 
 
 @settings(max_examples=50, deadline=None)

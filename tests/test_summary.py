@@ -29,6 +29,7 @@ from nkcore.summary import (
     summarize_ratings,
     summarize_samples,
     tied_plurality,
+    validate_and_summarize,
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -199,6 +200,47 @@ def test_samples_summary() -> None:
     assert s.latency_p95 == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.95))
     with pytest.raises(DataError, match="duplicate samples"):
         summarize_samples(frame.assign(sample=[0, 0, 1, 0, 1]))
+
+
+def test_minimum_ratings_per_item_keeps_only_items_with_enough_ratings() -> None:
+    frame = pd.DataFrame(
+        {
+            "item": ["a"] * 3 + ["b"] * 2 + ["c"] * 4 + ["d"],
+            "rater": ["r1", "r2", "r3", "r1", "r5", "r1", "r2", "r3", "r4", "r9"],
+            "label": ["x", "x", "y", "x", "y", "y", "y", "y", "x", "x"],
+        }
+    )
+    s = summarize(frame, "ratings", min_k=3)
+    assert (s.n_items, s.n_items_dropped, s.min_k, s.k_min, s.n_ratings) == (2, 2, 3, 3, 7)
+    assert s.n_raters == 4  # r5 and r9 rated only the dropped items
+    assert s.numbers[-1].label == "items left out" and "fewer than 3 ratings per item (K)" in s.numbers[-1].sentence
+    assert s.k_hist == ((3, 1), (4, 1))
+    assert summarize(frame, "ratings").k_hist == ((1, 1), (2, 1), (3, 1), (4, 1))
+    with pytest.raises(DataError, match="only 1 of 4 items have at least 4 ratings per item"):
+        summarize(frame, "ratings", min_k=4)
+
+
+def test_wide_paired_with_empty_cells_means_no_result() -> None:
+    raw = pd.DataFrame({"case": ["q1", "q2", "q3"], "A": [1, 0, None], "B": [1, 1, 1]})
+    table = apply_mapping(raw, "paired", detect_kind(raw).mapping)
+    s = summarize_paired(table)
+    assert [(c.config, c.n_cases, c.n_correct) for c in s.configs] == [("A", 2, 1), ("B", 3, 3)]
+    assert (s.n_cases, s.n_complete) == (3, 2)
+
+
+def test_validate_and_summarize_uses_the_analysis_parsers() -> None:
+    one_sample = pd.DataFrame({"case": [1, 2], "sample": [1, 1], "answer": ["a", "b"], "gold": ["a", "a"]})
+    with pytest.raises(DataError, match="at least 2 samples per request"):
+        validate_and_summarize(one_sample, "samples")
+    assert summarize(one_sample, "samples").n_cases == 2  # the plain summary alone does not refuse it
+    no_shared = pd.DataFrame({"case": [1, 2], "config": ["a", "b"], "correct": [1, 0]})
+    with pytest.raises(DataError, match="no case has results for every config"):
+        validate_and_summarize(no_shared, "paired")
+    ratings = pd.DataFrame({"item": [1, 1, 2], "rater": list("aba"), "label": list("xyx")})
+    preds = pd.DataFrame({"item": [3], "model": ["m"], "pred_label": ["x"]})
+    assert validate_and_summarize(preds, "predictions").n_items == 1
+    with pytest.raises(DataError, match="not in the ratings"):
+        validate_and_summarize(preds, "predictions", ratings)
 
 
 def test_unknown_kind() -> None:
