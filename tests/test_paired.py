@@ -1,0 +1,441 @@
+"""Tests of nkcore.paired against the chapter's numbers, statsmodels/scipy oracles and brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+from nkcore import paired as pr
+from nkcore.errors import DataError
+
+# ---------------------------------------------------------------------------------------------- the chapter's table
+
+
+def worked_table() -> pr.PairedTable:
+    """The chapter's 200 cases at 1, 3, 5, 7 samples per request (n), built from its counts.
+
+    142, 156, 158, 158 correct; n=1 -> n=3: 12 only n=1, 26 only n=3; n=3 -> n=5: 5 and 7; n=5 -> n=7: 3 and 3.
+    """
+    n = 200
+    c1 = np.zeros(n, bool)
+    c1[:142] = True
+    c3 = c1.copy()
+    c3[:12] = False
+    c3[142:168] = True
+    c5 = c3.copy()
+    c5[12:17] = False
+    c5[168:175] = True
+    c7 = c5.copy()
+    c7[17:20] = False
+    c7[175:178] = True
+    correct = np.column_stack([c1, c3, c5, c7])
+    cases = np.array([f"q{i}" for i in range(n)], dtype=object)
+    return pr.PairedTable("wide", ("n=1", "n=3", "n=5", "n=7"), cases, correct, (n,) * 4, 0)
+
+
+def long_frame(table: pr.PairedTable) -> pd.DataFrame:
+    rows = [
+        {"case": case, "config": cfg, "correct": int(table.correct[i, j])}
+        for i, case in enumerate(table.cases)
+        for j, cfg in enumerate(table.configs)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_worked_table_matches_the_chapter_counts() -> None:
+    t = worked_table()
+    assert t.correct.sum(axis=0).tolist() == [142, 156, 158, 158]
+
+
+def test_chapter_mcnemar_values() -> None:
+    # "seven heads out of twelve ... 0.77"; "three each way ... 1.0"; "twenty-six of them wins ... 0.035"
+    assert pr.mcnemar(5, 7).p_exact == pytest.approx(0.7744140625, abs=1e-12)
+    assert round(pr.mcnemar(5, 7).p_exact, 3) == 0.774
+    assert pr.mcnemar(3, 3).p_exact == 1.0
+    r = pr.mcnemar(12, 26)
+    assert round(r.p_exact, 3) == 0.034
+    assert round(r.p_chi2_cc, 3) == 0.035
+    assert r.chi2_cc == pytest.approx(13**2 / 38)
+
+
+def test_chapter_bootstrap_interval_n1_to_n3() -> None:
+    # paired_bootstrap(correct_at_n1, correct_at_n3)  # (+0.010, +0.130)
+    r = pr.exact_paired_bootstrap(12, 26, 200)
+    assert (r.low, r.high) == pytest.approx((0.010, 0.130), abs=1e-12)
+    assert r.method == "exact" and r.reps is None
+
+
+def test_n3_to_n5_interval_is_the_issue_example() -> None:
+    # The issue's "cannot tell: +1.0 points (-2.5 to +4.5)". (The chapter prints (-0.020, +0.040) for this pair,
+    # which its own algorithm does not give on 5 vs 7 of 200: P(D <= -5) = 0.029 > 0.025, see the Monte Carlo test.)
+    r = pr.exact_paired_bootstrap(5, 7, 200)
+    assert (r.low, r.high) == pytest.approx((-0.025, 0.045), abs=1e-12)
+    lo, pmf = pr._difference_pmf(5, 7, 200)
+    cdf = np.cumsum(pmf)
+    assert cdf[-5 - lo] == pytest.approx(0.0288, abs=1e-4)
+
+
+def test_verdict_sentences_match_the_issue() -> None:
+    o = pr.compare_ordered(worked_table())
+    c13, c35, c57 = o.comparisons
+    assert pr.verdict_sentence(c13) == "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
+    s = pr.verdict_sentence(c35)
+    assert s.startswith("cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5), p = 0.77")
+    assert "inside what 200 cases can resolve" in s
+    assert "10 of them one way, a net of 8 cases = 4.0 points" in s
+    s57 = pr.verdict_sentence(c57)
+    assert s57.startswith("cannot tell n=7 from n=5: +0.0 points") and "p = 1.0" in s57
+    # with Holm's adjustment over 3 comparisons the n=1 -> n=3 result is only tentative
+    s_holm = pr.verdict_sentence(c13, p_adjusted=o.p_holm[0])
+    assert s_holm.startswith("n=3 beats n=1") and "tentative" in s_holm and "p = 0.1" in s_holm
+
+
+def test_verdict_names_the_winner_when_b_is_worse() -> None:
+    c = pr.compare_pair(worked_table(), "n=3", "n=1")
+    assert c.diff == pytest.approx(-0.07)
+    assert pr.verdict_sentence(c) == "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
+
+
+def test_verdict_with_too_few_discordant_cases() -> None:
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 90, 1, 3, 6), "A", "B")
+    s = pr.verdict_sentence(c)
+    assert s.startswith("cannot tell B from A") and "only 4 discordant cases" in s
+
+
+def test_ordered_comparison_of_the_chapter() -> None:
+    o = pr.compare_ordered(worked_table())
+    assert [c.a_only for c in o.comparisons] == [12, 5, 3]
+    assert [c.b_only for c in o.comparisons] == [26, 7, 3]
+    assert [a.correct for a in o.accuracies] == [142, 156, 158, 158]
+    assert o.chance_non_decreasing == pytest.approx(1 / 24)
+    assert o.tied_run == ("n=3", "n=5", "n=7")
+    assert o.tied_run_chance == pytest.approx(1 / 6)  # "one time in six"
+    expected = multipletests([c.p_exact for c in o.comparisons], method="holm")[1]
+    assert o.p_holm == pytest.approx(tuple(expected))
+    assert o.mean_discordance == pytest.approx((38 + 12 + 6) / 3 / 200)
+    text = pr.ordering_sentence(o)
+    assert "n=3, n=5 and n=7 cannot be told apart" in text and "1 time in 6" in text and "1 in 24" in text
+
+
+def test_marginal_interval_is_wider_than_the_paired_one() -> None:
+    # the chapter: at 158 of 200 the standard error is sqrt(0.79 x 0.21 / 200) = 0.0288
+    c = pr.compare_pair(worked_table(), "n=5", "n=7")
+    se = math.sqrt(0.79 * 0.21 / 200)
+    assert round(se, 4) == 0.0288
+    z = stats.norm.isf(0.025)
+    assert c.unpaired_ci_high - c.diff == pytest.approx(z * math.sqrt(2) * se)
+    assert c.diff_ci_high - c.diff_ci_low < (c.unpaired_ci_high - c.unpaired_ci_low) / 2
+    assert (c.both_correct, c.both_wrong) == (155, 39)
+    assert "194 of the 200 cases came out the same" in pr.marginal_sentence(c)
+
+
+# ---------------------------------------------------------------------------------------------- intervals
+
+
+@given(st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_wilson_and_clopper_pearson_match_statsmodels(kn: tuple[int, int]) -> None:
+    k, n = kn
+    for method, sm in (("wilson", "wilson"), ("clopper-pearson", "beta")):
+        lo, hi = pr.proportion_interval(k, n, 0.95, method)
+        slo, shi = proportion_confint(k, n, alpha=0.05, method=sm)
+        assert lo == pytest.approx(slo, abs=1e-9)
+        assert hi == pytest.approx(shi, abs=1e-9)
+
+
+def test_interval_errors() -> None:
+    with pytest.raises(DataError, match="wilson"):
+        pr.proportion_interval(3, 10, method="wald")
+    with pytest.raises(DataError, match="0 <= correct <= n"):
+        pr.proportion_interval(11, 10)
+    with pytest.raises(DataError, match="level"):
+        pr.proportion_interval(3, 10, level=95)
+
+
+# ---------------------------------------------------------------------------------------------- McNemar
+
+
+@given(st.integers(0, 400), st.integers(0, 400))
+def test_mcnemar_matches_statsmodels_and_scipy(a: int, b: int) -> None:
+    r = pr.mcnemar(a, b)
+    if a + b == 0:
+        assert (r.p_exact, r.p_midp, r.p_chi2_cc) == (1.0, 1.0, 1.0)
+        return
+    table = [[10, a], [b, 10]]
+    assert r.p_exact == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-9, abs=1e-300)
+    assert r.p_exact == pytest.approx(stats.binomtest(b, a + b, 0.5).pvalue, rel=1e-9, abs=1e-300)
+    if a != b:  # statsmodels keeps (|b - a| - 1)^2 = 1 when a == b; we clip it at 0 (p = 1)
+        assert r.p_chi2_cc == pytest.approx(sm_mcnemar(table, exact=False, correction=True).pvalue, rel=1e-9)
+    else:
+        assert r.p_chi2_cc == 1.0
+    k, m = min(a, b), a + b
+    midp = min(1.0, 2 * stats.binom.cdf(k, m, 0.5) - stats.binom.pmf(k, m, 0.5))
+    assert r.p_midp == pytest.approx(midp, rel=1e-9, abs=1e-300)
+    assert r.p_midp <= r.p_exact
+
+
+def test_mcnemar_rejects_bad_counts() -> None:
+    with pytest.raises(DataError, match="non-negative"):
+        pr.mcnemar(-1, 3)
+    with pytest.raises(DataError, match="whole"):
+        pr.mcnemar(1.5, 3)
+
+
+# ---------------------------------------------------------------------------------------------- exact bootstrap
+
+
+def _brute_quantiles(a: int, b: int, n: int, level: float = 0.95) -> tuple[Fraction, Fraction]:
+    """Enumerate (A*, B*, rest*) ~ Multinomial(n, (a, b, n-a-b)/n) in exact rational arithmetic."""
+    pmf: dict[int, Fraction] = {}
+    q0 = n - a - b
+    for i in range(n + 1):
+        for j in range(n + 1 - i):
+            w = Fraction(math.comb(n, i) * math.comb(n - i, j) * a**i * b**j * q0 ** (n - i - j), n**n)
+            pmf[j - i] = pmf.get(j - i, Fraction(0)) + w
+    q_lo = Fraction(1) - Fraction(level).limit_denominator(1000)
+    q_lo /= 2
+    cdf = Fraction(0)
+    low = high = None
+    for d in sorted(pmf):
+        cdf += pmf[d]
+        assume(cdf != q_lo and cdf != 1 - q_lo)  # a discrete tie: the chapter's reading is ambiguous there
+        if low is None and cdf > q_lo:
+            low = d
+        if high is None and cdf > 1 - q_lo:
+            high = d
+    return Fraction(low, n), Fraction(high, n)
+
+
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n))))
+def test_exact_bootstrap_matches_brute_force_enumeration(abn: tuple[int, int, int]) -> None:
+    a, b, n = abn
+    assume(a + b <= n and a + b > 0)
+    low, high = _brute_quantiles(a, b, n)
+    r = pr.exact_paired_bootstrap(a, b, n)
+    assert r.low == pytest.approx(float(low), abs=1e-12)
+    assert r.high == pytest.approx(float(high), abs=1e-12)
+
+
+@pytest.mark.parametrize(("a", "b", "n"), [(7, 13, 25), (12, 26, 200), (60, 90, 700), (0, 5, 40), (30, 0, 30)])
+def test_difference_pmf_matches_multinomial_sum(a: int, b: int, n: int) -> None:
+    """pmf of D = B* - A* as sum over A* of multinomial probabilities (scipy), against the FFT."""
+    lo, pmf = pr._difference_pmf(a, b, n)
+    qa, qb = a / n, b / n
+    ref = np.zeros(2 * n + 1)
+    for i in range(n + 1):
+        j = np.arange(0, n - i + 1)
+        w = stats.binom.pmf(i, n, qa) * stats.binom.pmf(j, n - i, qb / (1 - qa) if qa < 1 else 0.0)
+        np.add.at(ref, j - i + n, w)
+    got = np.zeros(2 * n + 1)
+    d = lo + np.arange(pmf.size)
+    inside = (d >= -n) & (d <= n)
+    got[d[inside] + n] = pmf[inside]
+    assert np.max(np.abs(got - ref)) < 1e-12
+    assert pmf[~inside].sum() < 1e-12
+
+
+@pytest.mark.parametrize(("a", "b", "n"), [(12, 26, 200), (5, 7, 200), (30, 45, 500)])
+def test_exact_bootstrap_agrees_with_200000_monte_carlo_resamples(a: int, b: int, n: int) -> None:
+    """Monte Carlo resampling of cases within its noise: the exact cdf at the MC quantiles brackets q +- 4 se."""
+    table = pr.paired_table_from_counts("A", "B", n - a - b, a, b, 0)
+    reps = 200_000
+    mc = pr.paired_bootstrap_mc(table.column("A"), table.column("B"), reps=reps, seed=20240601)
+    exact = pr.exact_paired_bootstrap(a, b, n)
+    lo, pmf = pr._difference_pmf(a, b, n)
+    cdf = np.cumsum(pmf)
+
+    def cdf_at(d: int) -> float:
+        i = d - lo
+        return 0.0 if i < 0 else float(cdf[min(i, cdf.size - 1)])
+
+    for q, mc_value, ex_value in ((0.025, mc.low, exact.low), (0.975, mc.high, exact.high)):
+        se = math.sqrt(q * (1 - q) / reps)
+        d = round(mc_value * n)
+        # the MC order statistic d means about a share q of resamples lie below d and q or more at or below it
+        assert cdf_at(d - 1) <= q + 4 * se
+        assert cdf_at(d) >= q - 4 * se
+        assert abs(mc_value - ex_value) <= 1 / n + 1e-12
+
+
+def test_monte_carlo_is_reproducible_and_resamples_cases() -> None:
+    t = worked_table()
+    r1 = pr.paired_bootstrap_mc(t.column("n=1"), t.column("n=3"), reps=5000, seed=7)
+    r2 = pr.paired_bootstrap_mc(t.column("n=1"), t.column("n=3"), reps=5000, seed=np.random.default_rng(7))
+    assert r1 == r2
+    assert r1.method == "monte-carlo" and r1.reps == 5000
+    with pytest.raises(DataError, match="same"):
+        pr.paired_bootstrap_mc(np.ones(3, bool), np.ones(4, bool))
+
+
+def test_exact_bootstrap_large_n_against_the_normal_approximation() -> None:
+    n, a, b = 1_000_000, 20_000, 40_000
+    r = pr.exact_paired_bootstrap(a, b, n)
+    sd = math.sqrt(a + b - (b - a) ** 2 / n)
+    z = stats.norm.isf(0.025)
+    assert r.low * n == pytest.approx((b - a) - z * sd, abs=2)
+    assert r.high * n == pytest.approx((b - a) + z * sd, abs=2)
+
+
+@given(st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n))))
+def test_exact_bootstrap_is_antisymmetric_and_brackets_the_difference(abn: tuple[int, int, int]) -> None:
+    a, b, n = abn
+    assume(a + b <= n)
+    r = pr.exact_paired_bootstrap(a, b, n)
+    s = pr.exact_paired_bootstrap(b, a, n)
+    assert r.low <= (b - a) / n <= r.high
+    assert abs(s.low + r.high) <= 1 / n + 1e-12 and abs(s.high + r.low) <= 1 / n + 1e-12
+
+
+def test_exact_bootstrap_degenerate_and_bad_input() -> None:
+    assert pr.exact_paired_bootstrap(0, 0, 50) == pr.BootstrapInterval(0.0, 0.0, 0.95, "exact", None)
+    r = pr.exact_paired_bootstrap(0, 10, 10)  # every case discordant, all one way: D = 10 always
+    assert (r.low, r.high) == (1.0, 1.0)
+    with pytest.raises(DataError, match="n_cases"):
+        pr.exact_paired_bootstrap(6, 6, 10)
+    with pytest.raises(DataError, match="level"):
+        pr.exact_paired_bootstrap(1, 2, 10, level=1.5)
+
+
+# ---------------------------------------------------------------------------------------------- Holm and ordering
+
+
+@settings(max_examples=15)  # statsmodels' multipletests takes ~25 ms a call
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12))
+def test_holm_matches_statsmodels(ps: list[float]) -> None:
+    assert pr.holm(ps) == pytest.approx(tuple(multipletests(ps, method="holm")[1]), abs=1e-12)
+
+
+def test_holm_rejects_bad_p() -> None:
+    assert pr.holm([]) == ()
+    with pytest.raises(DataError, match=r"\[0, 1\]"):
+        pr.holm([0.2, 1.2])
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
+def test_ordering_chance_by_enumeration(k: int) -> None:
+    perms = list(itertools.permutations(range(k)))
+    ascending = sum(all(p[i] <= p[i + 1] for i in range(k - 1)) for p in perms)
+    assert pr.ordering_chance(k) == pytest.approx(ascending / len(perms))
+    assert pr.ordering_chance(3) == pytest.approx(1 / 6)
+
+
+def test_ordering_chance_rejects_zero() -> None:
+    with pytest.raises(DataError):
+        pr.ordering_chance(0)
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+
+def test_long_and_wide_parse_to_the_same_table() -> None:
+    t = worked_table()
+    long = long_frame(t)
+    wide = pd.DataFrame({"case": t.cases, **{c: t.correct[:, j].astype(int) for j, c in enumerate(t.configs)}})
+    for frame, layout in ((long, "long"), (wide, "wide")):
+        p = pr.parse_paired(frame)
+        assert p.layout == layout
+        assert p.configs == t.configs
+        assert p.n_cases == 200 and p.dropped_cases == 0 and p.cases_per_config == (200,) * 4
+        assert np.array_equal(p.correct, t.correct)
+        assert list(p.cases) == list(t.cases)
+
+
+def test_analyse_frame_gives_the_chapter_numbers() -> None:
+    o = pr.analyse_paired(long_frame(worked_table()))
+    assert [round(c.p_exact, 3) for c in o.comparisons] == [0.034, 0.774, 1.0]
+    c = pr.compare_frame_pair(long_frame(worked_table()), "n=1", "n=3")
+    assert (c.a_only, c.b_only, c.diff_ci_low, c.diff_ci_high) == (12, 26, pytest.approx(0.01), pytest.approx(0.13))
+
+
+def test_parse_accepts_booleans_strings_and_case_insensitive_columns() -> None:
+    f = pd.DataFrame(
+        {"Case": ["a", "b", "c"], "X": [True, False, True], "Y": ["yes", "0", "TRUE"], "Z": [1.0, 0.0, np.nan]}
+    )
+    p = pr.parse_paired(f)
+    assert p.layout == "wide" and p.configs == ("X", "Y", "Z")
+    assert p.cases_per_config == (3, 3, 2) and p.dropped_cases == 1 and p.n_cases == 2
+    assert p.correct.tolist() == [[True, True, True], [False, False, False]]
+    q = pr.parse_paired(f, ("X", "Y"))  # pairing only the chosen configs keeps case c
+    assert q.n_cases == 3 and q.dropped_cases == 0
+
+
+def test_long_pairing_counts_dropped_cases() -> None:
+    f = pd.DataFrame(
+        {"case": [1, 1, 2, 3, 3, 4], "config": ["A", "B", "A", "A", "B", "B"], "correct": [1, 0, 1, 1, 1, 0]}
+    )
+    p = pr.parse_paired(f)
+    assert p.cases_per_config == (3, 3) and p.dropped_cases == 2 and p.n_cases == 2
+    assert list(p.cases) == ["1", "3"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (pd.DataFrame(), "empty"),
+        (pd.DataFrame({"case": [], "config": [], "correct": []}), "empty"),
+        (pd.DataFrame({"id": [1], "A": [1], "B": [0]}), "no 'case' column"),
+        (pd.DataFrame({"case": [1, 1], "config": ["A", "B"]}), "no 'correct' column"),
+        (
+            pd.DataFrame({"case": [1, 2], "config": ["A", "A"], "correct": [1, 0]}),
+            "at least two configs; found only 'A'",
+        ),
+        (pd.DataFrame({"case": [1, 2], "A": [1, 0]}), "at least two configs"),
+        (
+            pd.DataFrame({"case": [1, 1, 2, 1], "config": ["A", "B", "A", "A"], "correct": [1, 0, 1, 0]}),
+            r"duplicate \(case, config\).*case '1' with config 'A'; rows 1, 4",
+        ),
+        (
+            pd.DataFrame({"case": [1, 1, 2, 2], "config": ["A", "B", "A", "B"], "correct": [1, 2, 1, "x"]}),
+            r"'correct' must be 0 or 1; 2 row\(s\).*rows 2 \(case '1', config 'B': 2\), 4 \(case '2', config 'B': 'x'\)",
+        ),
+        (
+            pd.DataFrame({"case": [1, 2, 3], "A": [1, 0, 1], "B": [0, 0.5, 1]}),
+            r"config column 'B' must hold 0 or 1.*rows 2 \(case '2': 0.5\)",
+        ),
+        (pd.DataFrame({"case": [1, 1], "A": [1, 0], "B": [0, 1]}), "duplicate case ids"),
+        (pd.DataFrame({"case": [1, 2], "A": [1, None], "B": [None, 1]}), "no case has results for every config"),
+        (pd.DataFrame({"case": [1, None], "config": ["A", "B"], "correct": [1, 0]}), "missing case id"),
+    ],
+)
+def test_parse_errors_are_precise(frame: pd.DataFrame, words: str) -> None:
+    with pytest.raises(DataError, match=words):
+        pr.parse_paired(frame)
+
+
+def test_unknown_config_lists_the_configs_present() -> None:
+    with pytest.raises(DataError, match="unknown config 'n=9'; the configs present are 'n=1', 'n=3', 'n=5', 'n=7'"):
+        pr.parse_paired(long_frame(worked_table()), ("n=1", "n=9"))
+    with pytest.raises(DataError, match="unknown config 'x'"):
+        pr.compare_pair(worked_table(), "x", "n=3")
+    with pytest.raises(DataError, match="two different configs"):
+        pr.compare_pair(worked_table(), "n=3", "n=3")
+
+
+def test_table_from_counts_and_clopper_pearson_on_request() -> None:
+    t = pr.paired_table_from_counts("A", "B", 151, 5, 7, 37)
+    acc = pr.config_accuracy(t, method="clopper-pearson")
+    assert [a.correct for a in acc] == [156, 158] and acc[0].method == "clopper-pearson"
+    lo, hi = proportion_confint(156, 200, alpha=0.05, method="beta")
+    assert (acc[0].ci_low, acc[0].ci_high) == (pytest.approx(lo), pytest.approx(hi))
+    with pytest.raises(DataError, match="non-negative"):
+        pr.paired_table_from_counts("A", "B", 1, -1, 0, 0)
+
+
+def test_format_p() -> None:
+    assert [pr.format_p(p) for p in (0.0001, 0.0336, 0.774, 0.999, 1.0)] == [
+        "p < 0.001",
+        "p = 0.034",
+        "p = 0.77",
+        "p = 1.0",
+        "p = 1.0",
+    ]
