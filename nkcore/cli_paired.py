@@ -1,0 +1,209 @@
+"""``python -m nkcore compare`` and ``python -m nkcore plan``: paired comparison of two configs; resolution planner.
+
+JSON keys are a contract (issue 3). ``compare`` prints at least ``n_cases``, ``a`` and ``b`` (each ``config``,
+``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
+a), ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``diff_ci_low``, ``diff_ci_high``. ``plan`` prints at least ``cases``,
+``discordance``, ``min_resolvable_diff``, ``mde_at_power`` and, with ``--target-diff``, ``cases_for_target``.
+Extra keys may be added, never renamed. Differences are fractions (0.04 = 4 points).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nkcore import paired, resolution
+from nkcore.cli_util import print_json
+from nkcore.errors import DataError
+
+__all__ = ["compare_report", "plan_report", "register", "run_compare", "run_plan"]
+
+
+def _read(path: Path) -> pd.DataFrame:
+    """Read CSV/TSV/Parquet/JSONL (gzip ok) through ``nkcore.io`` (the shared reader with precise errors)."""
+    from nkcore.io import read_table
+
+    return read_table(path)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``compare`` and ``plan`` subcommands."""
+    c = subparsers.add_parser(
+        "compare",
+        help="paired comparison of two configs on the same cases: McNemar, exact paired bootstrap, verdict",
+        description="Read paired per-case results (long: case, config, correct; or wide: case + one 0/1 column per "
+        "config) and compare config A -> config B on the cases both have: accuracy with Wilson intervals, the "
+        "discordant cases, McNemar p-values (exact, mid-p, continuity-corrected chi-square) and the exact paired "
+        "bootstrap interval on the difference (accuracy of B minus A).",
+    )
+    c.add_argument("file", type=Path, help="paired results file (CSV/TSV/Parquet/JSONL, gzip ok)")
+    c.add_argument("--a", dest="config_a", metavar="CONFIG", help="config A (the baseline)")
+    c.add_argument("--b", dest="config_b", metavar="CONFIG", help="config B (compared with A)")
+    c.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level; intervals are at 1 - alpha (default 0.05)"
+    )
+    c.add_argument(
+        "--interval",
+        choices=("wilson", "clopper-pearson"),
+        default="wilson",
+        help="interval for each config's accuracy (default wilson)",
+    )
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.set_defaults(func=run_compare)
+
+    p = subparsers.add_parser(
+        "plan",
+        help="what an evaluation can resolve: smallest resolvable difference, MDE at power, cases for a target",
+        description="From the number of cases and the discordance (share of cases two configs disagree on, a "
+        "fraction), the smallest difference that can reach p < alpha at all (exact binomial critical count), the "
+        "minimum detectable difference at a power (Connor 1987, with its exact power) and the cases needed for a "
+        "target difference.",
+    )
+    p.add_argument("--cases", type=int, required=True, help="number of evaluation cases")
+    p.add_argument("--discordance", type=float, required=True, help="share of discordant cases, e.g. 0.06")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (0.8)")
+    p.add_argument("--target-diff", type=float, help="a difference to resolve, as a fraction (0.01 = 1 point)")
+    p.add_argument("--label-error", type=float, help="gold-label error rate, e.g. 0.03: adds the label-error floor")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run_plan)
+
+
+# ------------------------------------------------------------------------------------------------ compare
+
+
+def _accuracy_doc(x: paired.ConfigAccuracy) -> dict[str, Any]:
+    return {
+        "config": x.config,
+        "correct": x.correct,
+        "n": x.n,
+        "accuracy": x.accuracy,
+        "ci_low": x.ci_low,
+        "ci_high": x.ci_high,
+    }
+
+
+def _choose_configs(frame: pd.DataFrame, a: str | None, b: str | None) -> tuple[str, str]:
+    if a is not None and b is not None:
+        return a, b
+    configs = paired.parse_paired(frame).configs
+    if len(configs) == 2 and a is None and b is None:
+        return configs[0], configs[1]
+    raise DataError(
+        "name the two configs to compare with --a and --b; the configs present are "
+        + ", ".join(repr(c) for c in configs)
+    )
+
+
+def compare_report(
+    frame: pd.DataFrame, a: str | None, b: str | None, alpha: float = 0.05, interval: str = "wilson"
+) -> dict[str, Any]:
+    """The ``compare`` JSON document for a paired-results table (config a -> config b)."""
+    if not (0.0 < alpha < 1.0):
+        raise DataError(f"--alpha must be between 0 and 1, e.g. 0.05; got {alpha}")
+    ca, cb = _choose_configs(frame, a, b)
+    table = paired.parse_paired(frame, (ca, cb))
+    comp = paired.compare_pair(table, ca, cb, level=1.0 - alpha, ci_method=interval)
+    res = resolution.critical_count(comp.discordant, alpha) if comp.discordant else None
+    return {
+        "n_cases": comp.n_cases,
+        "dropped_cases": table.dropped_cases,
+        "cases_per_config": dict(zip(table.configs, table.cases_per_config, strict=True)),
+        "a": _accuracy_doc(comp.a),
+        "b": _accuracy_doc(comp.b),
+        "interval_method": comp.a.method,
+        "a_only": comp.a_only,
+        "b_only": comp.b_only,
+        "both_correct": comp.both_correct,
+        "both_wrong": comp.both_wrong,
+        "diff": comp.diff,
+        "p_exact": comp.p_exact,
+        "p_midp": comp.p_midp,
+        "p_chi2_cc": comp.p_chi2_cc,
+        "diff_ci_low": comp.diff_ci_low,
+        "diff_ci_high": comp.diff_ci_high,
+        "level": comp.level,
+        "bootstrap": "exact",
+        "unpaired_ci_low": comp.unpaired_ci_low,
+        "unpaired_ci_high": comp.unpaired_ci_high,
+        "alpha": alpha,
+        "critical_count": res,
+        "min_resolvable_diff": (2 * res - comp.discordant) / comp.n_cases if res is not None else math.inf,
+        "verdict": paired.verdict_sentence(comp, alpha),
+    }
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Run ``compare``."""
+    doc = compare_report(_read(args.file), args.config_a, args.config_b, args.alpha, args.interval)
+    if args.json:
+        print_json(doc)
+        return 0
+    a, b = doc["a"], doc["b"]
+    pct = f"{100 * doc['level']:g}%"
+    method = "Wilson" if doc["interval_method"] == "wilson" else "Clopper-Pearson"
+    print(
+        f"{a['config']} -> {b['config']} on {doc['n_cases']} paired cases ({doc['dropped_cases']} dropped to pair them)"
+    )
+    for x in (a, b):
+        print(
+            f"  {x['config']}: {x['correct']} of {x['n']} correct = {x['accuracy']:.1%} "
+            f"({pct} {method} interval {x['ci_low']:.1%} to {x['ci_high']:.1%})"
+        )
+    print(
+        f"  discordant cases: {doc['b_only']} only {b['config']} gets right, {doc['a_only']} only {a['config']}; "
+        f"{doc['both_correct'] + doc['both_wrong']} cases the same for both"
+    )
+    print(
+        f"  difference ({b['config']} minus {a['config']}): {100 * doc['diff']:+.1f} points; {pct} paired bootstrap "
+        f"interval {100 * doc['diff_ci_low']:+.1f} to {100 * doc['diff_ci_high']:+.1f} "
+        f"(unpaired: {100 * doc['unpaired_ci_low']:+.1f} to {100 * doc['unpaired_ci_high']:+.1f})"
+    )
+    print(
+        f"  McNemar p: exact {doc['p_exact']:.3g}, mid-p {doc['p_midp']:.3g}, "
+        f"chi-square with continuity correction {doc['p_chi2_cc']:.3g}"
+    )
+    print(f"verdict: {doc['verdict']}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ plan
+
+
+def plan_report(
+    cases: int,
+    discordance: float,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    target_diff: float | None = None,
+    label_error: float | None = None,
+) -> dict[str, Any]:
+    """The ``plan`` JSON document."""
+    p = resolution.plan(cases, discordance, alpha, power, target_diff)
+    doc = dataclasses.asdict(p)
+    if target_diff is None:
+        for key in ("target_diff", "cases_for_target", "cases_for_target_at_power", "cases_for_target_sqrt_law"):
+            doc.pop(key)
+    s = resolution.plan_sentences(p)
+    doc["sentences"] = {k: v for k, v in dataclasses.asdict(s).items() if v is not None}
+    if label_error is not None:
+        floor = resolution.label_error_floor(label_error)
+        doc["label_error"] = dataclasses.asdict(floor)
+        doc["sentences"]["label_error"] = resolution.label_error_sentence(floor)
+    return doc
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    """Run ``plan``."""
+    doc = plan_report(args.cases, args.discordance, args.alpha, args.power, args.target_diff, args.label_error)
+    if args.json:
+        print_json(doc)
+        return 0
+    for text in doc["sentences"].values():
+        print(text)
+    return 0
