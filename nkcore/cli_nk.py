@@ -1,0 +1,200 @@
+"""``python -m nkcore nk``: the paper's (N, K) reproducibility engine from the command line.
+
+    python -m nkcore nk (--prior NAME | --alpha a1,a2,... | --ratings FILE) [--eps 0.3]
+        (--budget B --k K | --grid | --min-budget) [--metric acc|tv|wins|kl|kl_smooth|js|ce|f1]
+        [--rounds 1000] [--seed 0] [--json]
+
+JSON keys are a contract (issue 5): a cell has ``budget``, ``k``, ``n``, ``metric``, ``p``, ``delta``,
+``ci_width``, ``reproducibility`` (plus extras); ``--grid`` prints a list of cells; ``--min-budget`` a list of
+``{"metric", "budget", "k", "p"}``. Extra keys may be added, never renamed.
+With ``--ratings FILE`` the prior is fitted to the file (Dirichlet-multinomial ML); adding
+``--predictions FILE --models A,B`` resamples the real data instead of simulating.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from nkcore.cli_util import print_json
+from nkcore.errors import DataError
+from nkcore.nk.grid import (
+    PAPER_BUDGETS,
+    PAPER_KS,
+    minimal_budget_search,
+    minimal_budgets,
+    parse_int_list,
+    simulate_cell,
+    simulate_grid,
+)
+from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.priors import Prior, preset_names, resolve_prior
+from nkcore.nk.sentences import cell_sentence, fmt_p, minimal_budget_sentence
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``nk`` subcommand."""
+    p = subparsers.add_parser(
+        "nk",
+        help="(N, K) budgets: p-value, Delta, CI-width and reproducibility of items (N) x ratings per item (K)",
+        description="Simulate the paper's model (Forest vs Tree, AAAI-26) for a prior (alpha) and eps: how reliably "
+        "does a budget of N x K ratings tell a better model A from a worse B? One cell, the paper's grid, or the "
+        "minimal budget per metric.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--prior", help=f"preset prior: {', '.join(preset_names())}")
+    src.add_argument("--alpha", help="a typed prior, e.g. 1.38,1.33 (one value per label category)")
+    src.add_argument("--ratings", type=Path, help="ratings file (item, rater, label): fit the prior to it")
+    p.add_argument("--predictions", type=Path, help="with --ratings: predictions file; resample the real data")
+    p.add_argument("--models", help="with --predictions: the two models to compare, A,B")
+    p.add_argument("--eps", type=float, default=0.3, help="how far model B is pulled towards noise (default 0.3)")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--budget", type=int, help="one cell: the budget N x K (use with --k)")
+    mode.add_argument("--grid", action="store_true", help="every cell of the grid (the paper's 282 by default)")
+    mode.add_argument("--min-budget", action="store_true", help="smallest budget where some K reaches p < 0.05")
+    p.add_argument("--k", type=int, help="ratings per item (K) of the single cell")
+    p.add_argument(
+        "--metric",
+        help=f"one or more of {', '.join(ALL_METRICS)} (comma list); default: acc for one "
+        "cell, acc,tv,wins,kl for --grid / --min-budget",
+    )
+    p.add_argument("--budgets", help="grid budgets, e.g. 100,250,500,1000 (default: the paper's nine)")
+    p.add_argument("--ks", help="grid K values, e.g. 1-10,20-500:20 (default: the paper's 35)")
+    p.add_argument("--rounds", type=int, default=1000, help="alternative and null datasets each (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same numbers")
+    p.add_argument(
+        "--workers", type=int, default=None, help="worker threads (default: all cores; no effect on numbers)"
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def _read(path: Path, kind: str) -> Any:
+    from nkcore.io import read_table
+    from nkcore.kinds import apply_mapping, detect_kind
+
+    frame = read_table(path)
+    guess = detect_kind(frame, kind)
+    if guess.missing:
+        raise DataError(f"{path}: not a {kind} table ({guess.reason})")
+    return apply_mapping(frame, kind, guess.mapping)
+
+
+def _prior(args: argparse.Namespace) -> tuple[Prior, dict[str, Any]]:
+    if args.ratings is None:
+        return resolve_prior(args.prior, args.alpha), {}
+    from nkcore.nk.frames import fit_prior_frame
+
+    fitted = fit_prior_frame(_read(args.ratings, "ratings"))
+    extra = {"labels": list(fitted.labels), "fit_mab": fitted.fit.mab, "fit_warnings": list(fitted.fit.warnings)}
+    return Prior(f"fitted to {args.ratings.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit"), extra
+
+
+def _cell_json(cell: Any, prior: Prior, eps: float | None) -> dict[str, Any]:
+    d = dict(cell.summary())
+    d["prior"] = prior.name if prior is not None else None
+    if eps is not None:
+        d["eps"] = eps
+    d["significant"] = bool(cell.p < 0.05)
+    return d
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``nk``; print plain text or JSON; return the exit code."""
+    if args.rounds < 2:
+        raise DataError(f"--rounds must be at least 2, got {args.rounds}")
+    if args.budget is not None and args.k is None:
+        raise DataError("--budget needs --k (ratings per item)")
+    if args.budget is None and args.k is not None:
+        raise DataError("--k goes with --budget (or use --ks with --grid)")
+    budgets = parse_int_list(args.budgets, "--budgets") if args.budgets else PAPER_BUDGETS
+    ks = parse_int_list(args.ks, "--ks") if args.ks else PAPER_KS
+    if args.predictions is not None:
+        return _run_resample(args, budgets, ks)
+    if args.models is not None:
+        raise DataError("--models goes with --ratings and --predictions")
+    prior, extra = _prior(args)
+    single = args.budget is not None
+    metrics = parse_metrics(args.metric, ("acc",) if single else PAPER_METRICS)
+    if single:
+        cells = simulate_cell(prior.alpha, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers)
+        if args.json:
+            objs = [_cell_json(c, prior, args.eps) | extra for c in cells]
+            print_json(objs[0] if len(objs) == 1 else objs)
+        else:
+            print(_header(prior, args.eps))
+            for c in cells:
+                print(f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}.")
+        return 0
+    if args.grid:
+        cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+        if args.json:
+            print_json([_cell_json(c, prior, args.eps) for c in cells])
+        else:
+            print(_header(prior, args.eps))
+            print(f"{'metric':<10} {'budget':>7} {'K':>4} {'N':>6} {'p':>7} {'Delta':>9} {'CI-width':>9} {'repro':>6}")
+            for c in cells:
+                print(
+                    f"{c.metric:<10} {c.budget:>7} {c.k:>4} {c.n:>6} {c.p:>7.3f} {c.delta:>9.4g} {c.ci_width:>9.4g} "
+                    f"{c.reproducibility:>6.2f}"
+                )
+            for mb in minimal_budgets(cells, metrics):
+                print(minimal_budget_sentence(mb))
+        return 0
+    found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+    if args.json:
+        print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} for mb in found])
+    else:
+        print(_header(prior, args.eps))
+        for mb in found:
+            print(minimal_budget_sentence(mb))
+    return 0
+
+
+def _header(prior: Prior, eps: float) -> str:
+    alpha = ", ".join(f"{a:.4g}" for a in prior.alpha)
+    return f"Prior (alpha) {prior.name}: [{alpha}] (M = {prior.m} labels), eps = {eps}"
+
+
+def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:
+    from nkcore.nk.frames import model_names, resample_frames
+    from nkcore.nk.sentences import resample_sentence
+
+    if args.ratings is None:
+        raise DataError("--predictions needs --ratings (the real ratings to resample)")
+    ratings = _read(args.ratings, "ratings")
+    preds = _read(args.predictions, "predictions")
+    names = model_names(preds)
+    if args.models:
+        pair = [m.strip() for m in args.models.split(",")]
+        if len(pair) != 2:
+            raise DataError(f"--models needs two names A,B; got {args.models!r}")
+    elif len(names) >= 2:
+        pair = list(names[:2])
+    else:
+        raise DataError("the predictions file needs at least two models")
+    single = args.budget is not None
+    if single:
+        budgets, ks = (args.budget,), (args.k,)
+    metrics = parse_metrics(args.metric, ("acc",) if single else PAPER_METRICS)
+    run_ = resample_frames(ratings, preds, pair[0], pair[1], budgets, ks, metrics, args.rounds, args.seed)
+    cells = list(run_.cells)
+    if args.min_budget:
+        found = minimal_budgets(cells, metrics)
+        if args.json:
+            print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} for mb in found])
+        else:
+            for mb in found:
+                print(minimal_budget_sentence(mb))
+        return 0
+    if args.json:
+        objs = [c.summary() | {"model_a": pair[0], "model_b": pair[1]} for c in cells]
+        print_json(objs[0] if single and len(objs) == 1 else objs)
+        return 0
+    print(f"Real data: {run_.n_items} items, models A = {pair[0]}, B = {pair[1]}")
+    for c in cells:
+        print(f"- {resample_sentence(c, pair[0], pair[1])} p = {fmt_p(c.p)}; {c.n_qualifying} items have K >= {c.k}.")
+    return 0

@@ -1,0 +1,391 @@
+"""Ask the (N, K) question of real data: resample rated items and compare two real models' predictions.
+
+Each round draws N items with replacement among the items with at least K ratings ("qualifying" items), and
+K of each drawn item's ratings without replacement (multivariate hypergeometric on the item's label counts);
+both models are scored against that K-rating sample. Per cell (budget, K):
+- reproducibility: the share of rounds that agree with the full data's direction (the seed's definition:
+  "the share of resampling rounds that reach the same conclusion");
+- significant_share: the share of rounds in which a paired test at ``alpha`` finds that direction significant.
+  Test: exact sign test on the items where the models differ (McNemar's exact test) for Accuracy and Wins;
+  paired t-test on the per-item score differences for TV, KL, smoothed KL, JS and cross-entropy; none for
+  macro F1 (not a mean over items: NaN);
+- p, delta, ci_width with the paper's rule, the null being the same resampling with each item's two
+  predictions swapped by a fair coin (drawn independently of the alternative rounds), the analogue of the
+  spec's per-response coin.
+Full data = every item with ratings and both predictions, all its ratings. Reference: spec "Real data".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from nkcore.errors import DataError
+from nkcore.nk.grid import Config, configurations
+from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, item_gaps, macro_f1, parse_metrics, plurality, score_gap
+from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.simulate import as_entropy, default_workers
+
+ALPHA = 0.05
+_CHUNK_ITEMS = 1 << 16
+_UNIFORM_MAX_K = 40
+
+
+@dataclass(frozen=True, slots=True)
+class PairData:
+    """Validated inputs: gold ``counts`` (items, M) and the two models as ``dist_*`` (items, M) + ``labels_*``.
+
+    ``is_prob``: the distributions are the models' probabilities (else one-hot hard labels, a K = 1 machine).
+    ``used``: indices of the items kept (ratings and both predictions present) into the caller's arrays.
+    """
+
+    counts: np.ndarray = field(repr=False)
+    dist_a: np.ndarray = field(repr=False)
+    dist_b: np.ndarray = field(repr=False)
+    labels_a: np.ndarray = field(repr=False)
+    labels_b: np.ndarray = field(repr=False)
+    is_prob: bool
+    used: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ResampleCell:
+    """One cell of the real-data resampler, one metric.
+
+    budget, k, n: the cell (N = floor(budget / K)); n_qualifying: items with at least K ratings (drawn from);
+    full_gap: gap on the full data; direction: +1 A better on the full data, -1 B better, 0 tie;
+    reproducibility: share of rounds with the full data's direction; significant_share: share of rounds where
+    the paired test (``test``) at ``alpha`` finds that direction significant (NaN for F1); p, delta, ci_width:
+    the paper's rule against the swap null; mean_gap; ties; rounds; alt / null: the gap samples.
+    """
+
+    budget: int
+    k: int
+    n: int
+    metric: str
+    p: float
+    delta: float
+    ci_width: float
+    reproducibility: float
+    significant_share: float
+    full_gap: float
+    direction: int
+    mean_gap: float
+    ties: float
+    rounds: int
+    n_qualifying: int
+    test: str
+    alt: np.ndarray = field(repr=False, compare=False)
+    null: np.ndarray = field(repr=False, compare=False)
+
+    def summary(self) -> dict[str, object]:
+        """The cell's numbers without the samples (CLI / CSV)."""
+        return {
+            f: getattr(self, f)
+            for f in (
+                "budget",
+                "k",
+                "n",
+                "metric",
+                "p",
+                "delta",
+                "ci_width",
+                "reproducibility",
+                "significant_share",
+                "full_gap",
+                "direction",
+                "mean_gap",
+                "ties",
+                "rounds",
+                "n_qualifying",
+                "test",
+            )
+        }
+
+
+def paired_test_name(metric: str) -> str:
+    """The paired test used for a metric's significant share, in words."""
+    if metric in ("acc", "wins"):
+        return "exact sign test on the items where the models differ (McNemar)"
+    if metric in ITEM_METRICS:
+        return "paired t-test on per-item differences"
+    return "none (not a per-item mean)"
+
+
+def prepare_pair(
+    counts: object,
+    hard_a: object | None = None,
+    hard_b: object | None = None,
+    probs_a: object | None = None,
+    probs_b: object | None = None,
+) -> PairData:
+    """Check and align gold counts (items, M) with two models' hard labels (items,) and/or probabilities (items, M).
+
+    Hard labels are int codes into the M categories, -1 (or NaN probabilities) where a model has no prediction.
+    Distribution metrics use the probabilities when both models have them, else the one-hot hard labels.
+    Items without ratings or without a prediction from both models are left out.
+    """
+    c = np.asarray(counts)
+    if c.ndim != 2 or c.shape[1] < 2:
+        raise DataError(f"ratings counts must be items x labels with at least 2 labels, got shape {c.shape}")
+    if not np.issubdtype(c.dtype, np.number) or np.any(c < 0) or np.any(c != np.round(c)):
+        raise DataError("ratings counts must be whole numbers >= 0")
+    c = c.astype(np.int64)
+    n_items, m = c.shape
+
+    def side(hard: object | None, probs: object | None, name: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+        h = p = None
+        if hard is not None:
+            h = np.asarray(hard)
+            if h.shape != (n_items,):
+                raise DataError(f"model {name}: hard labels must have one entry per item ({n_items}), got {h.shape}")
+            if np.any((h < -1) | (h >= m)):
+                raise DataError(f"model {name}: label codes must be -1 (missing) or 0..{m - 1}")
+            h = h.astype(np.int64)
+        if probs is not None:
+            p = np.asarray(probs, dtype=float)
+            if p.shape != (n_items, m):
+                raise DataError(f"model {name}: probabilities must be items x labels {(n_items, m)}, got {p.shape}")
+        if h is None and p is None:
+            raise DataError(f"model {name}: give hard labels or probabilities")
+        return h, p
+
+    ha, pa = side(hard_a, probs_a, "A")
+    hb, pb = side(hard_b, probs_b, "B")
+    is_prob = pa is not None and pb is not None
+
+    def present(h: np.ndarray | None, p: np.ndarray | None) -> np.ndarray:
+        ok = np.ones(n_items, dtype=bool)
+        if h is not None:
+            ok &= h >= 0
+        if p is not None and (h is None or is_prob):
+            ok &= np.all(np.isfinite(p), axis=1)
+        return ok
+
+    used = np.flatnonzero((c.sum(axis=1) > 0) & present(ha, pa) & present(hb, pb))
+    if used.size < 2:
+        raise DataError("fewer than 2 items have ratings and a prediction from both models")
+    c = c[used]
+
+    def finish(h: np.ndarray | None, p: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        if p is not None:
+            p = np.clip(p[used], 0.0, None)
+            tot = p.sum(axis=1, keepdims=True)
+            if np.any(tot <= 0):
+                raise DataError("a model's probabilities sum to 0 on some items")
+            p = p / tot
+        lab = h[used] if h is not None else plurality(p)
+        dist = p if is_prob else np.eye(m)[lab]
+        return dist, lab
+
+    da, la = finish(ha, pa)
+    db, lb = finish(hb, pb)
+    return PairData(c, da, db, la, lb, is_prob, used)
+
+
+def full_gaps(data: PairData, metrics: Sequence[str] = PAPER_METRICS) -> dict[str, float]:
+    """Score gaps on the full data (every usable item, all its ratings): the direction the rounds should find."""
+    mts = parse_metrics(metrics)
+    return {
+        mt: float(score_gap(mt, data.counts, data.dist_a, data.dist_b, data.labels_a, data.labels_b, data.is_prob))
+        for mt in mts
+    }
+
+
+def draw_without_replacement(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
+    """K ratings per row drawn without replacement from the row's label counts (rows need >= K ratings).
+
+    K <= 40: K sequential draws (a uniform against the remaining counts, then remove the drawn rating);
+    larger K: the multivariate hypergeometric as a chain of hypergeometrics,
+    c_j ~ Hypergeometric(x_j, remaining - x_j, K - sum_{l<j} c_l).
+    """
+    lead, m = counts.shape[:-1], counts.shape[-1]
+    if k <= _UNIFORM_MAX_K:
+        rem = counts.astype(np.int64).copy()
+        tot = rem.sum(axis=-1)
+        out = np.zeros_like(rem)
+        for _ in range(k):
+            u = np.floor(rng.random(lead) * tot).astype(np.int64)  # a uniform position among the remaining ratings
+            cum = np.cumsum(rem, axis=-1)
+            cat = np.minimum(np.count_nonzero(u[..., None] >= cum, axis=-1), m - 1)
+            onehot = np.eye(m, dtype=np.int64)[cat]
+            out += onehot
+            rem -= onehot
+            tot -= 1
+        return out
+    out = np.empty(counts.shape, dtype=np.int64)
+    rem_tot = counts.sum(axis=-1).astype(np.int64)
+    left = np.full(lead, k, dtype=np.int64)
+    for j in range(m - 1):
+        good = counts[..., j].astype(np.int64)
+        cj = rng.hypergeometric(good, rem_tot - good, left)
+        out[..., j] = cj
+        left -= cj
+        rem_tot -= good
+    out[..., m - 1] = left
+    return out
+
+
+def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float) -> np.ndarray:
+    """Per round (rows of ``d``: per-item gaps), does the paired test find ``direction`` significant at alpha?"""
+    if direction == 0:
+        return np.zeros(d.shape[0], dtype=bool)
+    if metric in ("acc", "wins"):
+        plus, minus = np.count_nonzero(d > 0, axis=1), np.count_nonzero(d < 0, axis=1)
+        n_disc = plus + minus
+        p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(plus, minus), np.maximum(n_disc, 1), 0.5))
+        p = np.where(n_disc == 0, 1.0, p)
+        return (p < alpha) & (np.sign(plus - minus) == direction)
+    n = d.shape[1]
+    if n < 2:
+        return np.zeros(d.shape[0], dtype=bool)
+    mean = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / np.sqrt(n))
+    p = np.where(sd > 0, 2.0 * stats.t.sf(np.abs(t), n - 1), np.where(mean != 0, 0.0, 1.0))
+    return (p < alpha) & (np.sign(mean) == direction)
+
+
+def _round_gaps(
+    data: PairData, qual: np.ndarray, n: int, k: int, size: int, rng: np.random.Generator, null: bool, metrics: tuple
+) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    idx = qual[rng.integers(0, qual.size, size=(size, n))]
+    gold = draw_without_replacement(rng, data.counts[idx], k)
+    da, db = data.dist_a[idx], data.dist_b[idx]
+    la, lb = data.labels_a[idx], data.labels_b[idx]
+    if null:
+        swap = rng.random((size, n)) < 0.5
+        da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
+        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
+    out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    for mt in metrics:
+        if mt == "f1":
+            lg = plurality(gold)
+            out[mt] = (macro_f1(lg, la, gold.shape[-1]) - macro_f1(lg, lb, gold.shape[-1]), None)
+        else:
+            d = item_gaps(mt, gold, da, db, la, lb, data.is_prob)
+            out[mt] = (d.mean(axis=-1), d)
+    return out
+
+
+def resample_cells(
+    data: PairData,
+    configs: Sequence[Config],
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    alpha: float = ALPHA,
+    workers: int | None = None,
+) -> list[ResampleCell]:
+    """Resample every configuration (budget, K, N); one ``ResampleCell`` per configuration and metric.
+
+    Seeds: ``SeedSequence(seed, spawn_key=(N, K, side, chunk))``, independent of the worker count.
+    """
+    mts = parse_metrics(metrics)
+    if int(rounds) < 2:
+        raise DataError(f"rounds must be at least 2, got {rounds}")
+    if not (0 < alpha < 1):
+        raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
+    entropy = as_entropy(seed)
+    full = full_gaps(data, mts)
+    totals = data.counts.sum(axis=1)
+    jobs = []
+    for ci, cfg in enumerate(configs):
+        qual = np.flatnonzero(totals >= cfg.k)
+        if qual.size == 0:
+            continue
+        per = max(1, min(rounds, _CHUNK_ITEMS // max(1, cfg.n * max(1, min(cfg.k, _UNIFORM_MAX_K)))))
+        for side in (0, 1):
+            for chunk, start in enumerate(range(0, rounds, per)):
+                jobs.append((ci, side, start, min(per, rounds - start), chunk, qual))
+
+    def run(job: tuple) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+        ci, side, _, size, chunk, qual = job
+        cfg = configs[ci]
+        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(cfg.n, cfg.k, side, chunk)))
+        res = _round_gaps(data, qual, cfg.n, cfg.k, size, rng, side == 1, mts)
+        if side == 0:  # keep only what is needed: the gaps, and per round "significant in the full direction?"
+            return {
+                mt: (g, None if d is None else _paired_significant(d, mt, int(np.sign(full[mt])), alpha))
+                for mt, (g, d) in res.items()
+            }
+        return {mt: (g, None) for mt, (g, _) in res.items()}
+
+    nw = default_workers() if workers is None else max(1, int(workers))
+    if nw == 1 or len(jobs) <= 1:
+        results = [run(j) for j in jobs]
+    else:
+        with ThreadPoolExecutor(max_workers=nw) as pool:
+            results = list(pool.map(run, jobs))
+    by_cell: dict[tuple[int, int], list] = {}
+    for job, res in zip(jobs, results, strict=True):
+        by_cell.setdefault((job[0], job[1]), []).append((job[2], res))
+    out: list[ResampleCell] = []
+    for ci, cfg in enumerate(configs):
+        if (ci, 0) not in by_cell:
+            continue
+        n_qual = int(np.count_nonzero(totals >= cfg.k))
+        alt_parts = [r for _, r in sorted(by_cell[(ci, 0)], key=lambda t: t[0])]
+        null_parts = [r for _, r in sorted(by_cell[(ci, 1)], key=lambda t: t[0])]
+        for mt in mts:
+            alt = np.concatenate([p[mt][0] for p in alt_parts])
+            nul = np.concatenate([p[mt][0] for p in null_parts])
+            direction = int(np.sign(full[mt]))
+            sig = (
+                float(np.mean(np.concatenate([p[mt][1] for p in alt_parts])))
+                if alt_parts[0][mt][1] is not None
+                else float("nan")
+            )
+            st = cell_stats(alt, nul)
+            out.append(
+                ResampleCell(
+                    budget=cfg.budget,
+                    k=cfg.k,
+                    n=cfg.n,
+                    metric=mt,
+                    p=st.p,
+                    delta=st.delta,
+                    ci_width=st.ci_width,
+                    reproducibility=float(np.mean(np.sign(alt) == direction)),
+                    significant_share=sig,
+                    full_gap=full[mt],
+                    direction=direction,
+                    mean_gap=st.mean_gap,
+                    ties=st.ties,
+                    rounds=int(rounds),
+                    n_qualifying=n_qual,
+                    test=paired_test_name(mt),
+                    alt=alt,
+                    null=nul,
+                )
+            )
+    return out
+
+
+def resample_grid(
+    data: PairData,
+    budgets: Sequence[int],
+    ks: Sequence[int],
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    alpha: float = ALPHA,
+    workers: int | None = None,
+) -> list[ResampleCell]:
+    """Every (budget, K) of a grid on real data; K values that no item has enough ratings for are left out."""
+    return resample_cells(data, configurations(budgets, ks), metrics, rounds, seed, alpha, workers)
+
+
+def qualifying_items(counts: np.ndarray, ks: Sequence[int]) -> dict[int, int]:
+    """How many items have at least K ratings, for each K (the items a round can draw from).
+
+    >>> qualifying_items(np.array([[3, 1], [1, 0], [5, 5]]), [1, 4, 10])
+    {1: 3, 4: 2, 10: 1}
+    """
+    tot = np.asarray(counts).sum(axis=1)
+    return {int(k): int(np.count_nonzero(tot >= k)) for k in ks}
