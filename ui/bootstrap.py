@@ -82,6 +82,8 @@ def setup_page(title: str, purpose: str) -> None:
     charts.enable_theme()
     st.title(title)
     st.markdown(purpose)
+    st.session_state["_nkp_url_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    st.session_state["_nkp_link_note"] = st.empty()  # filled by finish_page() when link values were dropped
     with st.sidebar:
         st.caption(
             "**NK Planner** decides how to spend an evaluation budget and how to read the result. "
@@ -143,29 +145,92 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
 
 
 def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
-    """A sidebar selectbox of the datasets of ``kind``, bound to ``?<kind>=<id>``, remembered across pages."""
+    """A sidebar selectbox of the datasets of ``kind``; the choice is in the URL as ``?<kind>=<id>``.
+
+    The dataset id is kept in the URL by hand rather than with ``bind="query-params"``, because a bound selectbox
+    stores its *displayed* label in the URL, and the link must carry the id. The URL wins when it names a dataset
+    on this server; otherwise the page says why and falls back to the session's last choice or the sample. The
+    choice is remembered across page switches for the session.
+    """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}")
     options = dataset_options(kind)
     ids = list(options)
+    sample_id = ids[0]
+    widget_key = f"_nkp_ds_{kind}"
     memory = f"_nkp_chosen_{kind}"
     raw = st.query_params.get(kind)
-    if raw is not None:
+    if raw is not None and raw not in options:
         _explain_bad_link(kind, str(raw), options)
-    elif kind not in st.session_state and st.session_state.get(memory) in options:
-        st.session_state[kind] = st.session_state[memory]
-    if st.session_state.get(kind) not in (None, *ids):
-        del st.session_state[kind]
+        del st.query_params[kind]
+        raw = None
+    wanted = raw if raw is not None else st.session_state.get(memory, sample_id)
+    if wanted not in options:
+        wanted = sample_id
+    st.session_state[widget_key] = wanted
+
+    def _on_change() -> None:
+        new = st.session_state[widget_key]
+        if new == sample_id:
+            st.query_params.pop(kind, None)
+        else:
+            st.query_params[kind] = new
+
     chosen = st.sidebar.selectbox(
         label or KIND_LABELS[kind],
         ids,
         format_func=lambda i: options.get(i, i),
-        key=kind,
-        bind="query-params",
+        key=widget_key,
+        on_change=_on_change,
         help="Upload your own on the Data page. The choice is part of the link.",
     )
     st.session_state[memory] = chosen
+    if chosen == sample_id:
+        st.query_params.pop(kind, None)
+    else:
+        st.query_params[kind] = chosen
     return load_dataset(kind, chosen)
+
+
+def _matches(raw: list[str], value: object) -> bool:
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(values) != len(raw):
+        return False
+    for text, val in zip(raw, values, strict=True):
+        if isinstance(val, bool):
+            if text.lower() != str(val).lower():
+                return False
+        elif isinstance(val, (int, float)):
+            try:
+                if float(text) != float(val):
+                    return False
+            except ValueError:
+                return False
+        elif str(val) != text:
+            return False
+    return True
+
+
+def finish_page() -> None:
+    """Call last on every page: say which values of the opened link could not be used.
+
+    Streamlit silently drops a bound parameter whose value is out of range or not an option; a teammate who opened
+    a link must know that the view differs from the one that was shared.
+    """
+    start: dict[str, list[str]] = st.session_state.pop("_nkp_url_at_start", {})
+    ignored = []
+    for key, raw in start.items():
+        if key in KINDS or st.query_params.get_all(key) == raw:
+            continue
+        if key in st.session_state and _matches(raw, st.session_state[key]):
+            continue  # equal to the default, so Streamlit keeps the URL clean
+        ignored.append(f"`{key}={', '.join(raw)}`")
+    if ignored:
+        st.session_state.get("_nkp_link_note", st).warning(
+            "Some values in the link could not be used (out of range, or not an option on this page): "
+            + "; ".join(ignored)
+            + ". The nearest valid view is shown instead."
+        )
 
 
 @contextlib.contextmanager
