@@ -29,6 +29,7 @@ __all__ = [
     "monthly_cost",
     "monthly_difference",
     "price_per_call",
+    "recommend",
     "recommendation_sentence",
 ]
 
@@ -151,8 +152,10 @@ class CostTable:
         raise DataError(f"no row {label!r}; rows are {', '.join(r.label for r in self.rows)}")
 
     def to_frame(self) -> pd.DataFrame:
-        """The rows as a DataFrame (one row per configuration)."""
-        return pd.DataFrame([{f: getattr(r, f) for f in CostRow.__slots__} for r in self.rows])
+        """The rows as a DataFrame (one row per configuration; ``n`` as text: "3" or "3+2")."""
+        frame = pd.DataFrame([{f: getattr(r, f) for f in CostRow.__slots__} for r in self.rows])
+        frame["n"] = frame["n"].astype(str)
+        return frame
 
 
 def _row(
@@ -323,30 +326,40 @@ def marginal_sentence(row: CostRow) -> str:
     )
 
 
-def recommendation_sentence(
+def recommend(
     table: CostTable, latency_budget_s: float, percentile: str = "p95", tolerance: float = 0.0
-) -> str:
-    """Which row to ship under a latency budget: the most accurate row whose ``percentile`` latency fits, the
-    cheapest among rows within ``tolerance`` of that accuracy; names what the budget rules out.
-
-    Reference: the chapter (latency-bound feature ships flat n = 3; without a latency budget the adaptive
-    rule is the better buy).
-    """
+) -> CostRow | None:
+    """The row to ship under a latency budget: the most accurate row whose ``percentile`` latency fits, the
+    cheapest (fewest calls) among rows within ``tolerance`` of that accuracy; None when no row fits."""
     if percentile not in ("p50", "p95", "p99"):
         raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
     if not latency_budget_s > 0:
         raise DataError(f"the latency budget must be positive seconds, got {latency_budget_s}")
+    fits = [r for r in table.rows if getattr(r, percentile) <= latency_budget_s]
+    if not fits:
+        return None
+    best_acc = max(r.accuracy for r in fits)
+    return min((r for r in fits if r.accuracy >= best_acc - tolerance - 1e-12), key=lambda r: (r.calls, r.label))
+
+
+def recommendation_sentence(
+    table: CostTable, latency_budget_s: float, percentile: str = "p95", tolerance: float = 0.0
+) -> str:
+    """Which row to ship under a latency budget (:func:`recommend`), in words; names what the budget rules out.
+
+    Reference: the chapter (latency-bound feature ships flat n = 3; without a latency budget the adaptive
+    rule is the better buy).
+    """
+    pick = recommend(table, latency_budget_s, percentile, tolerance)
     rows = list(table.rows)
     fits = [r for r in rows if getattr(r, percentile) <= latency_budget_s]
-    if not fits:
+    if pick is None:
         fastest = min(rows, key=lambda r: getattr(r, percentile))
         return (
             f"No configuration meets a {percentile} latency budget of {latency_budget_s:.1f} s; the fastest, "
             f"{fastest.label}, has {percentile} {getattr(fastest, percentile):.1f} s. Raise the budget or find a "
             "faster model."
         )
-    best_acc = max(r.accuracy for r in fits)
-    pick = min((r for r in fits if r.accuracy >= best_acc - tolerance - 1e-12), key=lambda r: (r.calls, r.label))
     what = "the adaptive rule " + pick.label if pick.adaptive else f"flat samples per request {pick.label}"
     text = (
         f"Under a {percentile} latency budget of {latency_budget_s:.1f} s, ship {what}: {pick.accuracy:.1%} "

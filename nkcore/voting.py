@@ -21,6 +21,7 @@ occurrence is earliest.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,14 +69,18 @@ __all__ = [
     "exact_case_curve",
     "fit_beta_binomial",
     "independent_accuracy",
+    "model_gap_sentence",
     "n_eff",
     "n_eff_table",
+    "next_step_from_frame",
     "next_step_sentence",
+    "order_sentence",
     "parse_samples",
     "plurality_correct",
     "predict_next_step",
     "rho_sentence",
     "unfixable_errors",
+    "unfixable_from_frame",
     "unfixable_sentence",
     "vote_curve",
     "what_if_sentence",
@@ -976,18 +981,18 @@ def next_step_sentence(check: NextStepCheck) -> str:
     )
     if check.direction == "above" and check.rho_fitted < 1e-3:
         tail = (
-            f" The curve is {abs(check.missed_by):.1%} above even the independent-samples model (rho = 0), which "
+            f" The curve is {100 * abs(check.missed_by):.1f} points above even the independent-samples model (rho = 0), which "
             "counts the vote as correct against one wrong answer: here the wrong answers are scattered over "
             "several values, so the plurality vote beats a two-answer majority and rho cannot be read off the curve."
         )
     elif check.direction == "above":
         tail = (
-            f" The curve climbed {abs(check.missed_by):.1%} faster than the correlated model predicts: the samples "
+            f" The curve climbed {100 * abs(check.missed_by):.1f} points higher than the correlated model predicts: the samples "
             "are more independent than assumed, so a larger n may be worth measuring."
         )
     elif check.direction == "below":
         tail = (
-            f" The curve flattened {abs(check.missed_by):.1%} earlier than predicted: the correlation is worse than "
+            f" The curve flattened {100 * abs(check.missed_by):.1f} points below the prediction: the correlation is worse than "
             "estimated, which usually points to a systematic misreading in the prompt rather than to bad luck."
         )
     else:
@@ -1036,6 +1041,24 @@ class UnfixableErrors:
     cases: tuple[UnfixableCase, ...]
 
 
+def _natural(text: str) -> tuple:
+    """Sort key that puts case "14" before "115"."""
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text) if t)
+
+
+def order_sentence(curve: VoteCurve) -> str:
+    """Says whether each case's first sample is right more (or less) often than its samples on average; empty
+    when the two agree within two points (then the draw order does not matter)."""
+    pt = curve.point(1)
+    if abs(pt.first_n_accuracy - pt.accuracy) < 0.02:
+        return ""
+    return (
+        f"The first sample of each case is right {pt.first_n_accuracy:.1%} of the time, all samples on average "
+        f"{pt.accuracy:.1%}: in this data the order of the samples matters, so the first-n reading (diamonds) and the "
+        "exact curve (line) differ; the exact curve is the one that does not depend on the order."
+    )
+
+
 def unfixable_errors(samples: SampleSet, from_n: int = 3, tie: TieRule = "first") -> UnfixableErrors:
     """Cases wrong at ``from_n`` samples that are still wrong with every sample, and how many are unanimous.
 
@@ -1072,7 +1095,7 @@ def unfixable_errors(samples: SampleSet, from_n: int = 3, tie: TieRule = "first"
                 answers=", ".join(f"{a} x{k}" for a, k in cnt.most_common()),
             )
         )
-    rows.sort(key=lambda r: (not r.unanimous, r.gold_count, r.case))
+    rows.sort(key=lambda r: (not r.unanimous, r.gold_count, _natural(r.case)))
     return UnfixableErrors(
         from_n=from_n,
         largest_n=samples.max_n,
@@ -1245,7 +1268,7 @@ def analyze_samples(
         beta_binomial=bb,
         beta_binomial_curve=beta_binomial_curve(bb, ns, tie),
         n_eff=table,
-        unfixable=unfixable_errors(s, min(from_n, s.max_n), tie),
+        unfixable=unfixable_errors(s, from_n, tie),
         next_step=nxt,
     )
 
@@ -1255,3 +1278,51 @@ def adaptive_from_frame(
 ) -> AdaptiveResult:
     """:func:`adaptive_topup` on a samples table (a module-level entry point for the cache)."""
     return adaptive_topup(parse_samples(frame), n0, m, trigger, tie)
+
+
+def next_step_from_frame(
+    frame: pd.DataFrame,
+    fit_upto: int,
+    step: int = 2,
+    tie: TieRule = "first",
+    n_boot: int = 2000,
+    seed: int = 0,
+    reading: Reading = "exact",
+) -> NextStepCheck:
+    """:func:`predict_next_step` on a samples table (a module-level entry point for the cache)."""
+    s = parse_samples(frame)
+    return predict_next_step(vote_curve(s, tie, n_boot, seed), s, fit_upto, step, tie, reading)
+
+
+def unfixable_from_frame(frame: pd.DataFrame, from_n: int = 3, tie: TieRule = "first") -> UnfixableErrors:
+    """:func:`unfixable_errors` on a samples table (a module-level entry point for the cache)."""
+    return unfixable_errors(parse_samples(frame), from_n, tie)
+
+
+def model_gap_sentence(a: VoteAnalysis) -> str:
+    """Plain-language reading of how the measured curve at the largest n compares with the models' predictions.
+
+    The independent, correlated and beta-binomial models count a vote as correct against ONE wrong answer; a
+    plurality vote over answers whose wrong values scatter can do better than that, and the sentence says so.
+    """
+    n = a.max_n
+    measured = a.curve.points[-1].accuracy
+    p = a.curve.point(1).accuracy
+    indep = independent_accuracy(p, n) if 0 < p < 1 else p
+    bb = a.beta_binomial_curve[-1]
+    text = (
+        f"At samples per request n = {n} the data measured {measured:.1%}; independent samples would give "
+        f"{indep:.1%} and the beta-binomial difficulty model (each case has its own accuracy, fitted to the data) "
+        f"{bb:.1%}."
+    )
+    if measured > max(indep, bb) + 0.02:
+        text += (
+            " The measured curve beats both: the models count a vote as correct against one wrong answer, but here "
+            "wrong answers are spread over several values, so the right answer can win a plurality without a "
+            "majority."
+        )
+    elif measured < min(indep, bb) - 0.02:
+        text += " The measured curve is below both models: errors are more systematic than even the models assume."
+    else:
+        text += " The models describe the measured curve to within two points."
+    return text

@@ -1,15 +1,216 @@
-"""Sampling page (body filled by its issue; until then it says what it will show)."""
+"""Sampling: what majority voting over more samples per request (n) buys, and why the curve flattens."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from ui import bootstrap
+from nkcore import voting
+from ui import bootstrap, cache, charts_voting, exports
 
 bootstrap.setup_page(
     "Sampling",
-    "What does majority voting over more samples per request (n) buy? Measured exact vote curves beside what independent and correlated samples would predict.",
+    "What does majority voting over more samples per request (n) buy? The measured accuracy curve, exact over every "
+    "subset of each case's samples, beside what independent and correlated samples would predict, and the errors "
+    "that no number of samples can fix.",
 )
-st.info(
-    "This page will show vote curves, effective samples (N_eff) and the errors more samples cannot fix. Not built yet: no numbers are shown."
+ds = bootstrap.choose_dataset("samples")
+
+TIE_HELP = {
+    "first": "the tied answer seen first wins (what Counter.most_common does)",
+    "split": "a tie shares the credit (1/2 for a two-way tie)",
+    "wrong": "a tie counts as wrong",
+}
+
+with bootstrap.user_errors():
+    left, right = st.columns([1, 1])
+    tie = left.radio(
+        "Tie rule when two answers get the same number of votes",
+        list(TIE_HELP),
+        captions=list(TIE_HELP.values()),
+        horizontal=True,
+        key="smp_tie",
+        bind="query-params",
+    )
+    rho_what_if = right.slider(
+        "What if rho (correlation between samples of the same case) were…",
+        min_value=0.0,
+        max_value=0.9,
+        value=0.17,
+        step=0.01,
+        key="smp_rho",
+        bind="query-params",
+        help="0 = independent samples; 1 = every sample of a case is a copy of the first. The chapter's example: 0.17.",
+    )
+    a = cache.compute(voting.analyze_samples, ds, tie=tie, n_boot=2000, seed=0, from_n=3)
+    curve = a.curve
+    p = curve.point(1).accuracy
+    ns = tuple(pt.n for pt in curve.points)
+
+    # ------------------------------------------------------------------ key numbers
+    m1, m2, m3, m4, m5 = st.columns(5)
+    m1.metric("cases", f"{a.n_cases:,}")
+    m2.metric("samples per case (largest n)", a.max_n)
+    m3.metric("single-call accuracy (p)", f"{p:.1%}", help="exact accuracy at samples per request n = 1")
+    m4.metric("rho (estimated)", f"{a.rho.rho:.2f}", help=a.rho.method)
+    m5.metric(f"accuracy at n = {a.max_n}", f"{curve.points[-1].accuracy:.1%}")
+    st.markdown(voting.rho_sentence(a.rho, a.max_n))
+    if order := voting.order_sentence(curve):
+        st.markdown(order)
+    counts = [pt.n_cases for pt in curve.points]
+    if len(set(counts)) > 1:
+        st.caption(
+            "Cases differ in how many samples they have; each n uses the cases with at least n samples: "
+            + ", ".join(f"n = {pt.n}: {pt.n_cases} cases" for pt in curve.points)
+            + "."
+        )
+    if a.binary:
+        st.caption("This data has a correct column and no answers: votes are read as correct against one wrong answer.")
+
+    # ------------------------------------------------------------------ the curve
+    st.subheader("Accuracy against samples per request (n)")
+    measured = pd.DataFrame(
+        {
+            "n": ns,
+            "accuracy": [pt.accuracy for pt in curve.points],
+            "ci_low": [pt.ci_low for pt in curve.points],
+            "ci_high": [pt.ci_high for pt in curve.points],
+            "first_n_accuracy": [pt.first_n_accuracy for pt in curve.points],
+            "cases": counts,
+        }
+    )
+    est_rho = max(a.rho.rho, 0.0)
+    series = {
+        "independent samples": [voting.independent_accuracy(p, n) for n in ns],
+        "correlated, estimated rho": list(voting.correlated_curve(p, ns, est_rho)),
+        "correlated, what-if rho": list(voting.correlated_curve(p, ns, rho_what_if)),
+        "beta-binomial difficulty model": list(a.beta_binomial_curve),
+    }
+    models = pd.DataFrame(
+        [{"n": n, "series": k, "accuracy": v[i]} for k, v in series.items() for i, n in enumerate(ns)]
+    )
+    chart = charts_voting.vote_curve_chart(measured, models)
+    st.altair_chart(chart, width="stretch")
+    st.caption(
+        "Solid line and band: the measured accuracy averaged over every subset of n samples of each case, with a 95% "
+        "interval from resampling cases (the same resampled cases at every n). Diamonds: the vote over each case's "
+        "first n samples, what a flat deployment sees. Dashed lines: predictions from the single-call accuracy p. At even "
+        "n two answers can tie, so even n adds little over the odd n below it."
+    )
+    what_if = voting.what_if_sentence(p, rho_what_if, a.max_n)
+    st.markdown(f"**What if:** {what_if}")
+    st.markdown(voting.curve_sentence(curve))
+    st.markdown(voting.model_gap_sentence(a))
+    d1, d2 = st.columns([1, 2])
+    with d1:
+        exports.download_table(measured, "vote_curve")
+    with d2:
+        exports.download_chart(chart, "vote_curve")
+
+    # ------------------------------------------------------------------ N_eff
+    st.subheader("Effective samples (N_eff)")
+    est_tab = voting.n_eff_table(p, ns, est_rho)
+    wif_tab = voting.n_eff_table(p, ns, rho_what_if)
+    neff = pd.DataFrame(
+        {
+            "samples per request (n)": ns,
+            f"N_eff (rho {est_rho:.2f})": [r.n_eff for r in est_tab],
+            f"predicted (rho {est_rho:.2f})": [100 * r.correlated for r in est_tab],
+            f"N_eff (what-if rho {rho_what_if:.2f})": [r.n_eff for r in wif_tab],
+            f"predicted (what-if rho {rho_what_if:.2f})": [100 * r.correlated for r in wif_tab],
+            "independent samples": [100 * r.independent for r in est_tab],
+            "measured (exact)": 100 * measured["accuracy"],
+        }
+    )
+    st.dataframe(
+        neff,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.2f" if c.startswith("N_eff") else "%.1f%%")
+            for c in neff.columns[1:]
+        },
+    )
+    st.caption(
+        "N_eff = n / (1 + (n - 1) rho): correlated samples of a case are worth fewer independent votes. The "
+        "correlated prediction is the independent curve read at N_eff instead of n."
+    )
+    exports.download_table(neff, "n_eff_table")
+
+    # ------------------------------------------------------------------ next step
+    st.subheader("Predict the next step, then check it")
+    ks = [k for k in range(3, a.max_n - 1) if k % 2 == 1]
+    check = None
+    if ks:
+        k = st.select_slider(
+            "Fit rho on samples per request up to n =",
+            options=ks,
+            value=ks[-1],
+            key="smp_fit",
+            bind="query-params",
+            help="rho is fitted to the measured curve at odd n up to this value; the check is at n + 2.",
+        )
+        check = cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
+        c1, c2, c3 = st.columns(3)
+        c1.metric(
+            f"predicted at n = {check.predict_n}", f"{check.predicted:.1%}", help=f"rho fitted: {check.rho_fitted:.2f}"
+        )
+        c2.metric(
+            f"measured at n = {check.predict_n}",
+            f"{check.measured:.1%}",
+            delta=f"{100 * check.missed_by:+.1f} points vs prediction",
+            delta_color="off",
+        )
+        c3.metric(f"beta-binomial model predicts at n = {check.predict_n}", f"{check.beta_binomial:.1%}")
+        st.markdown(voting.next_step_sentence(check))
+    else:
+        st.info("The check needs at least 5 samples per case (fit on n up to 3, check at n = 5).")
+
+    # ------------------------------------------------------------------ unfixable
+    st.subheader("Errors more samples cannot fix")
+    from_n = st.number_input(
+        "Start from the cases the vote gets wrong at samples per request n =",
+        min_value=1,
+        max_value=1000,
+        value=3,
+        step=1,
+        key="smp_from",
+        bind="query-params",
+    )
+    u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
+    st.markdown(voting.unfixable_sentence(u))
+    cases = pd.DataFrame(
+        [
+            {
+                "case": c.case,
+                "gold answer": c.gold,
+                "most common answer": c.top_answer,
+                "votes for it": c.top_count,
+                "votes for gold": c.gold_count,
+                "samples": c.n_samples,
+                "all samples agree": c.unanimous,
+                "all answers (count)": c.answers,
+            }
+            for c in u.cases
+        ]
+    )
+    if len(cases):
+        st.dataframe(cases, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(cases)))
+        exports.download_table(cases, "unfixable_cases")
+
+numbers = [
+    ("cases", f"{a.n_cases:,}", f"each with up to {a.max_n} samples per request (n)"),
+    ("single-call accuracy", f"{p:.1%}", "exact accuracy at samples per request n = 1"),
+    (f"accuracy at n = {a.max_n}", f"{curve.points[-1].accuracy:.1%}", voting.curve_sentence(curve)),
+    ("rho", f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})", voting.rho_sentence(a.rho, a.max_n)),
+    ("what-if rho", f"{rho_what_if:.2f}", what_if),
+    ("errors more samples cannot fix", f"{u.still_wrong} of {u.wrong_at_from_n}", voting.unfixable_sentence(u)),
+]
+if check is not None:
+    numbers.append(
+        ("next-step check", f"{check.measured:.1%} vs {check.predicted:.1%}", voting.next_step_sentence(check))
+    )
+exports.summary_download(
+    "Sampling", {"dataset": ds.name, "tie rule": tie, "what-if rho": rho_what_if}, numbers, [chart]
 )
+bootstrap.finish_page()

@@ -1,0 +1,150 @@
+"""Altair builders for the Sampling and Cost & latency pages (data frames in, charts out; no statistics here)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.charts import PALETTE
+
+SERIES_COLORS = {
+    "measured (exact, all subsets)": PALETTE[0],
+    "measured (first n samples)": PALETTE[6],
+    "independent samples": PALETTE[5],
+    "correlated, estimated rho": PALETTE[2],
+    "correlated, what-if rho": PALETTE[1],
+    "beta-binomial difficulty model": PALETTE[3],
+}
+
+
+def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerChart:
+    """Accuracy against samples per request (n): the measured exact curve with its paired band, the first-n
+    points, and the model predictions as lines.
+
+    ``measured``: columns n, accuracy, ci_low, ci_high, first_n_accuracy. ``models``: long, columns n, series,
+    accuracy (series names as in :data:`SERIES_COLORS`).
+    """
+    domain = list(SERIES_COLORS)
+    color = alt.Color(
+        "series:N",
+        title=None,
+        scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
+        legend=alt.Legend(orient="bottom", columns=3, labelLimit=260),
+    )
+    x = alt.X("n:Q", title="samples per request (n)", axis=alt.Axis(tickMinStep=1, format="d"))
+    y_axis = alt.Axis(format=".0%")
+    band = (
+        alt.Chart(measured)
+        .mark_area(opacity=0.18, color=PALETTE[0])
+        .encode(
+            x=x,
+            y=alt.Y("ci_low:Q", title="accuracy (majority vote)", axis=y_axis, scale=alt.Scale(zero=False)),
+            y2="ci_high:Q",
+        )
+    )
+    exact = measured.assign(series="measured (exact, all subsets)")
+    line = (
+        alt.Chart(exact)
+        .mark_line(point=alt.OverlayMarkDef(size=60, filled=True), strokeWidth=3)
+        .encode(
+            x=x,
+            y=alt.Y("accuracy:Q"),
+            color=color,
+            tooltip=[
+                alt.Tooltip("n:Q", title="samples per request (n)"),
+                alt.Tooltip("accuracy:Q", title="exact accuracy", format=".1%"),
+                alt.Tooltip("ci_low:Q", title="95% interval from", format=".1%"),
+                alt.Tooltip("ci_high:Q", title="95% interval to", format=".1%"),
+            ],
+        )
+    )
+    first = measured.assign(series="measured (first n samples)")
+    first_pts = (
+        alt.Chart(first)
+        .mark_point(shape="diamond", size=70, filled=True)
+        .encode(
+            x=x,
+            y="first_n_accuracy:Q",
+            color=color,
+            tooltip=[
+                alt.Tooltip("n:Q", title="samples per request (n)"),
+                alt.Tooltip("first_n_accuracy:Q", title="first n samples", format=".1%"),
+            ],
+        )
+    )
+    model_lines = (
+        alt.Chart(models)
+        .mark_line(strokeDash=[5, 3], strokeWidth=2)
+        .encode(
+            x=x,
+            y="accuracy:Q",
+            color=color,
+            tooltip=[
+                alt.Tooltip("series:N", title="model"),
+                alt.Tooltip("n:Q", title="samples per request (n)"),
+                alt.Tooltip("accuracy:Q", title="predicted accuracy", format=".1%"),
+            ],
+        )
+    )
+    return alt.layer(band, model_lines, line, first_pts).properties(height=380)
+
+
+def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
+    """Accuracy against cost per 1,000 requests, one labelled point per row, coloured by p95 latency; rows over
+    the latency budget are drawn hollow. Columns: label, accuracy, cost_per_1k, p95, calls."""
+    data = table.assign(within=table["p95"] <= budget_s)
+    scale = alt.Scale(scheme="orangered")
+    base = alt.Chart(data).encode(
+        x=alt.X(
+            "cost_per_1k:Q",
+            title="cost per 1,000 requests ($)",
+            axis=alt.Axis(format="$,.0f"),
+            scale=alt.Scale(zero=True, nice=True),
+        ),
+        y=alt.Y("accuracy:Q", title="accuracy", axis=alt.Axis(format=".0%"), scale=alt.Scale(zero=False, padding=30)),
+    )
+    points = base.mark_point(size=260, strokeWidth=3, opacity=1).encode(
+        color=alt.Color("p95:Q", title="p95 latency (s)", scale=scale, legend=alt.Legend(orient="right", format=".1f")),
+        fill=alt.condition("datum.within", alt.Color("p95:Q", scale=scale, legend=None), alt.value("white")),
+        tooltip=[
+            alt.Tooltip("label:N", title="configuration"),
+            alt.Tooltip("accuracy:Q", format=".1%"),
+            alt.Tooltip("calls:Q", title="calls per request", format=".2f"),
+            alt.Tooltip("cost_per_1k:Q", title="$ per 1,000 requests", format="$,.2f"),
+            alt.Tooltip("p95:Q", title="p95 latency (s)", format=".1f"),
+        ],
+    )
+    labels = base.mark_text(dy=-18, fontSize=13).encode(text="label:N")
+    return alt.layer(points, labels).properties(height=340)
+
+
+def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
+    """p50 / p95 / p99 per configuration as dots on one axis, with the latency budget as a rule.
+    Columns: label, p50, p95, p99."""
+    long = table.melt(id_vars=["label"], value_vars=["p50", "p95", "p99"], var_name="percentile", value_name="seconds")
+    order = list(table["label"])
+    dots = (
+        alt.Chart(long)
+        .mark_point(filled=True, size=90)
+        .encode(
+            y=alt.Y("label:N", title=None, sort=order),
+            x=alt.X("seconds:Q", title="request latency (s)"),
+            color=alt.Color("percentile:N", title=None, scale=alt.Scale(range=[PALETTE[2], PALETTE[3], PALETTE[1]])),
+            tooltip=[
+                alt.Tooltip("label:N", title="configuration"),
+                "percentile:N",
+                alt.Tooltip("seconds:Q", format=".2f"),
+            ],
+        )
+    )
+    rule = (
+        alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"latency budget {budget_s:.1f} s"]}))
+        .mark_rule(color="#444", strokeDash=[4, 3])
+        .encode(x="budget:Q")
+    )
+    text = (
+        alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
+        .mark_text(align="left", dx=4, dy=-6, color="#444")
+        .encode(x="budget:Q", y=alt.value(0), text="text:N")
+    )
+    return alt.layer(dots, rule, text).properties(height=alt.Step(34))
