@@ -21,7 +21,7 @@ with left, st.container(border=True):
         "each split, from priors fitted to real annotation data (the method of *Forest vs Tree*, AAAI-26), or by "
         "resampling your own multi-annotator data."
     )
-    st.page_link("pages/2_Budget.py", label="Open Budget (N x K)", icon=":material/grid_on:")
+    st.page_link("pages/2_Budget.py", label="Open Budget (N x K)", icon=bootstrap.PAGE_ICONS["pages/2_Budget.py"])
 with right, st.container(border=True):
     st.subheader("2. Does the bigger setting really score higher?")
     st.markdown(
@@ -30,13 +30,13 @@ with right, st.container(border=True):
         "flatten; Cost & latency puts money and tail latency on the same table; Planner says in advance what "
         "difference an evaluation can resolve."
     )
-    st.page_link("pages/3_Compare.py", label="Open Compare", icon=":material/compare_arrows:")
+    st.page_link("pages/3_Compare.py", label="Open Compare", icon=bootstrap.PAGE_ICONS["pages/3_Compare.py"])
 
 st.subheader("Pages")
 cols = st.columns(3)
 for i, (path, name, blurb) in enumerate(bootstrap.PAGES):
     with cols[i % 3], st.container(border=True):
-        st.page_link(path, label=name, icon=":material/arrow_forward:")
+        st.page_link(path, label=name, icon=bootstrap.PAGE_ICONS[path])
         st.caption(blurb)
 
 st.subheader("Datasets in use")

@@ -29,10 +29,10 @@ SAMPLE_DIR = ROOT / "sample_data"
 
 # The embedded default of each kind: file in sample_data/ and the name users see.
 SAMPLES: dict[str, tuple[str, str]] = {
-    "samples": ("worked_example_samples.csv", "Sample: worked example, 200 cases x 7 samples per request"),
-    "paired": ("worked_example_paired.csv", "Sample: worked example, n = 1, 3, 5, 7 on 200 cases"),
-    "ratings": ("ratings.csv", "Sample: 500 items x 40 ratings per item, 3 labels"),
-    "predictions": ("predictions.csv", "Sample: three models' predictions on the 500 items"),
+    "samples": ("worked_example_samples.csv", "Sample: worked example (200 cases)"),
+    "paired": ("worked_example_paired.csv", "Sample: worked example (n = 1, 3, 5, 7)"),
+    "ratings": ("ratings.csv", "Sample: 500 items x 40 ratings"),
+    "predictions": ("predictions.csv", "Sample: 3 models on 500 items"),
 }
 
 KIND_LABELS: dict[str, str] = {
@@ -40,6 +40,16 @@ KIND_LABELS: dict[str, str] = {
     "paired": "Paired results (case, config, correct)",
     "ratings": "Ratings (item, rater, label)",
     "predictions": "Model predictions (item, model, label / probabilities)",
+}
+
+PAGE_ICONS: dict[str, str] = {
+    "app.py": ":material/home:",
+    "pages/1_Data.py": ":material/table:",
+    "pages/2_Budget.py": ":material/grid_on:",
+    "pages/3_Compare.py": ":material/compare_arrows:",
+    "pages/4_Sampling.py": ":material/how_to_vote:",
+    "pages/5_Cost_and_latency.py": ":material/payments:",
+    "pages/6_Planner.py": ":material/straighten:",
 }
 
 PAGES: tuple[tuple[str, str, str], ...] = (
@@ -85,6 +95,13 @@ def setup_page(title: str, purpose: str) -> None:
     st.session_state["_nkp_url_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
     st.session_state["_nkp_link_note"] = st.empty()  # filled by finish_page() when link values were dropped
     with st.sidebar:
+        # Our own navigation (config: client.showSidebarNavigation = false) so pages carry their real names;
+        # the pages/ scripts stay auto-discovered, which is what makes deep links work on a fresh server.
+        with st.container(key="nkp_nav"):
+            st.page_link("app.py", label="Home", icon=PAGE_ICONS["app.py"])
+            for path, name, _ in PAGES:
+                st.page_link(path, label=name, icon=PAGE_ICONS[path])
+        st.divider()
         st.caption(
             "**NK Planner** decides how to spend an evaluation budget and how to read the result. "
             "Every control on a page is in the link: share it and a teammate sees the same view."

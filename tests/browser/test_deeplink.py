@@ -22,8 +22,8 @@ def test_deep_link_is_the_first_request_after_start(start_server, new_page) -> N
         assert page.locator("h1").first.inner_text().strip() == "Planner"
         assert "NK Planner" not in page.locator("h1").first.inner_text()
         # the sidebar lists every page, so the visitor can move on from the deep link
-        nav = page.locator('[data-testid="stSidebarNav"]')
-        for name in ("Data", "Budget", "Compare", "Sampling", "Cost and latency", "Planner"):
+        nav = page.locator(".st-key-nkp_nav")
+        for name in ("Home", "Data", "Budget (N x K)", "Compare", "Sampling", "Cost & latency", "Planner"):
             assert nav.get_by_text(name, exact=True).count() >= 1, name
         # a second deep link to another page, still no home-page detour
         goto(page, f"{base}/Compare")
