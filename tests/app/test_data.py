@@ -1,0 +1,227 @@
+"""Data page (AppTest): every kind of good file, every bad input of issue 6, a failed upload keeps what is loaded,
+the mapping can be corrected, a bound widget changes the numbers, delete, and persistence across two app runs."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts
+
+PAGE = "pages/1_Data.py"
+
+
+def _csv(frame: pd.DataFrame, sep: str = ",") -> bytes:
+    return frame.to_csv(index=False, sep=sep).encode()
+
+
+def _ratings(n_items: int = 12, k: int = 5) -> pd.DataFrame:
+    rows = [
+        (f"t{i}", f"w{(i + r) % 9}", ["pos", "neg", "neutral"][(i * r) % 3]) for i in range(n_items) for r in range(k)
+    ]
+    return pd.DataFrame(rows, columns=["item_id", "annotator_id", "label"])
+
+
+RATINGS = _ratings()
+# predictions on the built-in sample ratings (items 1..500, labels safe / unsafe / unsure)
+PREDS = pd.DataFrame(
+    {
+        "item_id": [1, 2, 3, 1, 2, 3],
+        "model_name": ["big"] * 3 + ["small"] * 3,
+        "prediction": ["safe", "unsafe", "safe", "safe", "safe", "unsure"],
+        "p_safe": [0.8, 0.1, 0.7, 0.6, 0.5, 0.2],
+        "p_unsafe": [0.1, 0.8, 0.2, 0.2, 0.3, 0.2],
+        "p_unsure": [0.1, 0.1, 0.1, 0.2, 0.2, 0.6],
+    }
+)
+PAIRED_WIDE = pd.DataFrame({"question_id": [f"q{i}" for i in range(10)], "A": [1, 0] * 5, "B": [1, 1, 1, 0, 1] * 2})
+SAMPLES = pd.DataFrame(
+    {
+        "prompt_id": [c for c in range(6) for _ in range(3)],
+        "sample_index": [1, 2, 3] * 6,
+        "model_answer": ["4", "4", "5", "x", "y", "x", "1", "1", "1", "a", "b", "c", "7", "7", "8", "z", "z", "z"],
+        "gold_answer": ["4"] * 3 + ["x"] * 3 + ["1"] * 3 + ["a"] * 3 + ["8"] * 3 + ["q"] * 3,
+        "latency": [1.0, 2.0, 1.5] * 6,
+    }
+)
+
+
+def _parquet(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def _jsonl_gz(frame: pd.DataFrame) -> bytes:
+    return gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in frame.to_dict(orient="records")))
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    """The LAST value shown for each metric label (the view section comes after the upload check)."""
+    return {m.label: m.value for m in at.metric}
+
+
+def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
+    at.file_uploader(key="dat_upload").set_value((name, content, "application/octet-stream"))
+    return at.run()
+
+
+def _save(at: AppTest) -> AppTest:
+    return at.button(key="dat_save").click().run()
+
+
+def test_default_view_shows_the_sample_ratings(run_page: RunPage) -> None:
+    at = run_page(PAGE)
+    assert not at.exception
+    assert at.title[0].value == "Data"
+    numbers = _metrics(at)
+    assert numbers["items (N)"] == "500" and numbers["ratings per item (K), min / median / max"] == "40 / 40 / 40"
+    assert "agreement (Krippendorff's alpha)" in numbers
+    assert any("Nothing uploaded yet" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "kind", "expect"),
+    [
+        ("team ratings.csv", _csv(RATINGS), "ratings", {"items (N)": "12", "raters": "9"}),
+        ("preds.jsonl.gz", _jsonl_gz(PREDS), "predictions", {"models": "2", "items (N)": "3"}),
+        ("paired.tsv", _csv(PAIRED_WIDE, sep="\t"), "paired", {"cases": "10", "accuracy of A": "50.0%"}),
+        (
+            "samples.parquet",
+            _parquet(SAMPLES),
+            "samples",
+            {"cases": "6", "samples per request (n), min / median / max": "3 / 3 / 3"},
+        ),
+    ],
+    ids=["ratings-csv", "predictions-jsonl-gz", "paired-wide-tsv", "samples-parquet"],
+)
+def test_each_good_file_kind_is_detected_checked_stored_and_chosen(
+    run_page: RunPage, name: str, content: bytes, kind: str, expect: dict[str, str]
+) -> None:
+    at = _upload(run_page(PAGE), name, content)
+    assert not at.exception and not error_texts(at), error_texts(at)
+    assert any("valid" in s.value for s in at.success)
+    at = _save(at)
+    assert not at.exception and not error_texts(at), error_texts(at)
+    ds_id = at.query_params[kind][0] if isinstance(at.query_params[kind], list) else at.query_params[kind]
+    assert len(ds_id) == 64
+    assert any("Stored" in s.value for s in at.success)
+    numbers = _metrics(at)  # the view now shows the stored dataset
+    for label, value in expect.items():
+        assert numbers[label] == value, (label, numbers)
+    assert at.session_state["dat_view"] == kind
+
+
+BIG = b"item,rater,label\n" + b"".join(f"{i},r{i % 7},{'ab'[i % 2]}\n".encode() for i in range(110_000))
+BAD = [
+    ("wrong columns", "odd.csv", b"foo,bar\n1,2\n3,4\n", ["missing column for"]),
+    ("empty file", "empty.csv", b"", ["empty"]),
+    ("header only", "header.csv", b"item_id,annotator_id,label\n", ["no rows"]),
+    ("undecodable bytes", "latin.csv", "item,rater,label\n1,a,café\n".encode("latin-1"), ["UTF-8", "byte offset"]),
+    ("binary with .csv name", "photo.csv", b"\x89PNG\r\n\x1a\n" + bytes(64), ["binary", ".csv name"]),
+    ("NaN label", "nan.csv", b"item,rater,label\n1,a,x\n1,b,\n2,a,y\n", ["missing or blank label", "data row 2"]),
+    ("one item", "one_item.csv", b"item,rater,label\n1,a,x\n1,b,y\n", ["only one item"]),
+    ("one class", "one_class.csv", b"item,rater,label\n1,a,x\n2,b,x\n", ["only one label class"]),
+    ("duplicate rows", "dup.csv", b"item,rater,label\n1,a,x\n1,a,x\n2,b,y\n", ["duplicate ratings"]),
+    ("unknown predicted label", "p.csv", b"item,model,pred_label\n1,m,safe\n2,m,toxic\n", ["never use", "'toxic'"]),
+    (
+        "probabilities not summing to 1",
+        "p.csv",
+        b"item,model,p_safe,p_unsafe,p_unsure\n1,m,0.5,0.2,0.3\n2,m,0.5,0.5,0.5\n",
+        ["do not sum to 1", "data row 2"],
+    ),
+    ("unparseable line", "lines.csv", b"item,rater,label\n1,a,x\n1,b,y,z\n", ["unparseable line", "line 3"]),
+    ("over the size limit", "big.csv", BIG, ["over the size limit"]),
+]
+
+
+@pytest.mark.parametrize(("what", "name", "content", "words"), BAD, ids=[b[0] for b in BAD])
+def test_each_bad_input_gets_a_precise_message_not_an_exception(
+    run_page: RunPage, monkeypatch: pytest.MonkeyPatch, what: str, name: str, content: bytes, words: list[str]
+) -> None:
+    monkeypatch.setenv("NKP_MAX_UPLOAD_MB", "1")
+    assert len(BIG) > 2**20
+    at = _upload(run_page(PAGE), name, content)
+    assert not at.exception, [e.value for e in at.exception]
+    errors = " ".join(error_texts(at))
+    for w in words:
+        assert w in errors, (w, errors)
+    assert "dat_save" not in [b.key for b in at.button]
+
+
+def test_a_failed_upload_after_a_good_one_keeps_the_good_one(run_page: RunPage) -> None:
+    at = _save(_upload(run_page(PAGE), "good.csv", _csv(RATINGS)))
+    ds_id = at.query_params["ratings"]
+    good = _metrics(at)
+    at = _upload(at, "bad.csv", b"\x00\x01binary")
+    assert not at.exception
+    assert any("binary" in e for e in error_texts(at))
+    assert at.query_params["ratings"] == ds_id  # still chosen, still in the link
+    assert _metrics(at)["items (N)"] == good["items (N)"] == "12"
+    assert any(ds_id[:12] in str(v) for v in at.dataframe[-1].value["id"])  # still stored
+
+
+def test_the_user_corrects_an_undetected_mapping(run_page: RunPage) -> None:
+    odd = RATINGS.rename(columns={"item_id": "thing", "annotator_id": "person", "label": "verdict"})
+    at = _upload(run_page(PAGE), "odd.csv", _csv(odd))
+    assert any("missing column for" in e for e in error_texts(at))
+    kind_box = next(s for s in at.selectbox if s.label == "What does the file hold?")
+    at = kind_box.set_value("ratings").run()
+    for prefix, column in (("item", "thing"), ("rater", "person"), ("label", "verdict")):
+        next(s for s in at.selectbox if s.label.startswith(prefix + " (")).set_value(column)
+    at = at.run()
+    assert not at.exception and not error_texts(at), error_texts(at)
+    at = _save(at)
+    assert _metrics(at)["items (N)"] == "12"
+
+
+def test_the_minimum_ratings_slider_changes_the_numbers(run_page: RunPage) -> None:
+    uneven = pd.concat([_ratings(10, 5), _ratings(4, 2).assign(item_id=lambda d: "extra" + d["item_id"])])
+    at = _save(_upload(run_page(PAGE), "uneven.csv", _csv(uneven)))
+    assert _metrics(at)["items (N)"] == "14"
+    at = at.slider(key="dat_min_k").set_value(3).run()
+    numbers = _metrics(at)
+    assert numbers["items (N)"] == "10" and numbers["items left out"] == "4"
+    assert at.query_params["dat_min_k"] == "3"
+
+
+def test_delete_a_stored_dataset(run_page: RunPage) -> None:
+    at = _save(_upload(run_page(PAGE), "good.csv", _csv(RATINGS)))
+    ds_id = at.query_params["ratings"]
+    at.file_uploader(key="dat_upload").clear()
+    at = at.run()
+    assert at.button(key="dat_delete").disabled
+    at = at.checkbox(key="_dat_delete_sure").check().run()
+    at = at.button(key="dat_delete").click().run()
+    assert not at.exception
+    assert any(f"Deleted dataset `{ds_id[:12]}`" in s.value for s in at.success)
+    assert "ratings" not in at.query_params
+    assert _metrics(at)["items (N)"] == "500"  # back to the sample
+    assert any("Nothing uploaded yet" in m.value for m in at.markdown)
+
+
+def test_persistence_across_two_app_runs_sharing_one_data_dir(run_page: RunPage) -> None:
+    first = _save(_upload(run_page(PAGE), "kept.csv", _csv(RATINGS)))
+    ds_id = first.query_params["ratings"]
+    clear_streamlit_caches()  # a restart: nothing in memory survives, only NKP_DATA_DIR
+    second = run_page(PAGE, query={"ratings": ds_id})
+    assert not second.exception
+    assert _metrics(second)["items (N)"] == "12"
+    assert second.dataframe[-1].value["name"].tolist() == ["kept.csv"]
+    third = run_page(PAGE)  # a fresh session without the link still lists it in the sidebar
+    box = next(s for s in third.sidebar.selectbox if s.label.startswith("Ratings"))
+    assert ds_id in box.options or any("kept.csv" in o for o in box.options)
+
+
+def test_hostile_and_unknown_dataset_ids_in_the_link(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"ratings": "../../etc/passwd"})
+    assert not at.exception
+    assert any("not a valid id" in w.value for w in at.warning)
+    assert _metrics(at)["items (N)"] == "500"
+    at = run_page(PAGE, query={"ratings": "0" * 64})
+    assert any("not on this server" in w.value for w in at.warning)

@@ -1,0 +1,84 @@
+"""Altair charts of the Data page: label distribution, ratings per item (K), accuracy per config, latencies.
+
+The builders only draw numbers that ``nkcore.summary`` computed (or raw columns that Altair bins itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import altair as alt
+import pandas as pd
+
+from ui.charts import PALETTE
+
+
+def label_bars(shares: Iterable[object], title: str, what: str = "ratings") -> alt.Chart:
+    """Horizontal bars: one per label, length = share of all ``what`` (objects with label, count, share)."""
+    data = pd.DataFrame([{"label": s.label, "count": s.count, "share": s.share} for s in shares])
+    return (
+        alt.Chart(data, title=title)
+        .mark_bar(color=PALETTE[0])
+        .encode(
+            y=alt.Y("label:N", title=None, sort=None),
+            x=alt.X("share:Q", title=f"share of all {what}", axis=alt.Axis(format=".0%")),
+            tooltip=[alt.Tooltip("label:N"), alt.Tooltip("count:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
+        )
+        .properties(height=90 + 34 * len(data))
+    )
+
+
+def k_histogram(k_hist: Sequence[tuple[int, int]], min_k: int = 1) -> alt.Chart:
+    """Bars: how many items have each number of ratings per item (K); items below ``min_k`` greyed out."""
+    data = pd.DataFrame(k_hist, columns=["k", "items"])
+    data["kept"] = data["k"] >= min_k
+    return (
+        alt.Chart(data, title="How many ratings each item has")
+        .mark_bar()
+        .encode(
+            x=alt.X("k:O", title="ratings per item (K)"),
+            y=alt.Y("items:Q", title="items (N)"),
+            color=alt.condition(alt.datum.kept, alt.value(PALETTE[0]), alt.value("#c9ced6")),
+            tooltip=[
+                alt.Tooltip("k:O", title="ratings per item (K)"),
+                alt.Tooltip("items:Q", title="items", format=","),
+            ],
+        )
+        .properties(height=220)
+    )
+
+
+def config_accuracy_bars(configs: Iterable[object]) -> alt.Chart:
+    """Bars: accuracy of each config (objects with config, n_cases, n_correct, accuracy)."""
+    data = pd.DataFrame(
+        [{"config": c.config, "accuracy": c.accuracy, "cases": c.n_cases, "correct": c.n_correct} for c in configs]
+    )
+    return (
+        alt.Chart(data, title="Accuracy of each config on its cases")
+        .mark_bar(color=PALETTE[0])
+        .encode(
+            y=alt.Y("config:N", title=None, sort=None),
+            x=alt.X(
+                "accuracy:Q",
+                title="accuracy (share of cases right)",
+                axis=alt.Axis(format=".0%"),
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            tooltip=["config:N", alt.Tooltip("accuracy:Q", format=".1%"), "correct:Q", "cases:Q"],
+        )
+        .properties(height=90 + 34 * len(data))
+    )
+
+
+def latency_histogram(latency_s: pd.Series) -> alt.Chart:
+    """Histogram of single-call latencies in seconds (Altair bins the raw column)."""
+    data = pd.DataFrame({"latency_s": pd.to_numeric(latency_s, errors="coerce").dropna()})
+    return (
+        alt.Chart(data, title="Single-call latency")
+        .mark_bar(color=PALETTE[2])
+        .encode(
+            x=alt.X("latency_s:Q", bin=alt.Bin(maxbins=40), title="seconds per call"),
+            y=alt.Y("count():Q", title="calls"),
+        )
+        .properties(height=220)
+    )
