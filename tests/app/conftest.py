@@ -30,11 +30,15 @@ def clear_streamlit_caches() -> None:
 
 @pytest.fixture
 def run_page() -> RunPage:
-    """``run_page(path, query=None, timeout=60)`` -> an AppTest that has run once."""
+    """``run_page(path, query=None, timeout=60)`` -> an AppTest that has run ``path`` (e.g. "pages/3_Compare.py")."""
     clear_streamlit_caches()
 
     def _run(path: str, query: dict[str, Any] | None = None, timeout: float = 60) -> AppTest:
-        at = AppTest.from_file(str(ROOT / path), default_timeout=timeout)
+        # Always start from the real entrypoint (app.py) and switch to the page, as the server does: page links
+        # and the sidebar navigation resolve paths relative to the entrypoint.
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        if path != "app.py":
+            at.switch_page(path)
         for key, value in (query or {}).items():
             at.query_params[key] = value
         return at.run()
