@@ -30,7 +30,8 @@ class DirichletFit:
     (1/M) sum |theta_m - alpha_m / alpha0| (spec); marginal_tv: how far the observed histogram of per-item
     label counts is from the fitted beta-binomial (items with the most common number of ratings, averaged over
     categories, total variation); marginal_tv_allowance: the sampling noise expected in that TV;
-    log_likelihood: Dirichlet-multinomial log-likelihood at alpha (nats); n_items, n_ratings: data used;
+    log_likelihood: Dirichlet-multinomial log-likelihood at alpha (nats); spread_lr: its excess over one
+    multinomial for all items (alpha0 -> infinity; below 1.92 = no detectable spread); n_items, n_ratings: data used;
     method: "ml" or "map"; converged: the optimiser converged inside the bounds; poor: a warning applies;
     warnings: plain-language warnings.
     """
@@ -43,6 +44,7 @@ class DirichletFit:
     marginal_tv: float
     marginal_tv_allowance: float
     log_likelihood: float
+    spread_lr: float
     n_items: int
     n_ratings: int
     method: str
@@ -121,7 +123,7 @@ def fit_dirichlet(counts: object, method: str = "ml", prior_rate: float = 1e-3) 
     var = shares.var(axis=0).mean()
     binom_var = np.mean(theta * (1 - theta)) * np.mean(1.0 / n[multi])
     between = max(var - binom_var, 1e-6)
-    a0_start = float(np.clip(np.mean(theta * (1 - theta)) / between - 1.0, 0.05, 1e5))
+    a0_start = float(np.clip(np.mean(theta * (1 - theta)) / between - 1.0, 0.05, 1e4))
     x0 = np.log(theta * a0_start)
 
     def neg(logs: np.ndarray) -> tuple[float, np.ndarray]:
@@ -172,9 +174,17 @@ def _assess(
             f"the spread of labels between items is not Dirichlet-like: the per-item label counts differ from the "
             f"fitted model by {marginal_tv:.2f} (total variation; sampling noise alone gives about {allowance:.2f})"
         )
-    if not converged:
+    # likelihood ratio against the alpha0 -> infinity limit (one multinomial for every item, pooled shares)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        multinomial = float(
+            np.sum(special.gammaln(n + 1) - special.gammaln(c + 1).sum(axis=1))
+            + np.sum(np.where(c > 0, c * np.log(np.where(theta > 0, theta, 1.0)), 0.0))
+        )
+    spread_lr = dm_log_likelihood(c, alpha) - multinomial
+    if not converged or spread_lr < 1.92:
         warnings.append(
-            "the fit did not settle: the items look alike (alpha grows without bound), so the prior is uncertain"
+            "the items look alike: the data show no clear spread of labels between items, so alpha0 (the sum of "
+            "alpha) is not pinned down; any larger value fits as well"
         )
     return DirichletFit(
         alpha=tuple(float(v) for v in alpha),
@@ -185,6 +195,7 @@ def _assess(
         marginal_tv=marginal_tv,
         marginal_tv_allowance=allowance,
         log_likelihood=dm_log_likelihood(c, alpha),
+        spread_lr=spread_lr,
         n_items=int(c.shape[0]),
         n_ratings=int(n.sum()),
         method=method,
