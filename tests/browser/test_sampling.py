@@ -27,9 +27,11 @@ def test_rho_slider_changes_prediction_and_url(server, new_page) -> None:
         page.keyboard.press("ArrowRight")
     page.wait_for_url(re.compile(r"smp_rho=0\.22"), timeout=15_000)
     wait_idle(page)
+    page.get_by_text(re.compile(r"If rho were 0\.22")).first.wait_for(timeout=30_000)  # the rerun has drawn
     after = _what_if(page)
     assert after != before and "If rho were 0.22" in after
     # the link reproduces the what-if in a fresh browser context
     other = new_page()
     goto(other, page.url)
+    other.get_by_text(re.compile(r"If rho were")).first.wait_for(timeout=30_000)
     assert "If rho were 0.22" in _what_if(other)
