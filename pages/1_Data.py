@@ -225,7 +225,7 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
         if kind == "ratings":
             full = cache.compute(nksummary.summarize, ds, kind="ratings")
             min_k = 1
-            if full.k_max > 1:
+            if full.k_max > full.k_min:  # a slider only when items differ in ratings per item (K)
                 min_k = st.slider(
                     "Keep only items with at least this many ratings per item (K)",
                     1,
