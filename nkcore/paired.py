@@ -40,6 +40,7 @@ __all__ = [
     "OrderedComparison",
     "PairedComparison",
     "PairedTable",
+    "accuracy_sentence",
     "analyse_paired",
     "compare_frame_pair",
     "compare_ordered",
@@ -851,6 +852,19 @@ def format_p(p: float) -> str:
     if p >= 0.995:
         return "p = 1.0"
     return f"p = {p:.2g}"
+
+
+def accuracy_sentence(acc: ConfigAccuracy, level: float = 0.95) -> str:
+    """One config's accuracy in words: "n=5: 158 of 200 correct = 79.0% (95% Wilson interval 72.8% to 84.1%)".
+
+    >>> accuracy_sentence(config_accuracy(paired_table_from_counts("n=3", "n=5", 151, 5, 7, 37))[1])
+    'n=5: 158 of 200 correct = 79.0% (95% Wilson interval 72.8% to 84.1%)'
+    """
+    method = "Wilson" if acc.method == "wilson" else "Clopper-Pearson"
+    return (
+        f"{acc.config}: {acc.correct:,} of {acc.n:,} correct = {100 * acc.accuracy:.1f}% "
+        f"({round(100 * level):g}% {method} interval {100 * acc.ci_low:.1f}% to {100 * acc.ci_high:.1f}%)"
+    )
 
 
 def verdict_sentence(comparison: PairedComparison, alpha: float = 0.05, p_adjusted: float | None = None) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "plan",
     "plan_sentences",
     "resolution_curve",
+    "target_vs_floor_sentence",
 ]
 
 _TAIL_MASS = 1e-16
@@ -619,10 +620,10 @@ def plan_sentences(p: Plan) -> PlanSentences:
         tp = _pts(p.target_diff)
         parts = []
         if p.cases_for_target is not None:
-            parts.append(f"{tp} points becomes resolvable from about {p.cases_for_target:,} cases")
+            parts.append(f"a difference of {tp} points becomes resolvable from about {p.cases_for_target:,} cases")
         if p.cases_for_target_at_power is not None:
             parts.append(f"detecting it {100 * p.power:.0f}% of the time takes about {p.cases_for_target_at_power:,}")
-        text = "; ".join(parts) if parts else f"{tp} points cannot be resolved"
+        text = "; ".join(parts) if parts else f"a difference of {tp} points cannot be resolved"
         if p.cases_for_target_sqrt_law is not None:
             text += (
                 f" (scaling today's {_pts(p.min_resolvable_diff)} points by the square-root law gives "
@@ -714,6 +715,21 @@ def label_error_sentence(floor: LabelErrorFloor) -> str:
         f", and two configs that differ by less than about {_pts(floor.noise_floor_diff)} points are competing inside "
         "the noise of the ground truth: more cases buy precision around a number the labels already displace."
     )
+
+
+def target_vs_floor_sentence(target_diff: float, floor: LabelErrorFloor) -> str:
+    """Whether a target difference sits above the label-error floor (the chapter: more cases cannot fix labels).
+
+    >>> target_vs_floor_sentence(0.01, label_error_floor(0.03))[:60]
+    'The target of 1.0 points is below the label-error floor of 3'
+    """
+    t, e = _pts(target_diff), _pts(floor.noise_floor_diff)
+    if target_diff < floor.noise_floor_diff:
+        return (
+            f"The target of {t} points is below the label-error floor of {e} points: more cases will not settle it; "
+            "double-label a sample and fix the labels first."
+        )
+    return f"The target of {t} points is above the label-error floor of {e} points, so more cases can settle it."
 
 
 def label_estimate_sentence(est: LabelErrorEstimate) -> str:
