@@ -1,15 +1,172 @@
-"""Planner page (body filled by its issue; until then it says what it will show)."""
+"""Planner: before looking at any numbers, what difference can this evaluation resolve, and what would a smaller one cost?"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import bootstrap
+from nkcore import paired, resolution
+from ui import bootstrap, cache, charts_paired, exports
 
 bootstrap.setup_page(
     "Planner",
-    "Before looking at any numbers: what is the smallest difference this evaluation can resolve, and how many cases would a smaller one need? Also the floor that label errors put under every accuracy.",
+    "Before looking at any numbers: what is the smallest difference this evaluation can resolve, and how many cases "
+    "would a smaller one need? Also the floor that label errors put under every accuracy.",
 )
-st.info(
-    "This page will show the resolvable difference against cases, the minimum detectable difference and the label-error floor. Not built yet: no numbers are shown."
+
+CASE_STEPS = [20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_500, 2_000, 2_500, 3_200, 4_000,
+              5_000, 6_400, 8_000, 10_000, 12_800, 15_000, 20_000, 30_000, 50_000]  # fmt: skip
+
+with bootstrap.user_errors():
+    st.subheader("Your evaluation")
+    from_data = st.toggle(
+        "Read the cases and discordance from the paired dataset instead",
+        key="pln_from_data",
+        bind="query-params",
+        help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "
+        "chosen in the sidebar",
+    )
+    c1, c2 = st.columns(2)
+    cases = c1.select_slider(
+        "cases in the evaluation set",
+        options=CASE_STEPS, value=200, key="pln_cases", bind="query-params", disabled=from_data,
+        help="evaluation cases that both configs are run on",
+    )  # fmt: skip
+    disc_pct = c2.slider(
+        "discordance: % of cases two configs disagree on (one right, the other wrong)",
+        min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc", bind="query-params",
+        disabled=from_data,
+        help="the chapter's adjacent sample counts disagree on about 6% of cases",
+    )  # fmt: skip
+    c3, c4, c5 = st.columns(3)
+    alpha = c3.select_slider(
+        "significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1], value=0.05, key="pln_alpha",
+        bind="query-params",
+    )  # fmt: skip
+    power = c4.slider(
+        "power: how often a real difference should be detected",
+        min_value=0.5, max_value=0.95, value=0.8, step=0.05, key="pln_power", bind="query-params",
+    )  # fmt: skip
+    target_pts = c5.slider(
+        "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
+        bind="query-params", help="a difference you need to be able to resolve, in percentage points",
+    )  # fmt: skip
+    discordance = disc_pct / 100.0
+    if from_data:
+        ds = bootstrap.choose_dataset("paired")
+        ordered = cache.compute(paired.analyse_paired, ds)
+        cases, discordance = ordered.n_cases, round(ordered.mean_discordance, 6)
+        st.caption(
+            f"From {ds.name}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of them "
+            "on average."
+        )
+    target = target_pts / 100.0
+    if target > discordance:
+        st.warning(
+            f"A target of {target_pts:.1f} points is more than the discordance ({100 * discordance:.1f}%): two "
+            "configs can never differ by more than the share of cases they disagree on. The target is left out."
+        )
+        target = None
+
+    p = cache.compute_params(resolution.plan, cases=cases, discordance=discordance, alpha=alpha, power=power,
+                             target_diff=target)  # fmt: skip
+    s = resolution.plan_sentences(p)
+
+    # ------------------------------------------------------------------ the key numbers
+    st.subheader("What it can resolve")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("discordant cases expected", f"{p.discordant:,}", help=f"{cases:,} cases x {100 * discordance:.1f}%")
+    m2.metric("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points")
+    m3.metric(f"detectable at {100 * power:.0f}% power", f"{100 * p.mde_at_power:.1f} points")
+    m4.metric(
+        f"cases for {target_pts:.1f} points" if target is not None else "cases for the target",
+        f"{p.cases_for_target:,}" if p.cases_for_target is not None else "-",
+    )
+    st.markdown(f"**Smallest resolvable difference.** {s.min_resolvable}")
+    st.markdown(f"**At {100 * power:.0f}% power.** {s.mde}")
+    if s.target is not None:
+        st.markdown(f"**Cases for the target.** {s.target}")
+
+    # ------------------------------------------------------------------ the curve
+    st.subheader("Resolvable difference against cases: the square-root law")
+    curve = cache.compute_params(
+        resolution.resolution_curve, discordance=discordance, alpha=alpha, power=power, cases_min=20,
+        cases_max=50_000, points=160,
+    )  # fmt: skip
+    wide = curve.to_frame().rename(
+        columns={
+            "min_resolvable_diff": "smallest resolvable difference (exact)",
+            "sqrt_law_diff": "square-root law",
+            "mde_at_power": "detectable at the chosen power (Connor)",
+        }
+    )
+    long = wide.melt(id_vars="cases", var_name="series", value_name="diff")
+    chart = charts_paired.resolution_chart(long, cases, target)
+    st.altair_chart(chart, width="stretch")
+    st.markdown(s.sqrt_law)
+    st.caption(
+        "Blue: the net of discordant cases that must fall one way for p < alpha, divided by the cases; it steps "
+        "because cases come in whole numbers. Grey dashed: the same without rounding, z x sqrt(discordance / cases). "
+        "Red: the difference detected with the chosen power (Connor 1987). Below the blue line every comparison "
+        "returns 'cannot tell'. A line starts where the evaluation can resolve (or detect) anything at all."
+    )
+    d1, d2 = st.columns([1, 2])
+    with d1:
+        exports.download_table(wide, "resolution_curve")
+    with d2:
+        exports.download_chart(chart, "resolution_curve")
+
+    # ------------------------------------------------------------------ label-error floor
+    st.subheader("The label-error floor")
+    st.markdown(
+        "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold "
+        "labels."
+    )
+    e_pct = st.slider(
+        "label error rate (% of gold labels that are wrong)", min_value=0.0, max_value=10.0, value=3.0, step=0.5,
+        format="%.1f%%", key="pln_err", bind="query-params",
+    )  # fmt: skip
+    floor = resolution.label_error_floor(e_pct / 100.0)
+    f1, f2 = st.columns(2)
+    f1.metric("best measurable accuracy", f"{100 * floor.best_measurable_accuracy:.1f}%")
+    f2.metric("differences inside the label noise", f"below {100 * floor.noise_floor_diff:.1f} points")
+    st.markdown(resolution.label_error_sentence(floor))
+    if target is not None:
+        st.markdown(resolution.target_vs_floor_sentence(target, floor))
+
+    st.markdown("**Estimate the label error rate from a double-labelled sample**")
+    e1, e2 = st.columns(2)
+    dl_items = e1.number_input(
+        "items labelled twice", min_value=1, max_value=1_000_000, value=200, step=10, key="pln_dl_items",
+        bind="query-params",
+    )  # fmt: skip
+    dl_dis = e2.number_input(
+        "items where the two labels disagree", min_value=0, max_value=1_000_000, value=12, step=1,
+        key="pln_dl_dis", bind="query-params",
+    )  # fmt: skip
+    est = cache.compute_params(resolution.estimate_label_error, items=int(dl_items), disagreements=int(dl_dis))
+    st.metric(
+        "estimated label error rate", f"{100 * est.error_rate:.1f}%",
+        help=f"95% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%",
+    )  # fmt: skip
+    st.markdown(resolution.label_estimate_sentence(est))
+
+numbers = [
+    ("cases", f"{cases:,}", f"at {100 * discordance:.1f}% discordance, alpha {alpha:g}"),
+    ("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points", s.min_resolvable),
+    (f"detectable at {100 * power:.0f}% power", f"{100 * p.mde_at_power:.1f} points", s.mde),
+    ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
+]
+if s.target is not None and p.cases_for_target is not None:
+    numbers.append((f"cases for {target_pts:.1f} points", f"{p.cases_for_target:,}", s.target))
+numbers.append(
+    ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
 )
+numbers.append(("estimated label error", f"{100 * est.error_rate:.1f}%", resolution.label_estimate_sentence(est)))
+exports.summary_download(
+    "Planner",
+    {"cases": cases, "discordance": f"{100 * discordance:.1f}%", "alpha": alpha, "power": power,
+     "target difference": f"{target_pts:.1f} points", "label error rate": f"{e_pct:.1f}%"},
+    numbers,
+    [chart],
+)  # fmt: skip
+bootstrap.finish_page()

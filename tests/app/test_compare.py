@@ -1,0 +1,81 @@
+"""Compare page (AppTest): default view on the worked example, changed widgets, bad data shown as an error."""
+
+from __future__ import annotations
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from nkcore import store
+from tests.app.conftest import RunPage, error_texts
+
+PAGE = "pages/3_Compare.py"
+N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Compare"
+    assert _metrics(at) == {"paired cases": "200", "configs compared": "4", "cases dropped to pair them": "0"}
+    text = _markdown(at)
+    assert N1_N3 in text
+    assert "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5), p = 0.77" in text
+    assert "n=1: 142 of 200 correct = 71.0%" in text and "n=7: 158 of 200 correct = 79.0%" in text
+    assert "162 of the 200 cases came out the same" in text
+    assert any("1 time in 6" in i.value for i in at.info)
+    assert not error_texts(at)
+
+
+def test_choosing_one_pair_changes_the_numbers(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.radio(key="cmp_mode").set_value("one pair of my choice").run()
+    at.selectbox(key="cmp_a").set_value("n=3")
+    at.selectbox(key="cmp_b").set_value("n=5").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _metrics(at)["configs compared"] == "2"
+    text = _markdown(at)
+    assert "cannot tell n=5 from n=3" in text and N1_N3 not in text
+    assert not at.info  # no ordering note for a single chosen pair
+
+
+def test_alpha_changes_the_interval_level(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.select_slider(key="cmp_alpha").set_value(0.1).run()
+    assert not at.exception
+    assert "n=3 beats n=1: +7.0 points (90% interval" in _markdown(at)
+
+
+def test_fewer_than_two_configs_is_an_error_not_an_exception(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.multiselect(key="cmp_configs").set_value(["n=1"]).run()
+    assert not at.exception
+    assert any("at least two configs" in e for e in error_texts(at))
+
+
+def test_bad_upload_is_shown_as_an_error(run_page: RunPage) -> None:
+    frame = pd.DataFrame(
+        {"case": ["1", "1", "2", "2"], "config": ["A", "B", "A", "B"], "correct": ["1", "2", "0", "1"]}
+    )
+    meta = store.put(frame, "paired", "bad.csv")
+    at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    errors = error_texts(at)
+    assert errors and "'correct' must be 0 or 1" in errors[0] and "config 'B'" in errors[0]
+
+
+def test_uploaded_wide_table_with_gaps_reports_dropped_cases(run_page: RunPage) -> None:
+    frame = pd.DataFrame({"case": [str(i) for i in range(40)], "old": [i % 2 for i in range(40)],
+                          "new": [None if i < 4 else (i + 1) % 3 == 0 for i in range(40)]})  # fmt: skip
+    frame["new"] = frame["new"].map(lambda v: None if v is None else int(v))
+    meta = store.put(frame, "paired", "wide.csv")
+    at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert _metrics(at) == {"paired cases": "36", "configs compared": "2", "cases dropped to pair them": "4"}

@@ -1,0 +1,86 @@
+"""Planner page (AppTest): the chapter's numbers by default, sliders change them, bad input is an error."""
+
+from __future__ import annotations
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from nkcore import store
+from tests.app.conftest import RunPage, error_texts
+
+PAGE = "pages/6_Planner.py"
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Planner"
+    m = _metrics(at)
+    assert m["discordant cases expected"] == "12"
+    assert m["smallest resolvable difference"] == "4.0 points"
+    assert m["detectable at 80% power"] == "4.8 points"
+    assert m["cases for 1.0 points"] == "2,600"
+    assert m["best measurable accuracy"] == "97.0%"
+    text = _markdown(at)
+    assert "10 of them must fall the same way to reach p < 0.05, a net of 8 cases = 4.0 points" in text
+    assert "3,200" in text  # the chapter's square-root-law scaling
+    assert "a perfect system scores 97.0%" in text
+    assert "assuming two independent labellings" in text
+    assert not error_texts(at)
+
+
+def test_more_cases_shrink_the_resolvable_difference(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.select_slider(key="pln_cases").set_value(800).run()
+    assert not at.exception
+    m = _metrics(at)
+    assert m["discordant cases expected"] == "48"
+    assert m["smallest resolvable difference"] == "2.0 points"  # four times the cases, half the difference
+    at.slider(key="pln_err").set_value(1.0).run()
+    assert _metrics(at)["best measurable accuracy"] == "99.0%"
+
+
+def test_link_parameters_set_the_view(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"pln_cases": "3200", "pln_disc": "6.0"}, timeout=120)
+    assert not at.exception
+    assert _metrics(at)["smallest resolvable difference"] == "0.9 points"
+
+
+def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.slider(key="pln_disc").set_value(2.0)
+    at.slider(key="pln_target").set_value(5.0).run()
+    assert not at.exception
+    assert any("never differ by more than" in w.value for w in at.warning)
+    assert _metrics(at)["cases for the target"] == "-"
+
+
+def test_impossible_double_labelling_counts_are_an_error(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.number_input(key="pln_dl_dis").set_value(500).run()
+    assert not at.exception
+    assert any("disagreements must be a whole number from 0 to 200" in e for e in error_texts(at))
+
+
+def test_reading_cases_and_discordance_from_the_paired_data(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.toggle(key="pln_from_data").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("200 paired cases" in c.value and "9.3%" in c.value for c in at.caption)
+    assert _metrics(at)["discordant cases expected"] == "19"
+
+
+def test_bad_upload_read_from_data_is_an_error(run_page: RunPage) -> None:
+    frame = pd.DataFrame({"case": ["1", "2", "3"], "config": ["A", "A", "A"], "correct": ["1", "0", "1"]})
+    meta = store.put(frame, "paired", "one_config.csv")
+    at = run_page(PAGE, query={"paired": meta.id, "pln_from_data": "true"}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("at least two configs; found only 'A'" in e for e in error_texts(at))
