@@ -289,7 +289,5 @@ document.getElementById("copy").addEventListener("click", async () => {
 
 def show_share_link() -> None:
     """The visible "copy link" control: copies the browser's current URL (every bound widget is in it)."""
-    import streamlit.components.v1 as components
-
     with st.sidebar:
-        components.html(_COPY_LINK_HTML, height=40)
+        st.iframe(_COPY_LINK_HTML, height=40)

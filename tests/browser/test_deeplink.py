@@ -47,3 +47,23 @@ def test_home_then_a_bound_widget_changes_the_url(server, new_page) -> None:
     other = new_page()
     goto(other, page.url)
     assert other.get_by_role("slider").first.get_attribute("aria-valuenow") == slider.get_attribute("aria-valuenow")
+
+
+def test_copy_link_button_copies_the_current_view(server, browser) -> None:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = ctx.new_page()
+    try:
+        goto(page, f"{server}/Planner")
+        slider = page.get_by_role("slider").first
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_url(re.compile(r"\?.*="), timeout=15_000)
+        wait_idle(page)
+        frame = page.frame_locator('[data-testid="stSidebar"] iframe').first
+        frame.get_by_role("button", name="Copy link to this view").click()
+        frame.get_by_text("copied").wait_for(timeout=10_000)
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        assert copied == page.url
+    finally:
+        ctx.close()
