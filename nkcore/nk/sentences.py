@@ -40,6 +40,16 @@ def fmt_p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def p_phrase(p: float | None) -> str:
+    """'p = 0.031' or 'p < 0.001' (never 'p = < 0.001').
+
+    >>> p_phrase(0.0312), p_phrase(0.0)
+    ('p = 0.031', 'p < 0.001')
+    """
+    text = fmt_p(p)  # type: ignore[arg-type]
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def metric_label(metric: str) -> str:
     """The display name of a metric."""
     return METRICS[metric].label if metric in METRICS else metric
@@ -54,12 +64,12 @@ def cell_sentence(cell: Any) -> str:
     """
     c = cell
     verdict = (
-        f"reasonably repeatable (p = {fmt_p(c.p)} < {SIGNIFICANCE})"
+        f"reasonably repeatable ({p_phrase(c.p)}, below {SIGNIFICANCE})"
         if c.p < SIGNIFICANCE
-        else f"not reliably repeatable (p = {fmt_p(c.p)}, needs < {SIGNIFICANCE})"
+        else f"not reliably repeatable ({p_phrase(c.p)}; needs < {SIGNIFICANCE})"
     )
     return (
-        f"With a budget of {fmt_int(c.budget)} ratings = items (N) {c.n} x ratings per item (K) {c.k}, "
+        f"With a budget of {fmt_int(c.budget)} ratings = items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}, "
         f"{metric_label(c.metric)} tells the better model A from B in a way that is {verdict}. "
         f"A comes out ahead in {c.reproducibility:.0%} of repeated evaluations; "
         f"the average gap is {c.delta:.3g}."
@@ -73,7 +83,7 @@ def minimal_budget_sentence(mb: MinimalBudget) -> str:
         return f"{name} does not reach p < {SIGNIFICANCE} within the budgets tried."
     return (
         f"{name} reaches p < {SIGNIFICANCE} at a budget of {fmt_int(mb.budget)} ratings "
-        f"with ratings per item (K) = {mb.k} (p = {fmt_p(mb.p)})."
+        f"with ratings per item (K) = {mb.k} ({p_phrase(mb.p)})."
     )
 
 
@@ -81,8 +91,28 @@ def best_k_sentence(bk: BestK) -> str:
     """The best K at one budget, in words."""
     return (
         f"At a budget of {fmt_int(bk.budget)}, the best split for {metric_label(bk.metric)} is "
-        f"items (N) {bk.n} x ratings per item (K) {bk.k} (p = {fmt_p(bk.p)})."
+        f"items (N) {fmt_int(bk.n)} x ratings per item (K) {bk.k} ({p_phrase(bk.p)})."
     )
+
+
+def headline_sentence(mins: Sequence[MinimalBudget], metrics: Sequence[str] = ("tv", "kl", "wins", "acc")) -> str:
+    """The issue's one-liner: 'TV reaches p < 0.05 at 1,000 ratings with K = 120; Accuracy needs 2,500 with K = 1.'
+
+    >>> headline_sentence([MinimalBudget("tv", 1000, 120, 0.01), MinimalBudget("acc", 2500, 1, 0.02)])
+    'TV (total variation) reaches p < 0.05 at 1,000 ratings with K = 120; Accuracy (plurality vote) needs 2,500 with K = 1.'
+    """
+    pick = [mb for mb in mins if mb.metric in metrics]
+    reached = sorted((mb for mb in pick if mb.budget is not None), key=lambda mb: (mb.budget, mb.p))
+    never = [mb for mb in pick if mb.budget is None]
+    parts = []
+    for i, mb in enumerate(reached):
+        verb = f"reaches p < {SIGNIFICANCE} at" if i == 0 else "needs"
+        unit = " ratings" if i == 0 else ""
+        parts.append(f"{metric_label(mb.metric)} {verb} {fmt_int(mb.budget)}{unit} with K = {mb.k}")  # type: ignore[arg-type]
+    if never:
+        names = ", ".join(metric_label(mb.metric) for mb in never)
+        parts.append(f"{names} never within the budgets tried")
+    return "; ".join(parts) + "." if parts else ""
 
 
 def kl_artifact_sentence() -> str:

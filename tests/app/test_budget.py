@@ -1,0 +1,66 @@
+"""AppTest of the Budget (N x K) page: default view, widgets change the numbers, the URL sets the view, errors."""
+
+from __future__ import annotations
+
+from tests.app.conftest import RunPage, error_texts
+
+PAGE = "pages/2_Budget.py"
+TIMEOUT = 240
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "Budget (N x K)"
+    m = _metrics(at)
+    assert {"p-value", "A ahead in", "Delta (mean gap)", "CI-width"} <= set(m)
+    text = _text(at)
+    # default: Toxicity prior, Accuracy, budget 1,000 -> the best K is named and the detail cell is that K
+    assert "Best K at this budget." in text and "At a budget of 1,000, the best split for Accuracy" in text
+    assert "In one line:" in text and "p < 0.05" in text
+    assert any("Cell: budget 1,000" in h.value for h in at.subheader)
+    assert not error_texts(at)
+
+
+def test_changing_metric_and_budget_changes_the_numbers(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=TIMEOUT)
+    before = (_metrics(at)["p-value"], _text(at))
+    at.selectbox(key="bud_metric").set_value("tv").run(timeout=TIMEOUT)
+    assert not at.exception
+    after = (_metrics(at)["p-value"], _text(at))
+    assert after != before and "the best split for TV (total variation)" in after[1]
+    at.select_slider(key="bud_budget").set_value(2500).run(timeout=TIMEOUT)
+    assert "At a budget of 2,500" in _text(at)
+
+
+def test_url_reproduces_the_view_and_a_chosen_cell(run_page: RunPage) -> None:
+    query = {"bud_prior": "DICES", "bud_eps": "0.2", "bud_maxb": "1000", "bud_ks": "1,5,20", "bud_cell": "500x20"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception
+    assert at.selectbox(key="bud_prior").value == "DICES" and at.select_slider(key="bud_eps").value == 0.2
+    assert any(h.value.startswith("Cell: budget 500 = items (N) 25 x ratings per item (K) 20") for h in at.subheader)
+    assert "DICES" in " ".join(c.value for c in at.caption)
+
+
+def test_resample_source_runs_on_the_sample_data(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"bud_src": "Resample ratings + predictions", "bud_maxb": "500"}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "paired test agrees" in _metrics(at)
+    assert "reach the same conclusion" in _text(at)
+
+
+def test_bad_inputs_show_an_error_not_an_exception(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"bud_ks": "1,abc"}, timeout=TIMEOUT)
+    assert not at.exception
+    assert any("cannot read 'abc'" in e for e in error_texts(at))
+    at = run_page(PAGE, query={"bud_prior": "custom alpha (type it)", "bud_alpha": "1,-2"}, timeout=TIMEOUT)
+    assert not at.exception
+    assert any("alpha values must be finite and > 0" in e for e in error_texts(at))
