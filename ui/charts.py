@@ -88,4 +88,5 @@ def interval_dots(
         layers.append(
             alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
         )
-    return alt.layer(*layers).properties(height=max(60, 40 * len(data)))
+    # Streamlit fits title, axis and legend into the height: 110 px of furniture plus 45 px a row.
+    return alt.layer(*layers).properties(height=110 + 45 * max(1, len(data)))
