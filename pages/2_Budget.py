@@ -59,12 +59,15 @@ with bootstrap.user_errors():
         model_b = s1.selectbox("Model B", models, index=1, key="bud_mb", bind="query-params")
         prior = None
     if source != "Resample ratings + predictions":
-        eps = s1.select_slider(
+        eps = s1.slider(
             "eps: how much worse model B is (pulled towards noise)",
-            options=[0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
+            min_value=0.0,
+            max_value=1.0,
             value=0.3,
+            step=0.01,
             key="bud_eps",
             bind="query-params",
+            help="0 = B is as good as A; 1 = B answers pure noise. The paper's tables use 0.3.",
         )
     max_budget = s2.select_slider(
         "Largest budget on the grid (N x K ratings)",

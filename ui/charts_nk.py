@@ -108,9 +108,8 @@ def gap_distributions(
     color = alt.Color(
         "datasets:N",
         title=None,
-        scale=alt.Scale(
-            domain=["A really better (alternative)", "no difference (null)"], range=[PALETTE[0], PALETTE[5]]
-        ),
+        scale=alt.Scale(domain=list(names), range=[PALETTE[0], PALETTE[5]]),
+        legend=alt.Legend(labelLimit=400),
     )
     bars = (
         alt.Chart(df, title=title)

@@ -45,7 +45,7 @@ def test_url_reproduces_the_view_and_a_chosen_cell(run_page: RunPage) -> None:
     query = {"bud_prior": "DICES", "bud_eps": "0.2", "bud_maxb": "1000", "bud_ks": "1,5,20", "bud_cell": "500x20"}
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception
-    assert at.selectbox(key="bud_prior").value == "DICES" and at.select_slider(key="bud_eps").value == 0.2
+    assert at.selectbox(key="bud_prior").value == "DICES" and at.slider(key="bud_eps").value == 0.2
     assert any(h.value.startswith("Cell: budget 500 = items (N) 25 x ratings per item (K) 20") for h in at.subheader)
     assert "DICES" in " ".join(c.value for c in at.caption)
 
@@ -64,3 +64,18 @@ def test_bad_inputs_show_an_error_not_an_exception(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"bud_prior": "custom alpha (type it)", "bud_alpha": "1,-2"}, timeout=TIMEOUT)
     assert not at.exception
     assert any("alpha values must be finite and > 0" in e for e in error_texts(at))
+
+
+def test_gap_chart_legend_matches_its_data() -> None:
+    """The detail chart's colour domain names the two samples it draws (else Vega drops the bars)."""
+    import numpy as np
+
+    from ui.charts_nk import gap_distributions
+
+    names = ("real predictions", "predictions swapped at random (null)")
+    spec = gap_distributions(np.array([0.1, 0.2]), np.array([0.0, -0.1]), "TV", "t", names).to_dict()
+    layer = spec["layer"][0]
+    assert layer["encoding"]["color"]["scale"]["domain"] == list(names)
+    data = spec["datasets"][layer["data"]["name"]] if "name" in layer.get("data", {}) else None
+    values = data or next(iter(spec["datasets"].values()))
+    assert {row["datasets"] for row in values} == set(names)
