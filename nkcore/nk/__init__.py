@@ -14,4 +14,5 @@ Modules (one concept each):
 - ``resample`` the same questions asked of real ratings + two models' predictions
 - ``reference`` a literal, slow, response-level transcription of the spec (oracle for tests and benchmarks)
 - ``frames``   DataFrame-in glue for the page and the CLI (the only module that reads ratings frames)
+- ``sentences`` the plain-language sentences beside the numbers (page and CLI), the paper's claims checked
 """
