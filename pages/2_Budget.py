@@ -9,6 +9,11 @@ from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
 from ui import bootstrap, cache, charts_nk, exports
 
+# A click on the heatmap (last run's selection) goes into the link first, so the link always names the shown cell.
+_picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(charts_nk.CELL_SELECTION) or []
+if _picked and {"budget", "k"} <= set(_picked[0]):
+    st.query_params["bud_cell"] = f"{int(_picked[0]['budget'])}x{int(_picked[0]['k'])}"
+
 bootstrap.setup_page(
     "Budget (N x K)",
     "How reproducibly does 'model A beats model B' hold when a budget of N x K ratings is split into items (N) and "
@@ -170,9 +175,6 @@ with bootstrap.user_errors():
         bind="query-params",
     )
     best = {bk.budget: bk for bk in grid.best_k(mcells, metric)}
-    picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(charts_nk.CELL_SELECTION) or []
-    if picked and {"budget", "k"} <= set(picked[0]):
-        st.query_params["bud_cell"] = f"{int(picked[0]['budget'])}x{int(picked[0]['k'])}"
     by_cell = {(c.budget, c.k): c for c in mcells}
     raw = st.query_params.get("bud_cell", "")
     chosen = tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
