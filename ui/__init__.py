@@ -6,7 +6,7 @@
 - ``exports``: CSV / PNG / SVG downloads and the one-page summary of a view.
 
 URL-state convention: every input widget that defines a view has a ``key`` and ``bind="query-params"``; the key is
-the query parameter's name, prefixed with a short page tag (``cmp_``, ``pln_``, ``smp_``, ``lat_``, ``nk_``, ``dat_``).
+the query parameter's name, prefixed with a short page tag (``cmp_``, ``pln_``, ``smp_``, ``lat_``, ``bud_``, ``dat_``).
 Datasets are chosen with ``bootstrap.choose_dataset(kind)``, bound to ``?<kind>=<dataset id>`` and remembered across
 page switches for the session.
 """
