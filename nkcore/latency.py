@@ -16,11 +16,13 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import signal, stats
+from scipy import optimize, stats
 
 from nkcore.errors import DataError
+from nkcore.voting import as_generator
 
 __all__ = [
+    "MAX_N",
     "FanoutRow",
     "LatencyModel",
     "QueuedFanout",
@@ -44,6 +46,13 @@ __all__ = [
 ]
 
 _Z95 = float(stats.norm.ppf(0.95))
+MAX_N = 1000  # samples per request (n) beyond this are a typo, not a plan (voting's per-case limit too)
+_U_POINTS = 1 << 14  # midpoints in u of the adaptive rule's convolution integral
+
+
+def _check_n(n: float, what: str = "samples per request n") -> None:
+    if not 1 <= n <= MAX_N:
+        raise DataError(f"{what} must be between 1 and {MAX_N}, got {n}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +74,9 @@ class LatencyModel:
         q = np.asarray(q, dtype=float)
         if self.kind == "lognormal":
             return np.exp(self.mu + self.sigma * stats.norm.ppf(q))
-        return np.quantile(np.asarray(self.values), np.clip(q, 0.0, 1.0))
+        v = np.asarray(self.values)
+        # type 7 on sorted values: linear interpolation between v[k] at probability k / (len - 1)
+        return np.interp(np.clip(q, 0.0, 1.0), np.linspace(0.0, 1.0, len(v)), v)
 
     def cdf(self, x: float | np.ndarray) -> np.ndarray:
         """Single-call P(latency <= x)."""
@@ -81,16 +92,10 @@ class LatencyModel:
 
     def sample(self, size: int | tuple[int, ...], seed: int | np.random.Generator = 0) -> np.ndarray:
         """Seeded single-call draws (inverse transform)."""
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        rng = as_generator(seed)
         if self.kind == "lognormal":
             return np.exp(self.mu + self.sigma * rng.standard_normal(size))
         return self.quantile(rng.random(size))
-
-    def upper(self) -> float:
-        """A latency beyond which the single call practically never goes (the grid's end for numerics)."""
-        if self.kind == "lognormal":
-            return float(self.quantile(1 - 1e-9))
-        return float(self.values[-1])
 
 
 def lognormal_from_p50_p95(p50_s: float, p95_s: float) -> LatencyModel:
@@ -101,8 +106,10 @@ def lognormal_from_p50_p95(p50_s: float, p95_s: float) -> LatencyModel:
     >>> m = lognormal_from_p50_p95(1.9, 4.6); round(float(m.quantile(0.5)), 2), round(float(m.quantile(0.95)), 2)
     (1.9, 4.6)
     """
-    if not (math.isfinite(p50_s) and math.isfinite(p95_s)) or p50_s <= 0:
+    if not math.isfinite(p50_s) or p50_s <= 0:
         raise DataError(f"p50 must be a positive number of seconds, got {p50_s}")
+    if not math.isfinite(p95_s):
+        raise DataError(f"p95 must be a finite number of seconds, got {p95_s}")
     if p95_s <= p50_s:
         raise DataError(f"p95 ({p95_s} s) must be larger than p50 ({p50_s} s)")
     mu = math.log(p50_s)
@@ -119,8 +126,11 @@ def empirical_model(latencies: np.ndarray | list[float] | tuple[float, ...]) -> 
     v = v[~np.isnan(v)]
     if len(v) < 20:
         raise DataError(f"an empirical latency distribution needs at least 20 latencies, got {len(v)}")
-    if (v < 0).any() or not np.isfinite(v).all():
-        raise DataError("latencies must be finite, non-negative seconds")
+    bad = ~np.isfinite(v) | (v < 0)
+    if bad.any():
+        raise DataError(
+            f"latencies must be finite, non-negative seconds; {int(bad.sum())} are not (the first: {v[bad][0]:g})"
+        )
     return LatencyModel(kind="empirical", values=tuple(float(x) for x in np.sort(v)))
 
 
@@ -136,10 +146,14 @@ def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
             f"no latency_s column: give a samples table with latency_s or a one-column file of latencies "
             f"(found columns {', '.join(map(str, frame.columns))})"
         )
-    values = pd.to_numeric(frame[col], errors="coerce")
+    values = pd.to_numeric(frame[col], errors="coerce").reset_index(drop=True)
     if values.isna().any():
-        bad = list(frame.index[values.isna()][:5])
-        raise DataError(f"latencies must be numbers (seconds); bad or missing values in rows {bad}")
+        rows = [str(i + 2) for i in np.flatnonzero(values.isna().to_numpy())]
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        raise DataError(
+            f"latencies must be numbers (seconds); bad or missing values in column '{col}', rows "
+            f"{', '.join(rows[:5])}{more} (row numbers count the header as row 1)"
+        )
     return empirical_model(values.to_numpy())
 
 
@@ -167,51 +181,76 @@ def fanout_quantile(model: LatencyModel, n: float, q: float | np.ndarray) -> np.
     >>> round(0.95 ** (1 / 3), 3), round(0.95 ** (1 / 7), 3)
     (0.983, 0.993)
     """
-    if n < 1:
-        raise DataError(f"samples per request n must be at least 1, got {n}")
+    _check_n(n)
     return model.quantile(np.asarray(q, dtype=float) ** (1.0 / n))
 
 
-def _grid(model: LatencyModel, n0: int, m: int, points: int = 1 << 15) -> tuple[np.ndarray, float]:
-    hi = 2.05 * max(float(fanout_quantile(model, max(n0, m), 1 - 1e-9)), model.upper())
-    h = hi / points
-    return np.arange(points + 1) * h, h
-
-
-def adaptive_cdf(model: LatencyModel, n0: int, m: int, share: float, x: np.ndarray | None = None):
-    """CDF of the adaptive rule's latency: max of n0 calls, plus (for ``share`` of requests) max of m more.
-
-    P(T <= x) = (1 - s) F(x)^n0 + s * integral F^m(x - t) dF^n0(t), the second fan-out in sequence after the
-    first; the integral is a midpoint-rule convolution on a fine grid (FFT). Returns (grid, cdf) when ``x`` is None.
-    """
+def _check_rule(n0: int, m: int, share: float) -> None:
     if not 0.0 <= share <= 1.0:
         raise DataError(f"the share that tops up must be in [0, 1], got {share}")
     if n0 < 1 or m < 1:
         raise DataError(f"the adaptive rule needs n0 >= 1 and m >= 1, got {n0}+{m}")
-    grid, h = _grid(model, n0, m)
-    f = model.cdf(grid)
-    g1 = f**n0
-    p1 = np.diff(g1)  # mass of the first fan-out in [x_k, x_k+1)
-    g2_mid = model.cdf(grid[:-1] + h / 2) ** m  # F^m at midpoints: t in bin k is taken at its middle
-    # P(T1 + T2 <= x_i) ~ sum_k p1[k] * G2(x_i - (k + 1/2) h): G2 evaluated at (i - k - 1/2) h.
-    g2_shift = np.concatenate([[0.0], g2_mid])  # index j -> G2((j - 1/2) h) for j >= 1; 0 for j = 0
-    conv = signal.fftconvolve(p1, g2_shift)
-    both = np.clip(conv[: len(grid)], 0.0, 1.0)
-    cdf = np.maximum.accumulate((1.0 - share) * g1 + share * both)
-    if x is None:
-        return grid, cdf
-    return np.interp(np.asarray(x, dtype=float), grid, cdf)
+    _check_n(n0 + m, "the adaptive rule's n0 + m")
+
+
+def _sum_cdf(model: LatencyModel, n0: int, m: int, x: float, points: int = _U_POINTS) -> float:
+    """P(T1 + T2 <= x), T1 the slowest of n0 calls, T2 the slowest of m more drawn after them.
+
+    = integral_0^G1(x) F(x - Q1(u))^m du with G1 = F^n0 and Q1(u) = Q(u^(1/n0)) (T1 = Q1(U), U uniform; for
+    u > G1(x) the first fan-out alone exceeds x). Midpoint rule in u on (0, G1(x)): the integrand is monotone and
+    bounded, so the rule needs no latency grid and works for any scale or tail (heavy lognormals, stalls).
+    """
+    g1 = float(model.cdf(x)) ** n0
+    if g1 <= 0.0:
+        return 0.0
+    u = g1 * (np.arange(points) + 0.5) / points
+    t = model.quantile(u ** (1.0 / n0))
+    return g1 * float(np.mean(model.cdf(x - t) ** m))
+
+
+def adaptive_cdf(model: LatencyModel, n0: int, m: int, share: float, x: float | np.ndarray) -> np.ndarray:
+    """CDF of the adaptive rule's latency: the slowest of n0 calls, plus (for ``share`` of requests) the slowest
+    of m more, drawn in sequence after the first fan-out.
+
+    P(T <= x) = (1 - s) F(x)^n0 + s * P(T1 + T2 <= x), with P(T1 + T2 <= x) = integral F^m(x - t) dF^n0(t)
+    evaluated in probability space (:func:`_sum_cdf`). Reference: the chapter ("the 19% that top up pay two
+    fan-outs in sequence").
+
+    >>> m = lognormal_from_p50_p95(1.9, 4.6)
+    >>> float(adaptive_cdf(m, 3, 2, 0.0, 5.0)) == float(m.cdf(5.0)) ** 3
+    True
+    """
+    _check_rule(n0, m, share)
+    xs = np.atleast_1d(np.asarray(x, dtype=float))
+    out = np.array([(1.0 - share) * float(model.cdf(v)) ** n0 + share * _sum_cdf(model, n0, m, v) for v in xs])
+    return out.reshape(np.shape(x))
 
 
 def adaptive_quantile(model: LatencyModel, n0: int, m: int, share: float, q: float | np.ndarray) -> np.ndarray:
-    """q-quantile of the adaptive rule's latency (numerical inversion of :func:`adaptive_cdf`)."""
-    grid, cdf = adaptive_cdf(model, n0, m, share)
-    q = np.asarray(q, dtype=float)
-    # invert: the first grid point where the cdf reaches q, interpolated linearly inside the bin
-    idx = np.clip(np.searchsorted(cdf, q, side="left"), 1, len(grid) - 1)
-    c0, c1 = cdf[idx - 1], cdf[idx]
-    frac = np.where(c1 > c0, (q - c0) / np.where(c1 > c0, c1 - c0, 1.0), 0.0)
-    return grid[idx - 1] + np.clip(frac, 0.0, 1.0) * (grid[idx] - grid[idx - 1])
+    """q-quantile of the adaptive rule's latency: the root of :func:`adaptive_cdf` = q (Brent's method).
+
+    Bracket: T >= T1 gives the flat-n0 quantile Q1(q) as a lower end; P(T1 + T2 <= a + b) >= G1(a) G2(b) gives
+    Q1(sqrt q) + Q2(sqrt q) as an upper end. share = 0 is flat n0 exactly.
+    """
+    _check_rule(n0, m, share)
+    qs = np.atleast_1d(np.asarray(q, dtype=float))
+    if ((qs <= 0) | (qs >= 1)).any():
+        raise DataError(f"quantiles must be strictly between 0 and 1, got {q}")
+    out = []
+    for qi in qs:
+        lo = float(fanout_quantile(model, n0, qi))
+        if share == 0.0:
+            out.append(lo)
+            continue
+        hi = float(fanout_quantile(model, n0, math.sqrt(qi)) + fanout_quantile(model, m, math.sqrt(qi)))
+
+        def f(x: float, qi: float = qi) -> float:
+            return float(adaptive_cdf(model, n0, m, share, x)) - qi
+
+        while f(hi) < 0:  # the bound holds exactly; this only guards the quadrature's last digits
+            hi *= 1.5
+        out.append(lo if f(lo) >= 0 else optimize.brentq(f, lo, hi, xtol=1e-9 * hi, rtol=1e-10))
+    return np.array(out).reshape(np.shape(q))
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +293,7 @@ def simulate_fanout(
 
     ``topup`` = (m, share). A check of :func:`fanout_quantile` and :func:`adaptive_quantile`, not used by them.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     t = np.zeros(draws)
     for _ in range(n):
         np.maximum(t, model.sample(draws, rng), out=t)
@@ -285,8 +324,7 @@ def stall_exposure(per_call: float, n: int) -> StallExposure:
     """
     if not 0.0 < per_call < 1.0:
         raise DataError(f"the stall share per call must be in (0, 1), got {per_call}")
-    if n < 1:
-        raise DataError(f"samples per request n must be at least 1, got {n}")
+    _check_n(n)
     per_request = 1.0 - (1.0 - per_call) ** n
     return StallExposure(n=int(n), per_call=per_call, per_request=per_request, times_as_often=per_request / per_call)
 
@@ -340,9 +378,10 @@ def queued_fanout(
     the makespan of list scheduling. With slots >= n this is the max of n; with fewer, part of the latency is a
     sum, and the max-of-n identity understates the tail.
     """
-    if slots < 1 or n < 1:
-        raise DataError(f"need n >= 1 branches and at least 1 slot, got n={n}, slots={slots}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    _check_n(n)
+    if slots < 1:
+        raise DataError(f"need at least 1 concurrent slot, got {slots}")
+    rng = as_generator(seed)
     free = np.zeros((draws, min(slots, n)))
     rows = np.arange(draws)
     for _ in range(n):

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import integrate, optimize, stats
 
 from nkcore import latency as lat
 from nkcore.errors import DataError
@@ -43,14 +43,27 @@ def test_lognormal_errors() -> None:
         lat.lognormal_from_p50_p95(0.0, 1.0)
     with pytest.raises(DataError, match="at least 20"):
         lat.empirical_model([1.0, 2.0])
+    with pytest.raises(DataError, match="p95 must be a finite"):
+        lat.lognormal_from_p50_p95(1.9, math.inf)
+    with pytest.raises(DataError, match="between 1 and 1000"):
+        lat.fanout_quantile(lat.lognormal_from_p50_p95(1.9, 4.6), 10**6, 0.95)
+    with pytest.raises(DataError, match="n0 \\+ m must be between"):
+        lat.adaptive_quantile(lat.lognormal_from_p50_p95(1.9, 4.6), 600, 600, 0.2, 0.95)
+    with pytest.raises(DataError, match="non-negative integer"):
+        lat.simulate_fanout(lat.lognormal_from_p50_p95(1.9, 4.6), 3, draws=10, seed=-1)
 
 
-def test_identity_exponents_from_the_chapter() -> None:
-    """p95 of n = 3 reads the single-call 98.3rd percentile, n = 7 the 99.3rd."""
-    assert round(0.95 ** (1 / 3), 3) == 0.983
-    assert round(0.95 ** (1 / 7), 3) == 0.993
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 31])
+def test_fanout_quantile_solves_cdf_to_the_n(n: int) -> None:
+    """Oracle: the q-quantile of the slowest of n is the root of F(x)^n = q, found on scipy's lognormal CDF."""
     m = lat.lognormal_from_p50_p95(1.9, 4.6)
-    assert float(lat.fanout_quantile(m, 3, 0.95)) == pytest.approx(float(m.quantile(0.95 ** (1 / 3))))
+    ref = stats.lognorm(s=m.sigma, scale=1.9)
+    for q in QS:
+        root = optimize.brentq(lambda x, q=q: ref.cdf(x) ** n - q, 1e-6, 1e4, xtol=1e-12)
+        assert float(lat.fanout_quantile(m, n, q)) == pytest.approx(root, rel=1e-9)
+    # the chapter's reading: p95 of n = 3 is the single-call 98.3rd percentile, n = 7 the 99.3rd
+    assert ref.cdf(float(lat.fanout_quantile(m, 3, 0.95))) == pytest.approx(0.983, abs=5e-4)
+    assert ref.cdf(float(lat.fanout_quantile(m, 7, 0.95))) == pytest.approx(0.993, abs=5e-4)
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])
@@ -76,6 +89,39 @@ def test_adaptive_quantiles_agree_with_simulation(share: float) -> None:
     sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=11, topup=(2, share))
     for q, value in zip(QS, got, strict=True):
         _within_noise(sim, q, float(value))
+
+
+@pytest.mark.parametrize(("p50", "p95"), [(1.0, 20.0), (0.2, 30.0)])
+def test_adaptive_quantiles_heavy_tails_agree_with_simulation(p50: float, p95: float) -> None:
+    """A heavy single-call tail (p95 20 to 150 times p50) must not cost the body its resolution: the former
+    latency-grid convolution put p50 5.54 s where 10^6 draws say 5.33 s (p50 1, p95 20), and 925 s for 3.1 s."""
+    m = lat.lognormal_from_p50_p95(p50, p95)
+    got = lat.adaptive_quantile(m, 3, 2, 0.19, QS)
+    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=21, topup=(2, 0.19))
+    for q, value in zip(QS, got, strict=True):
+        _within_noise(sim, q, float(value))
+
+
+def test_adaptive_with_a_stall_atom_agrees_with_simulation() -> None:
+    """1% of calls stall at 3,000 s: about 3% of requests hit one, so p99 of the adaptive rule IS the stall."""
+    rng = np.random.default_rng(0)
+    m = lat.empirical_model(np.concatenate([rng.gamma(2.0, 1.0, size=990), [3000.0] * 10]))
+    got = lat.adaptive_quantile(m, 3, 2, 0.19, QS)
+    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=4, topup=(2, 0.19))
+    for q, value in zip(QS, got, strict=True):
+        _within_noise(sim, q, float(value))
+    assert float(got[-1]) == pytest.approx(3000.0)
+
+
+def test_adaptive_cdf_equals_a_quadrature_oracle() -> None:
+    """P(T <= x) = (1 - s) F^3(x) + s * integral_0^x 3 F(t)^2 f(t) F(x - t)^2 dt, by scipy.integrate.quad."""
+    m = lat.lognormal_from_p50_p95(1.0, 8.0)
+    ref = stats.lognorm(s=m.sigma, scale=1.0)
+    s = 0.3
+    for x in (1.5, 4.0, 12.0, 40.0):
+        both = integrate.quad(lambda t, x=x: 3 * ref.cdf(t) ** 2 * ref.pdf(t) * ref.cdf(x - t) ** 2, 0, x, limit=200)[0]
+        want = (1 - s) * ref.cdf(x) ** 3 + s * both
+        assert float(lat.adaptive_cdf(m, 3, 2, s, x)) == pytest.approx(want, abs=2e-5)
 
 
 def test_adaptive_edges_reduce_to_flat_and_to_a_sum() -> None:
@@ -127,6 +173,14 @@ def test_latency_model_from_one_column_frame() -> None:
         lat.latency_model_from_frame(pd.DataFrame({"seconds": ["x"] * 30}))
 
 
+def test_empirical_quantile_is_numpy_type_7() -> None:
+    rng = np.random.default_rng(6)
+    values = np.round(rng.lognormal(0.5, 0.8, size=333), 2)  # ties included
+    m = lat.empirical_model(values)
+    qs = np.concatenate([[0.0, 1.0], rng.random(500)])
+    np.testing.assert_allclose(m.quantile(qs), np.quantile(values, qs), rtol=1e-12, atol=1e-12)
+
+
 def test_empirical_cdf_inverts_quantile() -> None:
     m = lat.empirical_model([1.0] * 10 + list(np.linspace(1.0, 3.0, 30)))
     qs = np.linspace(0.3, 0.99, 20)
@@ -149,6 +203,18 @@ def test_queue_with_constant_calls_is_the_number_of_waves() -> None:
     r = lat.queued_fanout(m, 7, 2, draws=1000, seed=0)
     assert r.p50 == pytest.approx(4.0) and r.p99 == pytest.approx(4.0)  # ceil(7 / 2) waves of 1 s
     assert r.identity_p95 == pytest.approx(1.0)
+
+
+def test_queue_with_one_slot_is_a_gamma_sum_for_exponential_calls() -> None:
+    """One slot runs the n branches one after another: for Exp(1) calls the latency is Gamma(n, 1) (scipy)."""
+    grid = np.linspace(0.0, 1.0, 20_001)[:-1]
+    m = lat.empirical_model(stats.expon.ppf(grid))  # Exp(1) through its quantile function
+    r = lat.queued_fanout(m, 4, 1, draws=100_000, seed=2)
+    for got, q in zip((r.p50, r.p95, r.p99), QS, strict=True):
+        assert got == pytest.approx(stats.gamma.ppf(q, 4), rel=0.02)
+    # and with 4 slots it is the max of 4: the identity, here F(x)^4 = q on the exponential
+    full = lat.queued_fanout(m, 4, 4, draws=100_000, seed=3)
+    assert full.p95 == pytest.approx(-math.log(1 - 0.95**0.25), rel=0.02)
 
 
 def test_queue_with_enough_slots_is_the_identity_and_understates_otherwise() -> None:
