@@ -18,15 +18,12 @@ import pandas as pd
 from nkcore import cost, latency, voting
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
+from nkcore.io import read_table
 
 __all__ = ["fanout_report", "register", "run_fanout", "run_vote", "vote_report"]
 
 
 def _read(path: Path) -> pd.DataFrame:
-    try:
-        from nkcore.io import read_table
-    except ImportError:  # pragma: no cover - io.py is part of the package
-        return pd.read_csv(path)
     return read_table(path)
 
 
@@ -104,6 +101,7 @@ def vote_report(frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot
         "wrong_at_from_n": a.unfixable.wrong_at_from_n,
         "from_n": a.unfixable.from_n,
         "beta_binomial": {"alpha": a.beta_binomial.alpha, "beta": a.beta_binomial.beta, "rho": a.beta_binomial.rho},
+        "unfixable_sentence": voting.unfixable_sentence(a.unfixable),
     }
 
 
@@ -120,15 +118,16 @@ def run_vote(args: argparse.Namespace) -> int:
             f"  n={p['n']:<3} {p['n_cases']:>6}  {p['accuracy']:.1%} ({p['ci_low']:.1%} to {p['ci_high']:.1%})"
             f"   {p['first_n_accuracy']:.1%}"
         )
-    print(
-        f"rho (correlation of samples within a case) = {doc['rho']:.3f} "
-        f"(95% CI {doc['rho_ci_low']:.3f} to {doc['rho_ci_high']:.3f}); single-call accuracy p = {doc['p_single']:.1%}"
-    )
-    print("effective samples (N_eff): " + ", ".join(f"n={r['n']}: {r['n_eff']:.2f}" for r in doc["n_eff"]))
-    print(
-        f"errors more samples cannot fix: {doc['unfixable']} of the {doc['wrong_at_from_n']} cases wrong at "
-        f"n={doc['from_n']} stay wrong with all samples; {doc['unanimous_wrong']} of them unanimous"
-    )
+    print(f"single-call accuracy p = {doc['p_single']:.1%}")
+    if math.isfinite(doc["rho"]):
+        print(
+            f"rho (correlation of samples within a case) = {doc['rho']:.3f} "
+            f"(95% CI {doc['rho_ci_low']:.3f} to {doc['rho_ci_high']:.3f})"
+        )
+        print("effective samples (N_eff): " + ", ".join(f"n={r['n']}: {r['n_eff']:.2f}" for r in doc["n_eff"]))
+    else:
+        print("rho cannot be estimated: every sample is correct, or every sample is wrong (N_eff taken as n)")
+    print("errors more samples cannot fix: " + doc["unfixable_sentence"])
     return 0
 
 
@@ -163,8 +162,8 @@ def fanout_report(
         if p50 is None or p95 is None:
             raise DataError("give --latencies FILE, or both --p50 and --p95 (seconds)")
         model = latency.lognormal_from_p50_p95(p50, p95)
-    if any(n < 1 for n in ns):
-        raise DataError(f"--n values must be at least 1, got {ns}")
+    if any(not 1 <= n <= latency.MAX_N for n in ns):
+        raise DataError(f"--n values must be between 1 and {latency.MAX_N}, got {' '.join(map(str, ns))}")
     rule = None
     if adaptive:
         n0, m = _parse_rule(adaptive)
@@ -182,6 +181,8 @@ def fanout_report(
         rule = (n0, m, float(topup_share))
     if price_per_call is not None:
         cost.price_per_call(price_per_call)
+    elif requests_per_month is not None:
+        raise DataError("--requests-per-month needs --price-per-call (dollars per call) for the monthly cost")
     rows = []
     for r in latency.fanout_rows(model, tuple(ns), rule):
         row: dict[str, object] = {

@@ -241,16 +241,7 @@ def build_table(
     share = math.nan
     if adaptive is not None:
         n0, m = adaptive
-        sub = voting.SampleSet(
-            cases=tuple(c for c, k in zip(samples.cases, keep, strict=True) if k),
-            gold=tuple(g for g, k in zip(samples.gold, keep, strict=True) if k),
-            labels=tuple(lb for lb, k in zip(samples.labels, keep, strict=True) if k),
-            codes=samples.codes[keep],
-            gold_code=samples.gold_code[keep],
-            n_samples=samples.n_samples[keep],
-            latency_s=None,
-            binary=samples.binary,
-        )
+        sub = samples.subset(keep)
         res = voting.adaptive_topup(sub, n0, m, trigger, tie)
         share = res.share_topped_up
         q = tuple(float(v) for v in lat.adaptive_quantile(model, n0, m, share, np.array([0.5, 0.95, 0.99])))

@@ -40,6 +40,7 @@ Reading = Literal["exact", "first_n"]
 TIE_RULES: tuple[str, ...] = ("wrong", "split", "first")
 TRIGGERS: tuple[str, ...] = ("no_plurality", "no_majority", "not_unanimous")
 MAX_SAMPLES_PER_CASE = 1000  # binomial coefficients up to C(1000, 500) ~ 1e299 stay finite in float64
+MIN_BOOT, MAX_BOOT = 100, 100_000  # bootstrap replicates: fewer make a useless interval, more only take time
 
 __all__ = [
     "TIE_RULES",
@@ -59,6 +60,7 @@ __all__ = [
     "adaptive_sentence",
     "adaptive_topup",
     "analyze_samples",
+    "as_generator",
     "beta_binomial_curve",
     "case_credit_exact",
     "case_credit_first_n",
@@ -121,6 +123,23 @@ class SampleSet:
     def cases_with_at_least(self, n: int) -> int:
         """How many cases have at least ``n`` samples (the cases that count at samples per request n)."""
         return int((self.n_samples >= n).sum())
+
+    def subset(self, keep: np.ndarray) -> SampleSet:
+        """The cases where the boolean mask ``keep`` is true (same order; latencies kept)."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.n_cases,) or not keep.any():
+            raise DataError("a subset of the samples needs a true/false per case and at least one case")
+        pick = np.flatnonzero(keep)
+        return SampleSet(
+            cases=tuple(self.cases[i] for i in pick),
+            gold=tuple(self.gold[i] for i in pick),
+            labels=tuple(self.labels[i] for i in pick),
+            codes=self.codes[keep],
+            gold_code=self.gold_code[keep],
+            n_samples=self.n_samples[keep],
+            latency_s=None if self.latency_s is None else self.latency_s[keep],
+            binary=self.binary,
+        )
 
     def correct_matrix(self) -> np.ndarray:
         """Per-sample correctness (cases x max_n), NaN past each case's last sample."""
@@ -226,7 +245,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         blank = _is_blank(df["answer"])
         if blank.any():
             raise DataError(
-                f"empty answers in rows {_rows(blank, df)}: every sample needs an answer "
+                f"empty or missing answers in rows {_rows(blank, df)}: every sample needs an answer "
                 f"(write a placeholder such as 'no answer' for refusals)"
             )
         answers = df["answer"].map(_norm_label)
@@ -535,8 +554,22 @@ class VoteCurve:
         raise DataError(f"the curve has no point at samples per request n={n} (max {self.points[-1].n})")
 
 
-def _rng(seed: int | np.random.Generator) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+def as_generator(seed: int | np.random.Generator) -> np.random.Generator:
+    """The generator for ``seed``: a Generator as is, a non-negative integer seeds a new one (DataError otherwise).
+
+    >>> float(as_generator(3).random()) == float(np.random.default_rng(3).random())
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise DataError(f"seed must be a non-negative integer, got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+def _check_boot(n_boot: int) -> None:
+    if not MIN_BOOT <= n_boot <= MAX_BOOT:
+        raise DataError(f"bootstrap replicates must be between {MIN_BOOT} and {MAX_BOOT:,}, got {n_boot}")
 
 
 def _bootstrap_weights(n_cases: int, n_boot: int, rng: np.random.Generator, chunk: int = 250):
@@ -559,8 +592,7 @@ def vote_curve(
     Reference: the chapter's ``paired_bootstrap`` (resample cases, not calls).
     """
     _check_tie(tie)
-    if n_boot < 100:
-        raise DataError(f"bootstrap replicates must be at least 100, got {n_boot}")
+    _check_boot(n_boot)
     exact = case_credit_exact(samples, tie)
     first = case_credit_first_n(samples, tie)
     mask = ~np.isnan(exact)
@@ -570,7 +602,7 @@ def vote_curve(
     step = np.zeros_like(e0)
     step[:, 2:] = np.where(mask[:, 2:], e0[:, 2:] - e0[:, :-2], 0.0)
     boots, dboots = [], []
-    for w in _bootstrap_weights(samples.n_cases, n_boot, _rng(seed)):  # the same resampled cases for every n
+    for w in _bootstrap_weights(samples.n_cases, n_boot, as_generator(seed)):  # the same resampled cases for every n
         den = w @ maskf
         with np.errstate(invalid="ignore", divide="ignore"):
             boots.append((w @ e0) / den)
@@ -793,9 +825,12 @@ def estimate_rho(
     keep = m >= 2
     k, m = k[keep], m[keep]
     if len(k) < 2:
-        raise DataError("rho needs at least 2 cases with 2 or more samples each")
+        raise DataError(
+            f"rho (the correlation between samples of the same case) needs at least 2 cases with 2 or more samples "
+            f"each; this data has {len(k)}"
+        )
     rho, n0 = _icc_from_sums(k, m, np.ones((1, len(k))))
-    rng = _rng(seed)
+    rng = as_generator(seed)
     boots = [_icc_from_sums(k, m, w)[0] for w in _bootstrap_weights(len(k), n_boot, rng)]
     b = np.concatenate(boots)
     b = b[np.isfinite(b)]

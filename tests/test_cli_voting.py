@@ -30,32 +30,61 @@ def worked_path() -> Path:
     return WORKED
 
 
+VOTE_KEYS = {
+    "n_cases",
+    "curve",
+    "rho",
+    "rho_ci_low",
+    "rho_ci_high",
+    "p_single",
+    "n_eff",
+    "unfixable",
+    "unanimous_wrong",
+}
+CURVE_KEYS = {"n", "accuracy", "ci_low", "ci_high", "first_n_accuracy"}
+
+
+def _strict(text: str) -> dict:
+    """Parse JSON refusing NaN / Infinity (not JSON; a consumer in another language would choke)."""
+
+    def bad(name: str) -> None:
+        raise AssertionError(f"non-JSON constant {name}")
+
+    return json.loads(text, parse_constant=bad)
+
+
 def test_vote_json_contract(capsys: pytest.CaptureFixture[str], worked_path: Path) -> None:
     code, out, _ = _run(capsys, "vote", str(worked_path), "--json", "--n-boot", "300")
     assert code == 0
-    doc = json.loads(out)
-    for key in (
-        "n_cases",
-        "curve",
-        "rho",
-        "rho_ci_low",
-        "rho_ci_high",
-        "p_single",
-        "n_eff",
-        "unfixable",
-        "unanimous_wrong",
-    ):
-        assert key in doc
+    doc = _strict(out)
+    assert VOTE_KEYS <= set(doc)
+    assert isinstance(doc["n_cases"], int) and isinstance(doc["unfixable"], int)
     assert doc["n_cases"] == 200
     assert [p["n"] for p in doc["curve"]] == list(range(1, 8))
     for p in doc["curve"]:
-        assert {"n", "accuracy", "ci_low", "ci_high", "first_n_accuracy"} <= set(p)
+        assert CURVE_KEYS <= set(p) and all(isinstance(p[k], (int, float)) for k in CURVE_KEYS)
+        assert p["ci_low"] <= p["accuracy"] <= p["ci_high"]
     first = {p["n"]: round(p["first_n_accuracy"] * 200) for p in doc["curve"]}
     assert [first[n] for n in (1, 3, 5, 7)] == [142, 156, 158, 158]
     assert doc["unfixable"] == 38 and doc["unanimous_wrong"] == 30
     assert doc["rho_ci_low"] < doc["rho"] < doc["rho_ci_high"]
+    assert doc["p_single"] == doc["curve"][0]["accuracy"]
+    assert [set(r) >= {"n", "n_eff"} for r in doc["n_eff"]] == [True] * 7
     assert [r["n"] for r in doc["n_eff"]] == list(range(1, 8))
     assert doc["n_eff"][4]["n_eff"] == pytest.approx(5 / (1 + 4 * doc["rho"]))
+
+
+def test_vote_json_is_strict_when_rho_cannot_be_estimated(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Every sample correct: rho is undefined (0 / 0) and must come out as null, not NaN; the text says why."""
+    path = tmp_path / "all_right.csv"
+    pd.DataFrame({"case": np.repeat([1, 2, 3], 3), "sample": [1, 2, 3] * 3, "answer": "x", "gold": "x"}).to_csv(
+        path, index=False
+    )
+    code, out, _ = _run(capsys, "vote", str(path), "--json", "--n-boot", "100")
+    doc = _strict(out)
+    assert code == 0 and doc["rho"] is None and doc["rho_ci_low"] is None and doc["curve"][2]["accuracy"] == 1.0
+    code, out, _ = _run(capsys, "vote", str(path), "--n-boot", "100")
+    assert code == 0 and "rho cannot be estimated" in out and "nan" not in out
 
 
 def test_vote_tie_rule_changes_the_first_n_reading(capsys: pytest.CaptureFixture[str], worked_path: Path) -> None:
@@ -71,11 +100,50 @@ def test_vote_plain_text_uses_glossary_words(capsys: pytest.CaptureFixture[str],
     assert "samples per request (n)" in out and "rho" in out and "N_eff" in out and "cannot fix" in out
 
 
-def test_vote_bad_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def _lines(n: int = 3) -> list[str]:
+    return [f"{c},{j},{'a' if (c + j) % 3 else 'b'},a,1.5" for c in range(1, n + 1) for j in (1, 2, 3)]
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "words"),
+    [
+        ("case,sample,answer\n1,1,a\n1,2,b\n", (), "missing gold"),
+        ("", (), "empty"),
+        ("case,sample,answer,gold\n", (), "no rows"),
+        ("x,y\n1,2\n", (), "missing column(s) case, sample"),
+        ("case,sample,answer,gold\n1,1,NaN,a\n1,2,a,a\n2,1,a,a\n2,2,a,a\n", (), "empty or missing answers in rows 2"),
+        ("case,sample,answer,gold\n1,1,a,a\n1,2,a,\n2,1,a,a\n2,2,b,a\n", (), "missing gold for case(s) 1"),
+        ("case,sample,answer,gold\n1,1,a,a\n1,2,b,a\n1,3,a,a\n", (), "this data has 1"),
+        ("case,sample,answer,gold\n1,1,a,a\n2,1,b,a\n", (), "every case has one sample"),
+        ("case,sample,answer,gold,latency_s\n" + "\n".join(_lines()).replace("1.5", "slow", 1), (), "latency_s"),
+        ("case,sample,answer,gold,latency_s\n" + "\n".join(_lines()).replace("1.5", "-2", 1), (), "latency_s"),
+        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--seed", "-1"), "seed"),
+        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--n-boot", "5"), "100"),
+        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--from-n", "9"), "from_n"),
+    ],
+)
+def test_vote_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, argv: tuple[str, ...], words: str
+) -> None:
     bad = tmp_path / "s.csv"
-    pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", "b"]}).to_csv(bad, index=False)
-    code, out, err = _run(capsys, "vote", str(bad))
-    assert code == 2 and out == "" and "missing gold" in err and "Traceback" not in err
+    bad.write_text(text)
+    code, out, err = _run(capsys, "vote", str(bad), "--n-boot", "100", *argv)
+    assert code == 2 and out == "" and words in err and "Traceback" not in err
+    assert err.count("\n") == 1, err
+
+
+def test_vote_correct_column_instead_of_gold(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A 0/1 correct column with answers gives the same curve as gold; without answers the vote is binary."""
+    rows = [(c, j, "g" if (c * j) % 4 else f"w{j % 2}") for c in range(1, 21) for j in range(1, 6)]
+    gold = pd.DataFrame(rows, columns=["case", "sample", "answer"]).assign(gold="g")
+    with_correct = gold.drop(columns="gold").assign(correct=(gold["answer"] == "g").astype(int))
+    docs = []
+    for name, frame in (("gold.csv", gold), ("correct.csv", with_correct)):
+        frame.to_csv(tmp_path / name, index=False)
+        code, out, _ = _run(capsys, "vote", str(tmp_path / name), "--json", "--n-boot", "100")
+        assert code == 0
+        docs.append(_strict(out))
+    assert [p["accuracy"] for p in docs[0]["curve"]] == [p["accuracy"] for p in docs[1]["curve"]]
 
 
 def test_fanout_lognormal_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,7 +202,12 @@ def test_fanout_one_column_file(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         ("fanout --p50 5 --p95 2 --n 3", "larger than p50"),
         ("fanout --p50 1.9 --p95 4.6 --n 3 --adaptive 3x2 --topup-share 0.2", "3+2"),
         ("fanout --p50 1.9 --p95 4.6 --n 3 --adaptive 3+2 --topup-share 1.5", "topup-share"),
-        ("fanout --p50 1.9 --p95 4.6 --n 0", "at least 1"),
+        ("fanout --p50 1.9 --p95 4.6 --n 0", "between 1 and 1000"),
+        ("fanout --p50 1.9 --p95 4.6 --n 3 1000000", "between 1 and 1000"),
+        ("fanout --p50 1.9 --p95 inf --n 3", "p95 must be a finite"),
+        ("fanout --p50 1.9 --p95 4.6 --n 3 --requests-per-month 400000", "--price-per-call"),
+        ("fanout --p50 1.9 --p95 4.6 --n 3 --price-per-call -0.01", "non-negative"),
+        ("fanout --p50 1.9 --p95 4.6 --n 3 --adaptive 600+600 --topup-share 0.2", "between 1 and 1000"),
     ],
 )
 def test_fanout_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: str, words: str) -> None:

@@ -78,8 +78,8 @@ def test_table_rows_are_consistent() -> None:
     a = t.row("3+2")
     assert a.compared_with == "n=3"
     r3 = t.row("n=3")
-    if a.accuracy > r3.accuracy:
-        assert a.calls_per_extra_correct == pytest.approx((a.calls - 3) / (a.accuracy - r3.accuracy))
+    gain = a.accuracy - r3.accuracy
+    assert a.calls_per_extra_correct == (pytest.approx((a.calls - 3) / gain) if gain > 0 else math.inf)
     assert t.row("n=5").compared_with == "n=3"
     assert len(t.to_frame()) == len(t.rows)
     with pytest.raises(DataError, match="no row"):
@@ -130,3 +130,27 @@ def test_marginal_sentences(worked_frame: pd.DataFrame) -> None:
     assert "one extra correct answer per 29 extra calls" in cost.marginal_sentence(t.row("n=3"))
     assert "no extra correct answer" in cost.marginal_sentence(t.row("n=7"))
     assert "cheapest" in cost.marginal_sentence(t.row("n=1"))
+
+
+def test_table_uses_only_cases_with_enough_samples_and_free_calls() -> None:
+    """Cases with fewer samples than the table needs are left out of every row (paired rows); the adaptive row
+    equals adaptive_topup on the kept cases parsed on their own. Price 0: every money column is 0, not NaN."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for c in range(60):
+        k = 7 if c % 4 else 3  # every fourth case has only 3 samples
+        rows += [
+            {"case": c, "sample": j + 1, "answer": rng.choice(["g", "g", "a", "b"]), "gold": "g"} for j in range(k)
+        ]
+    frame = pd.DataFrame(rows)
+    s = voting.parse_samples(frame)
+    t = cost.build_table(s, latency.lognormal_from_p50_p95(1.0, 3.0), (1, 3, 5), price=0.0, requests_per_month=1e6)
+    assert t.n_cases == 45 and all(r.n_cases == 45 for r in t.rows)
+    kept = voting.parse_samples(frame[frame["case"] % 4 != 0])
+    ref = voting.adaptive_topup(kept, 3, 2)
+    a = t.row("3+2")
+    assert (a.correct, a.calls) == (ref.correct, pytest.approx(ref.expected_calls))
+    assert t.row("n=5").correct == voting.case_credit_first_n(kept)[:, 4].sum()
+    for r in t.rows:
+        assert r.cost_per_1k == 0 and r.monthly_cost == 0
+        assert r.compared_with is None or r.cost_per_extra_correct in (0.0, math.inf)

@@ -59,7 +59,10 @@ def test_parse_sorts_samples_by_order_drawn() -> None:
     [
         (pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", "b"]}), "missing gold"),
         (pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", "b"], "gold": ["a", None]}), "missing gold"),
-        (pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", " "], "gold": ["a", "a"]}), "empty answers"),
+        (
+            pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", " "], "gold": ["a", "a"]}),
+            "empty or missing answers",
+        ),
         (pd.DataFrame({"case": [1, 2], "sample": [1, 1], "answer": ["a", "b"], "gold": ["a", "b"]}), "one sample"),
         (pd.DataFrame({"case": [1, 1], "sample": [1, 1], "answer": ["a", "b"], "gold": ["a", "a"]}), "more than once"),
         (pd.DataFrame({"case": [1, 1], "sample": [1, 2], "answer": ["a", "b"], "gold": ["a", "b"]}), "one gold"),
@@ -190,6 +193,60 @@ def test_first_n_credit_matches_a_counter_loop(cases: list[tuple[list[str], str]
                 assert got[i, n - 1] == pytest.approx(v.plurality_correct(answers[:n], gold, tie))
 
 
+@pytest.mark.parametrize(("n_gold", "n_wrong"), [(9, 6), (16, 15), (20, 11), (600, 400), (333, 667)])
+@pytest.mark.parametrize("tie", ["split", "wrong"])
+def test_two_answer_case_is_the_hypergeometric_tail(n_gold: int, n_wrong: int, tie: str) -> None:
+    """Oracle (scipy): with one wrong answer, X gold samples in a random n-subset is hypergeometric; the vote is
+    right when X > n / 2 and, at even n, tied when X = n / 2. Up to 1,000 samples (C(1000, 500) ~ 1e299: no
+    overflow, no NaN)."""
+    m = n_gold + n_wrong
+    got = v.exact_case_curve(n_gold, (n_wrong,), tie)  # type: ignore[arg-type]
+    ns = np.arange(1, m + 1)
+    dist = stats.hypergeom(m, n_gold, ns)
+    want = dist.sf(ns // 2) + np.where(ns % 2 == 0, (0.5 if tie == "split" else 0.0) * dist.pmf(ns // 2), 0.0)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got[1:], want, atol=1e-10)
+
+
+@pytest.mark.parametrize(("n_gold", "wrong"), [(10, (8, 7, 6)), (12, (12, 4, 2, 1)), (5, (9, 9))])
+def test_many_answer_case_is_a_multivariate_hypergeometric_sum(n_gold: int, wrong: tuple[int, ...]) -> None:
+    """Oracle (scipy.stats.multivariate_hypergeom): sum the pmf of every count vector of an n-subset, with split
+    credit 1 / (number of answers tied at the top) when gold is among them. Even n and 31 samples included."""
+    sizes = [n_gold, *wrong]
+    m = sum(sizes)
+    got = v.exact_case_curve(n_gold, wrong, "split")
+    for n in range(1, m + 1):
+        grids = np.meshgrid(*[np.arange(min(g, n) + 1) for g in sizes], indexing="ij")
+        x = np.stack([g.ravel() for g in grids], axis=1)
+        x = x[x.sum(axis=1) == n]
+        pmf = stats.multivariate_hypergeom.pmf(x, m=sizes, n=n)
+        top = x.max(axis=1)
+        credit = np.where(x[:, 0] == top, 1.0 / (x == top[:, None]).sum(axis=1), 0.0)
+        assert got[n] == pytest.approx(float((pmf * credit).sum()), abs=1e-10), n
+
+
+def test_exact_curve_at_31_samples_by_10000_cases_is_finite_and_bounded() -> None:
+    """The benchmark's size: every value finite, in [0, 1], and the mean equals the per-case rows' mean."""
+    rng = np.random.default_rng(31)
+    g = rng.integers(0, 6, size=(10_000, 31))
+    g[rng.random(10_000) < 0.3] = 0  # some unanimous cases (all gold)
+    answers = np.where(g == 0, "g", np.char.add("w", g.astype(str)))
+    frame = pd.DataFrame(
+        {"case": np.repeat(np.arange(10_000), 31), "sample": np.tile(np.arange(1, 32), 10_000),
+         "answer": answers.ravel(), "gold": "g"}
+    )  # fmt: skip
+    s = v.parse_samples(frame)
+    for tie in ("split", "wrong"):
+        exact = v.case_credit_exact(s, tie)  # type: ignore[arg-type]
+        assert np.isfinite(exact).all() and exact.min() >= 0 and exact.max() <= 1 + 1e-12
+        i = int(np.argmax(g.sum(axis=1) > 0))
+        c = Counter(answers[i])
+        np.testing.assert_allclose(
+            exact[i],
+            v.exact_case_curve(c["g"], tuple(k for a, k in c.items() if a != "g"), tie)[1:],  # type: ignore[arg-type]
+        )
+
+
 def test_exact_case_curve_large_case_sums_to_one_under_split() -> None:
     # credit over all answers of a subset sums to 1 under split: check with the gold group each in turn
     sizes = (9, 7, 5, 3, 3, 2, 1, 1)
@@ -197,6 +254,17 @@ def test_exact_case_curve_large_case_sums_to_one_under_split() -> None:
     for i, g in enumerate(sizes):
         total += v.exact_case_curve(g, tuple(s for j, s in enumerate(sizes) if j != i), "split")
     np.testing.assert_allclose(total[1:], 1.0, atol=1e-12)
+
+
+def test_subset_keeps_the_chosen_cases() -> None:
+    f = _frame({"a": (list("gga"), "g"), "b": (list("ab"), "g"), "c": (list("gbbb"), "g")})
+    s = v.parse_samples(f)
+    sub = s.subset(np.array([True, False, True]))
+    direct = v.parse_samples(f[f["case"] != "b"])
+    assert sub.cases == direct.cases and sub.n_samples.tolist() == direct.n_samples.tolist()
+    np.testing.assert_array_equal(v.case_credit_first_n(sub), v.case_credit_first_n(direct)[:, : sub.max_n])
+    with pytest.raises(DataError, match="at least one case"):
+        s.subset(np.zeros(3, dtype=bool))
 
 
 def test_bad_tie_rule() -> None:
@@ -257,6 +325,12 @@ def test_n_eff_chapter_numbers() -> None:
         v.n_eff(5, -0.5)
 
 
+def test_correlated_model_at_an_integer_n_eff_is_the_binomial_majority() -> None:
+    """rho = 1/6 makes n = 5 worth N_eff = 3 samples, rho = 0.1 makes n = 9 worth 5: binomial tails (scipy)."""
+    assert v.correlated_accuracy(0.71, 5, 1 / 6) == pytest.approx(stats.binom.sf(1, 3, 0.71), rel=1e-10)
+    assert v.correlated_accuracy(0.6, 9, 0.1) == pytest.approx(stats.binom.sf(2, 5, 0.6), rel=1e-10)
+
+
 def test_correlated_curve_reads_independent_curve_at_n_eff() -> None:
     got = v.correlated_curve(0.71, (1, 3, 5, 7), 0.17)
     want = [
@@ -293,6 +367,22 @@ def test_rho_equals_anova_from_statsmodels() -> None:
     assert est.n0 == pytest.approx(n0)
     assert est.rho == pytest.approx((msb - msw) / (msb + (n0 - 1) * msw), rel=1e-9)
     assert est.ci_low <= est.rho <= est.ci_high
+
+
+def test_rho_ignores_cases_with_one_sample_and_checks_its_inputs() -> None:
+    rng = np.random.default_rng(12)
+    m = rng.integers(2, 8, size=50)
+    k = rng.binomial(m, rng.beta(2, 2, size=50))
+    base = v.estimate_rho(v.parse_samples(_binary_frame(k, m)), n_boot=200, seed=0)
+    more = v.estimate_rho(v.parse_samples(_binary_frame(np.r_[k, 1, 0, 1], np.r_[m, 1, 1, 1])), n_boot=200, seed=0)
+    assert more.rho == pytest.approx(base.rho) and more.n_cases == 50
+    one = v.parse_samples(_frame({"a": (list("gga"), "g")}))
+    with pytest.raises(DataError, match=r"at least 2 cases.*this data has 1"):
+        v.estimate_rho(one)
+    with pytest.raises(DataError, match="non-negative integer"):
+        v.estimate_rho(v.parse_samples(_binary_frame(k, m)), seed=-3)
+    with pytest.raises(DataError, match="between 100 and 100,000"):
+        v.vote_curve(v.parse_samples(_binary_frame(k, m)), n_boot=10**7)
 
 
 def test_rho_recovers_beta_binomial_correlation() -> None:
