@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -21,6 +23,13 @@ TIE_HELP = {
     "split": "a tie shares the credit (1/2 for a two-way tie)",
     "wrong": "a tie counts as wrong",
 }
+# The chapter's 31 unanimous errors cannot coexist with its other figures under this vote rule (sample_data/README.md).
+CHAPTER_31_NOTE = (
+    "The chapter says 31; this sample data has 30 on purpose. Under this vote rule the chapter's other figures "
+    "leave room for at most 30: the 44 cases wrong at n = 3 would have to hold the 31 unanimous ones, the 12 that "
+    "n = 1 gets right and n = 3 gets wrong, and at least 2 without a majority for the adaptive rule to gain its 2 "
+    "cases, which is 45 (see sample_data/README.md)."
+)
 
 with bootstrap.user_errors():
     left, right = st.columns([1, 1])
@@ -46,14 +55,29 @@ with bootstrap.user_errors():
     curve = a.curve
     p = curve.point(1).accuracy
     ns = tuple(pt.n for pt in curve.points)
+    rho_known = math.isfinite(a.rho.rho)
+    est_rho = max(a.rho.rho, 0.0) if rho_known else 0.0  # undefined rho (all right or all wrong): treat as independent
 
     # ------------------------------------------------------------------ key numbers
     m1, m2, m3, m4, m5 = st.columns(5)
     m1.metric("cases", f"{a.n_cases:,}")
     m2.metric("samples per case (largest n)", a.max_n)
-    m3.metric("single-call accuracy (p)", f"{p:.1%}", help="exact accuracy at samples per request n = 1")
-    m4.metric("rho (estimated)", f"{a.rho.rho:.2f}", help=a.rho.method)
-    m5.metric(f"accuracy at n = {a.max_n}", f"{curve.points[-1].accuracy:.1%}")
+    m3.metric(
+        "single-call accuracy (p)",
+        f"{p:.1%}",
+        help="How often one sample is right, averaged over every sample of every case (samples per request n = 1).",
+    )
+    m4.metric(
+        "rho (estimated)",
+        f"{a.rho.rho:.2f}" if rho_known else "n/a",
+        help="Correlation between the correctness of two samples of the same case: 0 = independent, 1 = copies. "
+        + a.rho.method,
+    )
+    m5.metric(
+        f"accuracy at n = {a.max_n}",
+        f"{curve.points[-1].accuracy:.1%}",
+        help=f"Majority vote over {a.max_n} samples per request, averaged over every subset of each case's samples.",
+    )
     st.markdown(voting.rho_sentence(a.rho, a.max_n))
     if order := voting.order_sentence(curve):
         st.markdown(order)
@@ -79,7 +103,6 @@ with bootstrap.user_errors():
             "cases": counts,
         }
     )
-    est_rho = max(a.rho.rho, 0.0)
     series = {
         "independent samples": [voting.independent_accuracy(p, n) for n in ns],
         "correlated, estimated rho": list(voting.correlated_curve(p, ns, est_rho)),
@@ -95,7 +118,9 @@ with bootstrap.user_errors():
         "Solid line and band: the measured accuracy averaged over every subset of n samples of each case, with a 95% "
         "interval from resampling cases (the same resampled cases at every n). Diamonds: the vote over each case's "
         "first n samples, what a flat deployment sees. Dashed lines: predictions from the single-call accuracy p. At even "
-        "n two answers can tie, so even n adds little over the odd n below it."
+        "n two answers can tie, so even n adds little over the odd n below it. The solid line is the same under the "
+        "'first' and 'split' tie rules: over every subset, which tied answer comes first is a fair coin, which is "
+        "split credit; the rules differ only for the diamonds."
     )
     what_if = voting.what_if_sentence(p, rho_what_if, a.max_n)
     st.markdown(f"**What if:** {what_if}")
@@ -114,12 +139,12 @@ with bootstrap.user_errors():
     neff = pd.DataFrame(
         {
             "samples per request (n)": ns,
-            f"N_eff (rho {est_rho:.2f})": [r.n_eff for r in est_tab],
-            f"predicted (rho {est_rho:.2f})": [100 * r.correlated for r in est_tab],
-            f"N_eff (what-if rho {rho_what_if:.2f})": [r.n_eff for r in wif_tab],
-            f"predicted (what-if rho {rho_what_if:.2f})": [100 * r.correlated for r in wif_tab],
-            "independent samples": [100 * r.independent for r in est_tab],
-            "measured (exact)": 100 * measured["accuracy"],
+            f"N_eff, rho {est_rho:.2f}": [r.n_eff for r in est_tab],
+            f"predicted, rho {est_rho:.2f}": [100 * r.correlated for r in est_tab],
+            f"N_eff, what-if {rho_what_if:.2f}": [r.n_eff for r in wif_tab],
+            f"predicted, what-if {rho_what_if:.2f}": [100 * r.correlated for r in wif_tab],
+            "independent": [100 * r.independent for r in est_tab],
+            "measured": 100 * measured["accuracy"],
         }
     )
     st.dataframe(
@@ -131,9 +156,17 @@ with bootstrap.user_errors():
             for c in neff.columns[1:]
         },
     )
+    last = est_tab[-1]
+    st.markdown(
+        f"With rho = {est_rho:.2f}{'' if rho_known else ' (rho cannot be estimated here: taken as 0)'}, "
+        f"{last.n} samples per request are worth N_eff = {last.n_eff:.1f} independent samples: the correlated model "
+        f"predicts {last.correlated:.1%} at n = {last.n}, independent samples {last.independent:.1%}, and the data "
+        f"measured {curve.points[-1].accuracy:.1%}."
+    )
     st.caption(
         "N_eff = n / (1 + (n - 1) rho): correlated samples of a case are worth fewer independent votes. The "
-        "correlated prediction is the independent curve read at N_eff instead of n."
+        "correlated prediction is the independent curve read at N_eff instead of n. 'predicted' and 'independent' "
+        "count a vote as right or wrong against one wrong answer; 'measured' is the exact plurality vote."
     )
     exports.download_table(neff, "n_eff_table")
 
@@ -153,7 +186,10 @@ with bootstrap.user_errors():
         check = cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
         c1, c2, c3 = st.columns(3)
         c1.metric(
-            f"predicted at n = {check.predict_n}", f"{check.predicted:.1%}", help=f"rho fitted: {check.rho_fitted:.2f}"
+            f"rho model at n = {check.predict_n} (fit on n ≤ {check.fit_upto})",
+            f"{check.predicted:.1%}",
+            help=f"The independent curve read at N_eff, with rho = {check.rho_fitted:.2f} fitted to the measured curve "
+            f"at odd n up to {check.fit_upto}.",
         )
         c2.metric(
             f"measured at n = {check.predict_n}",
@@ -161,7 +197,12 @@ with bootstrap.user_errors():
             delta=f"{100 * check.missed_by:+.1f} points vs prediction",
             delta_color="off",
         )
-        c3.metric(f"beta-binomial model predicts at n = {check.predict_n}", f"{check.beta_binomial:.1%}")
+        c3.metric(
+            f"beta-binomial at n = {check.predict_n} (fit on n ≤ {check.fit_upto})",
+            f"{check.beta_binomial:.1%}",
+            help="Each case has its own accuracy, drawn from a beta distribution fitted to each case's first "
+            f"{check.fit_upto} samples; like the other models it counts a vote against one wrong answer.",
+        )
         st.markdown(voting.next_step_sentence(check))
     else:
         st.info("The check needs at least 5 samples per case (fit on n up to 3, check at n = 5).")
@@ -171,7 +212,7 @@ with bootstrap.user_errors():
     from_n = st.number_input(
         "Start from the cases the vote gets wrong at samples per request n =",
         min_value=1,
-        max_value=1000,
+        max_value=a.max_n,
         value=3,
         step=1,
         key="smp_from",
@@ -179,6 +220,9 @@ with bootstrap.user_errors():
     )
     u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
     st.markdown(voting.unfixable_sentence(u))
+    chapter_note = ds.builtin and int(from_n) == 3 and u.unanimous_wrong == 30
+    if chapter_note:
+        st.caption(CHAPTER_31_NOTE)
     cases = pd.DataFrame(
         [
             {
@@ -202,9 +246,17 @@ numbers = [
     ("cases", f"{a.n_cases:,}", f"each with up to {a.max_n} samples per request (n)"),
     ("single-call accuracy", f"{p:.1%}", "exact accuracy at samples per request n = 1"),
     (f"accuracy at n = {a.max_n}", f"{curve.points[-1].accuracy:.1%}", voting.curve_sentence(curve)),
-    ("rho", f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})", voting.rho_sentence(a.rho, a.max_n)),
+    (
+        "rho",
+        f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})" if rho_known else "n/a",
+        voting.rho_sentence(a.rho, a.max_n),
+    ),
     ("what-if rho", f"{rho_what_if:.2f}", what_if),
-    ("errors more samples cannot fix", f"{u.still_wrong} of {u.wrong_at_from_n}", voting.unfixable_sentence(u)),
+    (
+        "errors more samples cannot fix",
+        f"{u.still_wrong} of {u.wrong_at_from_n}, {u.unanimous_wrong} unanimous",
+        voting.unfixable_sentence(u) + (" " + CHAPTER_31_NOTE if chapter_note else ""),
+    ),
 ]
 if check is not None:
     numbers.append(

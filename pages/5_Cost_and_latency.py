@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from nkcore import cost, latency, voting
@@ -15,13 +17,29 @@ bootstrap.setup_page(
 )
 ds = bootstrap.choose_dataset("samples")
 SOURCES = ("latencies in the data", "typed p50 and p95")
-TRIGGER_WORDS = {
-    "no_plurality": "no strict plurality (a tie for first)",
-    "no_majority": "no majority (the top answer has at most half)",
-    "not_unanimous": "not unanimous (any disagreement)",
+# Shown words -> nkcore trigger; the shown words are also what the link carries.
+TRIGGERS = {
+    "no strict plurality": "no_plurality",
+    "no majority": "no_majority",
+    "any disagreement": "not_unanimous",
 }
+TRIGGER_HELP = {
+    "no_plurality": "two or more answers tie for the most votes",
+    "no_majority": "the top answer has at most half of the votes",
+    "not_unanimous": "the samples are not all the same answer",
+}
+WORDS = {code: words for words, code in TRIGGERS.items()}
+
+
+def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
+    """A marginal cell as text: the number, "no gain" (no extra correct answer at any price) or "—" (first row)."""
+    if compared_with is None:
+        return "—"
+    return fmt.format(value) if math.isfinite(value) else "no gain"
+
 
 with bootstrap.user_errors():
+    max_n = cache.compute(voting.parse_samples, ds).max_n
     with st.container(border=True):
         st.markdown("**Inputs**")
         c1, c2, c3, c4 = st.columns(4)
@@ -44,34 +62,48 @@ with bootstrap.user_errors():
         p95 = c6.number_input(
             "single-call p95 (s)", 0.01, 600.0, 4.6, 0.1, key="lat_p95", bind="query-params", disabled=not typed
         )
-        n0 = c7.number_input("adaptive: first draw n0", 1, 50, 3, 1, key="lat_n0", bind="query-params")
-        m = c8.number_input("adaptive: then add m more", 1, 50, 2, 1, key="lat_m", bind="query-params")
+        n0 = c7.number_input(
+            "adaptive rule: samples drawn first (n0)", 1, max_n, min(3, max_n), 1, key="lat_n0", bind="query-params"
+        )
+        m = c8.number_input(
+            "adaptive rule: samples added when unsure (m)", 1, max_n, min(2, max_n), 1, key="lat_m",
+            bind="query-params",
+        )  # fmt: skip
         c9, c10 = st.columns([2, 2])
-        trigger = c9.radio(
-            "adaptive: top up when the first n0 samples have…",
-            list(TRIGGER_WORDS),
-            captions=list(TRIGGER_WORDS.values()),
+        trigger_words = c9.radio(
+            "adaptive rule: add the m samples when the first n0 show…",
+            list(TRIGGERS),
+            captions=[TRIGGER_HELP[t] for t in TRIGGERS.values()],
             horizontal=True,
             key="lat_trigger",
             bind="query-params",
         )
+        trigger = TRIGGERS[trigger_words]
         ns = c10.multiselect(
             "flat samples per request (n) to compare",
-            list(range(1, 32)),
-            default=[1, 3, 5, 7],
+            list(range(1, max_n + 1)),
+            default=[n for n in (1, 3, 5, 7) if n <= max_n],
             key="lat_ns",
             bind="query-params",
+            help=f"The data has up to {max_n} samples per case.",
         )
     if not ns:
         st.warning("Choose at least one flat samples per request (n).")
         st.stop()
     lat_kind = "lognormal" if typed else "data"
+    with_rule = int(n0) + int(m) <= max_n
+    if not with_rule:
+        st.info(
+            f"The adaptive rule {n0}+{m} needs {int(n0) + int(m)} samples per case and the data has {max_n}: the table "
+            "shows the flat rows only. Lower n0 or m to add the rule."
+        )
     table = cache.compute(
         cost.build_table_from_frame,
         ds,
         ns=tuple(sorted(int(n) for n in ns)),
         n0=int(n0),
         m=int(m),
+        adaptive=with_rule,
         trigger=trigger,
         price=float(price),
         requests_per_month=float(volume),
@@ -85,36 +117,56 @@ with bootstrap.user_errors():
 
     st.subheader("One row per configuration")
     frame = table.to_frame()
-    view = frame.assign(accuracy=100 * frame["accuracy"])[
+    view = frame.assign(
+        label=[f"{r.label} (adaptive)" if r.adaptive else r.label for r in table.rows],
+        accuracy=100 * frame["accuracy"],
+        calls_per_extra_correct=[
+            _per_extra(r.calls_per_extra_correct, r.compared_with, "{:,.0f}") for r in table.rows
+        ],
+        cost_per_extra_correct=[
+            _per_extra(r.cost_per_extra_correct, r.compared_with, "${:,.2f}") for r in table.rows
+        ],
+        compared_with=[r.compared_with or "—" for r in table.rows],
+    )[
         ["label", "accuracy", "calls", "p50", "p95", "p99", "cost_per_1k", "monthly_cost", "calls_per_extra_correct",
          "cost_per_extra_correct", "compared_with"]
-    ].replace([float("inf")], float("nan"))  # fmt: skip
+    ]  # fmt: skip
     view.columns = [
         "configuration", "accuracy", "calls per request", "p50 (s)", "p95 (s)", "p99 (s)", "$ / 1k requests",
-        "$ / month", "calls per extra correct", "$ per extra correct", "vs",
+        "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
     ]  # fmt: skip
     num = st.column_config.NumberColumn
+    txt = st.column_config.TextColumn
     st.dataframe(
         view,
         hide_index=True,
         width="stretch",
         column_config={
-            "accuracy": num(format="%.1f%%"),
-            "calls per request": num(format="%.2f"),
-            "p50 (s)": num(format="%.1f"),
-            "p95 (s)": num(format="%.1f"),
-            "p99 (s)": num(format="%.1f"),
-            "$ / 1k requests": num(format="$%.2f"),
-            "$ / month": num(format="$%,.0f"),
-            "calls per extra correct": num(format="%.0f"),
-            "$ per extra correct": num(format="$%.2f"),
+            "configuration": txt(help="n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure"),
+            "accuracy": num(format="%.1f%%", help="share of the cases the vote gets right"),
+            "calls per request": num(format="%.2f", help="model calls per request, on average"),
+            "p50 (s)": num(format="%.1f", help="median request latency: half of requests are faster"),
+            "p95 (s)": num(format="%.1f", help="95% of requests are faster; 1 in 20 is slower"),
+            "p99 (s)": num(format="%.1f", help="99% of requests are faster; 1 in 100 is slower"),
+            "$ / 1k requests": num(format="$%.2f", help="calls per request x price per call x 1,000"),
+            "$ / month": num(format="$%,.0f", help="at the requests per month above"),
+            "calls per extra correct": txt(
+                help="extra calls spent for each extra correct answer, against the row in 'vs row'"
+            ),
+            "$ per extra correct": txt(help="the same in dollars"),
+            "vs row": txt(help="the row the two columns before are measured from"),
         },
+    )
+    rule_words = (
+        f" the adaptive row adds a second fan-out, in sequence, for the {table.topup_share:.0%} of requests that top up."
+        if with_rule
+        else ""
     )
     st.caption(
         f"Accuracy: the vote over each case's first samples on the same {table.n_cases} cases (ties: the answer seen "
         f"first wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call quantile "
-        f"at q^(1/n); the adaptive row adds a second fan-out for the {table.topup_share:.0%} of requests that top up. "
-        "An empty cell in the marginal columns means no comparison row, or no extra correct answer at any price."
+        f"at q^(1/n);{rule_words} 'no gain': the row buys no extra correct answer at any price; '—': the cheapest "
+        "row, nothing to compare with."
     )
     exports.download_table(frame, "cost_latency_table")
     for r in table.rows:
@@ -139,7 +191,10 @@ with bootstrap.user_errors():
     )
     exports.download_chart(chart, "accuracy_vs_cost")
     st.altair_chart(lat_chart, width="stretch")
-    st.caption("Request latency percentiles per configuration; the dashed line is the latency budget.")
+    st.caption(
+        "Request latency per configuration: p50, half of requests are faster; p95, all but 1 in 20; p99, all but 1 in "
+        "100. The dashed line is the latency budget."
+    )
     exports.download_chart(lat_chart, "latency_percentiles")
 
     st.subheader("Which requests top up")
@@ -147,9 +202,12 @@ with bootstrap.user_errors():
         "The adaptive rule spends extra samples only where the first draw is unsure. Which trigger you use matters: "
         "two extra samples cannot overturn three that agree, but they can overturn a 2-1 split."
     )
-    for trig in ("no_plurality", "not_unanimous"):
-        res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
-        st.markdown(f"- **{TRIGGER_WORDS[trig]}:** {voting.adaptive_sentence(res)}")
+    if with_rule:
+        for trig in ("no_plurality", "not_unanimous"):
+            res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
+            st.markdown(f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {voting.adaptive_sentence(res)}")
+    else:
+        st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")
 
     st.subheader("Rare stalls and queued branches")
     s1, s2 = st.columns(2)
@@ -182,7 +240,7 @@ exports.summary_download(
         "requests per month": volume,
         "latency budget p95 (s)": budget,
         "latency from": source,
-        "adaptive rule": f"{n0}+{m}, top up on {TRIGGER_WORDS[trigger]}",
+        "adaptive rule": f"{n0}+{m}, top up on {trigger_words}" if with_rule else "none (too few samples per case)",
     },
     [
         ("recommendation", pick.label if pick is not None else "none fits", recommendation),

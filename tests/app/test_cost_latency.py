@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
+from nkcore import store
 from tests.app.conftest import RunPage, error_texts
+from tests.conftest import ROOT
 
 PAGE = "pages/5_Cost_and_latency.py"
 
@@ -18,8 +23,13 @@ def test_default_view_shows_the_chapter_numbers(run_page: RunPage) -> None:
     rec = at.success[0].value
     assert "ship flat samples per request n=3" in rec and "$18.60 per 1,000 requests" in rec
     table = at.dataframe[0].value
-    assert list(table["configuration"]) == ["n=1", "n=3", "3+2", "n=5", "n=7"]
-    assert round(float(table.loc[table["configuration"] == "3+2", "$ / 1k requests"].iloc[0]), 2) == 20.96
+    assert list(table["configuration"]) == ["n=1", "n=3", "3+2 (adaptive)", "n=5", "n=7"]
+    assert round(float(table.loc[table["configuration"] == "3+2 (adaptive)", "$ / 1k requests"].iloc[0]), 2) == 20.96
+    # marginal cells are words, never "None"/NaN: the first row has nothing to compare with, n=7 buys nothing
+    assert list(table["calls per extra correct"]) == ["—", "29", "38", "200", "no gain"]
+    assert list(table["vs row"]) == ["—", "n=1", "n=3", "n=3", "n=5"]
+    # p95 of n=7 reads one call at 0.95^(1/7) = 0.99270: 8.1 s on this data (the chapter rounds to 99.3rd: 8.2 s)
+    assert round(float(table.loc[table["configuration"] == "n=7", "p95 (s)"].iloc[0]), 1) == 8.1
     text = _text(at)
     assert "$9,920 a month" in text
     assert "one extra correct answer per 29 extra calls" in text and "per 200 extra calls" in text
@@ -44,7 +54,53 @@ def test_typed_latency_and_price_change_the_numbers(run_page: RunPage) -> None:
     assert abs(row1["p95 (s)"] - 3.0) < 1e-9 and abs(row1["$ / 1k requests"] - 10.0) < 1e-9
 
 
-def test_bad_input_shows_an_error_not_an_exception(run_page: RunPage) -> None:
-    at = run_page(PAGE, query={"lat_n0": "6", "lat_m": "4"}, timeout=120)
+def test_a_rule_longer_than_the_data_drops_the_adaptive_row(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"lat_n0": "5", "lat_m": "4"}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert any("needs 9 samples per case" in i.value for i in at.info)
+    assert list(at.dataframe[0].value["configuration"]) == ["n=1", "n=3", "n=5", "n=7"]
+
+
+def test_p95_below_p50_is_an_error_not_an_exception(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    at.radio(key="lat_src").set_value("typed p50 and p95").run()
+    at.number_input(key="lat_p95").set_value(1.0).run()
     assert not at.exception
-    assert any("needs 10 samples per case" in e for e in error_texts(at))
+    assert any("must be larger than p50" in e for e in error_texts(at))
+
+
+def test_trigger_words_and_free_calls(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"lat_trigger": "any disagreement", "lat_price": "0"}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert at.radio(key="lat_trigger").value == "any disagreement"
+    table = at.dataframe[0].value
+    adaptive = table[table["configuration"] == "3+2 (adaptive)"].iloc[0]
+    assert abs(adaptive["calls per request"] - 4.12) < 1e-9  # not-unanimous tops up 56% of requests
+    assert (table["$ / 1k requests"] == 0).all() and "$0.00 per 1,000 requests" in at.success[0].value
+
+
+def _store(frame: pd.DataFrame, name: str) -> str:
+    return store.put(frame, "samples", name).id
+
+
+def test_short_data_offers_only_the_n_it_has(run_page: RunPage) -> None:
+    frame = pd.read_csv(ROOT / "sample_data" / "worked_example_samples.csv")
+    at = run_page(PAGE, query={"samples": _store(frame[frame["sample"] <= 3], "three.csv")}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert at.multiselect(key="lat_ns").options == ["1", "2", "3"]
+    assert list(at.dataframe[0].value["configuration"]) == ["n=1", "n=3"]
+    assert any("needs 5 samples per case" in i.value for i in at.info)
+
+
+def test_data_without_latencies_says_what_to_do(run_page: RunPage) -> None:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"case": np.repeat(np.arange(30), 5), "sample": np.tile(np.arange(1, 6), 30),
+         "answer": rng.choice(["a", "b"], size=150), "gold": "a"}
+    )  # fmt: skip
+    at = run_page(PAGE, query={"samples": _store(frame, "no_latency.csv")}, timeout=120)
+    assert not at.exception
+    assert any("no latency_s column" in e and "type p50 and p95" in e for e in error_texts(at))
+    at.radio(key="lat_src").set_value("typed p50 and p95").run()
+    assert not at.exception and not error_texts(at)
+    assert round(float(at.dataframe[0].value["p95 (s)"].iloc[0]), 2) == 4.6

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
+from nkcore import store
 from tests.app.conftest import RunPage, error_texts
 
 PAGE = "pages/4_Sampling.py"
@@ -25,6 +28,10 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     text = _text(at)
     assert "rho = 0.35" in text
     assert "38 are still wrong" in text and "in 30 of those" in text  # the worked example: 44 -> 38, 30 unanimous
+    captions = " ".join(c.value for c in at.caption)
+    assert "The chapter says 31; this sample data has 30" in captions  # the documented impossibility, where 30 is
+    labels = list(_metrics(at))
+    assert {"rho model at n = 7 (fit on n ≤ 5)", "beta-binomial at n = 7 (fit on n ≤ 5)"} <= set(labels)
     assert "If rho were 0.17" in text and "N_eff = 3.5" in text
 
 
@@ -52,7 +59,37 @@ def test_url_reproduces_the_view(run_page: RunPage) -> None:
     assert any("If rho were 0.30" in m.value for m in at.markdown)
 
 
-def test_bad_input_shows_an_error_not_an_exception(run_page: RunPage) -> None:
+def test_out_of_range_link_value_is_reported_not_an_exception(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"smp_from": "9"}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert any("smp_from=9" in w.value for w in at.warning)  # finish_page(): the link value could not be used
+
+
+def _store(rows: list[tuple[int, int, str, str]], name: str) -> str:
+    frame = pd.DataFrame(rows, columns=["case", "sample", "answer", "gold"])
+    return store.put(frame, "samples", name).id
+
+
+def test_every_sample_right_has_no_rho_and_no_error(run_page: RunPage) -> None:
+    ds = _store([(c, j, "x", "x") for c in range(1, 6) for j in range(1, 4)], "all_right.csv")
+    at = run_page(PAGE, query={"samples": ds}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert _metrics(at)["rho (estimated)"] == "n/a"
+    assert "rho cannot be estimated" in _text(at)
+
+
+def test_one_case_is_a_clear_error(run_page: RunPage) -> None:
+    ds = _store([(1, j, a, "a") for j, a in enumerate("aab", start=1)], "one_case.csv")
+    at = run_page(PAGE, query={"samples": ds}, timeout=120)
     assert not at.exception
-    assert any("from_n=9" in e for e in error_texts(at))
+    assert any("this data has 1" in e for e in error_texts(at))
+
+
+def test_uploaded_data_gets_no_chapter_note(run_page: RunPage) -> None:
+    rows = [
+        (c, j, "w" if c % 3 == 0 else ("a" if (c + j) % 4 else "b"), "a") for c in range(40) for j in (1, 2, 3, 4, 5)
+    ]
+    at = run_page(PAGE, query={"samples": _store(rows, "mine.csv")}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert "in 14 of those" in _text(at)  # cases 0, 3, ..., 39: every sample "w"
+    assert "The chapter says 31" not in " ".join(c.value for c in at.caption)
