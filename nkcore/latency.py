@@ -294,15 +294,17 @@ def simulate_fanout(
     ``topup`` = (m, share). A check of :func:`fanout_quantile` and :func:`adaptive_quantile`, not used by them.
     """
     rng = as_generator(seed)
-    t = np.zeros(draws)
-    for _ in range(n):
-        np.maximum(t, model.sample(draws, rng), out=t)
+
+    def slowest(k: int) -> np.ndarray:
+        out = np.zeros(draws)
+        for _ in range(k):
+            np.maximum(out, model.sample(draws, rng), out=out)
+        return out
+
+    t = slowest(n)
     if topup is not None:
         m, share = topup
-        second = np.zeros(draws)
-        for _ in range(m):
-            np.maximum(second, model.sample(draws, rng), out=second)
-        t = t + np.where(rng.random(draws) < share, second, 0.0)
+        t = t + np.where(rng.random(draws) < share, slowest(m), 0.0)
     return t
 
 

@@ -27,6 +27,15 @@ def _within_noise(draws: np.ndarray, q: float, value: float, z: float = 4.5) -> 
     assert lo <= value <= hi, f"q={q}: {value} not in [{lo}, {hi}]"
 
 
+def _adaptive_matches_simulation(model: lat.LatencyModel, share: float, seed: int) -> np.ndarray:
+    """The 3+2 rule's p50/p95/p99 lie within the noise of a 10^6-draw simulation; returns them."""
+    got = lat.adaptive_quantile(model, 3, 2, share, QS)
+    sim = lat.simulate_fanout(model, 3, draws=1_000_000, seed=seed, topup=(2, share))
+    for q, value in zip(QS, got, strict=True):
+        _within_noise(sim, q, float(value))
+    return got
+
+
 def test_lognormal_from_p50_p95_matches_scipy() -> None:
     m = lat.lognormal_from_p50_p95(1.9, 4.6)
     ref = stats.lognorm(s=m.sigma, scale=1.9)
@@ -84,32 +93,21 @@ def test_fanout_quantiles_agree_with_simulation_empirical() -> None:
 
 @pytest.mark.parametrize("share", [0.19, 0.6])
 def test_adaptive_quantiles_agree_with_simulation(share: float) -> None:
-    m = lat.lognormal_from_p50_p95(1.9, 4.6)
-    got = lat.adaptive_quantile(m, 3, 2, share, QS)
-    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=11, topup=(2, share))
-    for q, value in zip(QS, got, strict=True):
-        _within_noise(sim, q, float(value))
+    _adaptive_matches_simulation(lat.lognormal_from_p50_p95(1.9, 4.6), share, seed=11)
 
 
 @pytest.mark.parametrize(("p50", "p95"), [(1.0, 20.0), (0.2, 30.0)])
 def test_adaptive_quantiles_heavy_tails_agree_with_simulation(p50: float, p95: float) -> None:
     """A heavy single-call tail (p95 20 to 150 times p50) must not cost the body its resolution: the former
     latency-grid convolution put p50 5.54 s where 10^6 draws say 5.33 s (p50 1, p95 20), and 925 s for 3.1 s."""
-    m = lat.lognormal_from_p50_p95(p50, p95)
-    got = lat.adaptive_quantile(m, 3, 2, 0.19, QS)
-    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=21, topup=(2, 0.19))
-    for q, value in zip(QS, got, strict=True):
-        _within_noise(sim, q, float(value))
+    _adaptive_matches_simulation(lat.lognormal_from_p50_p95(p50, p95), 0.19, seed=21)
 
 
 def test_adaptive_with_a_stall_atom_agrees_with_simulation() -> None:
     """1% of calls stall at 3,000 s: about 3% of requests hit one, so p99 of the adaptive rule IS the stall."""
     rng = np.random.default_rng(0)
     m = lat.empirical_model(np.concatenate([rng.gamma(2.0, 1.0, size=990), [3000.0] * 10]))
-    got = lat.adaptive_quantile(m, 3, 2, 0.19, QS)
-    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=4, topup=(2, 0.19))
-    for q, value in zip(QS, got, strict=True):
-        _within_noise(sim, q, float(value))
+    got = _adaptive_matches_simulation(m, 0.19, seed=4)
     assert float(got[-1]) == pytest.approx(3000.0)
 
 
@@ -127,17 +125,12 @@ def test_adaptive_cdf_equals_a_quadrature_oracle() -> None:
 def test_adaptive_edges_reduce_to_flat_and_to_a_sum() -> None:
     m = lat.lognormal_from_p50_p95(1.0, 3.0)
     np.testing.assert_allclose(lat.adaptive_quantile(m, 3, 2, 0.0, QS), lat.fanout_quantile(m, 3, QS), rtol=2e-3)
-    both = lat.simulate_fanout(m, 3, draws=1_000_000, seed=5, topup=(2, 1.0))
-    for q, value in zip(QS, lat.adaptive_quantile(m, 3, 2, 1.0, QS), strict=True):
-        _within_noise(both, q, float(value))
+    _adaptive_matches_simulation(m, 1.0, seed=5)
 
 
 def test_empirical_adaptive_agrees_with_simulation() -> None:
     rng = np.random.default_rng(1)
-    m = lat.empirical_model(np.exp(rng.normal(0.6, 0.6, size=1400)))
-    sim = lat.simulate_fanout(m, 3, draws=1_000_000, seed=2, topup=(2, 0.19))
-    for q, value in zip(QS, lat.adaptive_quantile(m, 3, 2, 0.19, QS), strict=True):
-        _within_noise(sim, q, float(value))
+    _adaptive_matches_simulation(lat.empirical_model(np.exp(rng.normal(0.6, 0.6, size=1400))), 0.19, seed=2)
 
 
 def test_fanout_rows() -> None:

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ui.charts import PALETTE
 
+N_TIP = alt.Tooltip("n:Q", title="samples per request (n)")
 SERIES_COLORS = {
     "measured (exact, all subsets)": PALETTE[0],
     "measured (first n samples)": PALETTE[6],
@@ -51,7 +52,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
             y=alt.Y("accuracy:Q"),
             color=color,
             tooltip=[
-                alt.Tooltip("n:Q", title="samples per request (n)"),
+                N_TIP,
                 alt.Tooltip("accuracy:Q", title="exact accuracy", format=".1%"),
                 alt.Tooltip("ci_low:Q", title="95% interval from", format=".1%"),
                 alt.Tooltip("ci_high:Q", title="95% interval to", format=".1%"),
@@ -67,7 +68,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
             y="first_n_accuracy:Q",
             color=color,
             tooltip=[
-                alt.Tooltip("n:Q", title="samples per request (n)"),
+                N_TIP,
                 alt.Tooltip("first_n_accuracy:Q", title="first n samples", format=".1%"),
             ],
         )
@@ -81,7 +82,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
             color=color,
             tooltip=[
                 alt.Tooltip("series:N", title="model"),
-                alt.Tooltip("n:Q", title="samples per request (n)"),
+                N_TIP,
                 alt.Tooltip("accuracy:Q", title="predicted accuracy", format=".1%"),
             ],
         )
@@ -137,14 +138,7 @@ def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             ],
         )
     )
-    rule = (
-        alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"latency budget {budget_s:.1f} s"]}))
-        .mark_rule(color="#444", strokeDash=[4, 3])
-        .encode(x="budget:Q")
-    )
-    text = (
-        alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
-        .mark_text(align="left", dx=4, dy=-6, color="#444")
-        .encode(x="budget:Q", y=alt.value(0), text="text:N")
-    )
+    budget = alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
+    rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x="budget:Q")
+    text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(x="budget:Q", y=alt.value(0), text="text:N")
     return alt.layer(dots, rule, text).properties(height=alt.Step(34))
