@@ -19,6 +19,8 @@ import re
 import struct
 import warnings
 import zlib
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +28,13 @@ import pandas as pd
 
 from nkcore.errors import DataError
 
-__all__ = ["DEFAULT_MAX_BYTES", "NA_VALUES", "fingerprint", "read_table"]
+__all__ = ["DEFAULT_MAX_BYTES", "MAX_COLUMNS", "MAX_NAME_CHARS", "NA_VALUES", "csv_safe", "fingerprint", "read_table"]
 
 DEFAULT_MAX_BYTES = 200 * 2**20
+# No NK Planner table needs more columns (long formats; a probability or config column per label / config at most).
+# The limit is checked on the header, before any data is parsed: 10,000 columns would otherwise cost minutes.
+MAX_COLUMNS = 1_000
+MAX_NAME_CHARS = 1_000  # longest column name
 
 # Cells read as missing in text files. Deliberately NOT "None" (a real label name in many annotation schemes).
 NA_VALUES = ("", "NA", "N/A", "n/a", "NaN", "nan", "NULL", "null", "<NA>", "#N/A")
@@ -57,7 +63,9 @@ _SUPPORTED = "CSV, TSV, Parquet or JSONL (optionally gzipped)"
 
 
 def _fail(name: str, message: str) -> DataError:
-    return DataError(f"{name}: {message}")
+    """The error for file ``name``; one line even when the name or a library's message holds line breaks."""
+    text = f"{name}: {message}"
+    return DataError(text if text.isprintable() else "".join(ch if ch.isprintable() else " " for ch in text))
 
 
 def _hexbytes(data: bytes, n: int = 4) -> str:
@@ -182,8 +190,18 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
     if not stripped.strip():
         raise _fail(name, "the file is empty (only blank lines)")
     header_line = _first_line(stripped)
-    header = next(csv.reader([header_line], delimiter=sep))
+    if len(header_line) > MAX_COLUMNS * (MAX_NAME_CHARS + 1):
+        raise _fail(
+            name,
+            f"the first line is {len(header_line):,} characters long, too long for a header of column names "
+            f"(at most {MAX_COLUMNS:,} columns of at most {MAX_NAME_CHARS:,} characters). Is the first line a header?",
+        )
+    try:
+        header = next(csv.reader([header_line], delimiter=sep))
+    except csv.Error as exc:
+        raise _fail(name, f"cannot read the header (line 1): {exc}") from None
     names = [h.strip() for h in header]
+    _check_columns(names, name, "in the header (line 1)")
     if not any(names):
         raise _fail(name, "no header: the first line has no column names")
     if all(_is_number(h) for h in names if h) and len(names) > 1:
@@ -192,9 +210,6 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
             f"no header: the first line ({header_line[:80]!r}) looks like data, not column names. "
             "Add a first line with column names, e.g. item,rater,label.",
         )
-    dupes = sorted({h for h in names if h and names.count(h) > 1})
-    if dupes:
-        raise _fail(name, f"duplicated column names in the header: {', '.join(map(repr, dupes))}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -211,12 +226,20 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
         except pd.errors.EmptyDataError:
             raise _fail(name, "the file is empty (no columns)") from None
         except (pd.errors.ParserError, ValueError) as exc:
+            lead = text[: len(text) - len(stripped)].count(b"\n")
+            if "EOF inside string" in str(exc):
+                line, row = _last_record(stripped, sep)
+                raise _fail(
+                    name,
+                    f"a quote opened on line {line + lead} (data row {row}) is never closed, so the rest of the file "
+                    'would be one value. Close the quote, or double quotes that are part of a value ("").',
+                ) from None
             msg = str(exc).replace("Error tokenizing data. C error: ", "").strip()
             raise _fail(name, f"cannot parse the file as {_sep_name(sep)}: {msg}") from None
     if any(_BAD_LINE.search(str(w.message)) or "does not match length of data" in str(w.message) for w in caught):
         lead = text[: len(text) - len(stripped)].count(b"\n")
-        bad = _scan_bad_lines(stripped, sep, len(names))
-        listed = ", ".join(f"line {ln + lead} ({n} fields)" for ln, n in bad[:10])
+        bad = [(ln, row, n) for ln, row, n in _records(stripped, sep) if n > len(names)]
+        listed = ", ".join(f"line {ln + lead} (data row {row}, {n} fields)" for ln, row, n in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
         raise _fail(
             name,
@@ -227,40 +250,92 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
     return frame
 
 
-def _scan_bad_lines(text: bytes, sep: str, n_cols: int) -> list[tuple[int, int]]:
-    """(line number, number of fields) of every record with more fields than the header (error path only)."""
+def _records(text: bytes, sep: str) -> Iterator[tuple[int, int, int]]:
+    """(first line, data row, number of fields) of each record under the header (error paths only).
+
+    Lines count from 1 with the header as line 1; data rows count the non-blank records under the header from 1
+    (a quoted value may span lines, so the two differ). A field over the csv module's size limit ends the scan
+    with that record (it is the one an unclosed quote swallowed the rest of the file into).
+    """
     reader = csv.reader(io.StringIO(text.decode("utf-8"), newline=""), delimiter=sep)
-    bad = []
-    start = 1
-    for row in reader:
-        if len(row) > n_cols:
-            bad.append((start, len(row)))
+    start, row = 1, -1
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            yield start, row + 1, 0
+            return
+        if record:
+            row += 1
+            if row > 0:
+                yield start, row, len(record)
         start = reader.line_num + 1
-    return bad
+
+
+def _last_record(text: bytes, sep: str) -> tuple[int, int]:
+    """(first line, data row) of the last record: where an unclosed quote starts."""
+    last = (1, 0)
+    for record in _records(text, sep):
+        last = record[:2]
+    return last
+
+
+def _check_columns(names: list[str], name: str, where: str) -> None:
+    """Refuse too many columns, over-long or duplicated column names (linear time: a header may be huge)."""
+    if len(names) > MAX_COLUMNS:
+        raise _fail(
+            name,
+            f"{len(names):,} columns {where}; NK Planner reads at most {MAX_COLUMNS:,}. Its tables are long: one row "
+            "per rating, prediction, result or sample, with a few columns (e.g. item, rater, label).",
+        )
+    long = [i for i, n in enumerate(names) if len(n) > MAX_NAME_CHARS]
+    if long:
+        raise _fail(
+            name,
+            f"column {long[0] + 1} {where} has a name of {len(names[long[0]]):,} characters; column names can be at "
+            f"most {MAX_NAME_CHARS:,}. Is a closing quote missing in the first line?",
+        )
+    dupes = sorted(n for n, c in Counter(n for n in names if n).items() if c > 1)
+    if dupes:
+        raise _fail(name, f"duplicated column names {where}: {', '.join(map(repr, dupes[:10]))}")
 
 
 def _sep_name(sep: str) -> str:
     return {",": "CSV", "\t": "TSV (tab-separated)", ";": "semicolon-separated text", "|": "pipe-separated text"}[sep]
 
 
-def _read_json_slow(text: bytes, name: str) -> pd.DataFrame:
-    """Line-by-line JSON Lines reader: exact error lines, and numbers the fast reader cannot parse (subnormals)."""
-    records = []
+def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.DataFrame:
+    """A table from (line or None, object) pairs; every object must be a JSON object, and all of them together may
+    use at most :data:`MAX_COLUMNS` keys (checked while reading: a file of distinct keys would otherwise build a
+    table of rows x keys cells)."""
+    records: list[dict] = []
+    keys: dict[str, None] = {}
+    for lineno, obj in objs:
+        where = f"line {lineno} (data row {len(records) + 1})" if lineno else f"data row {len(records) + 1}"
+        if not isinstance(obj, dict):
+            raise _fail(
+                name,
+                f'unparseable {where}: expected one JSON object per row ({{"item": ..., ...}}), '
+                f"got a JSON {type(obj).__name__}",
+            )
+        if not keys.keys() >= obj.keys():
+            keys.update(dict.fromkeys(obj))
+            if len(keys) > MAX_COLUMNS:
+                _check_columns(list(keys), name, f"(distinct keys) by {where}")
+        records.append(obj)
+    return pd.DataFrame.from_records(records, columns=list(keys))
+
+
+def _json_lines(text: bytes, name: str) -> Iterator[tuple[int, object]]:
     for lineno, raw in enumerate(text.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            yield lineno, json.loads(raw)
         except json.JSONDecodeError as exc:
             raise _fail(name, f"unparseable line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise _fail(
-                name,
-                f'unparseable line {lineno}: expected one JSON object per line ({{"item": ..., ...}}), '
-                f"got a JSON {type(obj).__name__}",
-            )
-        records.append(obj)
-    return pd.DataFrame.from_records(records)
 
 
 def _read_json(text: bytes, name: str) -> pd.DataFrame:
@@ -272,25 +347,31 @@ def _read_json(text: bytes, name: str) -> pd.DataFrame:
             records = json.loads(body)
         except json.JSONDecodeError as exc:
             raise _fail(name, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise _fail(name, 'a JSON array must hold one object per row ({"item": ..., ...})')
-        return pd.DataFrame.from_records(records)
-    for lineno, raw in enumerate(body.split(b"\n"), start=1):
-        s = raw.lstrip()
-        if s and not s.startswith(b"{"):
-            return _read_json_slow(body, name)
-        if lineno > 5:
-            break
+        if not isinstance(records, list):
+            raise _fail(name, 'a JSON file must hold an array of objects, one per row ({"item": ..., ...})')
+        return _json_records(((None, r) for r in records), name)
+    return _json_records(_json_lines(body, name), name)
+
+
+def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     try:
-        frame = pd.read_json(io.BytesIO(body), lines=True, dtype=False, precise_float=True)
-    except ValueError:
-        return _read_json_slow(body, name)
-    if any(not isinstance(c, str) for c in frame.columns):
-        return _read_json_slow(body, name)
-    return frame
+        import pyarrow.parquet as pq
 
-
-def _read_parquet(data: bytes, name: str) -> pd.DataFrame:
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        meta, names = parquet.metadata, [str(n) for n in parquet.schema_arrow.names]
+        n_columns, n_rows = meta.num_columns, meta.num_rows
+        unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
+        raise _fail(name, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]})") from None
+    _check_columns(names, name, "in the Parquet file")
+    # Dictionary / run-length encoding can pack a billion cells into a few bytes (a "Parquet bomb"): refuse more
+    # cells than a text file under the size limit could hold (2 bytes a cell, "0,"), and more uncompressed bytes.
+    if unpacked > max_bytes or n_rows * n_columns > max_bytes // 2:
+        raise _fail(
+            name,
+            f"the uncompressed content ({n_rows:,} rows x {n_columns:,} columns, {_size(unpacked)} encoded) is over "
+            f"the size limit of {_size(max_bytes)}",
+        )
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
@@ -326,7 +407,7 @@ def read_table(
         if not data:
             raise _fail(name, "the file is empty (the compressed file holds 0 bytes)")
     if data.startswith(_PARQUET_MAGIC):
-        frame = _read_parquet(data, name)
+        frame = _read_parquet(data, name, max_bytes)
     else:
         if fmt == "parquet":
             raise _fail(
@@ -344,9 +425,7 @@ def read_table(
             frame = _read_delimited(text, name, _sniff_sep(_first_line(stripped), fmt))
     if frame.shape[1] == 0:
         raise _fail(name, "no columns found")
-    dupes = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
-    if dupes:
-        raise _fail(name, f"duplicated column names: {', '.join(map(repr, dupes))}")
+    _check_columns([str(c) for c in frame.columns], name, "in the file")
     if len(frame) == 0:
         cols = ", ".join(map(str, frame.columns[:12]))
         raise _fail(name, f"no rows: the file has column names ({cols}) but no data rows")
@@ -408,3 +487,36 @@ def fingerprint(frame: pd.DataFrame) -> str:
             h.update(len(block).to_bytes(8, "little"))
             h.update(block)
     return h.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Exports
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def _csv_safe_text(value: object) -> object:
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` safe to open in a spreadsheet: text that would run as a formula gets a leading ``'``.
+
+    Rule (OWASP "CSV Injection"): a text cell or column name starting with ``=``, ``+``, ``-``, ``@``, TAB or CR is
+    prefixed with a single quote, so Excel / LibreOffice / Google Sheets show it as text instead of evaluating
+    ``=cmd|' /C calc'!A0`` or ``=HYPERLINK(...)``. Plain numbers written as text (``-1``, ``+2.5``) and numeric
+    columns are left alone. Use it on every table a user downloads that holds uploaded text.
+
+    >>> csv_safe(pd.DataFrame({"label": ["=1+1", "-1", "ok", "@SUM(A1)"]}))["label"].tolist()
+    ["'=1+1", '-1', 'ok', "'@SUM(A1)"]
+    """
+    out = frame.copy()
+    out.columns = [_csv_safe_text(str(c)) for c in frame.columns]
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if pd.api.types.is_object_dtype(col.dtype) or pd.api.types.is_string_dtype(col.dtype):
+            out.isetitem(i, col.map(_csv_safe_text, na_action="ignore"))
+    return out

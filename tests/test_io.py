@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nkcore.errors import DataError
-from nkcore.io import fingerprint, read_table
+from nkcore.io import MAX_COLUMNS, csv_safe, fingerprint, read_table
 
 FRAME = pd.DataFrame({"item": ["a", "a", "b"], "rater": ["r1", "r2", "r1"], "label": ["yes", "no", "None"]})
 CSV = b"item,rater,label\na,r1,yes\na,r2,no\nb,r1,None\n"
@@ -80,16 +80,21 @@ def test_none_is_a_label_but_empty_and_nan_are_missing() -> None:
         (gzip.compress(b""), "e.csv.gz", ["empty"]),
         (b"item,rater,label\n", "h.csv", ["no rows", "item, rater, label"]),
         (b'{"a": 1}\n{"a": \n', "j.jsonl", ["line 2", "not valid JSON"]),
-        (b'{"a": 1}\n[1, 2]\n', "j.jsonl", ["line 2", "object"]),
+        (b'{"a": 1}\n\n[1, 2]\n', "j.jsonl", ["line 3 (data row 2)", "object"]),
+        (b'[{"a": 1}, 3]', "j.json", ["data row 2", "object"]),
         (b"1,2,3\n4,5,6\n", "n.csv", ["no header", "looks like data"]),
         (b"a,a,b\n1,2,3\n", "d.csv", ["duplicated column", "'a'"]),
         (
             b"a,b\n1,2\n3,4,5\n6,7\n8,9,10,11\n",
             "x.csv",
-            ["2 unparseable lines", "line 3 (3 fields)", "line 5 (4 fields)"],
+            ["2 unparseable lines", "line 3 (data row 2, 3 fields)", "line 5 (data row 4, 4 fields)"],
         ),
-        (b"a,b\n1,2,3\n", "x.csv", ["1 unparseable line", "line 2 (3 fields)"]),
-        (b'a,b\n"x,1\n', "q.csv", ["cannot parse", "CSV"]),
+        (b"a,b\n1,2,3\n", "x.csv", ["1 unparseable line", "line 2 (data row 1, 3 fields)"]),
+        # a quoted value spanning two lines: line and data row differ
+        (b'a,b\n"x\ny",1\n\n1,2,3\n', "x.csv", ["line 5 (data row 2, 3 fields)"]),
+        (b'a,b\n"x,1\n', "q.csv", ["quote opened on line 2 (data row 1) is never closed"]),
+        (b'a,b\n1,2\n\n"x\ny",1\n3,"4\n5,6\n', "q.csv", ["quote opened on line 6 (data row 3) is never closed"]),
+        (b'a,b\n1,"' + b"x" * 200_000 + b"\n2,3\n", "q.csv", ["line 2 (data row 1) is never closed"]),
         (b"PK\x03\x04" + bytes(100), "book.csv", ["binary", "Excel", "despite its .csv name"]),
         (b"\x89PNG\r\n\x1a\n" + bytes(50), "img.csv", ["binary", "PNG image"]),
         (b"abc,def\n\x00\x01\x02\x03", "blob.csv", ["binary", "NUL byte at offset 8"]),
@@ -197,3 +202,73 @@ def test_any_single_change_changes_the_fingerprint(values: list[int], data: st.D
     changed = frame.copy()
     changed.loc[i, "v"] = values[i] + data.draw(st.integers(1, 3))
     assert fingerprint(changed) != fingerprint(frame)
+
+
+# --- hostile shapes: many columns, enormous lines, decompression / Parquet bombs --------------------------
+
+
+def test_ten_thousand_columns_are_refused_from_the_header() -> None:
+    header = ",".join(f"c{i}" for i in range(10_000)).encode()
+    with pytest.raises(DataError) as err:  # was minutes (quadratic duplicate check), now checked on the header
+        read_table(header + b"\n" + b",".join([b"1"] * 10_000) + b"\n", "wide.csv")
+    assert "10,000 columns in the header (line 1)" in str(err.value) and f"at most {MAX_COLUMNS:,}" in str(err.value)
+    ok = ",".join(f"c{i}" for i in range(MAX_COLUMNS)).encode()
+    assert read_table(ok + b"\n" + b",".join([b"1"] * MAX_COLUMNS) + b"\n", "ok.csv").shape == (1, MAX_COLUMNS)
+
+
+def test_jsonl_with_ever_new_keys_is_refused_while_reading() -> None:
+    lines = b"".join(json.dumps({f"k{i}": 1}).encode() + b"\n" for i in range(MAX_COLUMNS + 5))
+    with pytest.raises(DataError, match=r"1,001 columns \(distinct keys\) by line 1001 \(data row 1001\)"):
+        read_table(lines, "keys.jsonl")
+
+
+def test_parquet_with_too_many_columns_or_a_huge_uncompressed_size() -> None:
+    wide = pd.DataFrame({f"c{i}": [1] for i in range(MAX_COLUMNS + 1)})
+    with pytest.raises(DataError, match="1,001 columns in the Parquet file"):
+        read_table(_parquet(wide), "wide.parquet")
+    zeros = _parquet(pd.DataFrame({"a": np.zeros(200_000)}))  # 1.6 MB of float64 zeros in 2 KB (dictionary + RLE)
+    assert len(zeros) < 5_000
+    with pytest.raises(DataError, match=r"uncompressed content \(200,000 rows x 1 columns.* over the size limit"):
+        read_table(zeros, "bomb.parquet", max_bytes=100_000)
+    assert read_table(zeros, "fine.parquet", max_bytes=400_000).shape == (200_000, 1)
+
+
+def test_a_single_enormous_line_without_a_header_is_a_clear_error() -> None:
+    with pytest.raises(DataError, match="the first line is 3,000,000 characters long, too long for a header"):
+        read_table(b"a" * 3_000_000, "one_line.csv")  # used to escape as _csv.Error (field larger than field limit)
+    with pytest.raises(DataError, match=r"column 2 in the header .* name of 5,000 characters"):
+        read_table(b"a," + b"b" * 5_000 + b"\n1,2\n", "long_name.csv")
+
+
+def test_duplicated_names_are_found_in_every_format() -> None:
+    with pytest.raises(DataError, match=r"duplicated column names in the header .*'a'"):
+        read_table(b"a,b,a\n1,2,3\n", "d.csv")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table([[1], [2]], names=["a", "a"]), buf)
+    with pytest.raises(DataError, match="duplicated column names in the Parquet file: 'a'"):
+        read_table(buf.getvalue(), "d.parquet")
+
+
+def test_csv_safe_escapes_formulas_in_cells_and_names_but_not_numbers() -> None:
+    frame = pd.DataFrame(
+        {
+            '=HYPERLINK("x")': ["=cmd|' /C calc'!A0", "+SUM(1)", "-1", "@x", "\tTAB", "\rCR", "plain", None],
+            "n": [-1, 2, 3, 4, 5, 6, 7, 8],
+        }
+    )
+    out = csv_safe(frame)
+    assert list(out.columns) == ['\'=HYPERLINK("x")', "n"]
+    assert out.iloc[:, 0].tolist()[:7] == ["'=cmd|' /C calc'!A0", "'+SUM(1)", "-1", "'@x", "'\tTAB", "'\rCR", "plain"]
+    assert pd.isna(out.iloc[7, 0]) and out["n"].tolist() == frame["n"].tolist()
+    assert str(frame.columns[0]).startswith("=")  # the input is not changed
+    text = out.to_csv(index=False)
+    assert not any(line.startswith(("=", "+", "@")) or ",=" in line for line in text.splitlines())
+
+
+def test_messages_are_one_line_whatever_the_file_name_or_library_says() -> None:
+    with pytest.raises(DataError) as err:
+        read_table(b"", "evil\nname\x1b[31m.csv")
+    assert str(err.value).isprintable() and "evil name [31m.csv: the file is empty" in str(err.value)
