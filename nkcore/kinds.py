@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,8 @@ from nkcore.errors import DataError
 
 __all__ = [
     "KINDS",
+    "MAX_ANSWER_CHARS",
+    "MAX_LABEL_CHARS",
     "ROLE_WORDS",
     "KindGuess",
     "apply_mapping",
@@ -35,6 +37,7 @@ __all__ = [
     "kind_columns",
     "natural_order",
     "probability_role",
+    "show_value",
     "to_text",
 ]
 
@@ -270,6 +273,10 @@ _ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 _ID_ROLES = {"case", "item", "rater", "model", "config"}
 _TEXT_ROLES = {"answer", "gold", "label", "pred_label"}
+# Longest id or label, and longest answer / gold answer (model answers can be long; ids never are). A longer value
+# is almost always a wrong column or an unclosed quote that swallowed the rest of the file.
+MAX_LABEL_CHARS = 1_000
+MAX_ANSWER_CHARS = 100_000
 _TRUE = {"1", "1.0", "true", "t", "yes", "y", "correct", "right"}
 _FALSE = {"0", "0.0", "false", "f", "no", "n", "wrong", "incorrect"}
 
@@ -306,6 +313,23 @@ def format_rows(positions: np.ndarray | list[int], limit: int = 8) -> str:
     n = len(positions)
     more = f" and {n - limit} more" if n > limit else ""
     return f"data row{'s' if n > 1 else ''} {', '.join(map(str, pos))}{more}"
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    """``repr`` of a value for a message, cut to about ``limit`` characters (a cell can be megabytes long).
+
+    >>> show_value("x" * 100, limit=10)
+    "'xxxxxxxxx… (100 characters)"
+    >>> show_value(np.int64(3))
+    '3'
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[:limit]}…{size}"
 
 
 def to_text(series: pd.Series) -> pd.Series:
@@ -506,6 +530,13 @@ def _guess(frame: pd.DataFrame, kind: str) -> KindGuess:
     return KindGuess(kind, mapping, round(min(confidence, 1.0), 3), reason, tuple(missing), layout)
 
 
+_KIND_NEEDS = (
+    "Ratings need item, rater, label; predictions item, model and pred_label or p_<label> columns; paired results "
+    "case, config, correct (or case plus one 0/1 column per config); raw samples case, sample, answer and gold or "
+    "correct"
+)
+
+
 def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
     """Guess the data kind of ``frame`` and its column mapping (never raises for a table with columns).
 
@@ -513,7 +544,8 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
     containing a main synonym 0.5), greedily best-first, each column used once, with content checks (``correct`` must
     be 0/1, ``latency_s`` non-negative numbers, ``p_*`` numbers in [0, 1]). A kind with every required role found
     scores mean(match scores) x (0.85 + 0.15 x share of the file's columns used); a kind with a missing role scores
-    at most 0.3. The best kind wins; with ``kind`` given only that kind is considered.
+    at most 0.3. The best kind wins; with ``kind`` given only that kind is considered. When no column name matches
+    any role of any kind, ``reason`` says what each kind needs.
 
     >>> g = detect_kind(pd.DataFrame({"item_id": [1], "annotator_id": ["a"], "label": ["x"]}))
     >>> g.kind, g.mapping
@@ -523,7 +555,13 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
         kind_columns(kind)
         return _guess(frame, kind)
     guesses = [_guess(frame, k) for k in KINDS]
-    return max(guesses, key=lambda g: (not g.missing, g.confidence, -KINDS.index(g.kind)))
+    best = max(guesses, key=lambda g: (not g.missing, g.confidence, -KINDS.index(g.kind)))
+    if best.missing and best.confidence == 0:
+        shown = ", ".join(str(c) for c in list(frame.columns)[:12]) + (" ..." if frame.shape[1] > 12 else "")
+        best = replace(
+            best, reason=f"none of the columns ({shown}) is named like a column NK Planner knows. {_KIND_NEEDS}"
+        )
+    return best
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -537,11 +575,7 @@ def _describe(role: str) -> str:
 
 
 def _show(values: pd.Series, positions: np.ndarray, limit: int = 3) -> str:
-    shown = []
-    for i in positions[:limit]:
-        v = values.iloc[int(i)]
-        shown.append(repr(v.item() if isinstance(v, np.generic) else v))
-    return ", ".join(shown)
+    return ", ".join(show_value(values.iloc[int(i)]) for i in positions[:limit])
 
 
 def _hold(positions: np.ndarray) -> str:
@@ -580,6 +614,20 @@ def _numeric(series: pd.Series, what: str) -> pd.Series:
     if len(bad):
         raise DataError(f"column {what} must hold numbers, but {format_rows(bad)} {_hold(bad)} {_show(series, bad)}")
     return values.astype(np.float64)
+
+
+def _bounded_text(series: pd.Series, what: str, limit: int) -> pd.Series:
+    """:func:`to_text`, refusing values longer than ``limit`` characters (naming the data rows)."""
+    text = to_text(series)
+    lengths = text.str.len().to_numpy(dtype=np.float64, na_value=0.0)
+    bad = np.flatnonzero(lengths > limit)
+    if len(bad):
+        raise DataError(
+            f"column {what} holds a value of {int(lengths[bad[0]]):,} characters in {format_rows(bad)}; values of "
+            f"this column can be at most {limit:,} characters. Is the right column chosen, or is a closing quote "
+            "missing in the file?"
+        )
+    return text
 
 
 def _valid_role(kind: str, role: str) -> bool:
@@ -651,7 +699,7 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
         series = frame[col].reset_index(drop=True)
         what = f"{col!r} ({_describe(role)})"
         if role in _ID_ROLES or role in _TEXT_ROLES:
-            out[role] = to_text(series)
+            out[role] = _bounded_text(series, what, MAX_ANSWER_CHARS if role in ("answer", "gold") else MAX_LABEL_CHARS)
         elif role == "correct" or (wide and role != "case"):
             out[role] = _binary(series, what, allow_missing=wide)
         elif role == "latency_s" or role.startswith("p_"):

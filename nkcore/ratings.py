@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
-from nkcore.kinds import format_rows, natural_order, to_text
+from nkcore.kinds import format_rows, natural_order, show_value, to_text
 
 __all__ = ["PROB_TOLERANCE", "Predictions", "Ratings", "predictions_from_frame", "ratings_from_frame"]
 
@@ -120,18 +120,18 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
         rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
         first = order[dup[0] + 1]
         raise DataError(
-            f"duplicate ratings: rater {raters.iloc[first]!r} rated item {items.iloc[first]!r} more than once "
+            f"duplicate ratings: rater {show_value(raters.iloc[first])} rated item {show_value(items.iloc[first])} more than once "
             f"({len(dup)} duplicated (item, rater) pairs; {format_rows(rows)}). Keep one label per rater and item "
             "(multi-select answers are not single-label ratings)."
         )
     if n_items < 2:
         raise DataError(
-            f"only one item ({item_names[0]!r}) in {len(df)} ratings: agreement and the (N, K) planner need at "
+            f"only one item ({show_value(item_names[0])}) in {len(df)} ratings: agreement and the (N, K) planner need at "
             "least 2 items (N)"
         )
     if n_labels < 2:
         raise DataError(
-            f"only one label class: all {len(df)} ratings are {label_names[0]!r}; agreement and the (N, K) planner "
+            f"only one label class: all {len(df)} ratings are {show_value(label_names[0])}; agreement and the (N, K) planner "
             "need at least 2 different labels"
         )
     counts = np.bincount(item_codes * n_labels + label_codes, minlength=n_items * n_labels).reshape(n_items, n_labels)
@@ -171,7 +171,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
     unknown = np.flatnonzero(item_pos < 0)
     if len(unknown):
         names = list(dict.fromkeys(items.iloc[unknown].tolist()))
-        shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        shown = ", ".join(map(show_value, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         raise DataError(
             f"{len(names)} item{'s' if len(names) > 1 else ''} in the predictions {'are' if len(names) > 1 else 'is'} "
             f"not in the ratings: {shown} ({format_rows(unknown)}). Predictions must be for rated items."
@@ -185,7 +185,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         first = order[dup[0] + 1]
         rows = np.sort(np.unique(np.concatenate([order[dup], order[dup + 1]])))
         raise DataError(
-            f"duplicate predictions: model {models.iloc[first]!r} predicts item {items.iloc[first]!r} more than once "
+            f"duplicate predictions: model {show_value(models.iloc[first])} predicts item {show_value(items.iloc[first])} more than once "
             f"({format_rows(rows)})"
         )
     probs = None
@@ -231,7 +231,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
             names = list(dict.fromkeys(pred.iloc[never].tolist()))
             raise DataError(
                 f"models predict label{'s' if len(names) > 1 else ''} the ratings never use: "
-                f"{', '.join(map(repr, names[:6]))} ({format_rows(never)}); the ratings' labels are {', '.join(labels)}"
+                f"{', '.join(map(show_value, names[:6]))} ({format_rows(never)}); the ratings' labels are {', '.join(labels)}"
             )
         hard[model_codes, item_pos] = codes
     else:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
-from nkcore.kinds import KINDS, format_rows, natural_order, to_text
+from nkcore.kinds import KINDS, format_rows, natural_order, show_value, to_text
 from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_frame
 
 __all__ = [
@@ -151,6 +151,12 @@ def _fmt_num(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
 
+def _short(name: object, limit: int = 40) -> str:
+    """A user's name (config, model) cut for a sentence or a label: ``'a-very-long…'``."""
+    text = str(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _pct(x: float) -> str:
     return "n/a" if not math.isfinite(x) else f"{100 * x:.1f}%"
 
@@ -262,7 +268,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
             "labels",
             len(labels),
             _fmt_int(len(labels)),
-            f"{len(labels)} label classes; the most common is {top.label!r} ({_pct(top.share)} of all ratings).",
+            f"{len(labels)} label classes; the most common is {show_value(top.label)} ({_pct(top.share)} of all ratings).",
         ),
         SummaryNumber("agreement (Krippendorff's alpha)", alpha, _fmt_alpha(alpha), agreement_sentence(alpha)),
         SummaryNumber(
@@ -373,7 +379,7 @@ def summarize_predictions(frame: pd.DataFrame, ratings_frame: pd.DataFrame | Non
             "models",
             len(models),
             _fmt_int(len(models)),
-            f"{len(models)} model{'s' if len(models) != 1 else ''}: {', '.join(models[:8])}"
+            f"{len(models)} model{'s' if len(models) != 1 else ''}: {', '.join(map(_short, models[:8]))}"
             + (" ..." if len(models) > 8 else "")
             + ".",
         ),
@@ -457,6 +463,7 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
                 "case": _blank_rows(frame, "case", "case"),
                 "config": _blank_rows(frame, "config", "config"),
                 "correct": frame["correct"].to_numpy(),
+                "row": np.arange(len(frame)),
             }
         )
     else:
@@ -466,28 +473,30 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
         dup = np.flatnonzero(case.duplicated(keep=False).to_numpy())
         if len(dup):
             raise DataError(
-                f"wide paired results need one row per case; case {case.iloc[dup[0]]!r} repeats in {format_rows(dup)}"
+                f"wide paired results need one row per case; case {show_value(case.iloc[dup[0]])} repeats in {format_rows(dup)}"
             )
         long = pd.DataFrame(
             {
                 "case": np.repeat(case.to_numpy(dtype=object), len(configs)),
                 "config": np.tile(np.array(configs, dtype=object), len(frame)),
                 "correct": frame[configs].to_numpy(dtype=np.float64, na_value=np.nan).reshape(-1),
+                "row": np.repeat(np.arange(len(frame)), len(configs)),
             }
         )
         long = long[~np.isnan(long["correct"].to_numpy(dtype=np.float64))].reset_index(drop=True)  # empty = no result
     correct = pd.to_numeric(long["correct"], errors="coerce")
-    bad = np.flatnonzero(~correct.isin([0, 1]).to_numpy())
+    bad = np.unique(long["row"].to_numpy()[~correct.isin([0, 1]).to_numpy()])
     if len(bad):
         raise DataError(
-            f"correct must be 0 or 1; {format_rows(bad if layout == 'long' else bad // max(1, frame.shape[1] - 1))} are not"
+            f"correct must be 0 or 1, but {format_rows(bad)} {'hold' if len(bad) > 1 else 'holds'} other values"
         )
     long["correct"] = correct.astype(np.int64)
-    dup = np.flatnonzero(long.duplicated(["case", "config"], keep=False).to_numpy())
-    if len(dup):
-        first = long.iloc[dup[0]]
+    dup_at = np.flatnonzero(long.duplicated(["case", "config"], keep=False).to_numpy())
+    if len(dup_at):
+        first = long.iloc[dup_at[0]]
+        dup = long["row"].to_numpy()[dup_at]
         raise DataError(
-            f"duplicate rows: case {first['case']!r} has config {first['config']!r} more than once ({format_rows(dup)})"
+            f"duplicate rows: case {show_value(first['case'])} has config {show_value(first['config'])} more than once ({format_rows(dup)})"
         )
     configs = (
         natural_order(long["config"].unique().tolist())
@@ -495,7 +504,9 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
         else [c for c in frame.columns if c != "case"]
     )
     if len(configs) < 2:
-        raise DataError(f"paired results need at least 2 configs to compare; the file has only {configs[0]!r}")
+        raise DataError(
+            f"paired results need at least 2 configs to compare; the file has only {show_value(configs[0])}"
+        )
     grouped = long.groupby("config", sort=False)["correct"].agg(["size", "sum"])
     rows = tuple(
         ConfigAccuracy(
@@ -516,7 +527,7 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
             "configs",
             len(configs),
             _fmt_int(len(configs)),
-            f"{len(configs)} configs compared: {', '.join(map(str, configs[:8]))}"
+            f"{len(configs)} configs compared: {', '.join(map(_short, configs[:8]))}"
             + (" ..." if len(configs) > 8 else "")
             + ".",
         ),
@@ -532,10 +543,10 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
     for r in rows:
         numbers.append(
             SummaryNumber(
-                f"accuracy of {r.config}",
+                f"accuracy of {_short(r.config)}",
                 r.accuracy,
                 _pct(r.accuracy),
-                f"{r.config} got {r.n_correct:,} of {r.n_cases:,} cases right"
+                f"{_short(r.config)} got {r.n_correct:,} of {r.n_cases:,} cases right"
                 + (" (the highest)." if r is best and len(rows) > 1 else "."),
             )
         )
@@ -564,7 +575,7 @@ def summarize_samples(frame: pd.DataFrame) -> SamplesSummary:
     dup = np.flatnonzero(pd.DataFrame({"c": case, "s": sample}).duplicated(keep=False).to_numpy())
     if len(dup):
         raise DataError(
-            f"duplicate samples: case {case.iloc[dup[0]]!r} has sample {sample.iloc[dup[0]]!r} more than once ({format_rows(dup)})"
+            f"duplicate samples: case {show_value(case.iloc[dup[0]])} has sample {show_value(sample.iloc[dup[0]])} more than once ({format_rows(dup)})"
         )
     answer = to_text(frame["answer"])
     if "correct" in frame.columns:

@@ -9,7 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nkcore.errors import DataError
-from nkcore.kinds import KINDS, apply_mapping, detect_kind, format_rows, natural_order, to_text
+from nkcore.kinds import (
+    KINDS,
+    MAX_ANSWER_CHARS,
+    MAX_LABEL_CHARS,
+    apply_mapping,
+    detect_kind,
+    format_rows,
+    natural_order,
+    show_value,
+    to_text,
+)
 
 
 @pytest.mark.parametrize(
@@ -204,3 +214,36 @@ def test_to_text_keeps_missing_and_drops_float_noise() -> None:
     assert out.tolist()[:2] == ["1", "2.5"] and pd.isna(out.iloc[2]) and out.iloc[3] == "3"
     assert to_text(pd.Series([True, False])).tolist() == ["true", "false"]
     assert to_text(pd.Series([" a", "b "])).tolist() == ["a", "b"]
+
+
+def test_no_kind_fits_says_what_each_kind_needs() -> None:
+    guess = detect_kind(pd.DataFrame({"foo": [1], "bar": [2]}))
+    assert "none of the columns (foo, bar)" in guess.reason
+    for words in ("item, rater, label", "case, config, correct", "case, sample, answer"):
+        assert words in guess.reason
+
+
+def test_enormous_ids_labels_and_answers_are_refused_with_their_rows() -> None:
+    frame = pd.DataFrame({"item": ["1", "2", "3"], "rater": ["a", "b", "a"], "label": ["x", "y" * 5_000, "x"]})
+    with pytest.raises(DataError) as err:
+        apply_mapping(frame, "ratings", {"item": "item", "rater": "rater", "label": "label"})
+    msg = str(err.value)
+    assert "'label' (label (the rating given)) holds a value of 5,000 characters in data row 2" in msg
+    assert f"at most {MAX_LABEL_CHARS:,}" in msg and "closing quote" in msg and len(msg) < 400
+    ok = frame.assign(label=["x", "y" * MAX_LABEL_CHARS, "x"])
+    assert apply_mapping(ok, "ratings", {"item": "item", "rater": "rater", "label": "label"}).shape == (3, 3)
+    samples = pd.DataFrame({"case": [1, 1], "sample": [0, 1], "answer": ["a" * 5_000, "b"], "gold": ["b", "b"]})
+    m = {"case": "case", "sample": "sample", "answer": "answer", "gold": "gold"}
+    assert apply_mapping(samples, "samples", m)["answer"].str.len().tolist() == [5_000, 1]  # long answers are fine
+    with pytest.raises(DataError, match=f"at most {MAX_ANSWER_CHARS:,} characters"):
+        apply_mapping(samples.assign(gold=["b", "g" * (MAX_ANSWER_CHARS + 1)]), "samples", m)
+
+
+def test_messages_show_cut_values() -> None:
+    assert show_value("x" * 100, limit=10) == "'xxxxxxxxx… (100 characters)"
+    assert show_value(np.float64(2.5)) == "2.5" and show_value("ok") == "'ok'"
+    frame = pd.DataFrame({"case": [1, 2], "config": ["a", "b"], "ok": ["z" * 10_000, "1"]})
+    with pytest.raises(DataError) as err:
+        apply_mapping(frame, "paired", {"case": "case", "config": "config", "correct": "ok"})
+    assert "data row 1 holds 'zzz" in str(err.value) and "(10,000 characters)" in str(err.value)
+    assert len(str(err.value)) < 300

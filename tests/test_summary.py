@@ -277,3 +277,21 @@ def test_shared_datasets_through_the_whole_data_layer() -> None:
     q3 = read_table(base / "jobs" / "annotations_q3_event_multiselect.csv.gz")
     with pytest.raises(DataError, match="duplicate ratings"):  # multi-select: several labels per rater and item
         ratings_from_frame(apply_mapping(q3, "ratings", detect_kind(q3).mapping))
+
+
+def test_bad_values_in_a_wide_paired_table_name_their_own_data_row() -> None:
+    # empty cells ("no result") come before the bad value: its data row is 3, whatever was skipped
+    frame = pd.DataFrame({"case": ["a", "b", "c"], "A": [np.nan, np.nan, 1.0], "B": [1.0, 1.0, 2.0]})
+    with pytest.raises(DataError, match=r"correct must be 0 or 1, but data row 3 holds other values"):
+        summarize_paired(frame)
+    long = pd.DataFrame({"case": [1, 2, 3, 3], "config": ["a", "b", "a", "a"], "correct": [1, 0, 1, 1]})
+    with pytest.raises(DataError, match=r"case '3' has config 'a' more than once \(data rows 3, 4\)"):
+        summarize_paired(long)
+
+
+def test_long_user_names_are_cut_in_labels_and_sentences() -> None:
+    name = "config-" + "x" * 300
+    frame = pd.DataFrame({"case": [1, 1, 2, 2], "config": [name, "b", name, "b"], "correct": [1, 0, 1, 1]})
+    s = summarize_paired(frame)
+    assert s.configs[1].config == name  # the data keeps the full name
+    assert all(len(n.label) < 80 and len(n.sentence) < 400 for n in s.numbers)
