@@ -17,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -32,6 +33,8 @@ __all__ = ["ENV_VAR", "StoredDataset", "data_dir", "delete", "get", "list_datase
 ENV_VAR = "NKP_DATA_DIR"
 _ID = re.compile(r"[0-9a-f]{64}")
 _MAX_NAME = 200
+_TMP_SUFFIX = ".tmp"
+_STALE_TMP_S = 3600.0  # a temporary file this old was left by a crashed write; the next put removes it
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,12 @@ def _root(root: Path | str | None) -> Path:
 
 
 def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:12]}-", suffix=".tmp")
+    """Write via a temporary file in the same directory, fsync it, ``os.replace`` it into place, fsync the directory.
+
+    Readers see the old file or the complete new one, never a partial one; concurrent writers of the same content
+    (two uploads of one file) each replace a complete file with another complete, identical one.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:12]}-", suffix=_TMP_SUFFIX)
     os.close(fd)
     try:
         write(tmp)
@@ -96,6 +104,30 @@ def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make a rename durable across a power cut (POSIX); a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _sweep_stale_tmp(base: Path, max_age_s: float = _STALE_TMP_S) -> None:
+    """Remove temporary files left by writes that crashed more than ``max_age_s`` ago (never a live write's)."""
+    now = time.time()
+    for tmp in base.glob(f".*{_TMP_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            if now - tmp.stat().st_mtime > max_age_s:
+                tmp.unlink()
 
 
 def _clean_name(name: str) -> str:
@@ -152,6 +184,7 @@ def put(
         except (ValueError, KeyError, TypeError, DataError):
             pass  # a damaged metadata file: rewrite it below
     base.mkdir(parents=True, exist_ok=True)
+    _sweep_stale_tmp(base)
     meta = StoredDataset(
         id=ds_id,
         kind=kind,
@@ -181,15 +214,20 @@ def get(ds_id: str, root: Path | str | None = None) -> tuple[StoredDataset, pd.D
     try:
         meta = _read_meta(meta_path)
         frame = pd.read_parquet(data_path)
+    except FileNotFoundError:  # deleted between the check and the read
+        raise DataError(f"no dataset {ds_id} on this server (it was deleted)") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DataError(
             f"dataset {ds_id} on this server is damaged and cannot be read ({type(exc).__name__})"
         ) from None
+    if meta.id != ds_id or len(frame) != meta.n_rows:
+        raise DataError(f"dataset {ds_id} on this server is damaged and cannot be read (its files do not match)")
     return meta, frame
 
 
 def list_datasets(kind: str | None = None, root: Path | str | None = None) -> list[StoredDataset]:
-    """Every complete stored dataset (optionally of one ``kind``), newest first; damaged entries are skipped."""
+    """Every complete stored dataset (optionally of one ``kind``), newest first; damaged entries are skipped, and so
+    are the temporary files of writes in progress or crashed (``.<id>-*.tmp``)."""
     base = _root(root)
     if not base.is_dir():
         return []

@@ -198,3 +198,86 @@ def test_survives_a_restart(tmp_path: Path) -> None:
     assert out == [ds_id, "r.csv", "['x',", "'y']", "True"]
     _meta, frame = store.get(ds_id, root=tmp_path)
     assert frame["item"].tolist() == ["1", "2"]
+
+
+def test_a_concurrent_put_of_the_same_dataset_in_the_middle_of_a_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writer A is inside its Parquet write when writer B stores the same table completely: both succeed, the
+    dataset is whole and readable at every step, and no temporary file is left."""
+    real = pd.DataFrame.to_parquet
+    seen: list[list[str]] = []
+
+    def interleaved(self: pd.DataFrame, path: str, **kwargs: object) -> None:
+        real(self, path, **kwargs)
+        if not seen:  # only writer A's first write: B runs the whole put now
+            monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+            b = store.put(FRAME, "ratings", "b.csv", root=tmp_path)
+            seen.append([m.id for m in store.list_datasets(root=tmp_path)])
+            assert store.get(b.id, root=tmp_path)[1].shape == (3, 3)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", interleaved)
+    a = store.put(FRAME, "ratings", "a.csv", root=tmp_path)
+    assert seen == [[a.id]]
+    meta, frame = store.get(a.id, root=tmp_path)
+    assert meta.id == a.id and fingerprint(frame) == a.id
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{a.id}.json", f"{a.id}.parquet"]
+
+
+def test_parallel_puts_from_two_processes(tmp_path: Path) -> None:
+    """Two processes store the same 200,000-row table and two different ones at the same time."""
+    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
+    code = (
+        "import sys, pandas as pd; from nkcore import store; "
+        "n = 200_000; f = pd.DataFrame({'item': [str(i // 4) for i in range(n)], 'rater': [str(i % 4) for i in range(n)], "
+        "'label': ['x', 'y'] * (n // 2)}); "
+        "ids = {store.put(f, 'ratings', 'same.csv').id, store.put(f.iloc[: int(sys.argv[1])], 'ratings', 'own.csv').id}; "
+        "print(*sorted(ids))"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(n)], env=env, stdout=subprocess.PIPE, text=True)
+        for n in (1_000, 2_000)
+    ]
+    outs = [p.communicate(timeout=60)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    stored = {m.id: m for m in store.list_datasets(root=tmp_path)}
+    assert set(outs[0]) | set(outs[1]) == set(stored) and len(stored) == 3
+    for ds_id, meta in stored.items():
+        assert fingerprint(store.get(ds_id, root=tmp_path)[1]) == ds_id and meta.n_rows in (1_000, 2_000, 200_000)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_write_killed_half_way_is_ignored_and_swept_later(tmp_path: Path) -> None:
+    """A process dies inside the Parquet write (os._exit: no cleanup runs). Its half-written temporary file is not
+    a dataset; the next put works, and removes such files once they are an hour old."""
+    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
+    crash = (
+        "import os, pandas as pd; from nkcore import store\n"
+        "def dying(self, path, **kw):\n"
+        "    open(path, 'wb').write(b'PAR1 half a file'); os._exit(9)\n"
+        "pd.DataFrame.to_parquet = dying\n"
+        "store.put(pd.DataFrame({'item': ['1', '2'], 'rater': ['a', 'a'], 'label': ['x', 'y']}), 'ratings', 'r.csv')\n"
+    )
+    assert subprocess.run([sys.executable, "-c", crash], env=env).returncode == 9
+    [tmp] = list(tmp_path.glob(".*.tmp"))
+    assert store.list_datasets(root=tmp_path) == []
+    frame = pd.DataFrame({"item": ["1", "2"], "rater": ["a", "a"], "label": ["x", "y"]})
+    with pytest.raises(DataError, match="no dataset"):
+        store.get(fingerprint(frame), root=tmp_path)
+    meta = store.put(frame, "ratings", "r.csv", root=tmp_path)
+    assert tmp.exists()  # too young: it could be a live write of another process
+    os.utime(tmp, (0, 0))
+    store.put(FRAME, "ratings", "other.csv", root=tmp_path)
+    assert not tmp.exists()
+    assert fingerprint(store.get(meta.id, root=tmp_path)[1]) == meta.id
+
+
+def test_metadata_that_does_not_match_its_data_is_damaged(tmp_path: Path) -> None:
+    a = store.put(FRAME, "ratings", "a", root=tmp_path)
+    b = store.put(FRAME.iloc[:2], "ratings", "b", root=tmp_path)
+    (tmp_path / f"{a.id}.parquet").write_bytes((tmp_path / f"{b.id}.parquet").read_bytes())
+    with pytest.raises(DataError, match="damaged"):
+        store.get(a.id, root=tmp_path)
+    (tmp_path / f"{b.id}.json").write_text((tmp_path / f"{a.id}.json").read_text())
+    with pytest.raises(DataError, match="damaged"):
+        store.get(b.id, root=tmp_path)
