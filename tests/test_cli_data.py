@@ -67,8 +67,26 @@ def test_forced_kind_and_predictions_against_ratings(tmp_path: Path, ratings_fil
     [
         (b"", "empty.csv", ["empty"]),
         (b"\x89PNG\r\n\x1a\n\x00\x00", "pic.csv", ["binary"]),
-        (b"foo,bar\n1,2\n", "odd.csv", ["cannot use this file", "no column found"]),
+        (b"foo,bar\n1,2\n", "odd.csv", ["cannot tell what this file holds", "(foo, bar)", "item, rater, label"]),
+        (b"item,rater\n1,2\n", "two.csv", ["cannot use this file as ratings data", "no column found for label"]),
         (b"item,rater,label\n1,a,x\n1,a,y\n2,b,x\n", "dup.csv", ["duplicate ratings"]),
+        (gzip.compress(b"item,rater,label\n1,a,x\n" * 100)[:40], "cut.csv.gz", ["corrupt or truncated"]),
+        (b"a" * 3_000_000, "one_line.csv", ["first line is 3,000,000 characters long"]),  # was a traceback
+        (",".join(f"c{i}" for i in range(10_000)).encode() + b"\n", "wide.csv", ["10,000 columns"]),
+        (b'item,rater,label\n1,a,x\n2,a,"' + b"y" * 200_000 + b"\n", "quote.csv", ["line 3 (data row 2)"]),
+        (b"item,rater,label\n1,a,x\n2,a," + b"y" * 5_000 + b"\n", "long.csv", ["5,000 characters in data row 2"]),
+    ],
+    ids=[
+        "empty",
+        "png",
+        "no-kind",
+        "missing-column",
+        "duplicate",
+        "truncated-gz",
+        "one-line",
+        "10k-columns",
+        "unclosed-quote",
+        "enormous-label",
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: bytes, name: str, words: list[str]) -> None:
@@ -76,9 +94,26 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: bytes,
     p.write_bytes(content)
     assert main(["data", str(p)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("error: ")
+    assert err.count("\n") == 1 and err.startswith("error: ") and len(err) < 600
     for w in words:
         assert w in err
+
+
+def test_the_user_maps_columns_the_detection_cannot_guess(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "odd.csv"
+    p.write_text("thing,person,verdict\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
+    assert main(["data", str(p)]) == 2
+    capsys.readouterr()
+    assert (
+        main(["data", str(p), "--map", "item=thing", "--map", "rater=person", "--map", "label=verdict", "--json"]) == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "ratings" and out["mapping"] == {"item": "thing", "rater": "person", "label": "verdict"}
+    assert out["summary"]["n_items"] == 2 and out["summary"]["n_ratings"] == 4
+    assert main(["data", str(p), "--map", "thing"]) == 2
+    assert "--map takes ROLE=COLUMN" in capsys.readouterr().err
+    assert main(["data", str(p), "--kind", "ratings", "--map", "item=nope"]) == 2
+    assert "'nope'" in capsys.readouterr().err
 
 
 def test_module_entry_point(ratings_file: Path) -> None:
