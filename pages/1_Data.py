@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 
 import pandas as pd
@@ -12,7 +13,7 @@ import streamlit as st
 from nkcore import store
 from nkcore import summary as nksummary
 from nkcore.errors import DataError
-from nkcore.io import fingerprint, read_table
+from nkcore.io import csv_safe, fingerprint, read_table
 from nkcore.kinds import ROLE_WORDS, apply_mapping, detect_kind, kind_columns, probability_role
 from ui import bootstrap, cache, charts_data, exports
 
@@ -29,13 +30,22 @@ bootstrap.setup_page(
 )
 
 
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~$])")  # links, images, :colour[...], emphasis, code, LaTeX
+
+
+def md(text: object) -> str:
+    """Text from a user's file (names, labels, messages quoting them) shown literally, never as Markdown: a label
+    ``![x](http://tracker/p.png)`` must not load an image in a teammate's browser, ``:red[x]`` must not colour."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
+
+
 @contextlib.contextmanager
 def shown_errors() -> Iterator[None]:
     """Show a DataError as a plain message and carry on with the rest of the page (nothing else is lost)."""
     try:
         yield
     except DataError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(exc), icon=":material/error:")
 
 
 def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 3) -> None:
@@ -44,8 +54,8 @@ def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 3)
         cols = st.columns(per_row)
         for col, number in zip(cols, numbers[start : start + per_row], strict=False):
             with col:
-                st.metric(number.label, number.display)
-                st.caption(number.sentence)
+                st.metric(md(number.label), number.display)
+                st.caption(md(number.sentence))
 
 
 def _memo(key: tuple, compute):  # the last read / check per session, so other widgets stay instant
@@ -66,13 +76,13 @@ def _save(table: pd.DataFrame, kind: str, name: str, mapping: dict[str, str]) ->
     try:
         meta = store.put(table, kind, name, mapping)
     except (DataError, OSError) as exc:
-        st.session_state["_dat_flash"] = ("error", f"Could not store the dataset: {exc}")
+        st.session_state["_dat_flash"] = ("error", f"Could not store the dataset: {md(exc)}")
         return
     st.query_params[kind] = meta.id
     st.session_state["dat_view"] = kind
     st.session_state["_dat_flash"] = (
         "success",
-        f"Stored **{meta.name}** ({meta.n_rows:,} rows) as {KIND_WORDS[kind].lower()} dataset `{meta.id[:12]}`. "
+        f"Stored **{md(meta.name)}** ({meta.n_rows:,} rows) as {KIND_WORDS[kind].lower()} dataset `{meta.id[:12]}`. "
         "It is now chosen in the sidebar of every page, and the link to this view carries it.",
     )
 
@@ -81,7 +91,7 @@ def _delete(ds_id: str, kind: str) -> None:
     try:
         store.delete(ds_id)
     except DataError as exc:
-        st.session_state["_dat_flash"] = ("error", str(exc))
+        st.session_state["_dat_flash"] = ("error", md(exc))
         return
     if st.query_params.get(kind) == ds_id:
         del st.query_params[kind]
@@ -172,7 +182,10 @@ def upload_section() -> None:
             key=f"_dat_kind_{token}",
         )
         kind = detected.kind if choice == "auto" else choice
-        st.caption(f"Why: {detect_kind(frame, kind).reason}.")
+        if choice == "auto" and detected.confidence == 0:
+            st.warning(f"NK Planner cannot tell what this file holds: {md(detected.reason)}. Choose the kind above.")
+        else:
+            st.caption(f"Why: {md(detect_kind(frame, kind).reason)}.")
         mapping = mapping_editor(frame, kind, token)
         ratings_id = None
         if kind == "predictions":
@@ -218,7 +231,7 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
         "Kind of data", VIEW_KINDS, format_func=KIND_WORDS.get, horizontal=True, key="dat_view", bind="query-params"
     )
     ds = bootstrap.choose_dataset(kind)
-    st.markdown(f"**{ds.name}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
+    st.markdown(f"**{md(ds.name)}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
     charts: list = []
     summary = None
     with shown_errors():
@@ -246,7 +259,9 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
             try:
                 summary = cache.compute(nksummary.summarize_predictions, ds, ratings)
             except DataError as exc:
-                st.warning(f"These predictions do not fit the ratings chosen in the sidebar ({ratings.name}): {exc}")
+                st.warning(
+                    f"These predictions do not fit the ratings chosen in the sidebar ({md(ratings.name)}): {md(exc)}"
+                )
                 summary = cache.compute(nksummary.summarize, ds, kind="predictions")
             show_numbers(summary.numbers)
             charts = [charts_data.label_bars(summary.labels, "How often each label was predicted", "predictions")]
@@ -266,7 +281,8 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
                 exports.download_chart(chart, f"{kind}_{name}")
         with st.expander(f"The data ({min(len(ds.frame), 200):,} of {len(ds.frame):,} rows shown)"):
             st.dataframe(ds.frame.head(200), hide_index=True)
-            exports.download_table(ds.frame, f"{kind}_{ds.id[:12]}")
+            # user text that a spreadsheet would run as a formula (=cmd|..., @SUM) is written with a leading '
+            exports.download_table(csv_safe(ds.frame), f"{kind}_{ds.id[:12]}")
     return kind, ds, summary, charts
 
 

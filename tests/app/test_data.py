@@ -6,11 +6,13 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from nkcore import store
 from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts
 
 PAGE = "pages/1_Data.py"
@@ -63,7 +65,16 @@ def _jsonl_gz(frame: pd.DataFrame) -> bytes:
 
 def _metrics(at: AppTest) -> dict[str, str]:
     """The LAST value shown for each metric label (the view section comes after the upload check)."""
-    return {m.label: m.value for m in at.metric}
+    return {_plain(m.label): m.value for m in at.metric}
+
+
+def _plain(text: str) -> str:
+    """Markdown as the reader sees it: the page backslash-escapes user text (``\\[`` shows ``[``)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _errors(at: AppTest) -> str:
+    return " ".join(_plain(e) for e in error_texts(at))
 
 
 def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
@@ -118,13 +129,18 @@ def test_each_good_file_kind_is_detected_checked_stored_and_chosen(
 
 
 BIG = b"item,rater,label\n" + b"".join(f"{i},r{i % 7},{'ab'[i % 2]}\n".encode() for i in range(110_000))
+FULL_GZ = gzip.compress(b"item,rater,label\n" + b"".join(f"{i},r{i % 5},{'ab'[i % 2]}\n".encode() for i in range(2000)))
 BAD = [
     ("wrong columns", "odd.csv", b"foo,bar\n1,2\n3,4\n", ["missing column for"]),
+    ("missing column", "two.csv", b"item,rater\n1,a\n2,b\n", ["missing column for label", "item, rater"]),
     ("empty file", "empty.csv", b"", ["empty"]),
+    ("0-byte gz", "empty.csv.gz", b"", ["empty.csv.gz", "empty (0 bytes)"]),
+    ("truncated gz", "cut.csv.gz", FULL_GZ[: len(FULL_GZ) // 2], ["cut.csv.gz", "corrupt or truncated"]),
     ("header only", "header.csv", b"item_id,annotator_id,label\n", ["no rows"]),
     ("undecodable bytes", "latin.csv", "item,rater,label\n1,a,café\n".encode("latin-1"), ["UTF-8", "byte offset"]),
     ("binary with .csv name", "photo.csv", b"\x89PNG\r\n\x1a\n" + bytes(64), ["binary", ".csv name"]),
     ("NaN label", "nan.csv", b"item,rater,label\n1,a,x\n1,b,\n2,a,y\n", ["missing or blank label", "data row 2"]),
+    ("blank label", "blank.csv", b"item,rater,label\n1,a,x\n1,b,  \n2,a,y\n3,b,NaN\n", ["data rows 2, 4"]),
     ("one item", "one_item.csv", b"item,rater,label\n1,a,x\n1,b,y\n", ["only one item"]),
     ("one class", "one_class.csv", b"item,rater,label\n1,a,x\n2,b,x\n", ["only one label class"]),
     ("duplicate rows", "dup.csv", b"item,rater,label\n1,a,x\n1,a,x\n2,b,y\n", ["duplicate ratings"]),
@@ -137,6 +153,15 @@ BAD = [
     ),
     ("unparseable line", "lines.csv", b"item,rater,label\n1,a,x\n1,b,y,z\n", ["unparseable line", "line 3"]),
     ("over the size limit", "big.csv", BIG, ["over the size limit"]),
+    (
+        "10,000 columns",
+        "wide.csv",
+        ",".join(f"c{i}" for i in range(10_000)).encode() + b"\n" + b"1," * 9_999 + b"1\n",
+        ["10,000 columns in the header (line 1)", "at most 1,000"],
+    ),
+    ("enormous line", "long.csv", b"item,rater,label\n1,a,x\n2,b," + b"y" * 300_000 + b"\n", ["300,000 characters"]),
+    ("unclosed quote", "q.csv", b'item,rater,label\n1,a,x\n2,b,"y\n3,a,x\n', ["line 3 (data row 2) is never closed"]),
+    ("enormous first line", "one.csv", b"a" * 1_040_000, ["first line is 1,040,000 characters long"]),
 ]
 
 
@@ -148,7 +173,7 @@ def test_each_bad_input_gets_a_precise_message_not_an_exception(
     assert len(BIG) > 2**20
     at = _upload(run_page(PAGE), name, content)
     assert not at.exception, [e.value for e in at.exception]
-    errors = " ".join(error_texts(at))
+    errors = _errors(at)
     for w in words:
         assert w in errors, (w, errors)
     assert "dat_save" not in [b.key for b in at.button]
@@ -225,3 +250,149 @@ def test_hostile_and_unknown_dataset_ids_in_the_link(run_page: RunPage) -> None:
     assert _metrics(at)["items (N)"] == "500"
     at = run_page(PAGE, query={"ratings": "0" * 64})
     assert any("not on this server" in w.value for w in at.warning)
+
+
+def test_a_file_no_kind_fits_says_what_each_kind_needs(run_page: RunPage) -> None:
+    at = _upload(run_page(PAGE), "odd.csv", b"foo,bar\n1,2\n3,4\n")
+    warning = " ".join(_plain(w.value) for w in at.warning)
+    assert "cannot tell what this file holds" in warning and "(foo, bar)" in warning
+    assert "Ratings need item, rater, label" in warning and "dat_save" not in [b.key for b in at.button]
+
+
+LABELS = pd.DataFrame(
+    {
+        "item": ["a,b", "a,b", "c", "c", "d", "d"],
+        "rater": ["r1", "r2", "r1", "r2", "r1", "r2"],
+        "label": ['say "hi", twice', "日本語", "日本語", "x,y", 'say "hi", twice', "日本語"],
+    }
+)
+
+
+def test_labels_with_commas_quotes_and_unicode_survive_the_round_trip(run_page: RunPage) -> None:
+    at = _save(_upload(run_page(PAGE), "labels.csv", _csv(LABELS)))
+    assert not at.exception and not error_texts(at), error_texts(at)
+    ds_id = at.query_params["ratings"]
+    _meta, frame = store.get(ds_id)
+    assert sorted(frame["label"].unique()) == sorted(LABELS["label"].unique())
+    numbers = _metrics(at)
+    assert numbers["items (N)"] == "3" and numbers["labels"] == "3"
+    captions = " ".join(_plain(c.value) for c in at.caption)
+    assert "the most common is '日本語' (50.0% of all ratings)" in captions
+
+
+HOSTILE_TEXT = pd.DataFrame(
+    {
+        "item": ["=cmd|' /C calc'!A0", "=cmd|' /C calc'!A0", "@SUM(A1)", "@SUM(A1)", "-1", "-1"],
+        "rater": ["r1", "r2", "r1", "r2", "r1", "r2"],
+        "label": ["![t](http://127.0.0.1:9/t.png)", ":red[x]", ":red[x]", ":red[x]", "+1+HYPERLINK()", "ok"],
+    }
+)
+
+
+def _upload_hostile_text(at: AppTest) -> AppTest:
+    return _save(_upload(at, "![x](http://127.0.0.1:9/n.png).csv", _csv(HOSTILE_TEXT)))
+
+
+_UNESCAPED = re.compile(r"(?<!\\)!\[|(?<!\\):red\[")  # an image, or a colour directive, made by user text
+
+
+def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_download(
+    run_page: RunPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui import exports
+
+    downloaded: list[pd.DataFrame] = []
+    real = exports.download_table
+    monkeypatch.setattr(exports, "download_table", lambda df, name, **kw: (downloaded.append(df), real(df, name, **kw)))
+    at = _upload_hostile_text(run_page(PAGE))
+    assert not at.exception and not error_texts(at), error_texts(at)
+    summary = [m.value for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
+    shown = [m.value for m in at.markdown if m.value not in summary] + [c.value for c in at.caption]
+    shown += [s.value for s in at.success]
+    assert any("n.png" in t for t in shown) and any(":red" in t for t in shown)
+    for text in shown:  # every user-made bracket is escaped: no image, no link, no colour directive
+        assert not _UNESCAPED.search(text), text
+    table = downloaded[-1]  # the view of the stored dataset, after the last run
+    text = table.to_csv(index=False)
+    assert "'=cmd|' /C calc'!A0" in text and "'@SUM(A1)" in text and "'+1+HYPERLINK()" in text
+    assert not any(cell.startswith(("=", "@", "+")) for line in text.splitlines() for cell in line.split(","))
+    assert "\n-1," in text  # a negative number stays a number
+
+
+@pytest.mark.xfail(strict=True, reason="ui/exports.summary_download renders the sentences' user text as Markdown")
+def test_the_summary_of_the_view_does_not_render_user_text_as_markdown(run_page: RunPage) -> None:
+    at = _upload_hostile_text(run_page(PAGE))
+    summary = [m.value for m in at.markdown if m.value.startswith("- **")]
+    assert summary and not any(_UNESCAPED.search(t) for t in summary)
+
+
+# --- links: the dataset id is validated before any file access (ui.bootstrap.choose_dataset) -------------
+
+HOSTILE_IDS = {
+    "traversal": "../../etc/passwd",
+    "encoded": "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "very-long": "a" * 10_000,
+    "nul": "0" * 63 + "\x00",
+    "newline": "0" * 63 + "\n",
+    "escape": "\x1b[31m" + "0" * 59,
+    "empty": "",
+}
+
+
+def _spy_file_access(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every id that reaches the store's file access (get / delete)."""
+    reached: list[str] = []
+    for name in ("get", "delete"):
+        real = getattr(store, name)
+        monkeypatch.setattr(
+            store, name, lambda ds_id, *a, _real=real, **k: (reached.append(ds_id), _real(ds_id, *a, **k))[1]
+        )
+    return reached
+
+
+@pytest.mark.parametrize("bad", list(HOSTILE_IDS.values()), ids=list(HOSTILE_IDS))
+def test_hostile_ids_in_a_compare_link_are_refused_before_any_file_access(
+    run_page: RunPage, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    reached = _spy_file_access(monkeypatch)
+    at = run_page("pages/3_Compare.py", query={"paired": bad})
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = " ".join(w.value for w in at.warning)
+    assert "not a valid id" in warnings and len(warnings) < 400
+    assert "\x00" not in warnings and "etc/passwd" not in warnings
+    assert "paired" not in at.query_params  # the bad value is dropped from the URL: the view shown is the sample's
+    assert reached == []
+
+
+def _stored_paired() -> str:
+    frame = pd.DataFrame({"case": ["1", "1", "2", "2"], "config": ["a", "b", "a", "b"], "correct": [1, 0, 1, 1]})
+    return store.put(frame, "paired", "p.csv").id
+
+
+def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunPage) -> None:
+    ds_id = _stored_paired()
+    assert run_page("pages/3_Compare.py", query={"paired": ds_id}).query_params["paired"] == ds_id
+    store.delete(ds_id)
+    clear_streamlit_caches()
+    at = run_page("pages/3_Compare.py", query={"paired": ds_id})
+    assert not at.exception
+    assert any("not on this server" in w.value and ds_id[:12] in w.value for w in at.warning)
+    assert "paired" not in at.query_params
+
+
+@pytest.mark.xfail(
+    strict=True, reason="ui/bootstrap._explain_bad_link says 'not on this server' for a dataset of another kind"
+)
+def test_a_link_with_an_id_of_the_wrong_kind_names_the_kind(run_page: RunPage) -> None:
+    ratings_id = store.put(RATINGS.rename(columns={"item_id": "item", "annotator_id": "rater"}), "ratings", "r.csv").id
+    at = run_page("pages/3_Compare.py", query={"paired": ratings_id})
+    assert not at.exception and "paired" not in at.query_params
+    assert any("ratings" in w.value and "not on this server" not in w.value for w in at.warning)
+
+
+@pytest.mark.xfail(strict=True, reason="ui/bootstrap._explain_bad_link: '64 hexadecimal characters' fits A-F too")
+def test_an_upper_case_id_is_refused_with_a_message_that_says_lower_case(run_page: RunPage) -> None:
+    ds_id = _stored_paired()
+    at = run_page("pages/3_Compare.py", query={"paired": ds_id.upper()})
+    assert not at.exception and "paired" not in at.query_params
+    assert any("lowercase" in w.value or "lower-case" in w.value for w in at.warning)
