@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from nkcore.errors import DataError
+from nkcore.kinds import format_rows
 from nkcore.voting import as_generator
 
 __all__ = [
@@ -148,11 +149,9 @@ def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
         )
     values = pd.to_numeric(frame[col], errors="coerce").reset_index(drop=True)
     if values.isna().any():
-        rows = [str(i + 2) for i in np.flatnonzero(values.isna().to_numpy())]
-        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         raise DataError(
-            f"latencies must be numbers (seconds); bad or missing values in column '{col}', rows "
-            f"{', '.join(rows[:5])}{more} (row numbers count the header as row 1)"
+            f"latencies must be numbers (seconds); bad or missing values in column '{col}', "
+            f"{format_rows(np.flatnonzero(values.isna().to_numpy()), limit=5)}"
         )
     return empirical_model(values.to_numpy())
 

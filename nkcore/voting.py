@@ -32,6 +32,7 @@ import pandas as pd
 from scipy import optimize, signal, special, stats
 
 from nkcore.errors import DataError
+from nkcore.kinds import format_rows
 
 TieRule = Literal["wrong", "split", "first"]
 Trigger = Literal["no_plurality", "no_majority", "not_unanimous"]
@@ -171,10 +172,8 @@ def _is_blank(series: pd.Series) -> pd.Series:
 
 
 def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
-    idx = list(frame.index[np.asarray(mask, dtype=bool)])
-    shown = ", ".join(str(int(i) + 2) if isinstance(i, (int, np.integer)) else str(i) for i in idx[:limit])
-    more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
-    return f"{shown}{more}"
+    """'data rows 3, 7' for the rows where ``mask`` holds (data row 1 = the first row under the header)."""
+    return format_rows(np.flatnonzero(np.asarray(mask, dtype=bool)), limit=limit)
 
 
 def _to_bool(series: pd.Series, column: str, frame: pd.DataFrame) -> np.ndarray:
@@ -183,10 +182,7 @@ def _to_bool(series: pd.Series, column: str, frame: pd.DataFrame) -> np.ndarray:
     mapped = text.map(mapping)
     bad = mapped.isna()
     if bad.any():
-        raise DataError(
-            f"column '{column}' must be 0/1 (or true/false); bad values in rows {_rows(bad, frame)} "
-            f"(row numbers count the header as row 1)"
-        )
+        raise DataError(f"column '{column}' must be 0/1 (or true/false); bad values in {_rows(bad, frame)}")
     return mapped.astype(bool).to_numpy()
 
 
@@ -229,23 +225,23 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
 
     blank_case = _is_blank(df["case"])
     if blank_case.any():
-        raise DataError(f"empty case id in rows {_rows(blank_case, df)} (row numbers count the header as row 1)")
+        raise DataError(f"empty case id in {_rows(blank_case, df)}")
     sample_num = pd.to_numeric(df["sample"], errors="coerce")
     if sample_num.isna().any():
         raise DataError(
-            f"column 'sample' must be a number (the order drawn); bad values in rows {_rows(sample_num.isna(), df)}"
+            f"column 'sample' must be a number (the order drawn); bad values in {_rows(sample_num.isna(), df)}"
         )
     case_key = df["case"].map(_norm_label)
     dup = pd.DataFrame({"c": case_key, "s": sample_num}).duplicated(keep=False)
     if dup.any():
-        raise DataError(f"the same (case, sample) appears more than once: rows {_rows(dup, df)}")
+        raise DataError(f"the same (case, sample) appears more than once: {_rows(dup, df)}")
 
     binary = not has_answer
     if has_answer:
         blank = _is_blank(df["answer"])
         if blank.any():
             raise DataError(
-                f"empty or missing answers in rows {_rows(blank, df)}: every sample needs an answer "
+                f"empty or missing answers in {_rows(blank, df)}: every sample needs an answer "
                 f"(write a placeholder such as 'no answer' for refusals)"
             )
         answers = df["answer"].map(_norm_label)
@@ -256,7 +252,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         if blank_gold.any():
             bad_cases = sorted(set(case_key[blank_gold]))
             shown = ", ".join(bad_cases[:5]) + (f" and {len(bad_cases) - 5} more" if len(bad_cases) > 5 else "")
-            raise DataError(f"missing gold for case(s) {shown} (rows {_rows(blank_gold, df)})")
+            raise DataError(f"missing gold for case(s) {shown} ({_rows(blank_gold, df)})")
         gold_s = df["gold"].map(_norm_label)
         n_gold = gold_s.groupby(case_key).nunique()
         if (n_gold > 1).any():
@@ -265,7 +261,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         is_correct = (answers == gold_s).to_numpy()
         if correct_col is not None and (correct_col != is_correct).any():
             raise DataError(
-                f"the correct column disagrees with answer == gold in rows {_rows(correct_col != is_correct, df)}; "
+                f"the correct column disagrees with answer == gold in {_rows(correct_col != is_correct, df)}; "
                 f"drop one of the two columns"
             )
     else:
@@ -289,7 +285,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         bad = lat.isna() | (lat < 0) | ~np.isfinite(lat.fillna(0))
         if bad.any():
             raise DataError(
-                f"column 'latency_s' must be a non-negative number of seconds; bad or missing in rows {_rows(bad, df)}"
+                f"column 'latency_s' must be a non-negative number of seconds; bad or missing in {_rows(bad, df)}"
             )
         latency = lat.to_numpy(dtype=float)
 

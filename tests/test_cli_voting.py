@@ -111,7 +111,11 @@ def _lines(n: int = 3) -> list[str]:
         ("", (), "empty"),
         ("case,sample,answer,gold\n", (), "no rows"),
         ("x,y\n1,2\n", (), "missing column(s) case, sample"),
-        ("case,sample,answer,gold\n1,1,NaN,a\n1,2,a,a\n2,1,a,a\n2,2,a,a\n", (), "empty or missing answers in rows 2"),
+        (
+            "case,sample,answer,gold\n1,1,NaN,a\n1,2,a,a\n2,1,a,a\n2,2,a,a\n",
+            (),
+            "empty or missing answers in data row 1",
+        ),
         ("case,sample,answer,gold\n1,1,a,a\n1,2,a,\n2,1,a,a\n2,2,b,a\n", (), "missing gold for case(s) 1"),
         ("case,sample,answer,gold\n1,1,a,a\n1,2,b,a\n1,3,a,a\n", (), "this data has 1"),
         ("case,sample,answer,gold\n1,1,a,a\n2,1,b,a\n", (), "every case has one sample"),

@@ -92,7 +92,7 @@ def test_parse_errors_are_precise(frame: pd.DataFrame, words: str) -> None:
 
 def test_empty_answer_message_names_the_row() -> None:
     f = pd.DataFrame({"case": [1, 1, 1], "sample": [1, 2, 3], "answer": ["a", "a", ""], "gold": ["a"] * 3})
-    with pytest.raises(DataError, match="rows 4"):
+    with pytest.raises(DataError, match="data row 3"):
         v.parse_samples(f)
 
 
