@@ -193,18 +193,18 @@ def agreement_sentence(alpha: float) -> str:
         return "Agreement cannot be computed: no item has two ratings with different possible labels."
     scale = "(1 = perfect agreement, 0 = no better than chance)"
     if alpha >= 0.8:
-        return f"Raters agree well: alpha {alpha:.2f} is at least 0.8, Krippendorff's bar for reliable data {scale}."
+        return f"Raters agree well: alpha {alpha:.3f} is at least 0.8, Krippendorff's bar for reliable data {scale}."
     if alpha >= 0.667:
         return (
-            f"Raters agree moderately: alpha {alpha:.2f} is between 0.667 and 0.8, enough only for tentative "
+            f"Raters agree moderately: alpha {alpha:.3f} is between 0.667 and 0.8, enough only for tentative "
             f"conclusions by Krippendorff's standard {scale}."
         )
     if alpha > 0:
         return (
-            f"Raters often disagree: alpha {alpha:.2f} is below 0.667 {scale}. The labels are subjective or noisy, "
+            f"Raters often disagree: alpha {alpha:.3f} is below 0.667 {scale}. The labels are subjective or noisy, "
             "so each item needs several ratings per item (K) to pin down its label distribution."
         )
-    return f"Raters agree no more than chance would: alpha {alpha:.2f} {scale}."
+    return f"Raters agree no more than chance would: alpha {alpha:.3f} {scale}."
 
 
 def tied_plurality(counts: np.ndarray) -> np.ndarray:
@@ -243,9 +243,10 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     top = max(labels, key=lambda s: s.count)
     k_min, k_med, k_max = int(k.min()), float(np.median(k)), int(k.max())
     k_sentence = (
-        f"Every item has {k_min} ratings per item (K)."
+        f"Every item has {k_min:,} ratings: ratings per item (K) = {k_min:,}."
         if k_min == k_max
-        else f"Items have between {k_min} and {k_max} ratings per item (K); the median item has {_fmt_num(k_med)}."
+        else f"Items have between {k_min:,} and {k_max:,} ratings each (ratings per item, K); the median item has "
+        f"{_fmt_num(k_med)}."
     )
     numbers = (
         SummaryNumber("items (N)", n, _fmt_int(n), f"{n:,} distinct items (N) were rated."),
@@ -594,9 +595,10 @@ def summarize_samples(frame: pd.DataFrame) -> SamplesSummary:
             p50, p95 = (float(v) for v in np.quantile(lat, [0.5, 0.95]))
     n_min, n_med, n_max = int(per_case.min()), float(np.median(per_case)), int(per_case.max())
     n_sentence = (
-        f"Every case has {n_min} samples per request (n)."
+        f"Every case has {n_min:,} samples: samples per request (n) = {n_min:,}."
         if n_min == n_max
-        else f"Cases have between {n_min} and {n_max} samples per request (n); the median case has {_fmt_num(n_med)}."
+        else f"Cases have between {n_min:,} and {n_max:,} samples each (samples per request, n); the median case has "
+        f"{_fmt_num(n_med)}."
     )
     numbers = [
         SummaryNumber("cases", n_cases, _fmt_int(n_cases), f"{n_cases:,} evaluation cases."),

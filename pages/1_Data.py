@@ -172,7 +172,7 @@ def upload_section() -> None:
     if up is None:
         return
     token = up.file_id.replace("-", "")[:16]
-    with shown_errors(), st.container(border=True):
+    with st.container(border=True), shown_errors():  # the message stays in the upload's box
         frame = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name, max_bytes=MAX_MB * 2**20))
         detected = detect_kind(frame)
         choice = st.selectbox(
@@ -227,6 +227,8 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
         "The numbers below describe the dataset of this kind chosen in the sidebar: the built-in sample, or one "
         "you stored. The other pages use the same choice."
     )
+    if st.query_params.get("dat_view") in VIEW_KINDS:  # a hand-made link may use the key (?dat_view=paired), the
+        st.session_state["dat_view"] = st.query_params["dat_view"]  # bound radio writes its label ("Paired results")
     kind = st.radio(
         "Kind of data", VIEW_KINDS, format_func=KIND_WORDS.get, horizontal=True, key="dat_view", bind="query-params"
     )

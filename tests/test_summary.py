@@ -130,7 +130,9 @@ def test_ratings_summary_numbers() -> None:
     labels = [n.label for n in s.numbers]
     assert "items (N)" in labels and "ratings per item (K), min / median / max" in labels
     k = next(n for n in s.numbers if n.label.startswith("ratings per item"))
-    assert k.display == "2 / 3 / 4" and "between 2 and 4 ratings per item (K)" in k.sentence
+    assert k.display == "2 / 3 / 4" and "between 2 and 4 ratings each (ratings per item, K)" in k.sentence
+    alpha = next(n for n in s.numbers if n.label.startswith("agreement"))
+    assert f"alpha {alpha.display} " in alpha.sentence  # the sentence quotes the number as shown
     assert all(n.sentence for n in s.numbers)
 
 

@@ -396,3 +396,18 @@ def test_an_upper_case_id_is_refused_with_a_message_that_says_lower_case(run_pag
     at = run_page("pages/3_Compare.py", query={"paired": ds_id.upper()})
     assert not at.exception and "paired" not in at.query_params
     assert any("lowercase" in w.value or "lower-case" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("value", ["paired", "Paired results"])
+def test_the_kind_in_a_link_may_be_its_key_or_its_label(run_page: RunPage, value: str) -> None:
+    at = run_page(PAGE, query={"dat_view": value})
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert at.session_state["dat_view"] == "paired" and _metrics(at)["cases"] == "200"
+
+
+def test_a_failed_upload_is_explained_inside_the_upload_box(run_page: RunPage) -> None:
+    at = _upload(run_page(PAGE), "photo.csv", b"\x89PNG\r\n\x1a\n" + bytes(64))
+    top = list(at.main.children.values())
+    box = top[[type(c).__name__ for c in top].index("FileUploader") + 1]  # the bordered box under the uploader
+    assert [type(c).__name__ for c in box.children.values()] == ["Error"]  # not an empty box and a message below
+    assert "binary" in box.children[0].value
