@@ -411,7 +411,7 @@ def summarize_predictions(frame: pd.DataFrame, ratings_frame: pd.DataFrame | Non
                 "rated items covered",
                 covered,
                 _pct(covered),
-                f"The predictions cover {n_items:,} of the {n_rated:,} rated items (N) ({_pct(covered)}).",
+                f"The predictions cover {n_items:,} of the {n_rated:,} rated items (N), {_pct(covered)}.",
             )
         )
     return PredictionsSummary(
@@ -521,7 +521,13 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
     per_case = long.groupby("case", sort=False)["config"].nunique()
     n_cases = len(per_case)
     n_complete = int((per_case == len(configs)).sum())
-    best = max(rows, key=lambda r: r.accuracy)
+    top = max(r.accuracy for r in rows)
+    n_top = sum(r.accuracy == top for r in rows)
+    highest = (
+        " (the highest)."
+        if n_top == 1
+        else f" (tied for the highest with {n_top - 1} other config{'s' if n_top > 2 else ''})."
+    )
     numbers = [
         SummaryNumber("cases", n_cases, _fmt_int(n_cases), f"{n_cases:,} evaluation cases."),
         SummaryNumber(
@@ -548,7 +554,7 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
                 r.accuracy,
                 _pct(r.accuracy),
                 f"{_short(r.config)} got {r.n_correct:,} of {r.n_cases:,} cases right"
-                + (" (the highest)." if r is best and len(rows) > 1 else "."),
+                + (highest if r.accuracy == top and len(rows) > 1 else "."),
             )
         )
     return PairedSummary("paired", layout, n_cases, n_complete, rows, tuple(numbers))

@@ -297,3 +297,15 @@ def test_long_user_names_are_cut_in_labels_and_sentences() -> None:
     s = summarize_paired(frame)
     assert s.configs[1].config == name  # the data keeps the full name
     assert all(len(n.label) < 80 and len(n.sentence) < 400 for n in s.numbers)
+
+
+def test_the_highest_accuracy_is_named_and_ties_are_said_as_ties() -> None:
+    frame = pd.DataFrame(
+        {"case": [1, 1, 1, 2, 2, 2], "config": list("abcabc"), "correct": [1, 1, 0, 1, 1, 1]}
+    )  # a and b: 2 of 2, c: 1 of 2
+    sentences = {n.label: n.sentence for n in summarize_paired(frame).numbers}
+    assert sentences["accuracy of a"].endswith("(tied for the highest with 1 other config).")
+    assert sentences["accuracy of b"].endswith("(tied for the highest with 1 other config).")
+    assert sentences["accuracy of c"] == "c got 1 of 2 cases right."
+    alone = summarize_paired(frame.assign(correct=[1, 0, 0, 1, 1, 1]))
+    assert [n.sentence.endswith("(the highest).") for n in alone.numbers[3:]] == [True, False, False]
