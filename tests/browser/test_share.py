@@ -63,6 +63,9 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(start_server, new_page)
         goto(teammate, url)
         _wait_for_metric(teammate, "items left out")
         assert _numbers(teammate) == shared
+        main = teammate.locator('[data-testid="stMain"]').inner_text()
+        assert "could not be used" not in main and "not on this server" not in main  # nothing in the link dropped
+        assert re.search(r"ratings=[0-9a-f]{64}", teammate.url).group(0) in url and "dat_min_k=3" in teammate.url
         thumb = teammate.locator('[data-testid="stMain"] [data-testid="stSliderThumbValue"]').first
         assert thumb.inner_text().strip() == "3"  # the slider itself is restored, not only the numbers
         assert "team_ratings.csv" in teammate.locator('[data-testid="stMain"]').inner_text()
