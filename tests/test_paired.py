@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
@@ -53,6 +53,27 @@ def long_frame(table: pr.PairedTable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def mixture_cdf(a: int, b: int, n: int, d: np.ndarray) -> np.ndarray:
+    """P(B* - A* <= d) by an independent route: M = A* + B* ~ Binomial(n, (a+b)/n) and, given M,
+    B* ~ Binomial(M, b/(a+b)), so D = 2 B* - M <= d iff B* <= floor((d + M)/2) (scipy's binomial cdf)."""
+    psi = (a + b) / n
+    sd = math.sqrt(n * psi * (1 - psi))
+    m = np.arange(max(0, math.floor(n * psi - 40 * sd) - 1), min(n, math.ceil(n * psi + 40 * sd) + 1) + 1)
+    w = stats.binom.pmf(m, n, psi)
+    p1 = b / (a + b)
+    return np.array([np.sum(w * stats.binom.cdf(np.floor((x + m) / 2), m, p1)) for x in np.atleast_1d(d)])
+
+
+def oracle_interval(a: int, b: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The chapter's diffs[int(q reps)] as reps -> inf: the smallest d with P(D <= d) > q, from :func:`mixture_cdf`."""
+    d = np.arange(-n, n + 1)
+    sd = math.sqrt(a + b)
+    d = d[np.abs(d - (b - a)) <= 12 * sd + 2]
+    cdf = mixture_cdf(a, b, n, d)
+    q = (1 - level) / 2
+    return d[np.argmax(cdf > q)] / n, d[np.argmax(cdf > 1 - q)] / n
+
+
 def test_worked_table_matches_the_chapter_counts() -> None:
     t = worked_table()
     assert t.correct.sum(axis=0).tolist() == [142, 156, 158, 158]
@@ -63,6 +84,7 @@ def test_chapter_mcnemar_values() -> None:
     assert pr.mcnemar(5, 7).p_exact == pytest.approx(0.7744140625, abs=1e-12)
     assert round(pr.mcnemar(5, 7).p_exact, 3) == 0.774
     assert pr.mcnemar(3, 3).p_exact == 1.0
+    assert pr.mcnemar(5, 7).p_exact == pytest.approx(stats.binomtest(7, 12, 0.5).pvalue, rel=1e-12)
     r = pr.mcnemar(12, 26)
     assert round(r.p_exact, 3) == 0.034
     assert round(r.p_chi2_cc, 3) == 0.035
@@ -80,25 +102,62 @@ def test_n3_to_n5_interval_is_the_issue_example() -> None:
     # The issue's "cannot tell: +1.0 points (-2.5 to +4.5)". (The chapter prints (-0.020, +0.040) for this pair,
     # which its own algorithm does not give on 5 vs 7 of 200: P(D <= -5) = 0.029 > 0.025, see the Monte Carlo test.)
     r = pr.exact_paired_bootstrap(5, 7, 200)
+    assert (r.low, r.high) == pytest.approx(oracle_interval(5, 7, 200), abs=1e-12)
     assert (r.low, r.high) == pytest.approx((-0.025, 0.045), abs=1e-12)
-    lo, pmf = pr._difference_pmf(5, 7, 200)
-    cdf = np.cumsum(pmf)
-    assert cdf[-5 - lo] == pytest.approx(0.0288, abs=1e-4)
+    assert mixture_cdf(5, 7, 200, [-5])[0] == pytest.approx(0.0288, abs=1e-4)
 
 
 def test_verdict_sentences_match_the_issue() -> None:
     o = pr.compare_ordered(worked_table())
     c13, c35, c57 = o.comparisons
     assert pr.verdict_sentence(c13) == "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
-    s = pr.verdict_sentence(c35)
-    assert s.startswith("cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5), p = 0.77")
-    assert "inside what 200 cases can resolve" in s
-    assert "10 of them one way, a net of 8 cases = 4.0 points" in s
+    assert pr.verdict_sentence(c35) == (
+        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is inside what 200 cases can "
+        "resolve (with 12 discordant cases a difference needs 10 of them one way, a net of 8 cases = 4.0 points)"
+    )
     s57 = pr.verdict_sentence(c57)
-    assert s57.startswith("cannot tell n=7 from n=5: +0.0 points") and "p = 1.0" in s57
-    # with Holm's adjustment over 3 comparisons the n=1 -> n=3 result is only tentative
-    s_holm = pr.verdict_sentence(c13, p_adjusted=o.p_holm[0])
-    assert s_holm.startswith("n=3 beats n=1") and "tentative" in s_holm and "p = 0.1" in s_holm
+    assert s57.startswith("cannot tell n=7 from n=5: 0.0 points (95% interval -2.5 to +2.5, p = 1.0)")
+    assert "6 of them one way, a net of 6 cases = 3.0 points" in s57
+    # with Holm's adjustment over the 3 adjacent comparisons the n=1 -> n=3 win is only tentative
+    assert o.p_holm[0] == pytest.approx(3 * c13.p_exact)
+    s_holm = pr.verdict_sentence(c13, p_adjusted=o.p_holm[0], comparisons=3)
+    assert s_holm == (
+        "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034; but that p is for this pair on its own: "
+        "with Holm's adjustment for the 3 adjacent comparisons p = 0.10, not below alpha = 0.05, so treat the win as "
+        "tentative"
+    )
+    assert pr.verdict_sentence(c13, p_adjusted=0.04, comparisons=3) == pr.verdict_sentence(c13)
+
+
+def test_verdict_with_no_discordant_case_and_one_case() -> None:
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 5, 0, 0, 3), "A", "B")
+    assert pr.verdict_sentence(c) == (
+        "cannot tell B from A: they agree on all 8 cases (no discordant case), so these data say nothing about which "
+        "is better"
+    )
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 0, 1, 0, 0), "A", "B")
+    s = pr.verdict_sentence(c)
+    assert s.startswith("cannot tell B from A: -100.0 points") and "only 1 discordant case among 1 case no split" in s
+
+
+def test_verdict_names_bootstrap_and_exact_disagreement() -> None:
+    # 4 vs 0 of 200: the exact p is 0.125, but every resampled difference with no case only A gets right is >= 0,
+    # and P(D = 0) = (196/200)^200 = 0.0176 < 0.025, so the percentile interval starts at +0.5 points
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 0, 4, 46), "A", "B")
+    assert c.p_exact == pytest.approx(stats.binomtest(4, 4).pvalue)
+    assert (c.diff_ci_low, c.diff_ci_high) == pytest.approx(oracle_interval(0, 4, 200))
+    assert c.diff_ci_low > 0
+    s = pr.verdict_sentence(c)
+    assert (
+        s.startswith("cannot tell B from A") and "the bootstrap interval misses zero" in s and "exact test decides" in s
+    )
+    # a 'beats' at alpha = 0.1 whose 95% interval reaches zero is called borderline
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 3, 10, 37), "A", "B", level=0.95)
+    assert 0.05 < c.p_exact < 0.1 and c.diff_ci_low <= 0
+    s = pr.verdict_sentence(c, alpha=0.1)
+    assert s.startswith("B beats A") and s.endswith(
+        "the bootstrap interval reaches zero, so the evidence is borderline"
+    )
 
 
 def test_verdict_names_the_winner_when_b_is_worse() -> None:
@@ -110,7 +169,9 @@ def test_verdict_names_the_winner_when_b_is_worse() -> None:
 def test_verdict_with_too_few_discordant_cases() -> None:
     c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 90, 1, 3, 6), "A", "B")
     s = pr.verdict_sentence(c)
-    assert s.startswith("cannot tell B from A") and "only 4 discordant cases" in s
+    assert s.startswith("cannot tell B from A") and "only 4 discordant cases among 100 cases no split" in s
+    # 4 of 4 one way gives p = 0.125 >= 0.05: consistent with critical_count
+    assert stats.binomtest(4, 4).pvalue >= 0.05
 
 
 def test_ordered_comparison_of_the_chapter() -> None:
@@ -143,12 +204,15 @@ def test_marginal_interval_is_wider_than_the_paired_one() -> None:
 # ---------------------------------------------------------------------------------------------- intervals
 
 
-@given(st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
-def test_wilson_and_clopper_pearson_match_statsmodels(kn: tuple[int, int]) -> None:
+@given(
+    st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.999]),
+)
+def test_wilson_and_clopper_pearson_match_statsmodels(kn: tuple[int, int], level: float) -> None:
     k, n = kn
     for method, sm in (("wilson", "wilson"), ("clopper-pearson", "beta")):
-        lo, hi = pr.proportion_interval(k, n, 0.95, method)
-        slo, shi = proportion_confint(k, n, alpha=0.05, method=sm)
+        lo, hi = pr.proportion_interval(k, n, level, method)
+        slo, shi = proportion_confint(k, n, alpha=1 - level, method=sm)
         assert lo == pytest.approx(slo, abs=1e-9)
         assert hi == pytest.approx(shi, abs=1e-9)
 
@@ -182,6 +246,20 @@ def test_mcnemar_matches_statsmodels_and_scipy(a: int, b: int) -> None:
     midp = min(1.0, 2 * stats.binom.cdf(k, m, 0.5) - stats.binom.pmf(k, m, 0.5))
     assert r.p_midp == pytest.approx(midp, rel=1e-9, abs=1e-300)
     assert r.p_midp <= r.p_exact
+
+
+def test_chi2_continuity_correction_follows_r_not_statsmodels_for_balanced_tables() -> None:
+    # R's mcnemar.test corrects only when the discordant counts differ (its source: any(x - t(x) != 0)), so a
+    # balanced table has chi2 = 0 and p = 1; statsmodels corrects always: (|3 - 3| - 1)^2 / 6 = 1/6, p = 0.683
+    sm = sm_mcnemar([[10, 3], [3, 10]], exact=False, correction=True)
+    assert sm.statistic == pytest.approx(1 / 6) and sm.pvalue == pytest.approx(0.6831, abs=1e-4)
+    r = pr.mcnemar(3, 3)
+    assert (r.chi2_cc, r.p_chi2_cc) == (0.0, 1.0)
+    # wherever the counts differ the two agree, statistic and p (|b - a| = 1 gives chi2 = 0 in both)
+    for a, b in ((3, 4), (12, 26), (0, 1), (40, 7)):
+        sm = sm_mcnemar([[0, a], [b, 0]], exact=False, correction=True)
+        assert pr.mcnemar(a, b).chi2_cc == pytest.approx(sm.statistic, abs=1e-15)
+        assert pr.mcnemar(a, b).p_chi2_cc == pytest.approx(sm.pvalue, rel=1e-12)
 
 
 def test_mcnemar_rejects_bad_counts() -> None:
@@ -277,13 +355,33 @@ def test_monte_carlo_is_reproducible_and_resamples_cases() -> None:
         pr.paired_bootstrap_mc(np.ones(3, bool), np.ones(4, bool))
 
 
-def test_exact_bootstrap_large_n_against_the_normal_approximation() -> None:
-    n, a, b = 1_000_000, 20_000, 40_000
+@pytest.mark.parametrize(
+    ("a", "b"), [(60_000, 130_000), (20_000, 40_000), (3, 500_000), (0, 1_000), (499_000, 501_000), (499_999, 500_000)]
+)
+def test_exact_bootstrap_at_a_million_cases_against_the_binomial_mixture(a: int, b: int) -> None:
+    """FFT accuracy at 1,000,000 cases, including nearly every case discordant (phi has modulus ~1 near t = pi)."""
+    n = 1_000_000
+    lo, pmf = pr._difference_pmf(a, b, n)
+    cdf = np.maximum.accumulate(np.cumsum(pmf))
     r = pr.exact_paired_bootstrap(a, b, n)
-    sd = math.sqrt(a + b - (b - a) ** 2 / n)
-    z = stats.norm.isf(0.025)
-    assert r.low * n == pytest.approx((b - a) - z * sd, abs=2)
-    assert r.high * n == pytest.approx((b - a) + z * sd, abs=2)
+    d_lo, d_hi = round(r.low * n), round(r.high * n)
+    d = np.unique(np.r_[d_lo - 2 : d_lo + 2, d_hi - 2 : d_hi + 2, np.linspace(lo, lo + pmf.size - 1, 12).astype(int)])
+    d = d[(d >= lo) & (d < lo + pmf.size)]
+    ref = mixture_cdf(a, b, n, d)
+    assert np.max(np.abs(cdf[d - lo] - ref)) < 1e-12
+    # the quantiles: F(low - 1) <= 0.025 < F(low) and F(high - 1) <= 0.975 < F(high), by the oracle
+    f = mixture_cdf(a, b, n, [d_lo - 1, d_lo, d_hi - 1, d_hi])
+    assert f[0] <= 0.025 < f[1] and f[2] <= 0.975 < f[3]
+
+
+def test_all_discordant_at_a_million_cases_against_the_binomial() -> None:
+    # no concordant case: D = 2 B* - n with B* ~ Binomial(n, b/n), one parity only
+    a, b, n = 300_000, 700_000, 1_000_000
+    lo, pmf = pr._difference_pmf(a, b, n)
+    d = lo + np.arange(pmf.size)
+    ref = stats.binom.cdf(np.floor((d + n) / 2), n, b / n)
+    assert np.max(np.abs(np.cumsum(pmf) - ref)) < 1e-12
+    assert np.all(pmf[(d + n) % 2 == 1] == 0.0)
 
 
 @given(st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n))))
@@ -309,9 +407,31 @@ def test_exact_bootstrap_degenerate_and_bad_input() -> None:
 # ---------------------------------------------------------------------------------------------- Holm and ordering
 
 
-@settings(max_examples=15)  # statsmodels' multipletests takes ~25 ms a call
+def _holm_rejects(ps: list[float], alpha: float) -> list[bool]:
+    """Holm's step-down procedure itself: sort, reject while p_(j) <= alpha / (m - j + 1), stop at the first failure."""
+    order = sorted(range(len(ps)), key=lambda i: ps[i])
+    out = [False] * len(ps)
+    for j, i in enumerate(order):
+        if ps[i] > alpha / (len(ps) - j):
+            break
+        out[i] = True
+    return out
+
+
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=12))
-def test_holm_matches_statsmodels(ps: list[float]) -> None:
+def test_holm_adjusted_p_is_the_smallest_alpha_that_rejects(ps: list[float]) -> None:
+    """Adjusted p_i = the smallest alpha at which the step-down procedure rejects H_i (brute force over the
+    candidate alphas (m - j + 1) p_(j), where the procedure's decisions can change; 1 when even alpha = 1 does not)."""
+    adj = pr.holm(ps)
+    m = len(ps)
+    candidates = sorted({min(1.0, (m - j) * p) for j, p in enumerate(sorted(ps))} | {1.0})
+    for i in range(m):
+        smallest = next((c for c in candidates if _holm_rejects(ps, c * (1 + 1e-12))[i]), 1.0)  # capped at 1
+        assert adj[i] == pytest.approx(smallest, abs=1e-12)
+
+
+def test_holm_matches_statsmodels_on_the_chapter() -> None:
+    ps = [pr.mcnemar(12, 26).p_exact, pr.mcnemar(5, 7).p_exact, pr.mcnemar(3, 3).p_exact]
     assert pr.holm(ps) == pytest.approx(tuple(multipletests(ps, method="holm")[1]), abs=1e-12)
 
 
@@ -432,9 +552,11 @@ def test_table_from_counts_and_clopper_pearson_on_request() -> None:
 
 
 def test_format_p() -> None:
-    assert [pr.format_p(p) for p in (0.0001, 0.0336, 0.774, 0.999, 1.0)] == [
+    assert [pr.format_p(p) for p in (0.0001, 0.00123, 0.0336, 0.1008, 0.774, 0.999, 1.0)] == [
         "p < 0.001",
+        "p = 0.0012",
         "p = 0.034",
+        "p = 0.10",
         "p = 0.77",
         "p = 1.0",
         "p = 1.0",
