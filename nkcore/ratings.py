@@ -15,7 +15,15 @@ import pandas as pd
 from nkcore.errors import DataError
 from nkcore.kinds import format_rows, natural_order, show_value, to_text
 
-__all__ = ["PROB_TOLERANCE", "Predictions", "Ratings", "predictions_from_frame", "ratings_from_frame"]
+__all__ = [
+    "PROB_TOLERANCE",
+    "Predictions",
+    "Ratings",
+    "need_columns",
+    "predictions_from_frame",
+    "ratings_from_frame",
+    "text_column",
+]
 
 # How far a row of probabilities may be from summing to 1 (files often round to 6 decimals).
 PROB_TOLERANCE = 1e-3
@@ -59,7 +67,8 @@ class Predictions:
     items: tuple[str, ...] = field(default=())
 
 
-def _need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+def need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
+    """DataError naming the canonical ``columns`` that ``df`` lacks (and the columns it has)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
         have = ", ".join(map(str, df.columns[:20]))
@@ -69,7 +78,7 @@ def _need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None
         )
 
 
-def _text_column(df: pd.DataFrame, col: str, what: str) -> pd.Series:
+def text_column(df: pd.DataFrame, col: str, what: str) -> pd.Series:
     """Stripped text values of ``col`` (RangeIndex); DataError naming the rows that are missing or blank."""
     text = to_text(df[col]).reset_index(drop=True)
     blank = (text.isna() | (text == "")).to_numpy()
@@ -103,12 +112,12 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
     >>> r.labels, r.counts.tolist()
     (('2', '10'), [[1, 1], [1, 0]])
     """
-    _need_columns(df, ("item", "rater", "label"), "ratings")
+    need_columns(df, ("item", "rater", "label"), "ratings")
     if len(df) == 0:
         raise DataError("the ratings table has no rows")
-    labels = _text_column(df, "label", "label")
-    items = _text_column(df, "item", "item id")
-    raters = _text_column(df, "rater", "rater id")
+    labels = text_column(df, "label", "label")
+    items = text_column(df, "item", "item id")
+    raters = text_column(df, "rater", "rater id")
     item_codes, item_names = _codes(items)
     label_codes, label_names = _codes(labels)
     rater_codes, rater_uniques = pd.factorize(raters)
@@ -156,7 +165,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
     >>> p.hard.tolist()  # item "1" has no prediction (-1); item "2" is predicted "y" (code 1)
     [[-1, 1]]
     """
-    _need_columns(df, ("item", "model"), "predictions")
+    need_columns(df, ("item", "model"), "predictions")
     prob_cols = [str(c) for c in df.columns if str(c).startswith("p_") and len(str(c)) > 2]
     has_hard = "pred_label" in df.columns
     if not has_hard and not prob_cols:
@@ -165,8 +174,8 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         raise DataError("the predictions table has no rows")
     labels = ratings.labels
     label_index = {lab: i for i, lab in enumerate(labels)}
-    items = _text_column(df, "item", "item id")
-    models = _text_column(df, "model", "model name")
+    items = text_column(df, "item", "item id")
+    models = text_column(df, "model", "model name")
     item_pos = pd.Index(ratings.items).get_indexer(items)
     unknown = np.flatnonzero(item_pos < 0)
     if len(unknown):
@@ -224,7 +233,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         probs[model_codes, item_pos] = p
     hard = np.full((n_models, n_items), -1, dtype=np.int64)
     if has_hard:
-        pred = _text_column(df, "pred_label", "pred_label")
+        pred = text_column(df, "pred_label", "pred_label")
         codes = pd.Index(list(labels)).get_indexer(pred)
         never = np.flatnonzero(codes < 0)
         if len(never):

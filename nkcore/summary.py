@@ -20,7 +20,7 @@ import pandas as pd
 
 from nkcore.errors import DataError
 from nkcore.kinds import KINDS, format_rows, natural_order, show_value, to_text
-from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_frame
+from nkcore.ratings import Ratings, need_columns, predictions_from_frame, ratings_from_frame, text_column
 
 __all__ = [
     "ConfigAccuracy",
@@ -430,20 +430,6 @@ def summarize_predictions(frame: pd.DataFrame, ratings_frame: pd.DataFrame | Non
     )
 
 
-def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise DataError(f"{what} need the columns {', '.join(columns)}; missing: {', '.join(missing)}")
-
-
-def _blank_rows(frame: pd.DataFrame, col: str, what: str) -> pd.Series:
-    text = to_text(frame[col])
-    blank = (text.isna() | (text == "")).to_numpy()
-    if blank.any():
-        raise DataError(f"missing or blank {what} in {format_rows(np.flatnonzero(blank))} (column {col!r})")
-    return text
-
-
 def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
     """Cases, configs, accuracy per config and cases that every config has, for long or wide paired results.
 
@@ -454,15 +440,16 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
     >>> [(c.config, c.accuracy) for c in summarize_paired(df).configs]
     [('a', 1.0), ('b', 0.5)]
     """
-    _require(frame, ("case",), "paired results")
+    need_columns(frame, ("case",), "paired results")
+    frame = frame.reset_index(drop=True)  # positions are data rows, whatever index a caller's frame has
     if len(frame) == 0:
         raise DataError("the paired table has no rows")
     if "config" in frame.columns and "correct" in frame.columns:
         layout = "long"
         long = pd.DataFrame(
             {
-                "case": _blank_rows(frame, "case", "case"),
-                "config": _blank_rows(frame, "config", "config"),
+                "case": text_column(frame, "case", "case"),
+                "config": text_column(frame, "config", "config"),
                 "correct": frame["correct"].to_numpy(),
                 "row": np.arange(len(frame)),
             }
@@ -470,7 +457,7 @@ def summarize_paired(frame: pd.DataFrame) -> PairedSummary:
     else:
         layout = "wide"
         configs = [c for c in frame.columns if c != "case"]
-        case = _blank_rows(frame, "case", "case")
+        case = text_column(frame, "case", "case")
         dup = np.flatnonzero(case.duplicated(keep=False).to_numpy())
         if len(dup):
             raise DataError(
@@ -572,13 +559,14 @@ def summarize_samples(frame: pd.DataFrame) -> SamplesSummary:
     >>> s.n_cases, s.n_max, s.correct_share
     (2, 3, 0.75)
     """
-    _require(frame, ("case", "sample", "answer"), "samples")
+    need_columns(frame, ("case", "sample", "answer"), "samples")
     if "gold" not in frame.columns and "correct" not in frame.columns:
         raise DataError("samples need a gold (correct answer) or a correct (0/1) column")
     if len(frame) == 0:
         raise DataError("the samples table has no rows")
-    case = _blank_rows(frame, "case", "case")
-    sample = _blank_rows(frame, "sample", "sample")
+    frame = frame.reset_index(drop=True)  # positions are data rows, whatever index a caller's frame has
+    case = text_column(frame, "case", "case")
+    sample = text_column(frame, "sample", "sample")
     dup = np.flatnonzero(pd.DataFrame({"c": case, "s": sample}).duplicated(keep=False).to_numpy())
     if len(dup):
         raise DataError(

@@ -176,26 +176,34 @@ def test_traversal_to_a_real_dataset_outside_the_data_dir_is_not_followed(tmp_pa
     assert store.get(outside.id, root=tmp_path)[0].name == "secret"  # still there, untouched
 
 
+def _python(code: str, data_dir: Path, *args: str) -> subprocess.Popen[str]:
+    """A fresh Python process running ``code`` with NKP_DATA_DIR = ``data_dir`` (a server restart, another worker)."""
+    env = {**os.environ, store.ENV_VAR: str(data_dir), "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdout=subprocess.PIPE, text=True)
+
+
+def _run(code: str, data_dir: Path) -> tuple[int, str]:
+    proc = _python(code, data_dir)
+    out = proc.communicate(timeout=60)[0]
+    return proc.returncode, out
+
+
 def test_survives_a_restart(tmp_path: Path) -> None:
     """Store in one process, list and read in two fresh processes sharing NKP_DATA_DIR."""
-    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
     write = (
         "import pandas as pd; from nkcore import store; "
         "m = store.put(pd.DataFrame({'item': ['1', '2'], 'rater': ['a', 'a'], 'label': ['x', 'y']}), 'ratings', 'r.csv'); "
         "print(m.id)"
     )
-    ds_id = subprocess.run(
-        [sys.executable, "-c", write], env=env, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    code, out = _run(write, tmp_path)
+    assert code == 0
+    ds_id = out.strip()
     read = (
         "import sys; from nkcore import store; from nkcore.io import fingerprint; "
         "[m] = store.list_datasets(); meta, f = store.get(m.id); "
         "print(m.id, meta.name, f['label'].tolist(), fingerprint(f) == m.id)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", read], env=env, capture_output=True, text=True, check=True
-    ).stdout.split()
-    assert out == [ds_id, "r.csv", "['x',", "'y']", "True"]
+    assert _run(read, tmp_path) == (0, f"{ds_id} r.csv ['x', 'y'] True\n")
     _meta, frame = store.get(ds_id, root=tmp_path)
     assert frame["item"].tolist() == ["1", "2"]
 
@@ -226,7 +234,6 @@ def test_a_concurrent_put_of_the_same_dataset_in_the_middle_of_a_write(
 
 def test_parallel_puts_from_two_processes(tmp_path: Path) -> None:
     """Two processes store the same 200,000-row table and two different ones at the same time."""
-    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
     code = (
         "import sys, pandas as pd; from nkcore import store; "
         "n = 200_000; f = pd.DataFrame({'item': [str(i // 4) for i in range(n)], 'rater': [str(i % 4) for i in range(n)], "
@@ -234,10 +241,7 @@ def test_parallel_puts_from_two_processes(tmp_path: Path) -> None:
         "ids = {store.put(f, 'ratings', 'same.csv').id, store.put(f.iloc[: int(sys.argv[1])], 'ratings', 'own.csv').id}; "
         "print(*sorted(ids))"
     )
-    procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(n)], env=env, stdout=subprocess.PIPE, text=True)
-        for n in (1_000, 2_000)
-    ]
+    procs = [_python(code, tmp_path, str(n)) for n in (1_000, 2_000)]
     outs = [p.communicate(timeout=60)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs)
     stored = {m.id: m for m in store.list_datasets(root=tmp_path)}
@@ -250,7 +254,6 @@ def test_parallel_puts_from_two_processes(tmp_path: Path) -> None:
 def test_a_write_killed_half_way_is_ignored_and_swept_later(tmp_path: Path) -> None:
     """A process dies inside the Parquet write (os._exit: no cleanup runs). Its half-written temporary file is not
     a dataset; the next put works, and removes such files once they are an hour old."""
-    env = {**os.environ, store.ENV_VAR: str(tmp_path), "PYTHONPATH": str(ROOT)}
     crash = (
         "import os, pandas as pd; from nkcore import store\n"
         "def dying(self, path, **kw):\n"
@@ -258,7 +261,7 @@ def test_a_write_killed_half_way_is_ignored_and_swept_later(tmp_path: Path) -> N
         "pd.DataFrame.to_parquet = dying\n"
         "store.put(pd.DataFrame({'item': ['1', '2'], 'rater': ['a', 'a'], 'label': ['x', 'y']}), 'ratings', 'r.csv')\n"
     )
-    assert subprocess.run([sys.executable, "-c", crash], env=env).returncode == 9
+    assert _run(crash, tmp_path)[0] == 9
     [tmp] = list(tmp_path.glob(".*.tmp"))
     assert store.list_datasets(root=tmp_path) == []
     frame = pd.DataFrame({"item": ["1", "2"], "rater": ["a", "a"], "label": ["x", "y"]})

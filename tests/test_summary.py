@@ -309,3 +309,19 @@ def test_the_highest_accuracy_is_named_and_ties_are_said_as_ties() -> None:
     assert sentences["accuracy of c"] == "c got 1 of 2 cases right."
     alone = summarize_paired(frame.assign(correct=[1, 0, 0, 1, 1, 1]))
     assert [n.sentence.endswith("(the highest).") for n in alone.numbers[3:]] == [True, False, False]
+
+
+def test_summaries_do_not_depend_on_the_frame_index() -> None:
+    samples = pd.DataFrame(
+        {
+            "case": ["q1", "q1", "q2", "q2"],
+            "sample": [0, 1, 0, 1],
+            "answer": list("abcc"),
+            "gold": list("aacc"),
+            "latency_s": [1.0, 2, 3, 4],
+        }
+    )
+    shuffled = samples.set_axis([7, 3, 9, 1])  # e.g. a filtered frame
+    assert summarize_samples(shuffled) == summarize_samples(samples)
+    paired = pd.DataFrame({"case": [1, 1, 2, 2], "config": list("abab"), "correct": [1, 0, 1, 1]})
+    assert summarize_paired(paired.set_axis([10, 20, 30, 40])) == summarize_paired(paired)
