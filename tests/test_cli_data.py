@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,25 @@ def test_module_entry_point(ratings_file: Path) -> None:
         text=True,
     )
     assert missing.returncode == 2 and "no such file" in missing.stderr and "Traceback" not in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "rows"),
+    [
+        (b"item,rater,label\n1,a,x\n1,b,y\n1,b,x\n2,a,x\n", "2, 3"),  # ratings: nkcore.ratings
+        (b"case,sample,answer,gold\n1,1,a,a\n1,2,b,a\n1,2,a,a\n2,1,x,x\n2,2,x,x\n", "2, 3"),  # samples: nkcore.voting
+        (b"case,config,correct\n1,a,1\n1,b,0\n1,b,1\n2,a,1\n2,b,1\n", "2, 3"),  # paired: nkcore.paired
+        (b"item,rater,label\n1,a,x\n1,b,\n2,a,x\n2,b,\n", "2, 4"),  # a blank label
+        (b'item,rater,label\n1,a,x\n1,b,"y\n2,a,x\n', "2"),  # an unclosed quote: line 3 = data row 2
+    ],
+    ids=["ratings", "samples", "paired", "blank", "quote"],
+)
+def test_every_kind_numbers_rows_the_same_way(tmp_path: Path, capsys, content: bytes, rows: str) -> None:
+    """'data row N' is the N-th row under the header, whichever module finds the problem."""
+    p = tmp_path / "x.csv"
+    p.write_bytes(content)
+    assert main(["data", str(p)]) == 2
+    err = capsys.readouterr().err
+    found = re.search(r"rows? (\d+(?:, \d+)*)", err)
+    assert found and found.group(1) == rows, err
+    assert "header as row" not in err
