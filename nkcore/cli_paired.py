@@ -4,7 +4,13 @@ JSON keys are a contract (issue 3). ``compare`` prints at least ``n_cases``, ``a
 ``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
 a), ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``diff_ci_low``, ``diff_ci_high``. ``plan`` prints at least ``cases``,
 ``discordance``, ``min_resolvable_diff``, ``mde_at_power`` and, with ``--target-diff``, ``cases_for_target``.
-Extra keys may be added, never renamed. Differences are fractions (0.04 = 4 points).
+Extra keys may be added, never renamed. Differences are fractions (0.04 = 4 points); infinities (nothing
+resolvable) are ``null``.
+
+``p_chi2_cc`` follows R's ``mcnemar.test``: Edwards' continuity correction (|b - a| - 1)^2 / (a + b) is applied only
+when ``a_only != b_only`` (a balanced table gives chi2 = 0, p = 1). statsmodels corrects unconditionally and reports
+p < 1 for balanced tables (0.683 for 3 vs 3); the two agree otherwise. ``chi2_cc`` and ``chi2_cc_rule`` say so in the
+JSON (see :func:`nkcore.paired.mcnemar`).
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "minimum detectable difference at a power (Connor 1987, with its exact power) and the cases needed for a "
         "target difference.",
     )
-    p.add_argument("--cases", type=int, required=True, help="number of evaluation cases")
+    p.add_argument("--cases", type=int, required=True, help="number of evaluation cases (1 to 10,000,000)")
     p.add_argument("--discordance", type=float, required=True, help="share of discordant cases, e.g. 0.06")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (0.8)")
@@ -88,12 +94,23 @@ def _accuracy_doc(x: paired.ConfigAccuracy) -> dict[str, Any]:
     }
 
 
+CHI2_CC_RULE = (
+    "(|b_only - a_only| - 1)^2 / (a_only + b_only) on 1 df, the continuity correction applied only when "
+    "a_only != b_only (as R's mcnemar.test; statsmodels applies it always and differs only when a_only == b_only)"
+)
+
+
 def _choose_configs(frame: pd.DataFrame, a: str | None, b: str | None) -> tuple[str, str]:
     if a is not None and b is not None:
         return a, b
     configs = paired.parse_paired(frame).configs
-    if len(configs) == 2 and a is None and b is None:
-        return configs[0], configs[1]
+    if len(configs) == 2:
+        if a is None and b is None:
+            return configs[0], configs[1]
+        named = a if a is not None else b
+        if named in configs:
+            other = configs[1] if named == configs[0] else configs[0]
+            return (named, other) if a is not None else (other, named)
     raise DataError(
         "name the two configs to compare with --a and --b; the configs present are "
         + ", ".join(repr(c) for c in configs)
@@ -110,6 +127,7 @@ def compare_report(
     table = paired.parse_paired(frame, (ca, cb))
     comp = paired.compare_pair(table, ca, cb, level=1.0 - alpha, ci_method=interval)
     res = resolution.critical_count(comp.discordant, alpha) if comp.discordant else None
+    test = paired.mcnemar(comp.a_only, comp.b_only)
     return {
         "n_cases": comp.n_cases,
         "dropped_cases": table.dropped_cases,
@@ -125,6 +143,8 @@ def compare_report(
         "p_exact": comp.p_exact,
         "p_midp": comp.p_midp,
         "p_chi2_cc": comp.p_chi2_cc,
+        "chi2_cc": test.chi2_cc,
+        "chi2_cc_rule": CHI2_CC_RULE,
         "diff_ci_low": comp.diff_ci_low,
         "diff_ci_high": comp.diff_ci_high,
         "level": comp.level,
@@ -155,18 +175,21 @@ def run_compare(args: argparse.Namespace) -> int:
             f"  {x['config']}: {x['correct']} of {x['n']} correct = {x['accuracy']:.1%} "
             f"({pct} {method} interval {x['ci_low']:.1%} to {x['ci_high']:.1%})"
         )
+    same = doc["both_correct"] + doc["both_wrong"]
     print(
         f"  discordant cases: {doc['b_only']} only {b['config']} gets right, {doc['a_only']} only {a['config']}; "
-        f"{doc['both_correct'] + doc['both_wrong']} cases the same for both"
+        f"{same} case{'' if same == 1 else 's'} the same for both"
     )
     print(
         f"  difference ({b['config']} minus {a['config']}): {100 * doc['diff']:+.1f} points; {pct} paired bootstrap "
         f"interval {100 * doc['diff_ci_low']:+.1f} to {100 * doc['diff_ci_high']:+.1f} "
         f"(unpaired: {100 * doc['unpaired_ci_low']:+.1f} to {100 * doc['unpaired_ci_high']:+.1f})"
     )
+    balanced = doc["a_only"] == doc["b_only"] > 0
     print(
         f"  McNemar p: exact {doc['p_exact']:.3g}, mid-p {doc['p_midp']:.3g}, "
         f"chi-square with continuity correction {doc['p_chi2_cc']:.3g}"
+        + (" (balanced table: chi-square 0, no correction, as R's mcnemar.test)" if balanced else "")
     )
     print(f"verdict: {doc['verdict']}")
     return 0
@@ -187,7 +210,7 @@ def plan_report(
     p = resolution.plan(cases, discordance, alpha, power, target_diff)
     doc = dataclasses.asdict(p)
     if target_diff is None:
-        for key in ("target_diff", "cases_for_target", "cases_for_target_at_power", "cases_for_target_sqrt_law"):
+        for key in [k for k in doc if k == "target_diff" or k.startswith("cases_for_target")]:
             doc.pop(key)
     s = resolution.plan_sentences(p)
     doc["sentences"] = {k: v for k, v in dataclasses.asdict(s).items() if v is not None}

@@ -46,6 +46,10 @@ def test_compare_json_contract_and_chapter_numbers(capsys: pytest.CaptureFixture
     doc = _run_json(capsys, ["compare", str(long_csv), "--a", "n=1", "--b", "n=3"])
     assert COMPARE_KEYS <= doc.keys()
     assert CONFIG_KEYS == doc["a"].keys() == doc["b"].keys()
+    # the contract's types: counts are ints, rates and p-values floats
+    assert all(type(doc[k]) is int for k in ("n_cases", "a_only", "b_only"))
+    assert all(type(doc[k]) is float for k in ("diff", "p_exact", "p_midp", "p_chi2_cc", "diff_ci_low", "diff_ci_high"))
+    assert type(doc["a"]["correct"]) is int and type(doc["a"]["n"]) is int and type(doc["a"]["ci_low"]) is float
     assert doc["n_cases"] == 200
     assert (doc["a"]["config"], doc["a"]["correct"], doc["a"]["n"]) == ("n=1", 142, 200)
     assert (doc["b"]["config"], doc["b"]["correct"], doc["b"]["accuracy"]) == ("n=3", 156, 0.78)
@@ -63,7 +67,8 @@ def test_compare_plain_output_uses_the_glossary(capsys: pytest.CaptureFixture[st
     assert "n=3 -> n=5 on 200 paired cases" in out
     assert "156 of 200 correct" in out and "158 of 200 correct" in out
     assert "discordant cases: 7 only n=5 gets right, 5 only n=3" in out
-    assert "verdict: cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5)" in out
+    assert "verdict: cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)" in out
+    assert "194 cases the same" not in out and "188 cases the same for both" in out
 
 
 @pytest.mark.parametrize("fmt", ["wide.tsv", "long.jsonl", "long.csv.gz", "wide.parquet"])
@@ -122,6 +127,9 @@ def test_compare_clopper_pearson_and_alpha(capsys: pytest.CaptureFixture[str], l
         (["--a", "n=1", "--b", "n=9"], "unknown config 'n=9'; the configs present are 'n=1', 'n=3', 'n=5', 'n=7'"),
         (["--a", "n=1"], "name the two configs to compare with --a and --b"),
         (["--a", "n=1", "--b", "n=3", "--alpha", "2"], "--alpha must be between 0 and 1"),
+        (["--a", "n=1", "--b", "n=3", "--alpha", "0"], "--alpha must be between 0 and 1"),
+        (["--a", "n=1", "--b", "n=3", "--alpha", "1"], "--alpha must be between 0 and 1"),
+        (["--a", "n=1", "--b", "n=1"], "a config is chosen twice"),
     ],
 )
 def test_compare_bad_input_exits_2_with_one_line(
@@ -142,13 +150,86 @@ def test_compare_bad_values_and_missing_file(capsys: pytest.CaptureFixture[str],
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_compare_zero_discordant_and_all_discordant(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _write(tmp_path, "same.csv", "case,A,B\n1,1,1\n2,0,0\n3,1,1\n")
+    doc = _run_json(capsys, ["compare", str(path)])
+    assert (doc["a_only"], doc["b_only"], doc["p_exact"], doc["p_midp"], doc["p_chi2_cc"]) == (0, 0, 1.0, 1.0, 1.0)
+    assert (doc["diff_ci_low"], doc["diff_ci_high"]) == (0.0, 0.0)
+    assert doc["min_resolvable_diff"] is None and doc["critical_count"] is None  # JSON null: nothing resolvable
+    assert "agree on all 3 cases (no discordant case)" in doc["verdict"]
+    path = _write(tmp_path, "flip.csv", "case,A,B\n" + "".join(f"{i},{i % 2},{1 - i % 2}\n" for i in range(8)))
+    doc = _run_json(capsys, ["compare", str(path)])
+    assert (doc["a_only"], doc["b_only"], doc["both_correct"], doc["both_wrong"]) == (4, 4, 0, 0)
+    # balanced: R's rule gives chi2 = 0 and p = 1; the JSON names the rule
+    assert (doc["chi2_cc"], doc["p_chi2_cc"]) == (0.0, 1.0) and "R's mcnemar.test" in doc["chi2_cc_rule"]
+    assert main(["compare", str(path)]) == 0
+    assert "(balanced table: chi-square 0, no correction, as R's mcnemar.test)" in capsys.readouterr().out
+
+
+def test_compare_one_case_and_one_discordant_case(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = _write(tmp_path, "one.csv", "case,config,correct\n1,A,1\n1,B,0\n")
+    doc = _run_json(capsys, ["compare", str(path), "--a", "A", "--b", "B"])
+    assert (doc["n_cases"], doc["diff"], doc["p_exact"]) == (1, -1.0, 1.0)
+    assert doc["p_midp"] == pytest.approx(0.5)  # 2 P(X <= 0) - P(X = 0) with X ~ Binomial(1, 1/2)
+    assert "only 1 discordant case among 1 case no split of them can reach p < 0.05" in doc["verdict"]
+    assert main(["compare", str(path), "--a", "A", "--b", "B"]) == 0
+    assert "0 cases the same for both" in capsys.readouterr().out
+
+
+def test_compare_pairing_drops_cases_and_odd_config_names(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # wide with blanks: case 3 has no 'model one', case 4 no 'model=two'
+    text = "case,model one,model=two\n1,1,0\n2,1,1\n3,,1\n4,0,\n5,0,1\n"
+    path = _write(tmp_path, "wide.csv", text)
+    doc = _run_json(capsys, ["compare", str(path), "--a", "model one", "--b", "model=two"])
+    assert (doc["n_cases"], doc["dropped_cases"]) == (3, 2)
+    assert doc["cases_per_config"] == {"model one": 4, "model=two": 4}
+    assert (doc["a"]["config"], doc["b"]["config"], doc["a_only"], doc["b_only"]) == ("model one", "model=two", 1, 1)
+    # naming one of two configs is enough
+    assert _run_json(capsys, ["compare", str(path), "--b", "model one"])["a"]["config"] == "model=two"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "empty"),
+        ("case,config,correct\n", "no data rows"),
+        ("case,config,correct\n1,A,1\n1,B,0.5\n", "'correct' must be 0 or 1; 1 row(s) are not: rows 2"),
+        ("case,config,correct\n1,A,1\n1,A,0\n1,B,1\n", "duplicate (case, config) rows"),
+        ("case,A,B\n1,1,yes please\n", "config column 'B' must hold 0 or 1"),
+        ("case,A\n1,1\n", "unknown config 'B'; the configs present are 'A'"),
+        ("case,A,B\n1,1,\n2,,0\n", "no case has results for every config"),
+        ("id,A,B\n1,1,0\n", "no 'case' column"),
+    ],
+)
+def test_compare_bad_files_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, words: str
+) -> None:
+    path = _write(tmp_path, "bad.csv", text)
+    assert main(["compare", str(path), "--a", "A", "--b", "B"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and words in captured.err
+    assert "Traceback" not in captured.err
+
+
 def test_plan_json_contract_and_chapter_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _run_json(capsys, ["plan", "--cases", "200", "--discordance", "0.06"])
-    assert PLAN_KEYS <= doc.keys() and "cases_for_target" not in doc
+    assert PLAN_KEYS <= doc.keys() and not any(k.startswith("cases_for_target") for k in doc)
+    assert type(doc["cases"]) is int and type(doc["min_resolvable_diff"]) is float
     assert (doc["cases"], doc["discordance"], doc["min_resolvable_diff"]) == (200, 0.06, 0.04)
     assert doc["mde_at_power"] == pytest.approx(0.0482, abs=1e-4)
     doc = _run_json(capsys, ["plan", "--cases", "200", "--discordance", "0.06", "--target-diff", "0.01"])
     assert doc["cases_for_target"] == 2600 and doc["cases_for_target_sqrt_law"] == 3200
+    assert (doc["cases_for_target_stable"], doc["cases_for_target_at_power"]) == (2800, 4707)
+    assert doc["cases_for_target_at_power_exact"] == 4876
+    # nothing resolvable: infinities are null
+    doc = _run_json(capsys, ["plan", "--cases", "50", "--discordance", "0.1"])
+    assert doc["min_resolvable_diff"] is None and doc["mde_at_power"] is None and doc["critical_count"] is None
     doc = _run_json(capsys, ["plan", "--cases", "200", "--discordance", "0.06", "--label-error", "0.03"])
     assert doc["label_error"]["best_measurable_accuracy"] == pytest.approx(0.97)
 
@@ -168,6 +249,12 @@ def test_plan_plain_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--cases", "200", "--discordance", "0.06", "--target-diff", "0.5"], "never differ by more than"),
         (["--cases", "200", "--discordance", "0.06", "--power", "0.2"], "power"),
         (["--cases", "many", "--discordance", "0.06"], "invalid int value"),
+        (["--cases", "200", "--discordance", "0.06", "--power", "1"], "power must be at least 0.5 and below 1"),
+        (["--cases", "200", "--discordance", "0.06", "--alpha", "0"], "alpha (the significance level) must be"),
+        (["--cases", "200", "--discordance", "0.06", "--alpha", "1"], "alpha (the significance level) must be"),
+        (["--cases", "200", "--discordance", "nan"], "discordance is the share of cases"),
+        (["--cases", "20000000", "--discordance", "0.06"], "at most 10,000,000"),
+        (["--cases", "200", "--discordance", "0.06", "--label-error", "1"], "label error rate"),
     ],
 )
 def test_plan_bad_input_exits_2(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
