@@ -76,9 +76,24 @@ with bootstrap.user_errors():
     st.subheader("Verdict for each pair")
     verdicts = []
     for comp, p_adj in zip(comps, holm_p, strict=True):
-        text = paired.verdict_sentence(comp, alpha, p_adjusted=p_adj if len(comps) > 1 else None)
+        text = paired.verdict_sentence(
+            comp,
+            alpha,
+            p_adjusted=p_adj if len(comps) > 1 else None,
+            comparisons=len(comps) if len(comps) > 1 else None,
+        )
         verdicts.append(text)
         st.markdown(f"- {text}")
+    st.caption(
+        f"Each verdict rests on McNemar's exact p (a difference counts when p < alpha = {alpha:g}); the interval is "
+        f"the {pct} paired bootstrap interval of the difference in accuracy, B minus A, in percentage points."
+        + (
+            " With several adjacent pairs, Holm's adjustment keeps the chance of any false 'beats' among them below "
+            "alpha; a win that does not survive it is marked tentative."
+            if len(comps) > 1
+            else ""
+        )
+    )
     if ordered is not None:
         st.info(paired.ordering_sentence(ordered), icon=":material/trending_up:")
 
@@ -141,10 +156,11 @@ with bootstrap.user_errors():
         | {"difference (points)": st.column_config.NumberColumn(format="%+.1f")},
     )
     st.caption(
-        "McNemar's test: under *no difference* each discordant case is a fair coin flip. Exact p: two-sided binomial; "
-        "mid-p: the less conservative exact variant; chi-square p: the large-sample version with a continuity "
-        "correction. Holm p adjusts the exact p for testing several adjacent pairs at once, so that the chance of any "
-        "false 'beats' among them stays below alpha."
+        "McNemar's test: under *no difference* each discordant case is a fair coin flip. Exact p: two-sided binomial "
+        "(it decides the verdict); mid-p: the less conservative exact variant; chi-square p: the large-sample version "
+        "with Edwards' continuity correction, applied only when the two discordant counts differ (as R's "
+        "mcnemar.test; a balanced table gives p = 1). Holm p adjusts the exact p for testing several adjacent pairs "
+        "at once, so that the chance of any false 'beats' among them stays below alpha."
     )
     d1, d2 = st.columns([1, 2])
     with d1:

@@ -54,11 +54,17 @@ with bootstrap.user_errors():
     if from_data:
         ds = bootstrap.choose_dataset("paired")
         ordered = cache.compute(paired.analyse_paired, ds)
-        cases, discordance = ordered.n_cases, round(ordered.mean_discordance, 6)
-        st.caption(
-            f"From {ds.name}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of them "
-            "on average."
-        )
+        if ordered.mean_discordance > 0:
+            cases, discordance = ordered.n_cases, round(ordered.mean_discordance, 6)
+            st.caption(
+                f"From {ds.name}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of "
+                "them on average."
+            )
+        else:
+            st.warning(
+                f"In {ds.name} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
+                "there is no discordance to plan from; the sliders' values are used instead."
+            )
     target = target_pts / 100.0
     if target > discordance:
         st.warning(
@@ -73,18 +79,56 @@ with bootstrap.user_errors():
 
     # ------------------------------------------------------------------ the key numbers
     st.subheader("What it can resolve")
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("discordant cases expected", f"{p.discordant:,}", help=f"{cases:,} cases x {100 * discordance:.1f}%")
-    m2.metric("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points")
-    m3.metric(f"detectable at {100 * power:.0f}% power", f"{100 * p.mde_at_power:.1f} points")
-    m4.metric(
-        f"cases for {target_pts:.1f} points" if target is not None else "cases for the target",
-        f"{p.cases_for_target:,}" if p.cases_for_target is not None else "-",
+
+    def _pts(x: float) -> str:
+        return f"{100 * x:.1f} points" if x <= 1.0 else "none"
+
+    def _cases(n: int | None) -> str:
+        return f"{n:,}" if n is not None else "-"
+
+    m1, m2, m3 = st.columns(3)
+    m1.metric(
+        "discordant cases expected",
+        f"{p.discordant:,}",
+        help=f"{cases:,} cases x {100 * discordance:.1f}% = {p.expected_discordant:,.2f}, rounded (halves up)",
+    )
+    m2.metric(
+        "smallest resolvable difference",
+        _pts(p.min_resolvable_diff),
+        help="the smallest observed difference that can reach p < alpha at all (exact critical count)",
+    )
+    m3.metric(
+        f"detectable at {100 * power:.0f}% power",
+        _pts(p.mde_at_power),
+        help="the true difference detected with this probability (Connor 1987); the exact figure is in the sentence",
     )
     st.markdown(f"**Smallest resolvable difference.** {s.min_resolvable}")
     st.markdown(f"**At {100 * power:.0f}% power.** {s.mde}")
+
+    st.subheader(f"Cases for a target of {target_pts:.1f} points" if target is not None else "Cases for the target")
+    t1, t2, t3, t4 = st.columns(4)
+    t1.metric(
+        "cases to resolve it (exact)",
+        _cases(p.cases_for_target),
+        help="the first number of cases at which an observed difference of the target size can reach p < alpha",
+    )
+    t2.metric(
+        "resolved for good from",
+        _cases(p.cases_for_target_stable),
+        help="from this number of cases on every larger evaluation resolves the target too",
+    )
+    t3.metric(
+        "square-root law (the chapter)",
+        _cases(p.cases_for_target_sqrt_law),
+        help="today's smallest resolvable difference scaled by the square-root law: cases x (today / target)^2",
+    )
+    t4.metric(
+        f"cases to detect it {100 * power:.0f}% of the time",
+        _cases(p.cases_for_target_at_power_exact or p.cases_for_target_at_power),
+        help=f"exact power; Connor's formula gives {_cases(p.cases_for_target_at_power)}",
+    )
     if s.target is not None:
-        st.markdown(f"**Cases for the target.** {s.target}")
+        st.markdown(s.target)
 
     # ------------------------------------------------------------------ the curve
     st.subheader("Resolvable difference against cases: the square-root law")
@@ -105,9 +149,10 @@ with bootstrap.user_errors():
     st.markdown(s.sqrt_law)
     st.caption(
         "Blue: the net of discordant cases that must fall one way for p < alpha, divided by the cases; it steps "
-        "because cases come in whole numbers. Grey dashed: the same without rounding, z x sqrt(discordance / cases). "
-        "Red: the difference detected with the chosen power (Connor 1987). Below the blue line every comparison "
-        "returns 'cannot tell'. A line starts where the evaluation can resolve (or detect) anything at all."
+        "because discordant cases come in whole numbers. Grey dashed: the square-root law, z x sqrt(discordance / "
+        "cases) with z the two-sided critical value of alpha (1.96 for 0.05). Red: the true difference detected with "
+        "the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot tell'. A line starts "
+        "where the evaluation can resolve (or detect) anything at all."
     )
     d1, d2 = st.columns([1, 2])
     with d1:
@@ -149,6 +194,7 @@ with bootstrap.user_errors():
         help=f"95% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%",
     )  # fmt: skip
     st.markdown(resolution.label_estimate_sentence(est))
+    st.caption("Set the label error rate above to this estimate to see the floor it implies.")
 
 numbers = [
     ("cases", f"{cases:,}", f"at {100 * discordance:.1f}% discordance, alpha {alpha:g}"),
@@ -157,7 +203,7 @@ numbers = [
     ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
 ]
 if s.target is not None and p.cases_for_target is not None:
-    numbers.append((f"cases for {target_pts:.1f} points", f"{p.cases_for_target:,}", s.target))
+    numbers.append((f"cases to resolve {target_pts:.1f} points (exact)", f"{p.cases_for_target:,}", s.target))
 numbers.append(
     ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
 )

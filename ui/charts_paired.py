@@ -21,6 +21,23 @@ CURVE_COLORS = {
 }
 
 
+def _series_color(field: str, colors: dict[str, str]) -> alt.Color:
+    """A colour encoding with a fixed domain (the keys of ``colors``) and a bottom legend wide enough for the labels."""
+    domain = list(colors)
+    return alt.Color(
+        f"{field}:N",
+        title=None,
+        scale=alt.Scale(domain=domain, range=[colors[d] for d in domain]),
+        legend=alt.Legend(orient="bottom", labelLimit=320),
+    )
+
+
+def _points_axis(title: str, signed: bool) -> alt.Axis:
+    """An axis for differences stored as fractions (0.04) but read in percentage points ("+4")."""
+    fmt = "+.0f" if signed else ".0f"
+    return alt.Axis(title=title, labelExpr=f"format(datum.value * 100, '{fmt}')")
+
+
 def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:
     """Accuracy of each config with its marginal interval. ``acc``: config, accuracy, ci_low, ci_high.
 
@@ -45,23 +62,18 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     ``diffs``: long, one row per pair and interval kind: pair, interval (a key of :data:`INTERVAL_COLORS`),
     diff, low, high (fractions of cases).
     """
-    domain = list(INTERVAL_COLORS)
-    color = alt.Color(
-        "interval:N",
-        title=None,
-        scale=alt.Scale(domain=domain, range=[INTERVAL_COLORS[d] for d in domain]),
-        legend=alt.Legend(orient="bottom", labelLimit=320),
-    )
+    color = _series_color("interval", INTERVAL_COLORS)
     y = alt.Y("pair:N", title=None, sort=None)
-    y_offset = alt.YOffset("interval:N", sort=domain, scale=alt.Scale(paddingInner=0.3))
-    x_axis = alt.Axis(format="+.0%", title="difference in accuracy, B minus A (percentage points)")
+    y_offset = alt.YOffset("interval:N", sort=list(INTERVAL_COLORS), scale=alt.Scale(paddingInner=0.3))
+    x_axis = _points_axis("difference in accuracy, B minus A (percentage points)", signed=True)
     tooltip = [
         alt.Tooltip("pair:N", title="A -> B"),
         alt.Tooltip("interval:N"),
-        alt.Tooltip("diff:Q", title="difference", format="+.1%"),
-        alt.Tooltip("low:Q", title="interval from", format="+.1%"),
-        alt.Tooltip("high:Q", title="interval to", format="+.1%"),
+        alt.Tooltip("diff_pts:Q", title="difference (points)", format="+.1f"),
+        alt.Tooltip("low_pts:Q", title="interval from (points)", format="+.1f"),
+        alt.Tooltip("high_pts:Q", title="interval to (points)", format="+.1f"),
     ]
+    diffs = diffs.assign(diff_pts=100 * diffs["diff"], low_pts=100 * diffs["low"], high_pts=100 * diffs["high"])
     base = alt.Chart(diffs, title="Difference between configs: paired against marginal interval")
     whisker = base.mark_rule(strokeWidth=3).encode(
         y=y, yOffset=y_offset, x=alt.X("low:Q", axis=x_axis), x2="high:Q", color=color, tooltip=tooltip
@@ -79,19 +91,15 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
     A vertical rule marks the current number of cases; a horizontal rule the target difference, if any.
     """
     data = curve[pd.notna(curve["diff"]) & (curve["diff"] < 1.0)]
+    data = data.assign(diff_pts=100 * data["diff"])
     domain = list(CURVE_COLORS)
-    color = alt.Color(
-        "series:N",
-        title=None,
-        scale=alt.Scale(domain=domain, range=[CURVE_COLORS[d] for d in domain]),
-        legend=alt.Legend(orient="bottom", labelLimit=320),
-    )
+    color = _series_color("series", CURVE_COLORS)
     lo, hi = int(data["cases"].min()), int(data["cases"].max())
     x = alt.X(
         "cases:Q", title="cases (log scale)", scale=alt.Scale(type="log", domain=[lo, hi], nice=False),
         axis=alt.Axis(format=",d", values=[v for v in _TICKS if lo <= v <= hi]),
     )  # fmt: skip
-    y = alt.Y("diff:Q", title="difference in accuracy (points)", axis=alt.Axis(format=".0%"))
+    y = alt.Y("diff:Q", axis=_points_axis("difference in accuracy (percentage points)", signed=False))
     lines = (
         alt.Chart(data, title="What an evaluation can resolve, against its number of cases")
         .mark_line(strokeWidth=2.5, interpolate="step-after", clip=True)
@@ -107,7 +115,7 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
             tooltip=[
                 alt.Tooltip("series:N", title="line"),
                 alt.Tooltip("cases:Q", format=","),
-                alt.Tooltip("diff:Q", title="difference", format=".1%"),
+                alt.Tooltip("diff_pts:Q", title="difference (points)", format=".1f"),
             ],
         )
     )

@@ -27,7 +27,12 @@ def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
     assert _metrics(at) == {"paired cases": "200", "configs compared": "4", "cases dropped to pair them": "0"}
     text = _markdown(at)
     assert N1_N3 in text
-    assert "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5), p = 0.77" in text
+    # the win over n=1 does not survive Holm's adjustment over the 3 adjacent pairs: the sentence says so in order
+    assert N1_N3 + "; but that p is for this pair on its own: with Holm's adjustment for the 3 adjacent" in text
+    assert "p = 0.10, not below alpha = 0.05, so treat the win as tentative" in text
+    assert (
+        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is inside what 200 cases" in text
+    )
     assert "n=1: 142 of 200 correct = 71.0%" in text and "n=7: 158 of 200 correct = 79.0%" in text
     assert "162 of the 200 cases came out the same" in text
     assert any("1 time in 6" in i.value for i in at.info)
@@ -43,6 +48,7 @@ def test_choosing_one_pair_changes_the_numbers(run_page: RunPage) -> None:
     assert _metrics(at)["configs compared"] == "2"
     text = _markdown(at)
     assert "cannot tell n=5 from n=3" in text and N1_N3 not in text
+    assert "Holm" not in text  # a single pair is not adjusted
     assert not at.info  # no ordering note for a single chosen pair
 
 
@@ -69,6 +75,17 @@ def test_bad_upload_is_shown_as_an_error(run_page: RunPage) -> None:
     assert not at.exception, [e.value for e in at.exception]
     errors = error_texts(at)
     assert errors and "'correct' must be 0 or 1" in errors[0] and "config 'B'" in errors[0]
+
+
+def test_configs_that_agree_on_every_case(run_page: RunPage) -> None:
+    frame = pd.DataFrame({"case": [str(i) for i in range(30)], "old": [i % 3 == 0 for i in range(30)]})
+    frame["old"] = frame["old"].astype(int)
+    frame["new"] = frame["old"]
+    meta = store.put(frame, "paired", "same.csv")
+    at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "cannot tell new from old: they agree on all 30 cases (no discordant case)" in _markdown(at)
+    assert not error_texts(at)
 
 
 def test_uploaded_wide_table_with_gaps_reports_dropped_cases(run_page: RunPage) -> None:

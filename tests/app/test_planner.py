@@ -27,11 +27,17 @@ def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
     assert m["discordant cases expected"] == "12"
     assert m["smallest resolvable difference"] == "4.0 points"
     assert m["detectable at 80% power"] == "4.8 points"
-    assert m["cases for 1.0 points"] == "2,600"
+    # the four answers to "how many cases for 1 point", each under its own name
+    assert m["cases to resolve it (exact)"] == "2,600"
+    assert m["resolved for good from"] == "2,800"
+    assert m["square-root law (the chapter)"] == "3,200"
+    assert m["cases to detect it 80% of the time"] == "4,876"
     assert m["best measurable accuracy"] == "97.0%"
     text = _markdown(at)
     assert "10 of them must fall the same way to reach p < 0.05, a net of 8 cases = 4.0 points" in text
-    assert "3,200" in text  # the chapter's square-root-law scaling
+    assert "gives 200 x (4.0 / 1.0)^2 = 3,200" in text  # the chapter's square-root-law scaling
+    assert "about 4,707 cases by Connor's formula, 4,876 by the exact power" in text
+    assert "(z = 1.96, the two-sided critical value for alpha = 0.05)" in text
     assert "a perfect system scores 97.0%" in text
     assert "assuming two independent labellings" in text
     assert not error_texts(at)
@@ -60,7 +66,8 @@ def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
     at.slider(key="pln_target").set_value(5.0).run()
     assert not at.exception
     assert any("never differ by more than" in w.value for w in at.warning)
-    assert _metrics(at)["cases for the target"] == "-"
+    m = _metrics(at)
+    assert m["cases to resolve it (exact)"] == "-" and m["cases to detect it 80% of the time"] == "-"
 
 
 def test_impossible_double_labelling_counts_are_an_error(run_page: RunPage) -> None:
@@ -76,6 +83,23 @@ def test_reading_cases_and_discordance_from_the_paired_data(run_page: RunPage) -
     assert not at.exception, [e.value for e in at.exception]
     assert any("200 paired cases" in c.value and "9.3%" in c.value for c in at.caption)
     assert _metrics(at)["discordant cases expected"] == "19"
+
+
+def test_non_integer_expected_discordant_cases_are_rounded_half_up(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"pln_cases": "100", "pln_disc": "14.5"}, timeout=120)
+    assert not at.exception
+    assert _metrics(at)["discordant cases expected"] == "15"  # 14.5 (14.499999999999998 in floating point) -> 15
+    assert "give 14.50 discordant cases on average, about 15 (rounded to the nearest whole number" in _markdown(at)
+
+
+def test_data_with_no_discordance_falls_back_to_the_sliders(run_page: RunPage) -> None:
+    frame = pd.DataFrame({"case": ["1", "2", "3", "4"], "A": [1, 0, 1, 1], "B": [1, 0, 1, 1]})
+    meta = store.put(frame, "paired", "same.csv")
+    at = run_page(PAGE, query={"paired": meta.id, "pln_from_data": "true"}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("agree on every one of the 4 paired cases" in w.value for w in at.warning)
+    assert _metrics(at)["discordant cases expected"] == "12"  # the sliders' 200 cases at 6%
+    assert not error_texts(at)
 
 
 def test_bad_upload_read_from_data_is_an_error(run_page: RunPage) -> None:

@@ -31,7 +31,10 @@ def test_compare_shows_the_verdicts_and_draws_its_charts(server, new_page) -> No
     assert page.locator("h1").first.inner_text().strip() == "Compare"
     main = page.locator('[data-testid="stMain"]')
     assert main.get_by_text(N1_N3).first.is_visible()
-    assert main.get_by_text("cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5)").first.is_visible()
+    assert main.get_by_text(
+        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)"
+    ).first.is_visible()
+    assert main.get_by_text("so treat the win as tentative").first.is_visible()
     assert main.get_by_text("1 time in 6").first.is_visible()
     _charts_drawn(page, 2)
 
@@ -52,4 +55,8 @@ def test_planner_states_its_numbers_and_draws_the_curve(server, new_page) -> Non
     main = page.locator('[data-testid="stMain"]')
     assert main.get_by_text("a net of 8 cases = 4.0 points", exact=False).first.is_visible()
     assert main.get_by_text("a perfect system scores 97.0%", exact=False).first.is_visible()
+    metrics = main.locator('[data-testid="stMetric"]')
+    texts = [metrics.nth(i).inner_text() for i in range(metrics.count())]
+    assert any("cases to resolve it (exact)" in t and "2,600" in t for t in texts), texts
+    assert any("square-root law (the chapter)" in t and "3,200" in t for t in texts), texts
     _charts_drawn(page, 1)
