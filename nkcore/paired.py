@@ -1008,12 +1008,14 @@ def ordering_sentence(ordered: OrderedComparison) -> str:
         run = o.tied_run
         names = ", ".join(run[:-1]) + f" and {run[-1]}"
         r = len(run)
-        return (
+        text = (
             f"{names} cannot be told apart (every adjacent comparison has p >= {o.alpha:g}). {r} measurements "
             f"with no real difference come out in non-decreasing order by luck 1 time in {math.factorial(r):,}, so "
-            f"a rising sequence among them is not evidence of a trend. For all {k} configs the chance is 1 in "
-            f"{math.factorial(k):,}."
+            "a rising sequence among them is not evidence of a trend."
         )
+        if r < k:
+            text += f" For all {k} configs the chance is 1 in {math.factorial(k):,}."
+        return text
     return (
         f"Every adjacent comparison reaches p < {o.alpha:g}. For reference, {k} measurements with no real difference "
         f"come out in non-decreasing order by luck 1 time in {math.factorial(k):,}."

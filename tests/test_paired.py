@@ -187,6 +187,8 @@ def test_ordered_comparison_of_the_chapter() -> None:
     assert o.mean_discordance == pytest.approx((38 + 12 + 6) / 3 / 200)
     text = pr.ordering_sentence(o)
     assert "n=3, n=5 and n=7 cannot be told apart" in text and "1 time in 6" in text and "1 in 24" in text
+    two = pr.ordering_sentence(pr.compare_ordered(pr.paired_table_from_counts("A", "B", 5, 1, 1, 3)))
+    assert two.endswith("1 time in 2, so a rising sequence among them is not evidence of a trend.")  # no "For all 2"
 
 
 def test_marginal_interval_is_wider_than_the_paired_one() -> None:

@@ -88,6 +88,19 @@ def test_configs_that_agree_on_every_case(run_page: RunPage) -> None:
     assert not error_texts(at)
 
 
+def test_config_names_with_spaces_and_equals_signs_survive_the_link(run_page: RunPage) -> None:
+    frame = pd.DataFrame({"case": ["1", "2", "3", "4", "5"], "model one": [1, 1, None, 0, 0],
+                          "model=two": [0, 1, 1, None, 1]})  # fmt: skip
+    meta = store.put(frame, "paired", "odd names.csv")
+    query = {"paired": meta.id, "cmp_mode": "one pair of my choice", "cmp_a": "model=two", "cmp_b": "model one"}
+    at = run_page(PAGE, query=query, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at)
+    assert at.query_params["cmp_a"] == "model=two"  # the link keeps the name, not dropped as unknown
+    assert _metrics(at) == {"paired cases": "3", "configs compared": "2", "cases dropped to pair them": "2"}
+    assert "cannot tell model one from model=two: 0.0 points" in _markdown(at)
+
+
 def test_uploaded_wide_table_with_gaps_reports_dropped_cases(run_page: RunPage) -> None:
     frame = pd.DataFrame({"case": [str(i) for i in range(40)], "old": [i % 2 for i in range(40)],
                           "new": [None if i < 4 else (i + 1) % 3 == 0 for i in range(40)]})  # fmt: skip
