@@ -26,15 +26,9 @@ import pandas as pd
 from nkcore import paired, resolution
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
+from nkcore.io import read_table
 
 __all__ = ["compare_report", "plan_report", "register", "run_compare", "run_plan"]
-
-
-def _read(path: Path) -> pd.DataFrame:
-    """Read CSV/TSV/Parquet/JSONL (gzip ok) through ``nkcore.io`` (the shared reader with precise errors)."""
-    from nkcore.io import read_table
-
-    return read_table(path)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -160,7 +154,7 @@ def compare_report(
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``compare``."""
-    doc = compare_report(_read(args.file), args.config_a, args.config_b, args.alpha, args.interval)
+    doc = compare_report(read_table(args.file), args.config_a, args.config_b, args.alpha, args.interval)
     if args.json:
         print_json(doc)
         return 0
