@@ -16,22 +16,30 @@ ROWS = [(f"t{i}", f"w{r}", ["pos", "neg", "neutral"][(i + r) % 3]) for i in rang
 CSV = ("item_id,annotator_id,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in ROWS)).encode()
 
 
-def _wait_for_metric(page, label: str, timeout: float = 30_000) -> None:
-    page.wait_for_function(
-        "(label) => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')]"
-        ".some(e => e.innerText.includes(label))",
-        arg=label,
-        timeout=timeout,
-    )
+_METRICS_JS = """() => Object.fromEntries(
+    [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
+        m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+        m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
+    ]))"""
 
 
 def _numbers(page) -> dict[str, str]:
-    metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
-    out = {}
-    for i in range(metrics.count()):
-        label = metrics.nth(i).locator('[data-testid="stMetricLabel"]').inner_text().strip()
-        out[label] = metrics.nth(i).locator('[data-testid="stMetricValue"]').inner_text().strip()
-    return out
+    """Every metric of the main area, label -> value, read in one step (a rerun cannot swap elements midway)."""
+    return page.evaluate(_METRICS_JS)
+
+
+def _wait_for_numbers(page, expected: dict[str, str], timeout: float = 30_000) -> dict[str, str]:
+    """Wait until the page shows ``expected`` (a subset of its metrics), then return all of them."""
+    try:
+        page.wait_for_function(
+            f"(want) => {{ const got = ({_METRICS_JS})(); "
+            "return Object.entries(want).every(([k, v]) => got[k] === v); }",
+            arg=expected,
+            timeout=timeout,
+        )
+    except Exception as exc:  # playwright's TimeoutError: say what the page shows instead
+        raise AssertionError(f"expected {expected}, the page shows {_numbers(page)}") from exc
+    return _numbers(page)
 
 
 def test_upload_tune_share_and_reopen_in_a_fresh_browser(start_server, new_page) -> None:
@@ -44,8 +52,7 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(start_server, new_page)
         page.get_by_role("button", name="Store and use this dataset").click(timeout=30_000)
         page.wait_for_url(re.compile(r"ratings=[0-9a-f]{64}"), timeout=30_000)
         wait_idle(page)
-        _wait_for_metric(page, "items (N)")
-        assert _numbers(page)["items (N)"] == "12"
+        _wait_for_numbers(page, {"items (N)": "12", "ratings per item (K), min / median / max": "2 / 3 / 5"})
 
         slider = page.locator('[data-testid="stMain"]').get_by_role("slider").first
         slider.focus()
@@ -53,16 +60,13 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(start_server, new_page)
         page.keyboard.press("ArrowRight")
         page.wait_for_url(re.compile(r"dat_min_k=3"), timeout=15_000)
         wait_idle(page)
-        _wait_for_metric(page, "items left out")
-        shared = _numbers(page)
-        assert shared["items (N)"] == "8" and shared["items left out"] == "4"
+        shared = _wait_for_numbers(page, {"items (N)": "8", "items left out": "4"})
         url = page.url
         assert re.search(r"ratings=[0-9a-f]{64}", url) and "dat_min_k=3" in url
 
         teammate = new_page()  # a fresh context: no cookies, no session, only the link
         goto(teammate, url)
-        _wait_for_metric(teammate, "items left out")
-        assert _numbers(teammate) == shared
+        assert _wait_for_numbers(teammate, shared) == shared  # every number, not only the two above
         main = teammate.locator('[data-testid="stMain"]').inner_text()
         assert "could not be used" not in main and "not on this server" not in main  # nothing in the link dropped
         assert re.search(r"ratings=[0-9a-f]{64}", teammate.url).group(0) in url and "dat_min_k=3" in teammate.url
@@ -79,11 +83,10 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(start_server, new_page)
 def test_a_hostile_dataset_id_in_a_link_gets_a_clear_message(server, new_page, bad: str) -> None:
     page = new_page()
     goto(page, f"{server}/Data?ratings={bad}")
-    _wait_for_metric(page, "items (N)")
+    _wait_for_numbers(page, {"items (N)": "500"})  # the nearest valid view: the built-in sample
     main = page.locator('[data-testid="stMain"]').inner_text()
     assert "not a valid id" in main
     assert "Traceback" not in main and "Error:" not in main
-    assert _numbers(page)["items (N)"] == "500"  # the nearest valid view: the built-in sample
 
 
 def test_a_link_to_a_dataset_not_on_this_server_says_so(server, new_page) -> None:
