@@ -873,7 +873,7 @@ def _target_sentence(p: Plan) -> str | None:
             else f"the exact check is skipped above {MAX_CASES:,} cases"
         )
         text += (
-            f" Detecting a true difference of {tp} points {power} of the time takes more: about "
+            f" Detecting a true difference of {tp} points {power} of the time takes about "
             f"{p.cases_for_target_at_power:,} cases by Connor's formula, {exact}."
         )
     return text

@@ -268,7 +268,7 @@ def test_plan_sentences_state_the_numbers() -> None:
         "cases by the exact critical count, and for every larger evaluation from 2,800 cases on (in between, whole "
         "numbers of discordant cases make the threshold zigzag). The chapter's rule of thumb, today's 4.0 points "
         "scaled by the square-root law, gives 200 x (4.0 / 1.0)^2 = 3,200. Detecting a true difference of 1.0 points "
-        "80% of the time takes more: about 4,707 cases by Connor's formula, 4,876 by the exact power."
+        "80% of the time takes about 4,707 cases by Connor's formula, 4,876 by the exact power."
     )
     assert rs.plan_sentences(rs.plan(200, 0.06)).target is None
 

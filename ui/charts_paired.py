@@ -34,7 +34,7 @@ def _series_color(field: str, colors: dict[str, str]) -> alt.Color:
 
 def _points_axis(title: str, signed: bool) -> alt.Axis:
     """An axis for differences stored as fractions (0.04) but read in percentage points ("+4")."""
-    fmt = "+.0f" if signed else ".0f"
+    fmt = "+.1~f" if signed else ".1~f"  # 4, 0.5, +2.5: one decimal only where a tick needs it
     return alt.Axis(title=title, labelExpr=f"format(datum.value * 100, '{fmt}')")
 
 
