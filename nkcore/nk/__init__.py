@@ -7,6 +7,7 @@ Reproduces the simulation of "Forest vs Tree: The (N, K) Trade-off in Reproducib
 Modules (one concept each):
 - ``priors``   preset priors (alpha) and parsing of a typed alpha
 - ``simulate`` count-based sampling of the alternative and the null (the paper's generative model)
+- ``outcomes`` the exact law of one item's (gold, A, B) counts; datasets as counts of outcome types
 - ``metrics``  Accuracy, TV, Wins, KL (1e-12 convention) and smoothed KL, Jensen-Shannon, cross-entropy, macro F1
 - ``pvalue``   the paper's p-value rule, Delta, CI-width, reproducibility
 - ``grid``     cells, the paper's grid (282 configurations), minimal budget, best K

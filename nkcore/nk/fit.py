@@ -96,9 +96,10 @@ def fit_dirichlet(counts: object, method: str = "ml", prior_rate: float = 1e-3) 
     Reference: Minka (2000); spec "Priors (alpha)" (MAB).
 
     >>> rng = np.random.default_rng(0)
-    >>> x = rng.multinomial(20, [0.5, 0.5], size=5)  # no spread between items: alpha0 runs to the bound
-    >>> fit_dirichlet(x).converged
-    False
+    >>> x = rng.multinomial(20, [0.5, 0.5], size=5)  # no spread between items: alpha0 is not pinned down
+    >>> f = fit_dirichlet(x)
+    >>> f.poor, f.warnings[0][:20]
+    (True, 'the items look alike')
     """
     if method not in ("ml", "map"):
         raise DataError(f"method must be 'ml' or 'map', got {method!r}")

@@ -187,16 +187,22 @@ def wins(gold_counts: np.ndarray, machine_a: np.ndarray, machine_b: np.ndarray) 
 def kl_paper(gold_counts: np.ndarray, machine: np.ndarray, eps: float = KL_EPS) -> np.ndarray:
     """KL(P_G || P_A) averaged over items, natural log, with ``eps`` added to every count (the paper's KL).
 
-    Formula: p = (g + e) / sum(g + e), q = (a + e) / sum(a + e), KL = sum_m p_m ln(p_m / q_m).
-    A probability machine is treated as counts summing to 1 (the toolkit's convention).
-    Reference: spec "Metrics"; scipy.stats.entropy(p, q) is the same number.
+    Formula: p = (g + e) / sum(g + e), q = (a + e) / sum(a + e), KL = sum_m p_m ln(p_m / q_m): the counts
+    plus 1e-12 are normalised to shares first (as ``scipy.stats.entropy(g + 1e-12, a + 1e-12)`` does in the
+    authors' toolkit). A probability machine is treated as counts summing to 1 (the toolkit's convention).
+    Reference: spec "Metrics".
 
     >>> round(float(kl_paper(np.array([[1, 0]]), np.array([[0, 1]]))), 2)
     27.63
     """
-    p = _shares(np.asarray(gold_counts, dtype=float) + eps)
-    q = _shares(np.asarray(machine, dtype=float) + eps)
-    return np.mean(np.sum(p * (np.log(p) - np.log(q)), axis=-1), axis=-1)
+    return np.mean(_item_kl(gold_counts, machine, eps, False, eps), axis=-1)
+
+
+def _item_kl(gold_counts: np.ndarray, machine: np.ndarray, gold_add: float, is_prob: bool, add: float) -> np.ndarray:
+    """Per-item KL(p || q), p = shares of gold counts + ``gold_add``, q = machine smoothed (``_smoothed``)."""
+    p = _shares(np.asarray(gold_counts, dtype=float) + gold_add)
+    q = _smoothed(machine, is_prob, add)
+    return _lastsum(p * (np.log(p) - np.log(q)))
 
 
 def _smoothed(machine: np.ndarray, is_prob: bool, pseudo: float) -> np.ndarray:
@@ -217,9 +223,16 @@ def kl_smoothed(
     >>> round(float(kl_smoothed(np.array([[1, 0]]), np.array([[0, 1]]))), 4)
     0.5493
     """
-    p = _shares(np.asarray(gold_counts, dtype=float) + pseudo)
-    q = _smoothed(machine, machine_is_prob, pseudo)
-    return np.mean(np.sum(p * (np.log(p) - np.log(q)), axis=-1), axis=-1)
+    return np.mean(_item_kl(gold_counts, machine, pseudo, machine_is_prob, pseudo), axis=-1)
+
+
+def _item_jsd(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Per-item Jensen-Shannon divergence of two share vectors (..., M), natural log, 0 ln 0 = 0."""
+    m = 0.5 * (p + q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tp = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
+        tq = np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
+    return np.maximum(0.5 * _lastsum(tp + tq), 0.0)
 
 
 def js_distance(gold_counts: np.ndarray, machine: np.ndarray) -> np.ndarray:
@@ -230,13 +243,7 @@ def js_distance(gold_counts: np.ndarray, machine: np.ndarray) -> np.ndarray:
     >>> round(float(js_distance(np.array([[1, 0]]), np.array([[0, 1]]))), 4)
     0.8326
     """
-    p, q = _shares(gold_counts), _shares(machine)
-    m = 0.5 * (p + q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tp = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
-        tq = np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
-    jsd = np.maximum(0.5 * np.sum(tp + tq, axis=-1), 0.0)
-    return np.mean(np.sqrt(jsd), axis=-1)
+    return np.mean(item_scores("js", gold_counts, machine), axis=-1)
 
 
 def cross_entropy(
@@ -263,16 +270,23 @@ def macro_f1(gold_labels: np.ndarray, labels: np.ndarray, m: int) -> np.ndarray:
     0.6666666666666666
     """
     gl, ml = np.asarray(gold_labels), np.asarray(labels)
-    total = np.zeros(gl.shape[:-1])
-    present = np.zeros(gl.shape[:-1])
-    for c in range(m):
-        g, a = gl == c, ml == c
-        tp = np.sum(g & a, axis=-1)
-        den = np.sum(g, axis=-1) + np.sum(a, axis=-1)
-        ok = den > 0
-        total = total + np.where(ok, 2.0 * tp / np.where(ok, den, 1), 0.0)
-        present = present + ok
-    return total / np.maximum(present, 1)
+    tp = np.stack([np.sum((gl == c) & (ml == c), axis=-1) for c in range(m)], axis=-1)
+    den = np.stack([np.sum(gl == c, axis=-1) + np.sum(ml == c, axis=-1) for c in range(m)], axis=-1)
+    return macro_f1_from_tallies(tp, den)
+
+
+def macro_f1_from_tallies(tp: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """Macro F1 from per-class tallies (..., M): ``tp`` true positives, ``den`` = #gold + #machine = 2TP + FP + FN.
+
+    Classes with ``den`` = 0 (in neither gold nor machine labels) are left out of the mean.
+
+    >>> float(macro_f1_from_tallies(np.array([1, 1]), np.array([3, 3])))
+    0.6666666666666666
+    """
+    tp, den = np.asarray(tp, dtype=float), np.asarray(den, dtype=float)
+    ok = den > 0
+    f1 = np.where(ok, 2.0 * tp / np.where(ok, den, 1.0), 0.0)
+    return f1.sum(axis=-1) / np.maximum(ok.sum(axis=-1), 1)
 
 
 ITEM_METRICS: tuple[str, ...] = ("acc", "tv", "wins", "kl", "kl_smooth", "js", "ce")
@@ -296,22 +310,13 @@ def item_scores(
     if metric == "tv":
         return item_tv(gold_counts, machine)
     if metric == "kl":
-        p = _shares(np.asarray(gold_counts, dtype=float) + KL_EPS)
-        q = _shares(np.asarray(machine, dtype=float) + KL_EPS)
-        return _lastsum(p * (np.log(p) - np.log(q)))
+        return _item_kl(gold_counts, machine, KL_EPS, False, KL_EPS)
     if metric == "kl_smooth":
-        p = _shares(np.asarray(gold_counts, dtype=float) + JEFFREYS)
-        q = _smoothed(machine, machine_is_prob, JEFFREYS)
-        return _lastsum(p * (np.log(p) - np.log(q)))
+        return _item_kl(gold_counts, machine, JEFFREYS, machine_is_prob, JEFFREYS)
     if metric == "ce":
         return -_lastsum(_shares(gold_counts) * np.log(_smoothed(machine, machine_is_prob, JEFFREYS)))
     if metric == "js":
-        p, q = _shares(gold_counts), _shares(machine)
-        m = 0.5 * (p + q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tp = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
-            tq = np.where(q > 0, q * np.log(np.where(q > 0, q, 1.0) / np.where(m > 0, m, 1.0)), 0.0)
-        return np.sqrt(np.maximum(0.5 * _lastsum(tp + tq), 0.0))
+        return np.sqrt(_item_jsd(_shares(gold_counts), _shares(machine)))
     raise DataError(
         f"metric {metric!r} has no per-item score (choose from {', '.join(ITEM_METRICS[:1] + ITEM_METRICS[3:])}, tv)"
     )
@@ -380,7 +385,30 @@ def score_gap(
         sa = score(metric, gold_counts, machine_a, labels_a, machine_is_prob)
         sb = score(metric, gold_counts, machine_b, labels_b, machine_is_prob)
         return sa - sb
-    return np.mean(item_gaps(metric, gold_counts, machine_a, machine_b, labels_a, labels_b, machine_is_prob), axis=-1)
+    return tie_exact_mean(item_gaps(metric, gold_counts, machine_a, machine_b, labels_a, labels_b, machine_is_prob))
+
+
+UNIT = 2.0**32
+"""Fixed-point scale of per-item gaps: means over items are sums of integers (see ``tie_exact_mean``)."""
+
+
+def tie_exact_mean(values: np.ndarray) -> np.ndarray:
+    """Mean over the last axis (items) of per-item gaps, rounded to multiples of 2^-32 and summed as integers.
+
+    Why: the p-value counts ties (null >= alt) against the alternative, so two datasets whose items give the
+    same multiset of per-item gaps must give the SAME score gap. A float sum depends on the order of the
+    items (the paper's KL at K = 1 has only ~40 distinct gaps at N = 100, but float sums scatter them over
+    ~120 values and move p by 0.01). Rounding each item to 2^-32 (2.3e-10) changes no gap that matters.
+
+    >>> v = np.array([[0.1, 0.7, 0.3], [0.1, 0.3, 0.7]])  # the same items in another order
+    >>> bool(tie_exact_mean(v)[0] == tie_exact_mean(v)[1]), bool(np.mean(v[0]) == np.mean(v[1]))
+    (True, False)
+    """
+    v = np.asarray(values, dtype=float)
+    n = v.shape[-1]
+    if not np.all(np.isfinite(v)) or n * float(np.max(np.abs(v), initial=0.0)) > 2.0e9:
+        return np.mean(v, axis=-1)  # would overflow int64: plain float mean
+    return np.rint(v * UNIT).astype(np.int64).sum(axis=-1) / (UNIT * n)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -443,53 +471,74 @@ def plurality_cm(counts: np.ndarray) -> np.ndarray:
     return lab
 
 
-def gaps_from_counts_cm(
+def item_units_cm(
     gold: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, metrics: Sequence[str]
-) -> dict[str, np.ndarray]:
-    """Score gaps of every requested metric for CATEGORY-MAJOR counts (M, R, N) with K responses per item.
+) -> dict[str, tuple[np.ndarray, float]]:
+    """Per-item gaps of CATEGORY-MAJOR counts (M, R, N) as exact integers: gap_i = units_i / scale.
 
-    Same numbers as ``score_gap`` on the same counts (tested), computed with integer distances and
-    per-count lookup tables (no logarithm per cell), one contiguous slice per category.
+    acc: 1[pl(A) = pl(G)] - 1[pl(B) = pl(G)] (scale 1); tv: sum_m |B - G| - sum_m |A - G| in counts
+    (scale M K); wins: sign of that difference (scale 1); kl, kl_smooth, ce, js: the per-item value rounded
+    to multiples of 2^-32 (scale 2^32, as ``tie_exact_mean``). Log-based metrics use per-count lookup tables
+    (no logarithm per cell). Not defined for f1 (not a mean over items).
     """
-    m, n = gold.shape[0], gold.shape[-1]
-    out: dict[str, np.ndarray] = {}
+    m = gold.shape[0]
+    out: dict[str, tuple[np.ndarray, float]] = {}
     t = _tables(k, m, "js" in metrics)
-    if any(x in metrics for x in ("acc", "f1")):
-        lg, la, lb = plurality_cm(gold), plurality_cm(a), plurality_cm(b)
+    if "acc" in metrics:
+        lg = plurality_cm(gold)
+        out["acc"] = ((plurality_cm(a) == lg).view(np.int8) - (plurality_cm(b) == lg).view(np.int8), 1.0)
     if any(x in metrics for x in ("tv", "wins")):
-        da = np.abs(a[0] - gold[0])
-        db = np.abs(b[0] - gold[0])
+        wide = np.int32 if gold.dtype.itemsize < 4 else gold.dtype  # differences of int16 counts stay exact
+        da = np.abs(a[0] - gold[0]).astype(wide)
+        db = np.abs(b[0] - gold[0]).astype(wide)
         for j in range(1, m):
             da += np.abs(a[j] - gold[j])
             db += np.abs(b[j] - gold[j])
+        diff = db - da
+        out["tv"] = (diff, float(m * k))
+        out["wins"] = (np.sign(diff), 1.0)
     for metric in metrics:
-        if metric == "acc":
-            out[metric] = (np.count_nonzero(la == lg, axis=-1) - np.count_nonzero(lb == lg, axis=-1)) / n
-        elif metric == "tv":
-            out[metric] = (db.sum(axis=-1) - da.sum(axis=-1)) / (n * m * k)
-        elif metric == "wins":
-            out[metric] = (np.count_nonzero(da < db, axis=-1) - np.count_nonzero(db < da, axis=-1)) / n
-        elif metric in ("kl", "kl_smooth", "ce"):
-            # KL_B - KL_A = mean_i sum_m p(g) [ln q(a) - ln q(b)]; CE likewise with p = g / K
+        if metric in ("kl", "kl_smooth", "ce"):
+            # KL_B - KL_A = sum_m p(g) [ln q(a) - ln q(b)]; CE likewise with p = g / K
             weight = {"kl": t.kl_p, "kl_smooth": t.js_p, "ce": t.share}[metric]
             logq = t.kl_log if metric == "kl" else t.js_log
             acc = np.zeros(gold.shape[1:])
             for j in range(m):
                 acc += weight[gold[j]] * (logq[a[j]] - logq[b[j]])
-            out[metric] = acc.sum(axis=-1) / n
+            out[metric] = (np.rint(acc * UNIT).astype(np.int64), UNIT)
         elif metric == "js":
             assert t.jsd is not None
             sa = np.zeros(gold.shape[1:])
             sb = np.zeros(gold.shape[1:])
             for j in range(m):
-                base = gold[j] * (k + 1)
+                base = gold[j].astype(np.intp) * (k + 1)  # flat index into the (K+1)^2 table (no int16 overflow)
                 sa += t.jsd[base + a[j]]
                 sb += t.jsd[base + b[j]]
-            out[metric] = (np.sqrt(np.maximum(sb, 0.0)) - np.sqrt(np.maximum(sa, 0.0))).sum(axis=-1) / n
-        elif metric == "f1":
-            out[metric] = macro_f1(lg, la, m) - macro_f1(lg, lb, m)
+            d = np.sqrt(np.maximum(sb, 0.0)) - np.sqrt(np.maximum(sa, 0.0))
+            out[metric] = (np.rint(d * UNIT).astype(np.int64), UNIT)
+        elif metric not in METRICS or metric == "f1":
+            raise DataError(f"metric {metric!r} has no per-item gap: choose from {', '.join(ITEM_METRICS)}")
+    return {mt: out[mt] for mt in metrics}
+
+
+def gaps_from_counts_cm(
+    gold: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, metrics: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """Score gaps of every requested metric for CATEGORY-MAJOR counts (M, R, N) with K responses per item.
+
+    Same numbers as ``score_gap`` on the same counts (tested): the mean over items of ``item_units_cm``,
+    summed as integers (equal datasets give bit-identical gaps, so ties are ties); f1 from the plurality labels.
+    """
+    m, n = gold.shape[0], gold.shape[-1]
+    units = item_units_cm(gold, a, b, k, [x for x in metrics if x != "f1"])
+    out: dict[str, np.ndarray] = {}
+    for metric in metrics:
+        if metric == "f1":
+            lg = plurality_cm(gold)
+            out[metric] = macro_f1(lg, plurality_cm(a), m) - macro_f1(lg, plurality_cm(b), m)
         else:
-            raise DataError(f"unknown metric {metric!r}: choose from {', '.join(ALL_METRICS)}")
+            u, scale = units[metric]
+            out[metric] = u.sum(axis=-1, dtype=np.int64) / (scale * n)
     return out
 
 
@@ -527,16 +576,19 @@ __all__ = [
     "item_gaps",
     "item_scores",
     "item_tv",
+    "item_units_cm",
     "js_distance",
     "kl_artifact_nats",
     "kl_paper",
     "kl_smoothed",
     "macro_f1",
+    "macro_f1_from_tallies",
     "parse_metrics",
     "plurality",
     "plurality_cm",
     "score",
     "score_gap",
+    "tie_exact_mean",
     "total_variation",
     "wins",
 ]

@@ -26,7 +26,16 @@ from scipy import stats
 
 from nkcore.errors import DataError
 from nkcore.nk.grid import Config, configurations
-from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, item_gaps, macro_f1, parse_metrics, plurality, score_gap
+from nkcore.nk.metrics import (
+    ITEM_METRICS,
+    PAPER_METRICS,
+    item_gaps,
+    macro_f1,
+    parse_metrics,
+    plurality,
+    score_gap,
+    tie_exact_mean,
+)
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.simulate import as_entropy, default_workers
 
@@ -269,7 +278,7 @@ def _round_gaps(
             out[mt] = (macro_f1(lg, la, gold.shape[-1]) - macro_f1(lg, lb, gold.shape[-1]), None)
         else:
             d = item_gaps(mt, gold, da, db, la, lb, data.is_prob)
-            out[mt] = (d.mean(axis=-1), d)
+            out[mt] = (tie_exact_mean(d), d)  # equal rounds give equal gaps: ties count as ties in p
     return out
 
 

@@ -6,14 +6,19 @@ Spec "Generative model" and "Null hypothesis", for each simulated dataset (redra
     null:        G_i ~ Multinomial(K, beta_i), A_i, B_i ~ Multinomial(K, (beta_i + gamma_i) / 2)
 The null's per-response fair coin (A: beta or gamma; B: the roles swapped; independent coins) makes every
 response of A and of B an independent draw from the mixture (beta_i + gamma_i)/2, so drawing the counts from the
-mixture is the same distribution (tested against response-level draws in ``tests/test_nk_simulate.py``).
-Every metric depends only on the per-item counts, so only counts are drawn:
-- K <= 40: K uniforms per item against the cumulative probabilities (direct categorical draws),
-- larger K: a chain of M - 1 binomials (the multinomial's conditional decomposition).
-Arrays are category-major (M, rounds, N) inside the engine, so every per-category operation is contiguous.
-Rounds are vectorised; work is cut into chunks of rounds whose seeds come from
-``SeedSequence(seed, spawn_key=(N, K, side, chunk))``, so results do not depend on the number of worker
-threads (numpy's generators and ufuncs release the GIL, so threads use both cores).
+mixture is the same distribution. Null datasets are drawn independently of the alternative ones.
+Every metric depends only on the per-item counts, so only counts are drawn, by one of three exact samplers
+(the same distribution; a fixed rule on (N, K, M) picks the cheapest, so seeds stay reproducible):
+- "types" (``nkcore.nk.outcomes``): when an item has fewer possible outcomes than it costs to draw the items,
+  a whole dataset is the counts of outcome types, Multinomial(N, exact law of one item);
+- "urn": beta and rho integrated out (Polya urns), for small K (no Dirichlet draw at all);
+- "dirichlet": beta, rho and gamma drawn explicitly (gamma variates), then K <= 40: K uniforms per item
+  against the cumulative probabilities (direct categorical draws); larger K: a chain of M - 1 binomials.
+Every sampler is checked against the exact law and the spec's response-level transcription in
+``tests/test_nk_simulate.py``. Arrays are category-major (M, rounds, N) inside the engine. Rounds are
+vectorised; work is cut into chunks of rounds whose seeds come from ``SeedSequence(seed, spawn_key=(N, K,
+side, chunk))``, so results do not depend on the number of worker threads (numpy's generators and ufuncs
+release the GIL, so threads use both cores).
 """
 
 from __future__ import annotations
@@ -26,13 +31,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nkcore.errors import DataError
+from nkcore.nk import outcomes
 from nkcore.nk.metrics import PAPER_METRICS, gaps_from_counts_cm
 from nkcore.nk.priors import validate_alpha
 
 ALT, NULL = 0, 1
-_CHUNK_CELLS = 1 << 17  # rounds x items x categories per chunk (keeps every array in cache-friendly sizes)
+_CHUNK_CELLS = 1 << 16  # rounds x items x categories per chunk (every array of a chunk fits the L2 cache)
 _UNIFORM_MAX_K = 40  # K at or below which direct categorical draws beat the binomial chain (measured)
 _LOG_GAMMA_BELOW = 0.05  # largest alpha below which the Dirichlet is drawn in log space (no underflow)
+_INT16_MAX_K = 16000  # counts fit int16 (and so do sums of |A - G| over categories, at most 2K)
+_URN_MAX_K_BY_M = {0: 10, 2: 0}  # K up to which the Polya-urn sampler is faster, per M (0: other M); measured
+_DIRICHLET_COST = 8  # a Dirichlet draw per item costs about as much as this many responses (task ordering only)
+SAMPLERS: tuple[str, ...] = ("auto", "types", "urn", "dirichlet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +83,24 @@ def default_workers() -> int:
 def draw_dirichlet(rng: np.random.Generator, alpha: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Dirichlet(alpha) draws, CATEGORY-MAJOR: shape (M, *shape) (each category slice contiguous).
 
-    Formula: g_m ~ Gamma(alpha_m, 1), beta_m = g_m / sum(g). When every alpha_m < 0.05, the gammas are drawn in
-    log space (ln Gamma(a) = ln Gamma(a + 1) + ln(U) / a) so that they cannot all underflow to 0.
+    Formula: g_m ~ Gamma(alpha_m, 1), beta_m = g_m / sum(g) (float64 gamma draws written in place, batched over
+    rounds and items). When every alpha_m < 0.05, the gammas are drawn in log space
+    (ln Gamma(a) = ln Gamma(a + 1) + ln(U) / a) so that they cannot all underflow to 0.
     For alpha = (1/2, 1/2) (the noise rho at M = 2) this is Beta(1/2, 1/2): sin^2(pi U / 2), the arcsine law.
     """
     m = alpha.size
     if m == 2 and alpha[0] == 0.5 and alpha[1] == 0.5:
         r1 = np.sin(rng.random(shape) * (np.pi / 2)) ** 2
         return np.stack([r1, 1.0 - r1])
+    g = np.empty((m, *shape))
     if alpha.max() < _LOG_GAMMA_BELOW:
-        lg = np.stack([np.log(rng.standard_gamma(a + 1.0, shape)) + np.log(rng.random(shape)) / a for a in alpha])
-        lg -= lg.max(axis=0)
-        g = np.exp(lg)
+        for j, a in enumerate(alpha):
+            g[j] = np.log(rng.standard_gamma(a + 1.0, shape)) + np.log(rng.random(shape)) / a
+        g -= g.max(axis=0)
+        np.exp(g, out=g)
     else:
-        g = np.stack([rng.standard_gamma(a, shape) for a in alpha])
+        for j, a in enumerate(alpha):
+            rng.standard_gamma(a, out=g[j])
     g /= g.sum(axis=0)
     return g
 
@@ -94,6 +108,58 @@ def draw_dirichlet(rng: np.random.Generator, alpha: np.ndarray, shape: tuple[int
 def draw_noise(rng: np.random.Generator, m: int, shape: tuple[int, ...]) -> np.ndarray:
     """rho ~ Dirichlet([1/M] * M), category-major (M, *shape)."""
     return draw_dirichlet(rng, np.full(m, 1.0 / m), shape)
+
+
+def count_dtype(k: int) -> type:
+    """Integer type of the counts: int16 while sums of two machines' differences (at most 2K) fit, else int64."""
+    return np.int16 if k <= _INT16_MAX_K else np.int64
+
+
+def _cumulative_to_counts(cum: np.ndarray, k: int) -> np.ndarray:
+    """Counts (M, ...) from cumulative counts C_j = #{responses with category <= j}, j < M - 1 (shape (M-1, ...))."""
+    m1 = cum.shape[0]
+    if cum.dtype.kind == "f":  # urn thresholds minus their prior: whole numbers up to rounding
+        cum = np.rint(cum)
+    out = np.empty((m1 + 1, *cum.shape[1:]), dtype=count_dtype(k))
+    out[0] = cum[0]
+    if m1 > 1:
+        np.subtract(cum[1:], cum[:-1], out=out[1:m1], casting="unsafe")
+    np.subtract(k, cum[m1 - 1], out=out[m1], casting="unsafe")
+    return out
+
+
+def _draw_counts_many(rng: np.random.Generator, p: np.ndarray, k: int, copies: int) -> list[np.ndarray]:
+    """``copies`` independent Multinomial(K, p) count arrays for the same probabilities ``p`` (M, ...)."""
+    m = p.shape[0]
+    lead = p.shape[1:]
+    if k <= _UNIFORM_MAX_K:
+        cum = np.cumsum(p[: m - 1], axis=0)  # computed once for every copy
+        u = np.empty(lead)
+        ind = np.empty(cum.shape, dtype=bool)
+        out = []
+        for _ in range(copies):
+            below = np.zeros(cum.shape, dtype=np.int8)  # K <= 40 fits
+            for _ in range(k):
+                rng.random(out=u)
+                np.less(u, cum, out=ind)
+                below += ind.view(np.int8)
+            out.append(_cumulative_to_counts(below, k))
+        return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # conditional probabilities of the binomial chain, shared by every copy
+        mass = 1.0 - np.concatenate([np.zeros((1, *lead)), np.cumsum(p[: m - 2], axis=0)])
+        q = np.clip(np.where(mass > 0, p[: m - 1] / mass, 1.0), 0.0, 1.0)
+    out = []
+    for _ in range(copies):
+        c = np.empty((m, *lead), dtype=count_dtype(k))
+        left = np.full(lead, k, dtype=np.int64)
+        for j in range(m - 1):
+            cj = rng.binomial(left, q[j])
+            c[j] = cj
+            left -= cj
+        c[m - 1] = left
+        out.append(c)
+    return out
 
 
 def draw_counts(rng: np.random.Generator, p: np.ndarray, k: int) -> np.ndarray:
@@ -104,31 +170,109 @@ def draw_counts(rng: np.random.Generator, p: np.ndarray, k: int) -> np.ndarray:
     c_j ~ Binomial(K - sum_{l<j} c_l, p_j / (1 - sum_{l<j} p_l)), the last category takes the rest.
     Both are exact draws of the multinomial.
     """
-    m = p.shape[0]
-    lead = p.shape[1:]
-    if k <= _UNIFORM_MAX_K:
-        cum = np.cumsum(p[: m - 1], axis=0)
-        below = np.zeros((m - 1, *lead), dtype=np.int16 if k < 32000 else np.int64)
-        for _ in range(k):
-            below += rng.random(lead) < cum
-        out = np.empty((m, *lead), dtype=np.int64)
-        out[0] = below[0]
-        if m > 2:
-            np.subtract(below[1:], below[:-1], out=out[1 : m - 1])
-        np.subtract(k, below[m - 2], out=out[m - 1])
-        return out
-    out = np.empty((m, *lead), dtype=np.int64)
-    left = np.full(lead, k, dtype=np.int64)
-    mass = np.ones(lead)
-    for j in range(m - 1):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.clip(np.where(mass > 0, p[j] / mass, 1.0), 0.0, 1.0)
-        c = rng.binomial(left, q)
-        out[j] = c
-        left -= c
-        mass -= p[j]
-    out[m - 1] = left
-    return out
+    return _draw_counts_many(rng, p, k, 1)[0]
+
+
+def _urn_draws(
+    rng: np.random.Generator,
+    thr: np.ndarray,
+    total: float | np.ndarray,
+    steps: int,
+    active: np.ndarray | None = None,
+) -> None:
+    """``steps`` draws per item from a Polya urn, updating its thresholds ``thr`` (M-1, L) in place.
+
+    thr_j = prior mass of the categories <= j + earlier draws of the item with category <= j; ``total`` is the
+    urn's whole mass before the first of these draws (a number, or one per item). With U uniform, the draw is a
+    category <= j exactly when U * (total + t) < thr_j, and then every thr_j from its category on grows by 1.
+    ``active`` (one per item): how many of the ``steps`` draws the item makes (the rest are skipped).
+    """
+    u = np.empty(thr.shape[1:])
+    ind = np.empty(thr.shape, dtype=bool)
+    for t in range(steps):
+        rng.random(out=u)
+        u *= total + t
+        np.less(u, thr, out=ind)
+        if active is not None:
+            np.logical_and(ind, t < active, out=ind)
+        thr += ind
+
+
+def _urn_dataset(
+    rng: np.random.Generator, alpha: np.ndarray, eps: float, size: int, k: int, null: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gold, A and B counts (M, size) with beta and rho integrated out (Polya urns): exact, no Dirichlet draw.
+
+    Given the earlier draws of an item, a response from beta_i ~ Dir(alpha) is category m with probability
+    (alpha_m + n_m) / (alpha0 + n) (n_m: the item's earlier beta draws of category m, in any machine), and one
+    from rho_i ~ Dir(1/M) with probability (1/M + r_m) / (1 + r). Which responses come from rho: B's under the
+    alternative with probability eps each (gamma = (1 - eps) beta + eps rho), A's and B's under the null with
+    probability eps/2 each (a fair coin between beta and gamma); so per machine c ~ Binomial(K, eps or eps/2)
+    responses go to the rho urn and K - c to the beta urn that gold also draws from.
+    """
+    m = alpha.size
+    a0 = float(alpha.sum())
+    prior_b = np.cumsum(alpha)[: m - 1, None]
+    thr = np.repeat(prior_b, size, axis=1)
+    _urn_draws(rng, thr, a0, k)  # gold: K draws from beta
+    cum_g = thr - prior_b
+    p_rho = 0.5 * eps if null else eps
+    rho_a = rng.binomial(k, p_rho, size) if null else np.zeros(size, dtype=np.int64)
+    rho_b = rng.binomial(k, p_rho, size)
+    before = thr.copy()
+    _urn_draws(rng, thr, a0 + k, k, k - rho_a if null else None)  # A's responses from beta
+    cum_a = thr - before
+    np.copyto(before, thr)
+    _urn_draws(rng, thr, a0 + 2 * k - rho_a, k, k - rho_b)  # B's responses from beta
+    cum_b = thr - before
+    idx = np.flatnonzero(rho_a + rho_b)  # items with a response from rho: only they need the rho urn
+    if idx.size:
+        dense = idx.size * 3 > size  # most items: work on all of them (masked) rather than gather and scatter
+        ra, rb = (rho_a, rho_b) if dense else (rho_a[idx], rho_b[idx])
+        prior_r = (np.arange(1, m) / m)[:, None]
+        thr_r = np.repeat(prior_r, ra.size, axis=1)
+        if null:
+            _urn_draws(rng, thr_r, 1.0, int(ra.max()), ra)
+            from_rho = thr_r - prior_r
+            if dense:
+                cum_a += from_rho
+            else:
+                cum_a[:, idx] += from_rho
+            prior_r = thr_r.copy()
+        _urn_draws(rng, thr_r, 1.0 + ra, int(rb.max()), rb)
+        from_rho = thr_r - prior_r
+        if dense:
+            cum_b += from_rho
+        else:
+            cum_b[:, idx] += from_rho
+    return _cumulative_to_counts(cum_g, k), _cumulative_to_counts(cum_a, k), _cumulative_to_counts(cum_b, k)
+
+
+def _dirichlet_dataset(
+    rng: np.random.Generator, alpha: np.ndarray, eps: float, size: int, k: int, null: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gold, A and B counts (M, size) from explicit draws of beta, rho and gamma (the spec step by step)."""
+    beta = draw_dirichlet(rng, alpha, (size,))
+    rho = draw_noise(rng, alpha.size, (size,))
+    if null:
+        rho *= 0.5 * eps  # the mixture (beta + gamma) / 2 = (1 - eps/2) beta + (eps/2) rho
+        rho += (1.0 - 0.5 * eps) * beta
+        (gold,) = _draw_counts_many(rng, beta, k, 1)
+        a, b = _draw_counts_many(rng, rho, k, 2)
+        return gold, a, b
+    rho *= eps  # gamma = (1 - eps) beta + eps rho
+    rho += (1.0 - eps) * beta
+    gold, a = _draw_counts_many(rng, beta, k, 2)
+    (b,) = _draw_counts_many(rng, rho, k, 1)
+    return gold, a, b
+
+
+def urn_max_k(m: int) -> int:
+    """Largest K drawn by the Polya-urn sampler for M categories (measured break-even; larger K: Dirichlet draws).
+
+    A fixed function of (K, M): which sampler runs never depends on the seed or the number of workers.
+    """
+    return _URN_MAX_K_BY_M.get(m, _URN_MAX_K_BY_M[0])
 
 
 def simulate_counts(
@@ -139,10 +283,12 @@ def simulate_counts(
     rounds: int,
     seed: int | np.random.Generator,
     hypothesis: str = "alternative",
+    sampler: str = "auto",
 ) -> SimCounts:
     """Draw ``rounds`` datasets of N items x K responses (gold, A, B) as counts, single-threaded.
 
     ``hypothesis``: "alternative" (A is the ideal machine, B is pulled towards noise by eps) or "null".
+    ``sampler``: "auto", "urn" or "dirichlet" (see ``_draw_dataset``; same distribution).
     Reference: spec "Generative model" / "Null hypothesis".
 
     >>> s = simulate_counts((1.0, 1.0), 0.3, n=4, k=3, rounds=2, seed=0)
@@ -153,9 +299,18 @@ def simulate_counts(
     _check(eps, n, k, rounds)
     if hypothesis not in ("alternative", "null"):
         raise DataError(f"hypothesis must be 'alternative' or 'null', got {hypothesis!r}")
+    _check_sampler(sampler, int(k), a.size)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(as_entropy(seed))
-    gold, ma, mb = (np.moveaxis(x, 0, -1) for x in _draw_dataset(rng, a, eps, n, k, rounds, hypothesis == "null"))
+    drawn = _draw_dataset(rng, a, eps, n, k, rounds, hypothesis == "null", sampler)
+    gold, ma, mb = (np.moveaxis(x, 0, -1).astype(np.int64) for x in drawn)
     return SimCounts(gold, ma, mb, k, hypothesis)
+
+
+def _check_sampler(sampler: str, k: int | None = None, m: int | None = None) -> None:
+    if sampler not in SAMPLERS:
+        raise DataError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    if sampler == "types" and k is not None and m is not None and not outcomes.law_fits(k, m):
+        raise DataError(f"the exact outcome law of K = {k}, M = {m} is too large: use another sampler")
 
 
 def _check(eps: float, n: int, k: int, rounds: int) -> None:
@@ -170,18 +325,30 @@ def _check(eps: float, n: int, k: int, rounds: int) -> None:
 
 
 def _draw_dataset(
-    rng: np.random.Generator, alpha: np.ndarray, eps: float, n: int, k: int, rounds: int, null: bool
+    rng: np.random.Generator,
+    alpha: np.ndarray,
+    eps: float,
+    n: int,
+    k: int,
+    rounds: int,
+    null: bool,
+    sampler: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gold, A and B counts, category-major (M, rounds, N), in a fixed order of draws (reproducible)."""
-    m = alpha.size
-    beta = draw_dirichlet(rng, alpha, (rounds, n))
-    rho = draw_noise(rng, m, (rounds, n))
-    gamma = (1.0 - eps) * beta + eps * rho
-    gold = draw_counts(rng, beta, k)
-    if null:
-        mix = 0.5 * (beta + gamma)
-        return gold, draw_counts(rng, mix, k), draw_counts(rng, mix, k)
-    return gold, draw_counts(rng, beta, k), draw_counts(rng, gamma, k)
+    """Gold, A and B counts, category-major (M, rounds, N), in a fixed order of draws (reproducible).
+
+    ``sampler``: "urn" (beta and rho integrated out), "dirichlet" (explicit beta, rho, gamma), "types" (each
+    item's outcome drawn from its exact law, ``nkcore.nk.outcomes``) or "auto" (the urn for
+    K <= ``urn_max_k(M)``, else Dirichlet): the same distribution either way (tested against the spec's
+    response-level transcription), only the speed differs.
+    """
+    if sampler == "types":
+        law = outcomes.outcome_law(alpha, eps, k, null)
+        idx = outcomes.draw_item_types(rng, law, n, rounds)
+        return tuple(np.moveaxis(x[idx], -1, 0) for x in (law.gold, law.a, law.b))  # type: ignore[return-value]
+    use_urn = k <= urn_max_k(alpha.size) if sampler == "auto" else sampler == "urn"
+    draw = _urn_dataset if use_urn else _dirichlet_dataset
+    counts = draw(rng, alpha, float(eps), rounds * n, k, null)
+    return tuple(c.reshape(c.shape[0], rounds, n) for c in counts)  # type: ignore[return-value]
 
 
 def _chunks(n: int, k: int, m: int, rounds: int) -> list[tuple[int, int]]:
@@ -191,11 +358,28 @@ def _chunks(n: int, k: int, m: int, rounds: int) -> list[tuple[int, int]]:
 
 
 def _task(
-    entropy: int, alpha: np.ndarray, eps: float, n: int, k: int, side: int, chunk: int, size: int, metrics: tuple
+    entropy: int,
+    alpha: np.ndarray,
+    eps: float,
+    n: int,
+    k: int,
+    side: int,
+    chunk: int,
+    size: int,
+    sampler: str,
+    metrics: tuple,
 ) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(n, k, side, chunk)))
-    gold, a, b = _draw_dataset(rng, alpha, eps, n, k, size, side == NULL)
+    if _types_for(n, k, alpha.size, sampler):  # whole datasets as counts of outcome types: exact, and cheaper
+        law = outcomes.outcome_law(alpha, eps, k, side == NULL)
+        return outcomes.type_gaps(law, outcomes.draw_type_counts(rng, law, n, size), n, metrics)
+    gold, a, b = _draw_dataset(rng, alpha, eps, n, k, size, side == NULL, sampler)
     return gaps_from_counts_cm(gold, a, b, k, metrics)
+
+
+def _types_for(n: int, k: int, m: int, sampler: str) -> bool:
+    """Draw datasets as counts of outcome types? "auto": when ``outcomes.use_types``; "types": always."""
+    return sampler == "types" or (sampler == "auto" and outcomes.use_types(n, k, m))
 
 
 def simulate_gaps(
@@ -207,24 +391,29 @@ def simulate_gaps(
     metrics: Sequence[str] = PAPER_METRICS,
     workers: int | None = None,
     progress: Callable[[float], None] | None = None,
+    sampler: str = "auto",
 ) -> list[GapSamples]:
     """Alternative and null score gaps for every (N, K) cell, ``rounds`` datasets each, on worker threads.
 
     The same (seed, N, K) always gives the same numbers, whatever ``workers`` and whatever other cells are
-    computed alongside. ``progress`` (optional) receives the done fraction in [0, 1].
+    computed alongside. ``progress`` (optional) receives the done fraction in [0, 1]. ``sampler``: "auto",
+    "urn" or "dirichlet" (same distribution; "auto" picks the faster one for each K).
     Reference: spec "p-value, effect size, interval" (R alternative and R null datasets).
     """
+    _check_sampler(sampler)
     a = np.asarray(validate_alpha(alpha))
     metrics = tuple(metrics)
     entropy = as_entropy(seed)
     cells = [(int(n), int(k)) for n, k in cells]
     for n, k in cells:
         _check(eps, n, k, rounds)
+        _check_sampler(sampler, k, a.size)
     tasks = []
     for ci, (n, k) in enumerate(cells):
         for side in (ALT, NULL):
             for chunk, (start, size) in enumerate(_chunks(n, k, a.size, rounds)):
-                tasks.append((ci, side, start, size, n * k * size, (entropy, a, float(eps), n, k, side, chunk, size)))
+                work = n * size * a.size * (k + _DIRICHLET_COST)  # rough cost: orders the tasks, paces the progress
+                tasks.append((ci, side, start, size, work, (entropy, a, float(eps), n, k, side, chunk, size, sampler)))
     results: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     total = float(sum(t[4] for t in tasks)) or 1.0
     workers = default_workers() if workers is None else max(1, int(workers))
