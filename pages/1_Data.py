@@ -30,13 +30,18 @@ bootstrap.setup_page(
 )
 
 
-_MARKDOWN = re.compile(r"([\\`*_\[\]<>#|~$])")  # links, images, :colour[...], emphasis, code, LaTeX
+# Every Markdown-active ASCII punctuation: images, links and bare-URL autolinks (the ':' of "http:" and the dots),
+# :colour[...] directives, emphasis, code, LaTeX. An escaped character renders as itself.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_AUTOLINK = re.compile(r"(\\:|[wW]{3}|@)(?=\S)")
 
 
 def md(text: object) -> str:
     """Text from a user's file (names, labels, messages quoting them) shown literally, never as Markdown: a label
     ``![x](http://tracker/p.png)`` must not load an image in a teammate's browser, ``:red[x]`` must not colour."""
-    return _MARKDOWN.sub(r"\\\1", str(text))
+    escaped = _MARKDOWN.sub(r"\\\1", str(text))
+    # GFM autolinks bare URLs even when escaped; an invisible word joiner keeps them plain text
+    return _AUTOLINK.sub("\\1\u2060", escaped)
 
 
 @contextlib.contextmanager
