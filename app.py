@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from ui import bootstrap
+from ui import bootstrap, exports
 
 bootstrap.setup_page(
     "NK Planner",
@@ -48,4 +49,4 @@ rows = []
 for kind in bootstrap.KINDS:
     ds = bootstrap.choose_dataset(kind)
     rows.append({"kind": bootstrap.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
-st.dataframe(rows, hide_index=True, width="stretch")
+exports.table(pd.DataFrame(rows), "datasets_in_use", download=False, hide_index=True, width="stretch")

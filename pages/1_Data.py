@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterator
 
 import pandas as pd
@@ -13,7 +12,7 @@ import streamlit as st
 from nkcore import store
 from nkcore import summary as nksummary
 from nkcore.errors import DataError
-from nkcore.io import csv_safe, fingerprint, read_table
+from nkcore.io import fingerprint, read_table
 from nkcore.kinds import ROLE_WORDS, apply_mapping, detect_kind, kind_columns, probability_role
 from ui import bootstrap, cache, charts_data, exports
 
@@ -30,18 +29,7 @@ bootstrap.setup_page(
 )
 
 
-# Every Markdown-active ASCII punctuation: images, links and bare-URL autolinks (the ':' of "http:" and the dots),
-# :colour[...] directives, emphasis, code, LaTeX. An escaped character renders as itself.
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-_AUTOLINK = re.compile(r"(\\:|[wW]{3}|@)(?=\S)")
-
-
-def md(text: object) -> str:
-    """Text from a user's file (names, labels, messages quoting them) shown literally, never as Markdown: a label
-    ``![x](http://tracker/p.png)`` must not load an image in a teammate's browser, ``:red[x]`` must not colour."""
-    escaped = _MARKDOWN.sub(r"\\\1", str(text))
-    # GFM autolinks bare URLs even when escaped; an invisible word joiner keeps them plain text
-    return _AUTOLINK.sub("\\1\u2060", escaped)
+md = bootstrap.md
 
 
 @contextlib.contextmanager
@@ -205,7 +193,7 @@ def upload_section() -> None:
             )
         table = apply_mapping(frame, kind, mapping)
         st.markdown(f"**Preview** (first 10 of {len(table):,} rows, with NK Planner's column names)")
-        st.dataframe(table.head(10), hide_index=True)
+        exports.table(table.head(10), "upload_preview", download=False, hide_index=True)
         key = ("check", up.file_id, kind, tuple(sorted(mapping.items())), ratings_id)
         ratings_frame = bootstrap.load_dataset("ratings", ratings_id).frame if ratings_id else None
         result = _memo(key, lambda: (nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table)))
@@ -287,9 +275,9 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
                 st.altair_chart(chart, width="stretch")
                 exports.download_chart(chart, f"{kind}_{name}")
         with st.expander(f"The data ({min(len(ds.frame), 200):,} of {len(ds.frame):,} rows shown)"):
-            st.dataframe(ds.frame.head(200), hide_index=True)
-            # user text that a spreadsheet would run as a formula (=cmd|..., @SUM) is written with a leading '
-            exports.download_table(csv_safe(ds.frame), f"{kind}_{ds.id[:12]}")
+            exports.table(ds.frame.head(200), "preview", download=False, hide_index=True)
+            # the whole dataset; text a spreadsheet would run as a formula (=cmd|..., @SUM) gets a leading '
+            exports.download_table(ds.frame, f"{kind}_{ds.id[:12]}")
     return kind, ds, summary, charts
 
 
@@ -302,7 +290,7 @@ def stored_section() -> None:
     table = pd.DataFrame(
         [{"name": m.name, "kind": m.kind, "rows": m.n_rows, "id": m.id[:12], "stored (UTC)": m.created} for m in metas]
     )
-    st.dataframe(table, hide_index=True)
+    exports.table(table, "stored_datasets", download=False, hide_index=True)
     by_id = {m.id: m for m in metas}
     left, right = st.columns([3, 1])
     target = left.selectbox(

@@ -148,8 +148,10 @@ with bootstrap.user_errors():
     if ordered is None:
         tests_df = tests_df.drop(columns=["Holm p"])
     p_fmt = st.column_config.NumberColumn(format="%.3g")
-    st.dataframe(
+    exports.table(
         tests_df,
+        "paired_tests",
+        download=False,  # offered beside the chart below
         hide_index=True,
         width="stretch",
         column_config={c: p_fmt for c in tests_df.columns if c.endswith(" p") or c == "mid-p"}
@@ -180,7 +182,7 @@ with bootstrap.user_errors():
                 },
                 index=[f"{comp.config_a} right", f"{comp.config_a} wrong"],
             )
-            st.dataframe(two_by_two, width="content")
+            exports.table(two_by_two, f"discordance_{comp.config_a}_{comp.config_b}", download=False, width="content")
             st.markdown(paired.marginal_sentence(comp))
 
 numbers = [("paired cases", f"{n_cases:,}", f"{dropped:,} cases dropped to pair the configs")]

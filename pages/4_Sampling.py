@@ -147,8 +147,10 @@ with bootstrap.user_errors():
             "measured": 100 * measured["accuracy"],
         }
     )
-    st.dataframe(
+    exports.table(
         neff,
+        "effective_samples",
+        download=False,  # offered below
         hide_index=True,
         width="stretch",
         column_config={
@@ -239,8 +241,7 @@ with bootstrap.user_errors():
         ]
     )
     if len(cases):
-        st.dataframe(cases, hide_index=True, width="stretch", height=min(400, 38 + 35 * len(cases)))
-        exports.download_table(cases, "unfixable_cases")
+        exports.table(cases, "unfixable_cases", hide_index=True, width="stretch", height=min(400, 38 + 35 * len(cases)))
 
 numbers = [
     ("cases", f"{a.n_cases:,}", f"each with up to {a.max_n} samples per request (n)"),

@@ -137,8 +137,10 @@ with bootstrap.user_errors():
     ]  # fmt: skip
     num = st.column_config.NumberColumn
     txt = st.column_config.TextColumn
-    st.dataframe(
+    exports.table(
         view,
+        "cost_latency_view",
+        download=False,  # the full-precision table is offered below
         hide_index=True,
         width="stretch",
         column_config={

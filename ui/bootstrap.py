@@ -8,6 +8,7 @@ because Streamlit routes it straight to the page script, which sets itself up he
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,21 +144,42 @@ def dataset_options(kind: str) -> dict[str, str]:
     return options
 
 
+# Every Markdown-active ASCII punctuation: images, links and bare-URL autolinks (the ':' of "http:" and the dots),
+# :colour[...] directives, emphasis, code, LaTeX. An escaped character renders as itself.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+_AUTOLINK = re.compile(r"(\\:|[wW]{3}|@)(?=\S)")
+
+
+def md(text: object) -> str:
+    """Text from a user's file (names, labels, messages quoting them) shown literally, never as Markdown: a label
+    ``![x](http://tracker/p.png)`` must not load an image in a teammate's browser, ``:red[x]`` must not colour."""
+    escaped = _MARKDOWN.sub(r"\\\1", str(text))
+    # GFM autolinks bare URLs even when escaped; an invisible word joiner keeps them plain text
+    return _AUTOLINK.sub("\\1\u2060", escaped)
+
+
 def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
     """Say plainly why a dataset id in the link cannot be used (validated before any file access)."""
     if raw in options:
         return
+    fallback = md(options[next(iter(options))])
+    what = KIND_LABELS[kind].split(" (")[0].lower()
     try:
         store.validate_id(raw)
     except DataError:
         st.warning(
-            f"The link's {kind} dataset id is not a valid id (ids are 64 hexadecimal characters); "
-            f"showing {options[next(iter(options))]} instead."
+            f"The link's {what} dataset id is not a valid id (ids are 64 lowercase hexadecimal characters); "
+            f"showing {fallback} instead."
         )
         return
+    other = next((m for m in store.list_datasets() if m.id == raw), None)
+    if other is not None:
+        held = KIND_LABELS.get(other.kind, other.kind).split(" (")[0].lower()
+        st.warning(f"The link's {what} dataset {raw[:12]}… holds {held}, not {what}; showing {fallback} instead.")
+        return
     st.warning(
-        f"The link asks for {kind} dataset {raw[:12]}…, which is not on this server (it may have been deleted or "
-        f"uploaded elsewhere). Showing {options[next(iter(options))]} instead; upload the file on the Data page."
+        f"The link asks for {what} dataset {raw[:12]}…, which is not on this server (it may have been deleted or "
+        f"uploaded elsewhere). Showing {fallback} instead; upload the file on the Data page."
     )
 
 
@@ -256,7 +278,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except DataError as exc:
-        st.error(str(exc))
+        st.error(md(str(exc)))  # messages quote uploaded text: shown literally
         st.stop()
 
 

@@ -15,22 +15,41 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from nkcore.io import csv_safe
+from ui.bootstrap import md
+
 
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "export"
 
 
+def table_csv(df: pd.DataFrame) -> bytes:
+    """The bytes of a table download: UTF-8 CSV, formula-like text defused (``nkcore.io.csv_safe``)."""
+    return csv_safe(df).to_csv(index=False).encode("utf-8")
+
+
 def download_table(df: pd.DataFrame, name: str, *, label: str = "Download table (CSV)") -> None:
-    """A CSV download button for ``df`` (file ``<name>.csv``)."""
+    """A CSV download button for ``df`` (file ``<name>.csv``); formula-like text is defused (``nkcore.io.csv_safe``)."""
     st.download_button(
         label,
-        data=lambda: df.to_csv(index=False).encode("utf-8"),
+        data=lambda: table_csv(df),
         file_name=f"{_slug(name)}.csv",
         mime="text/csv",
         key=f"dl_csv_{_slug(name)}",
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def table(df: pd.DataFrame, name: str, *, download: bool = True, **dataframe_kwargs: Any) -> None:
+    """Show ``df`` with ``st.dataframe`` and, below it, its CSV download button.
+
+    The table is shown through ``nkcore.io.csv_safe``, so that Streamlit's own download icon on the table cannot
+    hand a spreadsheet a formula hidden in uploaded text (``=cmd|...``); numbers are untouched.
+    """
+    st.dataframe(csv_safe(df), **dataframe_kwargs)
+    if download:
+        download_table(df, name)
 
 
 def chart_png(chart: alt.TopLevelMixin, scale: float = 2.0) -> bytes:
@@ -116,7 +135,7 @@ def summary_download(
     charts = charts or []
     link = _current_link()
     with st.expander("Summary of this view for a review doc", icon=":material/description:"):
-        st.markdown("\n".join(f"- **{label}: {value}**. {sentence}" for label, value, sentence in numbers))
+        st.markdown("\n".join(f"- **{md(label)}: {md(value)}**. {md(sentence)}" for label, value, sentence in numbers))
         st.download_button(
             "Download one-page summary (HTML)",
             data=lambda: summary_html(title, params, numbers, charts, link=link).encode("utf-8"),

@@ -10,6 +10,7 @@ Usage::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +48,11 @@ def run_page() -> RunPage:
     clear_streamlit_caches()
 
 
+def plain(markdown: str) -> str:
+    """The text a reader sees for Markdown that shows user text literally (``ui.bootstrap.md`` escapes it)."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
+
+
 def error_texts(at: AppTest) -> list[str]:
-    """Every st.error message on the page (user-facing problems, not exceptions)."""
-    return [e.value for e in at.error]
+    """Every st.error message on the page (user-facing problems, not exceptions), as the reader sees it."""
+    return [plain(e.value) for e in at.error]
