@@ -143,16 +143,14 @@ def new_page(browser):
 
 def wait_idle(page, timeout: float = 60_000) -> None:
     """Wait until the Streamlit script has finished running (no 'running' status, main block present)."""
-    page.wait_for_selector('[data-testid="stMain"]', timeout=timeout)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+    # Streamlit marks the app root with its script state, as its own e2e helper (wait_for_app_run) reads it.
+    # A rerun triggered by an interaction may start a moment after it; the short pause lets it begin first.
+    page.wait_for_timeout(100)
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]',
         timeout=timeout,
     )
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-        timeout=timeout,
-    )
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
 def goto(page, url: str, timeout: float = 60_000) -> None:
