@@ -14,6 +14,12 @@ _picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(char
 if _picked and {"budget", "k"} <= set(_picked[0]):
     st.query_params["bud_cell"] = f"{int(_picked[0]['budget'])}x{int(_picked[0]['k'])}"
 
+# The metric selectbox keeps its label in the link; a link may also name the metric as the CLI does (?bud_metric=kl).
+_raw_metric = st.query_params.get("bud_metric")
+if _raw_metric in nkm.METRICS:
+    st.query_params["bud_metric"] = sentences.metric_label(_raw_metric)
+    st.rerun()  # the bound selectbox reads its link value when a run starts
+
 bootstrap.setup_page(
     "Budget (N x K)",
     "How reproducibly does 'model A beats model B' hold when a budget of N x K ratings is split into items (N) and "
@@ -237,6 +243,7 @@ with bootstrap.user_errors():
                 else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
             )
             + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
+            + (f" {sentences.kl_jump_sentence(cell.n)}" if metric == "kl" else "")
         )
 
     # ------------------------------------------------------------------ minimal budget and the paper's claims
@@ -248,9 +255,9 @@ with bootstrap.user_errors():
             {
                 "metric": sentences.metric_label(mb.metric),
                 "minimal budget (N x K)": "never" if mb.budget is None else f"{mb.budget:,}",
-                "ratings per item (K)": mb.k,
-                "items (N)": None if mb.budget is None else mb.budget // mb.k,
-                "p-value": None if mb.p is None else sentences.fmt_p(mb.p),
+                "ratings per item (K)": "" if mb.k is None else str(mb.k),
+                "items (N)": "" if mb.budget is None or mb.k is None else f"{mb.budget // mb.k:,}",
+                "p-value": "" if mb.p is None else sentences.fmt_p(mb.p),
             }
             for mb in mins
         ]
@@ -258,7 +265,7 @@ with bootstrap.user_errors():
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
         f"The smallest budget (up to {max_budget:,}) at which some ratings per item (K) reaches p < 0.05, and that K; "
-        "'never' = not within the grid."
+        f"'never' = not within the grid. {sentences.kl_artifact_short()} {sentences.precision_sentence(rounds)}"
     )
     st.subheader("The paper's claims, checked on these numbers")
     for cl in sentences.claims_check(cells):

@@ -116,11 +116,50 @@ def headline_sentence(mins: Sequence[MinimalBudget], metrics: Sequence[str] = ("
 
 
 def kl_artifact_sentence() -> str:
-    """Why the paper's KL jumps at small K."""
+    """Why the paper's KL jumps at small K (spec "Metrics": 1e-12 added to every count)."""
     return (
-        f"The paper's KL adds 1e-12 to every count, so an item where the raters used a label that the model's K "
-        f"responses never used costs about ln(1e12) = {kl_artifact_nats():.2f} nats. At small K this happens often, "
-        "so KL is dominated by these jumps; the smoothed KL (add 1/2 to every count) does not have them."
+        "The paper's KL adds 1e-12 to every count, so an item where the raters used a label that the model's K "
+        f"responses never used costs about ln(1e12) = {kl_artifact_nats():.2f} nats (times the raters' share of "
+        "that label). At small K this happens often, so KL is dominated by these jumps; the smoothed KL (add 1/2 to "
+        "every count) does not have them."
+    )
+
+
+def kl_artifact_short() -> str:
+    """One line for tables that list the paper's KL."""
+    return (
+        f"KL (paper, 1e-12) counts about {kl_artifact_nats():.2f} nats for every label the raters used and the "
+        "model's K responses never did, so at small K it mostly counts such misses."
+    )
+
+
+def kl_jump_sentence(n: int) -> str:
+    """What the steps in a KL gap histogram are: one item's artifact spread over N items.
+
+    >>> kl_jump_sentence(100)[:40]
+    'The KL gaps cluster in steps of about 0.'
+    """
+    step = kl_artifact_nats() / max(int(n), 1)
+    return (
+        f"The KL gaps cluster in steps of about {step:.3g} nats: one item more or less where a model missed a "
+        f"label the raters used ({kl_artifact_nats():.2f} nats / items (N) {int(n):,})."
+    )
+
+
+def precision_sentence(rounds: int) -> str:
+    """How much a p-value near 0.05 moves from seed to seed with this many rounds (measured rule of thumb).
+
+    Measured on the Toxicity prior: the seed-to-seed SD of p is about 0.66 sqrt(p (1 - p) / R) (0.012 at
+    p = 0.08, R = 200; 0.0056 at R = 1000); twice that at p = 0.05 is the range quoted.
+
+    >>> precision_sentence(200)[:60]
+    'With 200 + 200 rounds per cell, a p-value near 0.05 moves by'
+    """
+    spread = 2 * 0.66 * math.sqrt(0.05 * 0.95 / max(int(rounds), 1))
+    advice = " Choose full precision before quoting a number." if rounds < 1000 else ""
+    return (
+        f"With {int(rounds):,} + {int(rounds):,} rounds per cell, a p-value near 0.05 moves by about "
+        f"+/-{spread:.2f} from one seed to another.{advice}"
     )
 
 
@@ -150,7 +189,7 @@ def claims_check(cells: Iterable, metrics: Sequence[str] = ("acc", "tv", "wins",
             best = min(big_k, key=lambda mb: (mb.budget, mb.p))
             ev = minimal_budget_sentence(best)
         elif ok:
-            ev = "; ".join(minimal_budget_sentence(mb) for mb in ok) + " (but only with K <= 10)"
+            ev = "; ".join(minimal_budget_sentence(mb).rstrip(".") for mb in ok) + " (but only with K <= 10)."
         else:
             ev = "no metric reaches p < 0.05 at a budget of 1,000 or less"
         out.append(Claim("Some metric reaches p < 0.05 within a budget of 1,000, with K > 10.", bool(big_k), ev))

@@ -351,9 +351,14 @@ def _draw_dataset(
     return tuple(c.reshape(c.shape[0], rounds, n) for c in counts)  # type: ignore[return-value]
 
 
-def _chunks(n: int, k: int, m: int, rounds: int) -> list[tuple[int, int]]:
-    """Fixed chunks of rounds for a cell: a function of (N, K, M, rounds) only, never of the worker count."""
-    per = max(1, min(rounds, _CHUNK_CELLS // (n * m)))
+def _round_cost(n: int, k: int, m: int, sampler: str) -> int:
+    """Array cells one round of a cell touches: outcome types (types path), else items x categories."""
+    return outcomes.n_types(k, m) if _types_for(n, k, m, sampler) else n * m
+
+
+def _chunks(n: int, k: int, m: int, rounds: int, sampler: str = "auto") -> list[tuple[int, int]]:
+    """Fixed chunks of rounds for a cell: a function of (N, K, M, rounds, sampler), never of the worker count."""
+    per = max(1, min(rounds, _CHUNK_CELLS // _round_cost(n, k, m, sampler)))
     return [(s, min(per, rounds - s)) for s in range(0, rounds, per)]
 
 
@@ -411,8 +416,9 @@ def simulate_gaps(
     tasks = []
     for ci, (n, k) in enumerate(cells):
         for side in (ALT, NULL):
-            for chunk, (start, size) in enumerate(_chunks(n, k, a.size, rounds)):
-                work = n * size * a.size * (k + _DIRICHLET_COST)  # rough cost: orders the tasks, paces the progress
+            per_round = _round_cost(n, k, a.size, sampler) * (k + _DIRICHLET_COST)
+            for chunk, (start, size) in enumerate(_chunks(n, k, a.size, rounds, sampler)):
+                work = size * per_round  # rough cost: orders the tasks, paces the progress
                 tasks.append((ci, side, start, size, work, (entropy, a, float(eps), n, k, side, chunk, size, sampler)))
     results: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     total = float(sum(t[4] for t in tasks)) or 1.0
@@ -440,7 +446,7 @@ def simulate_gaps(
     for ci, (n, k) in enumerate(cells):
         sides = []
         for side in (ALT, NULL):
-            parts = [results[(ci, side, start)] for start, _ in _chunks(n, k, a.size, rounds)]
+            parts = [results[(ci, side, start)] for start, _ in _chunks(n, k, a.size, rounds, sampler)]
             sides.append({mt: np.concatenate([p[mt] for p in parts]) for mt in metrics})
         out.append(GapSamples(n, k, sides[0], sides[1]))
     return out

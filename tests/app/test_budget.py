@@ -79,3 +79,18 @@ def test_gap_chart_legend_matches_its_data() -> None:
     data = spec["datasets"][layer["data"]["name"]] if "name" in layer.get("data", {}) else None
     values = data or next(iter(spec["datasets"].values()))
     assert {row["datasets"] for row in values} == set(names)
+
+
+def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: RunPage) -> None:
+    """?bud_metric=kl opens the paper's KL; where KL is shown its 27.63-nat artifact is explained."""
+    at = run_page(PAGE, query={"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20"}, timeout=TIMEOUT)
+    assert not at.exception and not error_texts(at)
+    assert at.selectbox(key="bud_metric").value == "kl"
+    assert "27.63" in " ".join(i.value for i in at.info)
+    captions = " ".join(c.value for c in at.caption)
+    assert "steps of about" in captions  # the gap chart: one item's artifact spread over items (N)
+    assert "27.63 nats for every label" in captions  # beside the minimal-budget table
+    assert "moves by about +/-0.02" in captions and "full precision" in captions  # the quick preview's precision
+    assert "could not be used" not in " ".join(w.value for w in at.warning)
+    table = at.dataframe[0].value
+    assert not table.isna().any().any()  # no 'None' cells: blanks where a metric never gets there
