@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from nkcore.errors import DataError
-from nkcore.nk.grid import Config, configurations
+from nkcore.nk.grid import Config
 from nkcore.nk.metrics import (
     ITEM_METRICS,
     PAPER_METRICS,
@@ -374,20 +374,6 @@ def resample_cells(
                 )
             )
     return out
-
-
-def resample_grid(
-    data: PairData,
-    budgets: Sequence[int],
-    ks: Sequence[int],
-    metrics: Sequence[str] | str | None = PAPER_METRICS,
-    rounds: int = 1000,
-    seed: int | np.random.Generator = 0,
-    alpha: float = ALPHA,
-    workers: int | None = None,
-) -> list[ResampleCell]:
-    """Every (budget, K) of a grid on real data; K values that no item has enough ratings for are left out."""
-    return resample_cells(data, configurations(budgets, ks), metrics, rounds, seed, alpha, workers)
 
 
 def qualifying_items(counts: np.ndarray, ks: Sequence[int]) -> dict[int, int]:

@@ -40,7 +40,7 @@ _CHUNK_CELLS = 1 << 16  # rounds x items x categories per chunk (every array of 
 _UNIFORM_MAX_K = 40  # K at or below which direct categorical draws beat the binomial chain (measured)
 _LOG_GAMMA_BELOW = 0.05  # largest alpha below which the Dirichlet is drawn in log space (no underflow)
 _INT16_MAX_K = 16000  # counts fit int16 (and so do sums of |A - G| over categories, at most 2K)
-_URN_MAX_K_BY_M = {0: 10, 2: 0}  # K up to which the Polya-urn sampler is faster, per M (0: other M); measured
+_URN_MAX_K = ((2, 1), (7, 16), (100, 20))  # (largest M, largest K) of the urn sampler: measured break-even
 _DIRICHLET_COST = 8  # a Dirichlet draw per item costs about as much as this many responses (task ordering only)
 SAMPLERS: tuple[str, ...] = ("auto", "types", "urn", "dirichlet")
 
@@ -178,6 +178,7 @@ def _urn_draws(
     thr: np.ndarray,
     total: float | np.ndarray,
     steps: int,
+    drawn: np.ndarray,
     active: np.ndarray | None = None,
 ) -> None:
     """``steps`` draws per item from a Polya urn, updating its thresholds ``thr`` (M-1, L) in place.
@@ -185,10 +186,12 @@ def _urn_draws(
     thr_j = prior mass of the categories <= j + earlier draws of the item with category <= j; ``total`` is the
     urn's whole mass before the first of these draws (a number, or one per item). With U uniform, the draw is a
     category <= j exactly when U * (total + t) < thr_j, and then every thr_j from its category on grows by 1.
+    ``drawn`` (M-1, L) small integers: the machine's cumulative counts, incremented in place.
     ``active`` (one per item): how many of the ``steps`` draws the item makes (the rest are skipped).
     """
     u = np.empty(thr.shape[1:])
     ind = np.empty(thr.shape, dtype=bool)
+    small = drawn.view(np.int8) if drawn.dtype == np.int8 else None
     for t in range(steps):
         rng.random(out=u)
         u *= total + t
@@ -196,6 +199,17 @@ def _urn_draws(
         if active is not None:
             np.logical_and(ind, t < active, out=ind)
         thr += ind
+        if small is not None:
+            small += ind.view(np.int8)  # same-type add: much cheaper than adding booleans
+        else:
+            drawn += ind
+
+
+def _urn_thresholds(prior: np.ndarray, size: int) -> np.ndarray:
+    """Fresh urn thresholds (M-1, size): the prior's cumulative mass for every item."""
+    thr = np.empty((prior.size, size))
+    thr[...] = prior[:, None]
+    return thr
 
 
 def _urn_dataset(
@@ -212,39 +226,27 @@ def _urn_dataset(
     """
     m = alpha.size
     a0 = float(alpha.sum())
-    prior_b = np.cumsum(alpha)[: m - 1, None]
-    thr = np.repeat(prior_b, size, axis=1)
-    _urn_draws(rng, thr, a0, k)  # gold: K draws from beta
-    cum_g = thr - prior_b
+    cum_dtype = np.int8 if k <= 127 else np.int64
+    cum_g, cum_a, cum_b = (np.zeros((m - 1, size), dtype=cum_dtype) for _ in range(3))
+    thr = _urn_thresholds(np.cumsum(alpha)[: m - 1], size)
+    _urn_draws(rng, thr, a0, k, cum_g)  # gold: K draws from beta
     p_rho = 0.5 * eps if null else eps
     rho_a = rng.binomial(k, p_rho, size) if null else np.zeros(size, dtype=np.int64)
     rho_b = rng.binomial(k, p_rho, size)
-    before = thr.copy()
-    _urn_draws(rng, thr, a0 + k, k, k - rho_a if null else None)  # A's responses from beta
-    cum_a = thr - before
-    np.copyto(before, thr)
-    _urn_draws(rng, thr, a0 + 2 * k - rho_a, k, k - rho_b)  # B's responses from beta
-    cum_b = thr - before
+    _urn_draws(rng, thr, a0 + k, k, cum_a, k - rho_a if null else None)  # A's responses from beta
+    _urn_draws(rng, thr, a0 + 2 * k - rho_a, k, cum_b, k - rho_b)  # B's responses from beta
     idx = np.flatnonzero(rho_a + rho_b)  # items with a response from rho: only they need the rho urn
     if idx.size:
         dense = idx.size * 3 > size  # most items: work on all of them (masked) rather than gather and scatter
         ra, rb = (rho_a, rho_b) if dense else (rho_a[idx], rho_b[idx])
-        prior_r = (np.arange(1, m) / m)[:, None]
-        thr_r = np.repeat(prior_r, ra.size, axis=1)
-        if null:
-            _urn_draws(rng, thr_r, 1.0, int(ra.max()), ra)
-            from_rho = thr_r - prior_r
-            if dense:
-                cum_a += from_rho
-            else:
-                cum_a[:, idx] += from_rho
-            prior_r = thr_r.copy()
-        _urn_draws(rng, thr_r, 1.0 + ra, int(rb.max()), rb)
-        from_rho = thr_r - prior_r
-        if dense:
-            cum_b += from_rho
-        else:
-            cum_b[:, idx] += from_rho
+        thr_r = _urn_thresholds(np.arange(1, m) / m, ra.size)
+        for machine, before, count in ((cum_a, 1.0, ra), (cum_b, 1.0 + ra, rb)):
+            if machine is cum_a and not null:
+                continue  # under the alternative only B draws from rho
+            drawn = machine if dense else np.zeros((m - 1, ra.size), dtype=cum_dtype)
+            _urn_draws(rng, thr_r, before, int(count.max()), drawn, count)
+            if not dense:
+                machine[:, idx] += drawn
     return _cumulative_to_counts(cum_g, k), _cumulative_to_counts(cum_a, k), _cumulative_to_counts(cum_b, k)
 
 
@@ -271,8 +273,11 @@ def urn_max_k(m: int) -> int:
     """Largest K drawn by the Polya-urn sampler for M categories (measured break-even; larger K: Dirichlet draws).
 
     A fixed function of (K, M): which sampler runs never depends on the seed or the number of workers.
+
+    >>> urn_max_k(2), urn_max_k(3), urn_max_k(12)
+    (1, 16, 20)
     """
-    return _URN_MAX_K_BY_M.get(m, _URN_MAX_K_BY_M[0])
+    return next(k for top, k in _URN_MAX_K if m <= top)
 
 
 def simulate_counts(
