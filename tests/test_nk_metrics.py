@@ -6,6 +6,8 @@ Oracles: the spec's p-value unit checks, scipy (entropy, jensenshannon), brute-f
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,6 +162,20 @@ def test_presets_and_alpha_parsing() -> None:
             parse_alpha(bad)
     with pytest.raises(DataError, match="unknown prior"):
         get_prior("nope")
+
+
+SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "spec" / "forest-vs-tree-method.md"
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not SPEC.exists(), reason="../shared/spec is absent")
+def test_presets_are_the_spec_alphas_to_the_digit() -> None:
+    text = SPEC.read_text()
+    fitted = text[text.index("## Priors") : text.index("Synthetic balanced")]
+    for name in ("Toxicity", "DICES", "D3code", "JobsQ1", "JobsQ3"):
+        start = fitted.index("- " + name)
+        block = fitted[fitted.index("[", start) : fitted.index("]", start)]
+        assert get_prior(name).alpha == tuple(float(v) for v in re.findall(r"[0-9.]+", block)), name
 
 
 def test_closed_form_accuracy_gap_value() -> None:

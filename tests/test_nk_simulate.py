@@ -22,7 +22,7 @@ from scipy.stats import binom, chisquare, ks_2samp
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.grid import simulate_cell, simulate_grid
-from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, item_units_cm, kl_artifact_nats
+from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, gaps_from_counts_cm, item_units_cm, kl_artifact_nats
 from nkcore.nk.priors import expected_accuracy_gap_k1, get_prior
 from nkcore.nk.pvalue import p_value
 from nkcore.nk.reference import _categorical, reference_gaps, response_counts
@@ -238,6 +238,20 @@ def test_dirichlet_moments_and_tiny_alpha_is_finite() -> None:
     assert np.all(np.isfinite(tiny)) and np.allclose(tiny.sum(axis=0), 1.0)
     half = draw_dirichlet(rng, np.array([0.5, 0.5]), (200000,))  # the arcsine shortcut: Beta(1/2, 1/2)
     assert half[0].var() == pytest.approx(1 / 8, rel=0.02)
+
+
+@pytest.mark.parametrize(("alpha", "k"), [(TOX, 3), (DICES, 2), (get_prior("JobsQ3").alpha, 1)])
+def test_type_counts_give_the_same_gaps_as_the_items(alpha: tuple[float, ...], k: int) -> None:
+    """A dataset summarised by its counts of outcome types scores exactly like the same items (F1 included)."""
+    law = outcomes.outcome_law(alpha, 0.3, k, null=True)
+    rng = np.random.default_rng(4)
+    types = outcomes.draw_item_types(rng, law, n=300, rounds=20)  # (rounds, N) type of every item
+    items = [np.ascontiguousarray(np.moveaxis(x[types], -1, 0)) for x in (law.gold, law.a, law.b)]
+    per_item = gaps_from_counts_cm(items[0], items[1], items[2], k, ALL_METRICS)
+    counts = np.stack([np.bincount(row, minlength=law.prob.size) for row in types])
+    by_type = outcomes.type_gaps(law, counts, 300, ALL_METRICS)
+    for name in ALL_METRICS:
+        np.testing.assert_allclose(by_type[name], per_item[name], rtol=0, atol=1e-12, err_msg=name)
 
 
 def test_outcome_types_and_compositions() -> None:
