@@ -38,7 +38,13 @@ def heatmap(
     df["is_chosen"] = [(b, k) == chosen for b, k in zip(df["budget"], df["k"], strict=True)]
     ks = sorted(df["k"].unique().tolist())
     budgets = sorted(df["budget"].unique().tolist(), reverse=True)
-    x = alt.X("k:O", title="ratings per item (K)", sort=ks, axis=alt.Axis(labelAngle=0, labelOverlap=True))
+    # every K labelled (35 columns on the paper's grid): upright labels would hide every other one
+    x = alt.X(
+        "k:O",
+        title="ratings per item (K)",
+        sort=ks,
+        axis=alt.Axis(labelAngle=-50 if len(ks) > 20 else 0, labelOverlap=False),
+    )
     y = alt.Y("budget:O", title="budget (N x K ratings)", sort=budgets, axis=alt.Axis(format=","))
     if color_by == "p":
         color = alt.Color(
