@@ -36,7 +36,7 @@ from nkcore.nk.metrics import PAPER_METRICS, gaps_from_counts_cm
 from nkcore.nk.priors import validate_alpha
 
 ALT, NULL = 0, 1
-_CHUNK_CELLS = 1 << 16  # rounds x items x categories per chunk (every array of a chunk fits the L2 cache)
+_CHUNK_CELLS = 1 << 19  # cells (items x categories, or outcome types) x rounds per chunk: few Python calls (measured)
 _UNIFORM_MAX_K = 40  # K at or below which direct categorical draws beat the binomial chain (measured)
 _LOG_GAMMA_BELOW = 0.05  # largest alpha below which the Dirichlet is drawn in log space (no underflow)
 _INT16_MAX_K = 16000  # counts fit int16 (and so do sums of |A - G| over categories, at most 2K)
