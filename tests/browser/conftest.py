@@ -158,3 +158,5 @@ def goto(page, url: str, timeout: float = 60_000) -> None:
     page.goto(url, timeout=timeout)
     page.wait_for_selector("h1", timeout=timeout)
     wait_idle(page, timeout)
+    # element renderers (metrics, charts, tables) are code-split chunks fetched after the script has run
+    page.wait_for_load_state("networkidle", timeout=timeout)
