@@ -21,7 +21,6 @@ occurrence is earliest.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +31,7 @@ import pandas as pd
 from scipy import optimize, signal, special, stats
 
 from nkcore.errors import DataError
-from nkcore.kinds import format_rows
+from nkcore.kinds import format_rows, natural_order
 
 TieRule = Literal["wrong", "split", "first"]
 Trigger = Literal["no_plurality", "no_majority", "not_unanimous"]
@@ -1072,11 +1071,6 @@ class UnfixableErrors:
     cases: tuple[UnfixableCase, ...]
 
 
-def _natural(text: str) -> tuple:
-    """Sort key that puts case "14" before "115"."""
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", text) if t)
-
-
 def order_sentence(curve: VoteCurve) -> str:
     """Says whether each case's first sample is right more (or less) often than its samples on average; empty
     when the two agree within two points (then the draw order does not matter)."""
@@ -1126,7 +1120,8 @@ def unfixable_errors(samples: SampleSet, from_n: int = 3, tie: TieRule = "first"
                 answers=", ".join(f"{a} x{k}" for a, k in cnt.most_common()),
             )
         )
-    rows.sort(key=lambda r: (not r.unanimous, r.gold_count, _natural(r.case)))
+    rank = {c: i for i, c in enumerate(natural_order([r.case for r in rows]))}  # case "14" before "115"
+    rows.sort(key=lambda r: (not r.unanimous, r.gold_count, rank[r.case]))
     return UnfixableErrors(
         from_n=from_n,
         largest_n=samples.max_n,
