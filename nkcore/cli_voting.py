@@ -23,10 +23,6 @@ from nkcore.io import read_table
 __all__ = ["fanout_report", "register", "run_fanout", "run_vote", "vote_report"]
 
 
-def _read(path: Path) -> pd.DataFrame:
-    return read_table(path)
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``vote`` and ``fanout`` subcommands."""
     p = subparsers.add_parser(
@@ -107,7 +103,7 @@ def vote_report(frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot
 
 def run_vote(args: argparse.Namespace) -> int:
     """Run ``vote``."""
-    doc = vote_report(_read(args.file), args.tie, args.from_n, args.n_boot, args.seed)
+    doc = vote_report(read_table(args.file), args.tie, args.from_n, args.n_boot, args.seed)
     if args.json:
         print_json(doc)
         return 0
@@ -217,7 +213,7 @@ def run_fanout(args: argparse.Namespace) -> int:
         raise DataError("--p50 needs --p95 too (seconds)")
     if args.latencies is not None and args.p95 is not None:
         raise DataError("give either --latencies FILE or --p50 and --p95, not both")
-    frame = _read(args.latencies) if args.latencies is not None else None
+    frame = read_table(args.latencies) if args.latencies is not None else None
     doc = fanout_report(
         frame,
         args.n,
