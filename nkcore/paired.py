@@ -479,12 +479,9 @@ def config_accuracy(table: PairedTable, level: float = 0.95, method: str = "wils
     [156, 158]
     """
     n = table.n_cases
-    out = []
-    for j, cfg in enumerate(table.configs):
-        k = int(table.correct[:, j].sum())
-        lo, hi = proportion_interval(k, n, level, method)
-        out.append(ConfigAccuracy(cfg, k, n, k / n, lo, hi, "wilson" if method == "wilson" else "clopper-pearson"))
-    return tuple(out)
+    return tuple(
+        _accuracy(cfg, int(table.correct[:, j].sum()), n, level, method) for j, cfg in enumerate(table.configs)
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------------
