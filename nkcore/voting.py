@@ -170,18 +170,18 @@ def _is_blank(series: pd.Series) -> pd.Series:
     return blank | as_text.eq("").fillna(True)
 
 
-def _rows(mask: pd.Series | np.ndarray, frame: pd.DataFrame, limit: int = 5) -> str:
+def _rows(mask: pd.Series | np.ndarray, limit: int = 5) -> str:
     """'data rows 3, 7' for the rows where ``mask`` holds (data row 1 = the first row under the header)."""
     return format_rows(np.flatnonzero(np.asarray(mask, dtype=bool)), limit=limit)
 
 
-def _to_bool(series: pd.Series, column: str, frame: pd.DataFrame) -> np.ndarray:
+def _to_bool(series: pd.Series, column: str) -> np.ndarray:
     text = series.astype("string").str.strip().str.lower()
     mapping = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False, "yes": True, "no": False}
     mapped = text.map(mapping)
     bad = mapped.isna()
     if bad.any():
-        raise DataError(f"column '{column}' must be 0/1 (or true/false); bad values in {_rows(bad, frame)}")
+        raise DataError(f"column '{column}' must be 0/1 (or true/false); bad values in {_rows(bad)}")
     return mapped.astype(bool).to_numpy()
 
 
@@ -224,34 +224,32 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
 
     blank_case = _is_blank(df["case"])
     if blank_case.any():
-        raise DataError(f"empty case id in {_rows(blank_case, df)}")
+        raise DataError(f"empty case id in {_rows(blank_case)}")
     sample_num = pd.to_numeric(df["sample"], errors="coerce")
     if sample_num.isna().any():
-        raise DataError(
-            f"column 'sample' must be a number (the order drawn); bad values in {_rows(sample_num.isna(), df)}"
-        )
+        raise DataError(f"column 'sample' must be a number (the order drawn); bad values in {_rows(sample_num.isna())}")
     case_key = df["case"].map(_norm_label)
     dup = pd.DataFrame({"c": case_key, "s": sample_num}).duplicated(keep=False)
     if dup.any():
-        raise DataError(f"the same (case, sample) appears more than once: {_rows(dup, df)}")
+        raise DataError(f"the same (case, sample) appears more than once: {_rows(dup)}")
 
     binary = not has_answer
     if has_answer:
         blank = _is_blank(df["answer"])
         if blank.any():
             raise DataError(
-                f"empty or missing answers in {_rows(blank, df)}: every sample needs an answer "
+                f"empty or missing answers in {_rows(blank)}: every sample needs an answer "
                 f"(write a placeholder such as 'no answer' for refusals)"
             )
         answers = df["answer"].map(_norm_label)
-    correct_col = _to_bool(df["correct"], "correct", df) if has_correct else None
+    correct_col = _to_bool(df["correct"], "correct") if has_correct else None
 
     if has_gold:
         blank_gold = _is_blank(df["gold"])
         if blank_gold.any():
             bad_cases = sorted(set(case_key[blank_gold]))
             shown = ", ".join(bad_cases[:5]) + (f" and {len(bad_cases) - 5} more" if len(bad_cases) > 5 else "")
-            raise DataError(f"missing gold for case(s) {shown} ({_rows(blank_gold, df)})")
+            raise DataError(f"missing gold for case(s) {shown} ({_rows(blank_gold)})")
         gold_s = df["gold"].map(_norm_label)
         n_gold = gold_s.groupby(case_key).nunique()
         if (n_gold > 1).any():
@@ -260,7 +258,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         is_correct = (answers == gold_s).to_numpy()
         if correct_col is not None and (correct_col != is_correct).any():
             raise DataError(
-                f"the correct column disagrees with answer == gold in {_rows(correct_col != is_correct, df)}; "
+                f"the correct column disagrees with answer == gold in {_rows(correct_col != is_correct)}; "
                 f"drop one of the two columns"
             )
     else:
@@ -284,7 +282,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         bad = lat.isna() | (lat < 0) | ~np.isfinite(lat.fillna(0))
         if bad.any():
             raise DataError(
-                f"column 'latency_s' must be a non-negative number of seconds; bad or missing in {_rows(bad, df)}"
+                f"column 'latency_s' must be a non-negative number of seconds; bad or missing in {_rows(bad)}"
             )
         latency = lat.to_numpy(dtype=float)
 
