@@ -128,7 +128,9 @@ with bootstrap.user_errors():
                 "only A right": comp.a_only,
                 "only B right": comp.b_only,
                 "difference (points)": 100 * comp.diff,
-                f"{pct} paired interval (points)": f"{100 * comp.diff_ci_low:+.1f} to {100 * comp.diff_ci_high:+.1f}",
+                # two numbers, not "+1.0 to +13.0": text starting with + or - is shown defused ("'+1.0") by csv_safe
+                f"{pct} paired interval from (points)": 100 * comp.diff_ci_low,
+                f"{pct} paired interval to (points)": 100 * comp.diff_ci_high,
                 "exact p": comp.p_exact,
                 "mid-p": comp.p_midp,
                 "chi-square p": comp.p_chi2_cc,
@@ -155,7 +157,7 @@ with bootstrap.user_errors():
         hide_index=True,
         width="stretch",
         column_config={c: p_fmt for c in tests_df.columns if c.endswith(" p") or c == "mid-p"}
-        | {"difference (points)": st.column_config.NumberColumn(format="%+.1f")},
+        | {c: st.column_config.NumberColumn(format="%+.1f") for c in tests_df.columns if c.endswith("(points)")},
     )
     st.caption(
         "McNemar's test: under *no difference* each discordant case is a fair coin flip. Exact p: two-sided binomial "
@@ -173,16 +175,20 @@ with bootstrap.user_errors():
     # ------------------------------------------------------------------ discordance tables
     st.subheader("Discordance table of each pair")
     tabs = st.tabs([f"{c.config_a} → {c.config_b}" for c in comps])
-    for tab, comp in zip(tabs, comps, strict=True):
+    for i, (tab, comp) in enumerate(zip(tabs, comps, strict=True)):
         with tab:
             two_by_two = pd.DataFrame(
                 {
                     f"{comp.config_b} right": [comp.both_correct, comp.b_only],
                     f"{comp.config_b} wrong": [comp.a_only, comp.both_wrong],
                 },
-                index=[f"{comp.config_a} right", f"{comp.config_a} wrong"],
+                index=pd.Index(
+                    [f"{comp.config_a} right", f"{comp.config_a} wrong"], name=f"{comp.config_a} \\ {comp.config_b}"
+                ),
+            ).reset_index()
+            exports.table(
+                two_by_two, f"discordance_{i + 1}_{comp.config_a}_{comp.config_b}", hide_index=True, width="content"
             )
-            exports.table(two_by_two, f"discordance_{comp.config_a}_{comp.config_b}", download=False, width="content")
             st.markdown(paired.marginal_sentence(comp))
 
 numbers = [("paired cases", f"{n_cases:,}", f"{dropped:,} cases dropped to pair the configs")]
