@@ -202,6 +202,11 @@ with bootstrap.user_errors():
         "repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on the "
         "slider; star: its best K. Red ring: the cell shown below. Click any square to see its details."
     )
+    d1, d2 = st.columns([1, 2])
+    with d1:
+        exports.download_table(grid.cells_frame(cells), "nk_grid", label="Download every cell (CSV)")
+    with d2:
+        exports.download_chart(chart, "nk_heatmap")
     if budget in best:
         st.markdown(f"**Best K at this budget.** {sentences.best_k_sentence(best[budget])}")
 
@@ -245,6 +250,7 @@ with bootstrap.user_errors():
             + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
             + (f" {sentences.kl_jump_sentence(cell.n)}" if metric == "kl" else "")
         )
+        exports.download_chart(dist, "nk_gap_distribution")
 
     # ------------------------------------------------------------------ minimal budget and the paper's claims
     st.subheader("Minimal budget per metric")
@@ -262,7 +268,7 @@ with bootstrap.user_errors():
             for mb in mins
         ]
     )
-    st.dataframe(table, hide_index=True, width="stretch")
+    exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
     st.caption(
         f"The smallest budget (up to {max_budget:,}) at which some ratings per item (K) reaches p < 0.05, and that K; "
         f"'never' = not within the grid. {sentences.kl_artifact_short()} {sentences.precision_sentence(rounds)}"
@@ -272,12 +278,7 @@ with bootstrap.user_errors():
         mark = ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
         st.markdown(f"- {cl.claim} {mark}. {cl.evidence}")
 
-    # ------------------------------------------------------------------ downloads and summary
-    d1, d2 = st.columns([1, 2])
-    with d1:
-        exports.download_table(grid.cells_frame(cells), "nk_grid")
-    with d2:
-        exports.download_chart(chart, "nk_heatmap")
+    # ------------------------------------------------------------------ summary
     numbers = [
         (
             sentences.metric_label(mb.metric),
