@@ -477,6 +477,13 @@ def test_unfixable_on_a_small_example() -> None:
     assert "2 are still wrong" in v.unfixable_sentence(u)
 
 
+def test_unfixable_cases_in_natural_order_within_a_group() -> None:
+    """Same group (all unanimous wrong, no gold vote): numeric case ids by value, others with digit runs as numbers."""
+    for ids, expected in ((["10", "2", "-1"], ["-1", "2", "10"]), (["item10", "item9"], ["item9", "item10"])):
+        s = v.parse_samples(_frame({c: (list("aaa"), "g") for c in ids}))
+        assert [c.case for c in v.unfixable_errors(s, from_n=3).cases] == expected
+
+
 def _adaptive_loop(cases: list[tuple[list[str], str]], n0: int, m: int, trigger: str, tie: str) -> tuple[float, int]:
     correct, fired = 0.0, 0
     for answers, gold in cases:
