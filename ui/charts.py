@@ -77,7 +77,7 @@ def interval_dots(
     title: str = "",
 ) -> alt.LayerChart:
     """Horizontal dot-and-whisker chart: one row per ``label``, ``value`` with its interval ``lo``-``hi``."""
-    base = alt.Chart(data, title=title).encode(y=alt.Y(f"{label}:N", title=None, sort=None))
+    base = alt.Chart(data, title=title).encode(y=alt.Y(f"{label}:N", title=label, sort=None))
     whisker = base.mark_rule(strokeWidth=2, color=PALETTE[0]).encode(
         x=alt.X(f"{lo}:Q", title=value_title, axis=alt.Axis(format=value_format)), x2=f"{hi}:Q"
     )

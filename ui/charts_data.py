@@ -20,7 +20,7 @@ def label_bars(shares: Iterable[object], title: str, what: str = "ratings") -> a
         alt.Chart(data, title=title)
         .mark_bar(color=PALETTE[0])
         .encode(
-            y=alt.Y("label:N", title=None, sort=None),
+            y=alt.Y("label:N", title="label", sort=None),
             x=alt.X("share:Q", title=f"share of all {what}", axis=alt.Axis(format=".0%")),
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("count:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
         )
@@ -57,7 +57,7 @@ def config_accuracy_bars(configs: Iterable[object]) -> alt.Chart:
         alt.Chart(data, title="Accuracy of each config on its cases")
         .mark_bar(color=PALETTE[0])
         .encode(
-            y=alt.Y("config:N", title=None, sort=None),
+            y=alt.Y("config:N", title="config", sort=None),
             x=alt.X(
                 "accuracy:Q",
                 title="accuracy (share of cases right)",

@@ -63,7 +63,7 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     diff, low, high (fractions of cases).
     """
     color = _series_color("interval", INTERVAL_COLORS)
-    y = alt.Y("pair:N", title=None, sort=None)
+    y = alt.Y("pair:N", title="pair (A → B)", sort=None)
     y_offset = alt.YOffset("interval:N", sort=list(INTERVAL_COLORS), scale=alt.Scale(paddingInner=0.3))
     x_axis = _points_axis("difference in accuracy, B minus A (percentage points)", signed=True)
     tooltip = [
