@@ -129,8 +129,8 @@ with bootstrap.user_errors():
                 "only B right": comp.b_only,
                 "difference (points)": 100 * comp.diff,
                 # two numbers, not "+1.0 to +13.0": text starting with + or - is shown defused ("'+1.0") by csv_safe
-                f"{pct} paired interval from (points)": 100 * comp.diff_ci_low,
-                f"{pct} paired interval to (points)": 100 * comp.diff_ci_high,
+                f"{pct} interval from": 100 * comp.diff_ci_low,
+                "to": 100 * comp.diff_ci_high,
                 "exact p": comp.p_exact,
                 "mid-p": comp.p_midp,
                 "chi-square p": comp.p_chi2_cc,
@@ -157,9 +157,10 @@ with bootstrap.user_errors():
         hide_index=True,
         width="stretch",
         column_config={c: p_fmt for c in tests_df.columns if c.endswith(" p") or c == "mid-p"}
-        | {c: st.column_config.NumberColumn(format="%+.1f") for c in tests_df.columns if c.endswith("(points)")},
+        | {c: st.column_config.NumberColumn(format="%+.1f") for c in tests_df.columns[3:6]},
     )
     st.caption(
+        f"Difference and its {pct} paired interval (from, to) in percentage points, B minus A. "
         "McNemar's test: under *no difference* each discordant case is a fair coin flip. Exact p: two-sided binomial "
         "(it decides the verdict); mid-p: the less conservative exact variant; chi-square p: the large-sample version "
         "with Edwards' continuity correction, applied only when the two discordant counts differ (as R's "
@@ -168,7 +169,8 @@ with bootstrap.user_errors():
     )
     d1, d2 = st.columns([1, 2])
     with d1:
-        exports.download_table(tests_df, "paired_tests")
+        long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
+        exports.download_table(tests_df.rename(columns=long_names), "paired_tests")
     with d2:
         exports.download_chart(diff_chart, "paired_differences")
 
