@@ -49,4 +49,4 @@ rows = []
 for kind in bootstrap.KINDS:
     ds = bootstrap.choose_dataset(kind)
     rows.append({"kind": bootstrap.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
-exports.table(pd.DataFrame(rows), "datasets_in_use", download=False, hide_index=True, width="stretch")
+exports.table(pd.DataFrame(rows), "datasets_in_use", hide_index=True, width="stretch")
