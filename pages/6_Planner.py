@@ -98,7 +98,7 @@ with bootstrap.user_errors():
         help="the smallest observed difference that can reach p < alpha at all (exact critical count)",
     )
     m3.metric(
-        f"detectable at {100 * power:.0f}% power",
+        f"detectable at {100 * power:.0f}% power (Connor)",
         _pts(p.mde_at_power),
         help="the true difference detected with this probability (Connor 1987); the exact figure is in the sentence",
     )
@@ -123,7 +123,8 @@ with bootstrap.user_errors():
         help="today's smallest resolvable difference scaled by the square-root law: cases x (today / target)^2",
     )
     t4.metric(
-        f"cases to detect it {100 * power:.0f}% of the time",
+        f"cases to detect it {100 * power:.0f}% of the time"
+        + (" (exact)" if p.cases_for_target_at_power_exact else " (Connor)" if p.cases_for_target_at_power else ""),
         _cases(p.cases_for_target_at_power_exact or p.cases_for_target_at_power),
         help=f"exact power; Connor's formula gives {_cases(p.cases_for_target_at_power)}",
     )

@@ -26,12 +26,12 @@ def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
     m = _metrics(at)
     assert m["discordant cases expected"] == "12"
     assert m["smallest resolvable difference"] == "4.0 points"
-    assert m["detectable at 80% power"] == "4.8 points"
+    assert m["detectable at 80% power (Connor)"] == "4.8 points"
     # the four answers to "how many cases for 1 point", each under its own name
     assert m["cases to resolve it (exact)"] == "2,600"
     assert m["resolved for good from"] == "2,800"
     assert m["square-root law (the chapter)"] == "3,200"
-    assert m["cases to detect it 80% of the time"] == "4,876"
+    assert m["cases to detect it 80% of the time (exact)"] == "4,876"
     assert m["best measurable accuracy"] == "97.0%"
     text = _markdown(at)
     assert "10 of them must fall the same way to reach p < 0.05, a net of 8 cases = 4.0 points" in text
