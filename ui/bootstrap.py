@@ -268,7 +268,7 @@ def finish_page() -> None:
         st.session_state.get("_nkp_link_note", st).warning(
             "Some values in the link could not be used (out of range, or not an option on this page): "
             + "; ".join(ignored)
-            + ". The nearest valid view is shown instead."
+            + ". Those controls show their default values instead."
         )
 
 

@@ -45,7 +45,8 @@ def table(df: pd.DataFrame, name: str, *, download: bool = True, **dataframe_kwa
     """Show ``df`` with ``st.dataframe`` and, below it, its CSV download button.
 
     The table is shown through ``nkcore.io.csv_safe``, so that Streamlit's own download icon on the table cannot
-    hand a spreadsheet a formula hidden in uploaded text (``=cmd|...``); numbers are untouched.
+    hand a spreadsheet a formula hidden in uploaded text (``=cmd|...``); numbers are untouched. Text that starts with
+    ``+`` or ``-`` and is not a number is shown with a leading ``'`` too, so keep signed values in number columns.
     """
     st.dataframe(csv_safe(df), **dataframe_kwargs)
     if download:

@@ -99,7 +99,7 @@ def headline_sentence(mins: Sequence[MinimalBudget], metrics: Sequence[str] = ("
     """The issue's one-liner: 'TV reaches p < 0.05 at 1,000 ratings with K = 120; Accuracy needs 2,500 with K = 1.'
 
     >>> headline_sentence([MinimalBudget("tv", 1000, 120, 0.01), MinimalBudget("acc", 2500, 1, 0.02)])
-    'TV (total variation) reaches p < 0.05 at 1,000 ratings with K = 120; Accuracy (plurality vote) needs 2,500 with K = 1.'
+    'TV (total variation) reaches p < 0.05 at 1,000 ratings with ratings per item (K) = 120; Accuracy (plurality vote) needs 2,500 with K = 1.'
     """
     pick = [mb for mb in mins if mb.metric in metrics]
     reached = sorted((mb for mb in pick if mb.budget is not None), key=lambda mb: (mb.budget, mb.p))
@@ -107,8 +107,8 @@ def headline_sentence(mins: Sequence[MinimalBudget], metrics: Sequence[str] = ("
     parts = []
     for i, mb in enumerate(reached):
         verb = f"reaches p < {SIGNIFICANCE} at" if i == 0 else "needs"
-        unit = " ratings" if i == 0 else ""
-        parts.append(f"{metric_label(mb.metric)} {verb} {fmt_int(mb.budget)}{unit} with K = {mb.k}")  # type: ignore[arg-type]
+        unit, k_name = (" ratings", "ratings per item (K)") if i == 0 else ("", "K")
+        parts.append(f"{metric_label(mb.metric)} {verb} {fmt_int(mb.budget)}{unit} with {k_name} = {mb.k}")  # type: ignore[arg-type]
     if never:
         names = ", ".join(metric_label(mb.metric) for mb in never)
         parts.append(f"{names} never within the budgets tried")
