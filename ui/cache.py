@@ -81,9 +81,3 @@ def compute(func: Callable[..., T], *datasets: HasFrame, **params: Any) -> T:
 def compute_params(func: Callable[..., T], **params: Any) -> T:
     """``func(**params)`` cached on (name, params): for computations that need no dataset."""
     return compute(func, **params)
-
-
-def clear() -> None:
-    """Drop every cached result and frame (tests call this between runs)."""
-    _cached_call.clear()
-    _frames.clear()
