@@ -202,11 +202,9 @@ with bootstrap.user_errors():
         "repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on the "
         "slider; star: its best K. Red ring: the cell shown below. Click any square to see its details."
     )
-    d1, d2 = st.columns([1, 2])
-    with d1:
-        exports.download_table(grid.cells_frame(cells), "nk_grid", label="Download every cell (CSV)")
-    with d2:
-        exports.download_chart(chart, "nk_heatmap")
+    exports.download_table_and_chart(
+        grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
+    )
     if budget in best:
         st.markdown(f"**Best K at this budget.** {sentences.best_k_sentence(best[budget])}")
 

@@ -167,12 +167,10 @@ with bootstrap.user_errors():
         "mcnemar.test; a balanced table gives p = 1). Holm p adjusts the exact p for testing several adjacent pairs "
         "at once, so that the chance of any false 'beats' among them stays below alpha."
     )
-    d1, d2 = st.columns([1, 2])
-    with d1:
-        long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
-        exports.download_table(tests_df.rename(columns=long_names), "paired_tests")
-    with d2:
-        exports.download_chart(diff_chart, "paired_differences")
+    long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
+    exports.download_table_and_chart(
+        tests_df.rename(columns=long_names), "paired_tests", diff_chart, "paired_differences"
+    )
 
     # ------------------------------------------------------------------ discordance tables
     st.subheader("Discordance table of each pair")

@@ -126,11 +126,7 @@ with bootstrap.user_errors():
     st.markdown(f"**What if:** {what_if}")
     st.markdown(voting.curve_sentence(curve))
     st.markdown(voting.model_gap_sentence(a))
-    d1, d2 = st.columns([1, 2])
-    with d1:
-        exports.download_table(measured, "vote_curve")
-    with d2:
-        exports.download_chart(chart, "vote_curve")
+    exports.download_table_and_chart(measured, "vote_curve", chart, "vote_curve")
 
     # ------------------------------------------------------------------ N_eff
     st.subheader("Effective samples (N_eff)")

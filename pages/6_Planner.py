@@ -155,11 +155,7 @@ with bootstrap.user_errors():
         "the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot tell'. A line starts "
         "where the evaluation can resolve (or detect) anything at all."
     )
-    d1, d2 = st.columns([1, 2])
-    with d1:
-        exports.download_table(wide, "resolution_curve")
-    with d2:
-        exports.download_chart(chart, "resolution_curve")
+    exports.download_table_and_chart(wide, "resolution_curve", chart, "resolution_curve")
 
     # ------------------------------------------------------------------ label-error floor
     st.subheader("The label-error floor")

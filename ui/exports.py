@@ -93,6 +93,22 @@ def download_chart(chart: alt.TopLevelMixin, name: str) -> None:
         )
 
 
+def download_table_and_chart(
+    df: pd.DataFrame,
+    table_name: str,
+    chart: alt.TopLevelMixin,
+    chart_name: str,
+    *,
+    table_label: str = "Download table (CSV)",
+) -> None:
+    """The table's CSV button beside the chart's PNG and SVG buttons (the data behind a chart, and the chart)."""
+    left, right = st.columns([1, 2])
+    with left:
+        download_table(df, table_name, label=table_label)
+    with right:
+        download_chart(chart, chart_name)
+
+
 def summary_html(
     title: str,
     params: dict[str, Any],
