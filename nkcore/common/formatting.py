@@ -1,0 +1,75 @@
+"""Numbers for people: points, percent, p-values, counts. One rule each, so every page and CLI agrees.
+
+A difference is formatted from the rounded values it compares when those are given (75.1% -> 75.4% reads
+"+0.3 points"), and a zero never carries a sign ("0.0", not "-0.0").
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["count", "format_p", "percent", "plural", "points", "points_between"]
+
+
+def points(x: float, sign: bool = True, decimals: int = 1) -> str:
+    """A fraction as percentage points: '+7.0', '-2.5'; a value that rounds to zero is '0.0' (no sign).
+
+    >>> points(0.07), points(-0.025), points(-0.0004), points(0.123, sign=False)
+    ('+7.0', '-2.5', '0.0', '12.3')
+    """
+    v = 100.0 * float(x)
+    if round(abs(v), decimals) == 0:
+        return f"{0:.{decimals}f}"
+    return f"{v:+.{decimals}f}" if sign else f"{v:.{decimals}f}"
+
+
+def points_between(a: float, b: float, decimals: int = 1) -> str:
+    """b minus a in points, computed from the two values as shown (rounded), so the text adds up.
+
+    >>> points_between(0.7514, 0.7536)  # shown as 75.1% and 75.4%
+    '+0.3'
+    """
+    ra, rb = round(100.0 * a, decimals), round(100.0 * b, decimals)
+    return points((rb - ra) / 100.0, decimals=decimals)
+
+
+def percent(x: float, decimals: int = 1) -> str:
+    """A fraction as a percentage: '13.0%'.
+
+    >>> percent(0.130284), percent(1.0, 0)
+    ('13.0%', '100%')
+    """
+    return f"{100.0 * float(x):.{decimals}f}%"
+
+
+def format_p(p: float) -> str:
+    """p for people, two significant digits: 'p < 0.001', 'p = 0.034', 'p = 0.10', 'p = 0.77', 'p = 1.0'.
+
+    >>> format_p(0.0004), format_p(0.0341), format_p(0.1), format_p(0.774), format_p(0.999)
+    ('p < 0.001', 'p = 0.034', 'p = 0.10', 'p = 0.77', 'p = 1.0')
+    """
+    if p < 0.001:
+        return "p < 0.001"
+    if p >= 0.995:
+        return "p = 1.0"
+    decimals = max(0, 1 - math.floor(math.log10(p)))
+    return f"p = {p:.{decimals}f}"
+
+
+def plural(k: int, word: str) -> str:
+    """'1 case', '12 cases', '1,000 cases'.
+
+    >>> plural(1, "case"), plural(1000, "case")
+    ('1 case', '1,000 cases')
+    """
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
+
+
+def count(k: float, word: str) -> str:
+    """Like :func:`plural` for a count that may be fractional: '10.5 discordant cases'.
+
+    >>> count(12, "discordant case"), count(10.5, "discordant case")
+    ('12 discordant cases', '10.5 discordant cases')
+    """
+    number = f"{int(k):,}" if float(k).is_integer() else f"{k:,.1f}"
+    return f"{number} {word}" + ("" if k == 1 else "s")
