@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test lint sample-data bench chromium
+.PHONY: run test test-fast fuzz lint sample-data bench chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,9 +35,18 @@ chromium:
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: $(VENV)/.installed-dev chromium lint
 	$(BIN)/python -m pytest
+
+# Everything but the browser tests, for the edit loop (no chromium needed).
+test-fast: $(VENV)/.installed-dev lint
+	$(BIN)/python -m pytest -m "not browser"
+
+# The fuzz suite with the long hypothesis profile (CI runs it with the bounded default profile).
+fuzz: $(VENV)/.installed-dev
+	NKP_FUZZ_PROFILE=long $(BIN)/python -m pytest tests/fuzz -q
 
 sample-data: $(VENV)/.installed
 	$(BIN)/python -m nkcore.sample_data
