@@ -1,0 +1,115 @@
+"""Cell values of a user's table as text: ids and labels as stripped text, values cut for messages, natural order.
+
+One rule each, shared by the kinds' mapping (:mod:`nkcore.kinds.mapping`), the ratings parser and the summaries:
+an id read as ``1.0`` (a numeric column with a missing cell) is the same id as ``1``; a label longer than
+:data:`MAX_LABEL_CHARS` (an answer longer than :data:`MAX_ANSWER_CHARS`) is almost always a wrong column or an
+unclosed quote that swallowed the rest of the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from nkcore.common.rows import format_rows
+from nkcore.errors import DataError
+
+__all__ = ["MAX_ANSWER_CHARS", "MAX_LABEL_CHARS", "bounded_text", "natural_order", "show_value", "to_text"]
+
+# Longest id or label, and longest answer / gold answer (model answers can be long; ids never are).
+MAX_LABEL_CHARS = 1_000
+MAX_ANSWER_CHARS = 100_000
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    """``repr`` of a value for a message, cut to about ``limit`` characters (a cell can be megabytes long).
+
+    Numpy scalars show as the Python number they hold; a cut string says its full length.
+
+    >>> show_value("x" * 100, limit=10)
+    "'xxxxxxxxx… (100 characters)"
+    >>> show_value(np.int64(3))
+    '3'
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[:limit]}…{size}"
+
+
+def to_text(series: pd.Series) -> pd.Series:
+    """Render a column as stripped text, keeping missing values missing; integral floats lose ".0".
+
+    Floats appear when a numeric id column has a missing cell (``1.0`` would otherwise not equal ``1``);
+    booleans become "true" / "false"; other floats keep their shortest ``repr``.
+
+    >>> to_text(pd.Series([1.0, None, 2.5])).tolist()
+    ['1', nan, '2.5']
+    """
+    if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
+        return series.map({True: "true", False: "false"}).astype("str")
+    if pd.api.types.is_float_dtype(series.dtype):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        out = np.empty(len(values), dtype=object)
+        nan = np.isnan(values)
+        finite = np.isfinite(values)
+        integral = finite & (values == np.round(values)) & (np.abs(values) < 2**53)
+        out[integral] = values[integral].astype(np.int64).astype(str)
+        rest = finite & ~integral
+        out[rest] = [repr(float(v)) for v in values[rest]]
+        out[~finite & ~nan] = [str(v) for v in values[~finite & ~nan]]
+        out[nan] = None
+        return pd.Series(out, index=series.index, dtype="str")
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return series.astype("str")
+    if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
+        return series.str.strip()
+    out_obj = series.map(lambda v: v if v is None or (isinstance(v, float) and v != v) else str(v), na_action="ignore")
+    return out_obj.astype("str").str.strip()
+
+
+def bounded_text(series: pd.Series, what: str, limit: int) -> pd.Series:
+    """:func:`to_text`, refusing values longer than ``limit`` characters with a DataError naming the data rows.
+
+    >>> bounded_text(pd.Series(["ab", None]), "'x'", 2).tolist()
+    ['ab', nan]
+    """
+    text = to_text(series)
+    lengths = text.str.len().to_numpy(dtype=np.float64, na_value=0.0)
+    bad = np.flatnonzero(lengths > limit)
+    if len(bad):
+        raise DataError(
+            f"column {what} holds a value of {int(lengths[bad[0]]):,} characters in {format_rows(bad)}; values of "
+            f"this column can be at most {limit:,} characters. Is the right column chosen, or is a closing quote "
+            "missing in the file?"
+        )
+    return text
+
+
+def _natural_key(value: str) -> tuple[tuple[tuple[int, int, str], ...], str]:
+    parts = re.split(r"(\d+)", value.lower())
+    return (tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != ""), value)
+
+
+def natural_order(values: Sequence[str]) -> list[str]:
+    """Sort labels naturally: all-numeric labels by value, others by text with digit runs compared as numbers.
+
+    >>> natural_order(["10", "2", "-1"])
+    ['-1', '2', '10']
+    >>> natural_order(["item10", "item9", "b"])
+    ['b', 'item9', 'item10']
+    """
+    vals = list(values)
+    try:
+        nums = [float(v) for v in vals]
+    except (TypeError, ValueError):
+        return sorted(vals, key=_natural_key)
+    if all(np.isfinite(nums)):
+        return [v for _, v in sorted(zip(nums, vals, strict=True))]
+    return sorted(vals, key=_natural_key)
