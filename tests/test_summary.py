@@ -1,4 +1,5 @@
-"""nkcore.summary: Krippendorff's alpha (textbook, brute force, package), tied pluralities, per-kind summaries."""
+"""nkcore.summary: Krippendorff's alpha (textbook, brute force, package), tied pluralities, per-kind summaries of
+the objects each kind's one parser produces."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from nkcore import paired, voting
 from nkcore.errors import DataError
 from nkcore.io import read_table
 from nkcore.kinds import apply_mapping, detect_kind
@@ -33,6 +35,15 @@ from nkcore.summary import (
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def _paired(frame: pd.DataFrame) -> PairedSummary:
+    return summarize_paired(paired.parse_paired(frame))
+
+
+def _samples(frame: pd.DataFrame) -> SamplesSummary:
+    return summarize_samples(voting.parse_samples(frame))
+
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12 units,
 # nominal alpha = 0.743. Rows are observers A..D, columns units 1..12, None = not coded.
@@ -153,7 +164,7 @@ def test_paired_summary_long_and_wide_agree_with_groupby() -> None:
     long = pd.DataFrame(
         {"case": np.repeat(np.arange(50), 3).astype(str), "config": np.tile(["n1", "n3", "n5"], 50)}
     ).assign(correct=rng.integers(0, 2, 150))
-    s = summarize_paired(long)
+    s = _paired(long)
     assert isinstance(s, PairedSummary) and s.layout == "long"
     expected = long.groupby("config")["correct"].mean()
     assert {c.config: c.accuracy for c in s.configs} == pytest.approx(expected.to_dict())
@@ -161,24 +172,24 @@ def test_paired_summary_long_and_wide_agree_with_groupby() -> None:
     sw = summarize(wide, "paired")
     assert sw.layout == "wide" and [c.accuracy for c in sw.configs] == pytest.approx([c.accuracy for c in s.configs])
     assert s.n_cases == sw.n_cases == s.n_complete == 50
-    partial = summarize_paired(long.iloc[:-1])
-    assert partial.n_complete == 49
+    partial = _paired(long.iloc[:-1])
+    assert (partial.n_cases, partial.n_complete) == (50, 49)
+    on_paired = long[long["case"] != "49"].groupby("config")["correct"].mean()  # case 49 lacks n5
+    assert {c.config: c.accuracy for c in partial.configs} == pytest.approx(on_paired.to_dict())
 
 
 @pytest.mark.parametrize(
     ("frame", "words"),
     [
-        (pd.DataFrame({"case": [1, 1], "config": ["a", "a"], "correct": [1, 0]}), ["duplicate rows", "rows 1, 2"]),
-        (pd.DataFrame({"case": [1, 2], "config": ["a", "a"], "correct": [1, 0]}), ["at least 2 configs", "'a'"]),
-        (
-            pd.DataFrame({"case": [1, 2], "config": ["a", None], "correct": [1, 0]}),
-            ["missing or blank config", "row 2"],
-        ),
+        (pd.DataFrame({"case": [1, 1], "config": ["a", "a"], "correct": [1, 0]}), ["duplicate", "1, 2"]),
+        (pd.DataFrame({"case": [1, 2], "config": ["a", "a"], "correct": [1, 0]}), ["two configs", "'a'"]),
+        (pd.DataFrame({"case": [1, 2], "config": ["a", None], "correct": [1, 0]}), ["missing config", "2"]),
+        (pd.DataFrame({"case": [1, 2], "config": ["a", "b"], "correct": [1, 0]}), ["no case has results"]),
     ],
 )
-def test_bad_paired(frame: pd.DataFrame, words: list[str]) -> None:
+def test_bad_paired_is_refused_by_the_paired_parser(frame: pd.DataFrame, words: list[str]) -> None:
     with pytest.raises(DataError) as err:
-        summarize_paired(frame)
+        summarize(frame, "paired")
     for w in words:
         assert w in str(err.value)
 
@@ -194,14 +205,14 @@ def test_samples_summary() -> None:
         }
     )
     s = summarize(frame, "samples")
-    assert isinstance(s, SamplesSummary)
+    assert isinstance(s, SamplesSummary) and s == _samples(frame)
     assert (s.n_cases, s.n_samples, s.n_min, s.n_median, s.n_max) == (2, 5, 2, 2.5, 3)
     assert s.correct_share == pytest.approx(3 / 5)
     assert s.answers_median == 2.0
     assert s.latency_p50 == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.5))
     assert s.latency_p95 == pytest.approx(np.quantile([1, 2, 3, 4, 5], 0.95))
-    with pytest.raises(DataError, match="duplicate samples"):
-        summarize_samples(frame.assign(sample=[0, 0, 1, 0, 1]))
+    with pytest.raises(DataError, match="more than once"):
+        summarize(frame.assign(sample=[0, 0, 1, 0, 1]), "samples")
 
 
 def test_minimum_ratings_per_item_keeps_only_items_with_enough_ratings() -> None:
@@ -225,16 +236,21 @@ def test_minimum_ratings_per_item_keeps_only_items_with_enough_ratings() -> None
 def test_wide_paired_with_empty_cells_means_no_result() -> None:
     raw = pd.DataFrame({"case": ["q1", "q2", "q3"], "A": [1, 0, None], "B": [1, 1, 1]})
     table = apply_mapping(raw, "paired", detect_kind(raw).mapping)
-    s = summarize_paired(table)
-    assert [(c.config, c.n_cases, c.n_correct) for c in s.configs] == [("A", 2, 1), ("B", 3, 3)]
-    assert (s.n_cases, s.n_complete) == (3, 2)
+    s = summarize(table, "paired")
+    # accuracies over the 2 paired cases (q1, q2), as the Compare page tests them; q3 has no result for A
+    assert [(c.config, c.n, c.correct) for c in s.configs] == [("A", 2, 1), ("B", 2, 2)]
+    assert (s.n_cases, s.n_complete, s.cases_per_config) == (3, 2, (2, 3))
+    every = next(n for n in s.numbers if n.label == "cases every config has")
+    assert every.sentence.startswith("Only 2 of 3 cases") and "A: 2, B: 3" in every.sentence
+    assert next(n for n in s.numbers if n.label == "accuracy of B").sentence.startswith("B got 2 of 2 paired cases")
 
 
 def test_validate_and_summarize_uses_the_analysis_parsers() -> None:
     one_sample = pd.DataFrame({"case": [1, 2], "sample": [1, 1], "answer": ["a", "b"], "gold": ["a", "a"]})
     with pytest.raises(DataError, match="at least 2 samples per request"):
         validate_and_summarize(one_sample, "samples")
-    assert summarize(one_sample, "samples").n_cases == 2  # the plain summary alone does not refuse it
+    with pytest.raises(DataError, match="at least 2 samples per request"):
+        summarize(one_sample, "samples")  # the summary reads the same parsed samples
     no_shared = pd.DataFrame({"case": [1, 2], "config": ["a", "b"], "correct": [1, 0]})
     with pytest.raises(DataError, match="no case has results for every config"):
         validate_and_summarize(no_shared, "paired")
@@ -284,18 +300,18 @@ def test_shared_datasets_through_the_whole_data_layer() -> None:
 def test_bad_values_in_a_wide_paired_table_name_their_own_data_row() -> None:
     # empty cells ("no result") come before the bad value: its data row is 3, whatever was skipped
     frame = pd.DataFrame({"case": ["a", "b", "c"], "A": [np.nan, np.nan, 1.0], "B": [1.0, 1.0, 2.0]})
-    with pytest.raises(DataError, match=r"correct must be 0 or 1, but data row 3 holds other values"):
-        summarize_paired(frame)
+    with pytest.raises(DataError, match=r"'B' must hold 0 or 1.*rows? 3\b"):
+        summarize(frame, "paired")
     long = pd.DataFrame({"case": [1, 2, 3, 3], "config": ["a", "b", "a", "a"], "correct": [1, 0, 1, 1]})
-    with pytest.raises(DataError, match=r"case '3' has config 'a' more than once \(data rows 3, 4\)"):
-        summarize_paired(long)
+    with pytest.raises(DataError, match=r"duplicate.*case '3'.*config 'a'.*rows? 3, 4\b"):
+        summarize(long, "paired")
 
 
 def test_long_user_names_are_cut_in_labels_and_sentences() -> None:
     name = "config-" + "x" * 300
     frame = pd.DataFrame({"case": [1, 1, 2, 2], "config": [name, "b", name, "b"], "correct": [1, 0, 1, 1]})
-    s = summarize_paired(frame)
-    assert s.configs[1].config == name  # the data keeps the full name
+    s = _paired(frame)
+    assert s.configs[0].config == name  # the data keeps the full name
     assert all(len(n.label) < 80 and len(n.sentence) < 400 for n in s.numbers)
 
 
@@ -303,11 +319,11 @@ def test_the_highest_accuracy_is_named_and_ties_are_said_as_ties() -> None:
     frame = pd.DataFrame(
         {"case": [1, 1, 1, 2, 2, 2], "config": list("abcabc"), "correct": [1, 1, 0, 1, 1, 1]}
     )  # a and b: 2 of 2, c: 1 of 2
-    sentences = {n.label: n.sentence for n in summarize_paired(frame).numbers}
+    sentences = {n.label: n.sentence for n in _paired(frame).numbers}
     assert sentences["accuracy of a"].endswith("(tied for the highest with 1 other config).")
     assert sentences["accuracy of b"].endswith("(tied for the highest with 1 other config).")
     assert sentences["accuracy of c"] == "c got 1 of 2 cases right."
-    alone = summarize_paired(frame.assign(correct=[1, 0, 0, 1, 1, 1]))
+    alone = _paired(frame.assign(correct=[1, 0, 0, 1, 1, 1]))
     assert [n.sentence.endswith("(the highest).") for n in alone.numbers[3:]] == [True, False, False]
 
 
@@ -322,6 +338,6 @@ def test_summaries_do_not_depend_on_the_frame_index() -> None:
         }
     )
     shuffled = samples.set_axis([7, 3, 9, 1])  # e.g. a filtered frame
-    assert summarize_samples(shuffled) == summarize_samples(samples)
-    paired = pd.DataFrame({"case": [1, 1, 2, 2], "config": list("abab"), "correct": [1, 0, 1, 1]})
-    assert summarize_paired(paired.set_axis([10, 20, 30, 40])) == summarize_paired(paired)
+    assert _samples(shuffled) == _samples(samples)
+    table = pd.DataFrame({"case": [1, 1, 2, 2], "config": list("abab"), "correct": [1, 0, 1, 1]})
+    assert _paired(table.set_axis([10, 20, 30, 40])) == _paired(table)
