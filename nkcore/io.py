@@ -26,14 +26,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nkcore.common import limits
 from nkcore.errors import DataError
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_COLUMNS", "MAX_NAME_CHARS", "NA_VALUES", "csv_safe", "fingerprint", "read_table"]
 
-DEFAULT_MAX_BYTES = 200 * 2**20
+DEFAULT_MAX_BYTES = limits.LIMITS["file_bytes"].default
 # No NK Planner table needs more columns (long formats; a probability or config column per label / config at most).
-# The limit is checked on the header, before any data is parsed: 10,000 columns would otherwise cost minutes.
-MAX_COLUMNS = 1_000
+# The limit (``limits.get("columns")``, this is its default) is checked on the header, before any data is parsed.
+MAX_COLUMNS = limits.LIMITS["columns"].default
 MAX_NAME_CHARS = 1_000  # longest column name
 
 # Cells read as missing in text files. Deliberately NOT "None" (a real label name in many annotation schemes).
@@ -68,6 +69,14 @@ def _fail(name: str, message: str) -> DataError:
     return DataError(text if text.isprintable() else "".join(ch if ch.isprintable() else " " for ch in text))
 
 
+def _limit(name: str, key: str, value: int | float, what: str) -> None:
+    """``limits.check`` with the file's name in front of the sentence."""
+    try:
+        limits.check(key, value, what)
+    except DataError as exc:
+        raise _fail(name, str(exc)) from None
+
+
 def _hexbytes(data: bytes, n: int = 4) -> str:
     return " ".join(f"{b:02x}" for b in data[:n])
 
@@ -78,7 +87,9 @@ def _load_source(source: bytes | str | Path, filename: str | None, max_bytes: in
         data = bytes(source)
         name = filename or "the uploaded file"
         if len(data) > max_bytes:
-            raise _fail(name, f"the file is {_size(len(data))}, over the size limit of {_size(max_bytes)}")
+            raise _fail(
+                name, f"the file is {_size(len(data))}, over the size limit of {_size(max_bytes)}{_env('file_bytes')}"
+            )
         return data, name
     if isinstance(source, (str, Path)):
         path = Path(source)
@@ -87,9 +98,17 @@ def _load_source(source: bytes | str | Path, filename: str | None, max_bytes: in
             raise _fail(str(path), "no such file")
         size = path.stat().st_size
         if size > max_bytes:
-            raise _fail(name, f"the file is {_size(size)}, over the size limit of {_size(max_bytes)}")
+            raise _fail(
+                name, f"the file is {_size(size)}, over the size limit of {_size(max_bytes)}{_env('file_bytes')}"
+            )
         return path.read_bytes(), name
     raise TypeError(f"read_table: source must be bytes, str or Path, not {type(source).__name__}")
+
+
+def _env(key: str) -> str:
+    """Where the limit ``key`` is set, and how to stay under it, for a sentence that names a size."""
+    lim = limits.LIMITS[key]
+    return f" (server setting {lim.env}): {lim.hint}"
 
 
 def _size(n: int) -> str:
@@ -100,15 +119,42 @@ def _size(n: int) -> str:
     return f"{n:,} bytes"
 
 
+_GUNZIP_CHUNK = 1 << 20
+
+
 def _gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
+    """Decompress gzip data in 1 MiB steps, stopping as soon as the output passes the unpacked-size cap.
+
+    Cap = min(``max_bytes``, ``limits.get("gzip_ratio")`` x the packed size): a few KB that unpack to gigabytes
+    (a "gzip bomb") are refused after reading just past the cap, never fully unpacked.
+    """
+    ratio_cap = limits.get("gzip_ratio") * max(len(data), 1)
+    cap = min(max_bytes, ratio_cap)
+    parts: list[bytes] = []
+    total = 0
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            out = fh.read(max_bytes + 1)
+            while total <= cap:
+                block = fh.read(min(_GUNZIP_CHUNK, cap + 1 - total))
+                if not block:
+                    break
+                parts.append(block)
+                total += len(block)
     except (OSError, EOFError, zlib.error, struct.error) as exc:
         raise _fail(name, f"the gzip-compressed data is corrupt or truncated ({exc})") from None
-    if len(out) > max_bytes:
-        raise _fail(name, f"the uncompressed content is over the size limit of {_size(max_bytes)}")
-    return out
+    if total > cap:
+        if cap == ratio_cap and ratio_cap < max_bytes:
+            lim = limits.LIMITS["gzip_ratio"]
+            raise _fail(
+                name,
+                f"the compressed file unpacks to more than {limits.get('gzip_ratio'):,} {lim.unit} "
+                f"({_size(len(data))} packed); the limit is {limits.get('gzip_ratio'):,} {lim.unit} "
+                f"(server setting {lim.env}): {lim.hint}",
+            )
+        raise _fail(
+            name, f"the uncompressed content is over the size limit of {_size(max_bytes)}{_env('unpacked_bytes')}"
+        )
+    return b"".join(parts)
 
 
 def _suffix_format(name: str) -> tuple[str | None, bool]:
@@ -177,6 +223,76 @@ def _sniff_sep(header: str, fmt: str | None) -> str:
     return best if counts[best] > 0 else ","
 
 
+_SCAN_CHUNK = 1 << 24
+
+
+def _check_line_length(text: bytes, name: str) -> None:
+    """Refuse a line longer than ``limits.get("line_bytes")`` before any parser sees it (linear, vectorised).
+
+    Lines are measured in bytes between line breaks (a bound on their characters). One 50 MB line of fields would
+    otherwise cost a parser minutes and gigabytes; this scan costs milliseconds.
+    """
+    cap = limits.get("line_bytes")
+    if len(text) <= cap:
+        return
+    prev = -1  # position of the last line break seen
+    for start in range(0, len(text), _SCAN_CHUNK):
+        chunk = np.frombuffer(text, dtype=np.uint8, count=min(_SCAN_CHUNK, len(text) - start), offset=start)
+        breaks = np.flatnonzero(chunk == 10) + start
+        ends = np.concatenate([[prev], breaks]) if breaks.size else np.array([prev])
+        gaps = np.diff(ends) - 1
+        longest = int(gaps.max()) if gaps.size else 0
+        if breaks.size:
+            prev = int(breaks[-1])
+        tail = start + chunk.size - 1 - prev  # the open line at the end of the chunk
+        if max(longest, tail) > cap:
+            line_start = prev + 1 if tail > longest else int(ends[np.argmax(gaps)]) + 1
+            line = text.count(b"\n", 0, line_start) + 1
+            lim = limits.LIMITS["line_bytes"]
+            raise _fail(
+                name,
+                f"line {line:,} is longer than {cap:,} {lim.unit}; the limit is {cap:,} {lim.unit} "
+                f"(server setting {lim.env}): {lim.hint}",
+            )
+
+
+# A JSON string: quote, then runs of ordinary characters and backslash escapes, then quote (unrolled: no backtracking).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+
+
+def _check_json_depth(text: bytes, name: str) -> None:
+    """Refuse JSON nested deeper than ``limits.get("json_depth")`` levels, without recursion, before parsing.
+
+    Strings are blanked out first (brackets inside them do not nest), then the depth after every bracket is the
+    running sum of +1 for ``[`` / ``{`` and -1 for ``]`` / ``}`` (numpy, in chunks). Python's json parser recurses
+    once per level, so ``[[[[...]]]]`` of a few KB would otherwise end in a RecursionError.
+    """
+    cap = limits.get("json_depth")
+    if text.count(b"[") + text.count(b"{") <= cap:
+        return
+    bare = _JSON_STRING.sub(b'""', text) if b'"' in text else text
+    depth = 0
+    for start in range(0, len(bare), _SCAN_CHUNK):
+        chunk = np.frombuffer(bare, dtype=np.uint8, count=min(_SCAN_CHUNK, len(bare) - start), offset=start)
+        step = (chunk == 91).view(np.int8) + (chunk == 123).view(np.int8)
+        step -= (chunk == 93).view(np.int8) + (chunk == 125).view(np.int8)
+        idx = np.flatnonzero(step)
+        if not idx.size:
+            continue
+        run = np.cumsum(step[idx], dtype=np.int64) + depth
+        deepest = int(run.max())
+        if deepest > cap:
+            at = start + int(idx[np.argmax(run > cap)])
+            line = bare.count(b"\n", 0, at) + 1
+            lim = limits.LIMITS["json_depth"]
+            raise _fail(
+                name,
+                f"the JSON on line {line:,} is nested more than {cap:,} {lim.unit} deep; the limit is {cap:,} "
+                f"{lim.unit} (server setting {lim.env}): {lim.hint} (one object per row with plain values)",
+            )
+        depth = max(int(run[-1]), 0)
+
+
 def _is_number(s: str) -> bool:
     try:
         float(s)
@@ -190,11 +306,12 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
     if not stripped.strip():
         raise _fail(name, "the file is empty (only blank lines)")
     header_line = _first_line(stripped)
-    if len(header_line) > MAX_COLUMNS * (MAX_NAME_CHARS + 1):
+    cap = limits.get("columns")
+    if len(header_line) > cap * (MAX_NAME_CHARS + 1):
         raise _fail(
             name,
             f"the first line is {len(header_line):,} characters long, too long for a header of column names "
-            f"(at most {MAX_COLUMNS:,} columns of at most {MAX_NAME_CHARS:,} characters). Is the first line a header?",
+            f"(at most {cap:,} columns of at most {MAX_NAME_CHARS:,} characters). Is the first line a header?",
         )
     try:
         header = next(csv.reader([header_line], delimiter=sep))
@@ -222,6 +339,7 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
                 encoding="utf-8",
                 index_col=False,
                 low_memory=False,
+                nrows=limits.get("rows") + 1,
             )
         except pd.errors.EmptyDataError:
             raise _fail(name, "the file is empty (no columns)") from None
@@ -246,6 +364,7 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
             f"{len(bad)} unparseable line{'s' if len(bad) != 1 else ''}: more fields than the {len(names)} columns "
             f"of the header: {listed}{more}. Quote values that contain the delimiter {sep!r}.",
         )
+    _limit(name, "rows", len(frame), "the file")
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
 
@@ -284,11 +403,13 @@ def _last_record(text: bytes, sep: str) -> tuple[int, int]:
 
 def _check_columns(names: list[str], name: str, where: str) -> None:
     """Refuse too many columns, over-long or duplicated column names (linear time: a header may be huge)."""
-    if len(names) > MAX_COLUMNS:
+    cap = limits.get("columns")
+    if len(names) > cap:
+        lim = limits.LIMITS["columns"]
         raise _fail(
             name,
-            f"{len(names):,} columns {where}; NK Planner reads at most {MAX_COLUMNS:,}. Its tables are long: one row "
-            "per rating, prediction, result or sample, with a few columns (e.g. item, rater, label).",
+            f"{len(names):,} columns {where}; NK Planner reads at most {cap:,} (server setting {lim.env}). Its tables "
+            "are long: one row per rating, prediction, result or sample, with a few columns (e.g. item, rater, label).",
         )
     long = [i for i, n in enumerate(names) if len(n) > MAX_NAME_CHARS]
     if long:
@@ -310,9 +431,12 @@ def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.Da
     """A table from (line or None, object) pairs; every object must be a JSON object, and all of them together may
     use at most :data:`MAX_COLUMNS` keys (checked while reading: a file of distinct keys would otherwise build a
     table of rows x keys cells)."""
-    records: list[dict] = []
+    records: list[dict[str, object]] = []
     keys: dict[str, None] = {}
+    max_rows = limits.get("rows")
     for lineno, obj in objs:
+        if len(records) >= max_rows:
+            _limit(name, "rows", len(records) + 1, "the file (at least)")
         where = f"line {lineno} (data row {len(records) + 1})" if lineno else f"data row {len(records) + 1}"
         if not isinstance(obj, dict):
             raise _fail(
@@ -322,7 +446,7 @@ def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.Da
             )
         if not keys.keys() >= obj.keys():
             keys.update(dict.fromkeys(obj))
-            if len(keys) > MAX_COLUMNS:
+            if len(keys) > limits.get("columns"):
                 _check_columns(list(keys), name, f"(distinct keys) by {where}")
         records.append(obj)
     return pd.DataFrame.from_records(records, columns=list(keys))
@@ -342,6 +466,7 @@ def _read_json(text: bytes, name: str) -> pd.DataFrame:
     body = text.strip()
     if not body:
         raise _fail(name, "the file is empty (only blank lines)")
+    _check_json_depth(body, name)
     if body.startswith(b"["):
         try:
             records = json.loads(body)
@@ -364,6 +489,7 @@ def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
         raise _fail(name, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]})") from None
     _check_columns(names, name, "in the Parquet file")
+    _limit(name, "rows", n_rows, "the Parquet file")
     # Dictionary / run-length encoding can pack a billion cells into a few bytes (a "Parquet bomb"): refuse more
     # cells than a text file under the size limit could hold (2 bytes a cell, "0,"), and more uncompressed bytes.
     if unpacked > max_bytes or n_rows * n_columns > max_bytes // 2:
@@ -381,33 +507,55 @@ def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     return frame
 
 
-def read_table(
-    source: bytes | str | Path, filename: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
-) -> pd.DataFrame:
+def read_table(source: bytes | str | Path, filename: str | None = None, max_bytes: int | None = None) -> pd.DataFrame:
     """Read a CSV / TSV / Parquet / JSONL file (optionally gzipped) into a DataFrame, or raise a precise DataError.
 
     ``source`` is the file's bytes (an upload; ``filename`` gives its name) or a path. Order of decisions:
-    size limit (before reading a path), gzip magic ``1f 8b`` (decompressed, limit applies again),
+    size limit (before reading a path), gzip magic ``1f 8b`` (decompressed in steps, refused past the unpacked
+    size or ratio limit),
     Parquet magic ``PAR1``, other binary magic / NUL bytes (refused whatever the name says), UTF-8 decoding
     (a UTF-8 or UTF-16 byte-order mark is honoured), then the name (``.jsonl``, ``.tsv``, ``.csv``) or, for other
     names, the content (``{`` / ``[`` starts JSON; otherwise the header's most frequent of , TAB ; |).
     Cells in :data:`NA_VALUES` are missing ("None" stays a string). Column names are stripped of spaces.
+    Limits (``nkcore.common.limits``, each env-overridable): file size (``max_bytes`` when given, else
+    ``file_bytes``; it also caps the unpacked size then, else ``unpacked_bytes``), gzip ratio, line length
+    (scanned before parsing), JSON nesting depth (scanned without recursion before parsing), columns, rows (the
+    parser stops one row past the limit). Any parser failure (RecursionError, MemoryError, UnicodeError,
+    csv / pandas / pyarrow errors) becomes a one-line ``DataError`` naming the file.
 
     Reference: RFC 4180 (CSV), JSON Lines (jsonlines.org), Apache Parquet format (magic ``PAR1``).
 
     >>> read_table(b"item,rater,label\\n1,a,yes\\n1,b,no\\n", "r.csv").shape
     (2, 3)
     """
-    data, name = _load_source(source, filename, max_bytes)
+    file_cap = limits.get("file_bytes") if max_bytes is None else max_bytes
+    unpacked_cap = limits.get("unpacked_bytes") if max_bytes is None else max_bytes
+    data, name = _load_source(source, filename, file_cap)
+    try:
+        return _read_bytes(data, name, unpacked_cap)
+    except DataError:
+        raise
+    except RecursionError:
+        raise _fail(name, "the file is nested too deeply to read: flatten the records") from None
+    except MemoryError:
+        raise _fail(name, "the file needs more memory than this server gives one request: sample or split it") from None
+    except (UnicodeError, csv.Error, ValueError, OverflowError, pd.errors.ParserError) as exc:
+        raise _fail(
+            name, f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]}); upload {_SUPPORTED}"
+        ) from None
+
+
+def _read_bytes(data: bytes, name: str, unpacked_cap: int) -> pd.DataFrame:
+    """``read_table`` after the size check: decide the format, check the limits, parse."""
     if not data:
         raise _fail(name, "the file is empty (0 bytes)")
     fmt, _gz = _suffix_format(name)
     if data.startswith(_GZIP_MAGIC):
-        data = _gunzip(data, name, max_bytes)
+        data = _gunzip(data, name, unpacked_cap)
         if not data:
             raise _fail(name, "the file is empty (the compressed file holds 0 bytes)")
     if data.startswith(_PARQUET_MAGIC):
-        frame = _read_parquet(data, name, max_bytes)
+        frame = _read_parquet(data, name, unpacked_cap)
     else:
         if fmt == "parquet":
             raise _fail(
@@ -418,6 +566,7 @@ def read_table(
         text = _decode(data, name)
         if not text.strip():
             raise _fail(name, "the file is empty (only blank lines)")
+        _check_line_length(text, name)
         if fmt in ("jsonl", "json") or (fmt is None and text.lstrip()[:1] in (b"{", b"[")):
             frame = _read_json(text, name)
         else:

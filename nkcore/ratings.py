@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nkcore.common import limits
+from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
-from nkcore.kinds import format_rows, natural_order, show_value, to_text
+from nkcore.kinds import natural_order, show_value, to_text
 
 __all__ = [
     "PROB_TOLERANCE",
@@ -27,6 +29,9 @@ __all__ = [
 
 # How far a row of probabilities may be from summing to 1 (files often round to 6 decimals).
 PROB_TOLERANCE = 1e-3
+# Bytes per cell of the items x labels count table while it is built and used (int64 tally, the table, the float
+# copies and temporaries of a prior fit): checked against the memory limit before the table is made.
+COUNT_TABLE_BYTES_PER_CELL = 48
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -103,7 +108,8 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
 
     counts[i, m] = #{rows with item i and label m}. Errors (DataError, naming rows): no rows; a missing or blank
     item / rater / label; the same rater rating the same item twice; fewer than 2 items; fewer than 2 label
-    classes. Items and labels are sorted naturally (numeric labels by value), so the result does not depend on
+    classes; more labels or items than ``limits.get("labels")`` / ``limits.get("items")``, or a count table over
+    the memory limit (checked before the table is made). Items and labels are sorted naturally (numeric labels by value), so the result does not depend on
     the row order.
 
     Reference: the (N items x K ratings) layout of "Forest vs Tree" (arXiv 2508.03663), section 2.
@@ -118,10 +124,15 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
     labels = text_column(df, "label", "label")
     items = text_column(df, "item", "item id")
     raters = text_column(df, "rater", "rater id")
-    item_codes, item_names = _codes(items)
     label_codes, label_names = _codes(labels)
+    limits.check("labels", len(label_names), "the ratings table")
+    item_codes, item_names = _codes(items)
+    limits.check("items", len(item_names), "the ratings table")
     rater_codes, rater_uniques = pd.factorize(raters)
     n_items, n_labels, n_raters = len(item_names), len(label_names), len(rater_uniques)
+    limits.check_memory(
+        n_items * n_labels * COUNT_TABLE_BYTES_PER_CELL, f"the count table of {n_items:,} items x {n_labels:,} labels"
+    )
     key = item_codes * max(n_raters, 1) + rater_codes
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(np.diff(key[order]) == 0)
@@ -187,6 +198,10 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
         )
     model_codes, model_names = pd.factorize(models)
     n_models, n_items, n_labels = len(model_names), len(ratings.items), len(labels)
+    if prob_cols:
+        limits.check_memory(
+            n_models * n_items * n_labels * 16, f"the probabilities of {n_models:,} models x {n_items:,} items"
+        )
     key = model_codes.astype(np.int64) * n_items + item_pos
     order = np.argsort(key, kind="stable")
     dup = np.flatnonzero(np.diff(key[order]) == 0)

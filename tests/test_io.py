@@ -234,8 +234,17 @@ def test_parquet_with_too_many_columns_or_a_huge_uncompressed_size() -> None:
 
 
 def test_a_single_enormous_line_without_a_header_is_a_clear_error() -> None:
-    with pytest.raises(DataError, match="the first line is 3,000,000 characters long, too long for a header"):
+    with pytest.raises(DataError, match=r"line 1 is longer than 1,048,576 bytes on one line.*NKP_MAX_LINE_BYTES"):
         read_table(b"a" * 3_000_000, "one_line.csv")  # used to escape as _csv.Error (field larger than field limit)
+
+
+def test_a_header_line_too_long_for_the_column_limit_is_named_as_a_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NKP_MAX_LINE_BYTES", "10000000")
+    with pytest.raises(DataError, match="the first line is 3,000,000 characters long, too long for a header"):
+        read_table(b"a" * 3_000_000, "one_line.csv")
+
+
+def test_long_names_are_refused() -> None:
     with pytest.raises(DataError, match=r"column 2 in the header .* name of 5,000 characters"):
         read_table(b"a," + b"b" * 5_000 + b"\n1,2\n", "long_name.csv")
 

@@ -35,21 +35,27 @@ LIMITS: dict[str, Limit] = {
     lim.key: lim
     for lim in (
         _L("file_bytes", "NKP_MAX_FILE_BYTES", 200 * 2**20, "bytes", "upload a smaller or sampled file"),
-        _L("unpacked_bytes", "NKP_MAX_UNPACKED_BYTES", 1 * 2**30, "bytes unpacked", "upload a smaller file"),
+        _L("unpacked_bytes", "NKP_MAX_UNPACKED_BYTES", 200 * 2**20, "bytes unpacked", "upload a smaller file"),
         _L("gzip_ratio", "NKP_MAX_GZIP_RATIO", 200, "times its packed size", "upload the file unpacked"),
         _L("rows", "NKP_MAX_ROWS", 5_000_000, "rows", "sample or split the file"),
         _L("columns", "NKP_MAX_COLUMNS", 1_000, "columns", "keep only the columns NK Planner reads"),
-        _L("line_chars", "NKP_MAX_LINE_CHARS", 1_000_000, "characters on one line", "check for a missing line break"),
-        _L("json_depth", "NKP_MAX_JSON_DEPTH", 64, "levels of nesting", "flatten the records"),
-        _L("labels", "NKP_MAX_LABELS", 200, "distinct labels", "bin or merge the labels"),
+        _L("line_bytes", "NKP_MAX_LINE_BYTES", 2**20, "bytes on one line", "check for a missing line break"),
+        _L("json_depth", "NKP_MAX_JSON_DEPTH", 64, "levels", "flatten the records"),
+        _L("labels", "NKP_MAX_LABELS", 100, "distinct labels", "bin or merge the labels"),
         _L("items", "NKP_MAX_ITEMS", 2_000_000, "items", "sample the items"),
         _L("samples_per_case", "NKP_MAX_SAMPLES_PER_CASE", 1_000, "samples per case", "use fewer samples per case"),
         _L("cases", "NKP_MAX_CASES", 10_000_000, "cases", "ask about fewer cases"),
         _L("rounds", "NKP_MAX_ROUNDS", 100_000, "rounds", "use fewer rounds"),
-        _L("sim_work", "NKP_MAX_SIM_WORK", 4 * 10**10, "simulated ratings", "use fewer rounds or smaller budgets"),
-        _L("memory_bytes", "NKP_MAX_MEMORY_BYTES", 2 * 2**30, "bytes of memory", "ask for a smaller computation"),
+        _L("budget", "NKP_MAX_BUDGET", 1_000_000, "ratings (N x K)", "ask about a smaller budget"),
+        _L("configs", "NKP_MAX_CONFIGS", 5_000, "configurations (budget x K cells)", "ask for fewer budgets or K"),
+        _L("sim_work", "NKP_MAX_SIM_WORK", 10**10, "draws", "use fewer rounds, smaller budgets or fewer K"),
+        _L("memory_bytes", "NKP_MAX_MEMORY_BYTES", 2**30, "bytes of memory", "ask for a smaller computation"),
     )
 }
+"""The limits by key. ``sim_work`` counts the category draws of a simulation or a resampling: the sum over its
+configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold, A, B) x M labels x min(K, 40)
+(above K = 40 the samplers draw a chain of M binomials per item, which costs about as much as 40 ratings).
+``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB)."""
 
 
 def get(key: str) -> int:
@@ -90,7 +96,7 @@ def check_memory(nbytes: int | float, what: str) -> None:
     >>> check_memory(3 * 2**40, "the count array")
     Traceback (most recent call last):
     ...
-    nkcore.errors.DataError: the count array needs 3,298,534,883,328 bytes of memory; the limit is 2,147,483,648 bytes of memory (server setting NKP_MAX_MEMORY_BYTES): ask for a smaller computation
+    nkcore.errors.DataError: the count array needs 3,298,534,883,328 bytes of memory; the limit is 1,073,741,824 bytes of memory (server setting NKP_MAX_MEMORY_BYTES): ask for a smaller computation
     """
     cap = get("memory_bytes")
     if nbytes > cap:
