@@ -1,38 +1,66 @@
 """Caching at the UI boundary, in one place.
 
-Every heavy nkcore call from a page goes through :func:`compute` (or :func:`compute_params`). The cache key is the
+Every heavy nkcore call from a page goes through :func:`compute` (or :func:`compute_params`; long computations
+with a progress bar and a Cancel button go through :func:`ui.work.compute_with_progress`). The cache key is the
 function's qualified name, the datasets' sha256 fingerprints and the plain parameters: never a big array or frame
 (Streamlit hashes only a sample of large frames, so keying on them would be unsafe as well as slow).
+
+The frames themselves travel as the cached function's ``_frames`` argument: Streamlit does not hash an argument
+whose name starts with ``_``, so the fingerprints alone decide the key, and a frame is referenced only by the
+calls running with it. Nothing outside Streamlit's cache keeps results or frames alive, so memory is bounded by
+the cache's ``max_entries``.
+
+One computation per key, across sessions: ``st.cache_data`` (Streamlit 1.67,
+``runtime/caching/cache_utils.py``) takes a per-key ``compute_value_lock`` before it computes and looks the key up
+again once it holds it, so a second session asking for the same key while the first computes waits for that
+computation and then reads its result; the wait polls the session's stop/rerun check every 0.1 s, so a waiting
+session can still be stopped. ``tests/test_ui_cache.py`` checks this with concurrent callers.
+
+Computations actually run are counted in :data:`COMPUTED` (key digest -> count, the last few thousand keys) and,
+when ``$NKP_CACHE_LOG`` names a file, appended to it as one JSON line each (``func``, ``key``, ``seconds``): the
+load test reads that file to check that 20 viewers of one link cost one computation.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
+import threading
+import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 import streamlit as st
 
+__all__ = ["COMPUTED", "LOG_ENV", "HasFrame", "compute", "compute_params", "key_digest", "record_computation"]
+
 T = TypeVar("T")
+
+LOG_ENV = "NKP_CACHE_LOG"
+MAX_ENTRIES = 512
+_MAX_COUNTED = 4096
+
+COMPUTED: Counter[str] = Counter()
+"""Key digest (:func:`key_digest`) -> how many times that computation actually ran in this process."""
+_COUNT_LOCK = threading.Lock()
+
+Params = tuple[tuple[str, Any], ...]
 
 
 class HasFrame(Protocol):
     """Anything with a fingerprint and a frame (``ui.bootstrap.Dataset``)."""
 
-    fingerprint: str
-    frame: pd.DataFrame
+    @property
+    def fingerprint(self) -> str:
+        """sha256 hex of the dataset's canonical table."""
 
-
-@st.cache_resource(show_spinner=False)
-def _frames() -> dict[str, pd.DataFrame]:
-    """Process-wide registry: dataset fingerprint -> frame (frames are shared, never mutated by pages)."""
-    return {}
-
-
-def register_frame(fingerprint: str, frame: pd.DataFrame) -> None:
-    """Make ``frame`` reachable by its fingerprint for the cached computations."""
-    _frames()[fingerprint] = frame
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The table (never mutated by the computations)."""
 
 
 def _resolve(name: str) -> Callable[..., Any]:
@@ -43,39 +71,81 @@ def _resolve(name: str) -> Callable[..., Any]:
     return obj
 
 
-def _freeze(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
+def freeze(value: Any) -> Any:
+    """A hashable, order-stable form of a parameter: lists become tuples, dicts sorted tuples of pairs.
+
+    >>> freeze({"b": [1, 2], "a": 0})
+    (('a', 0), ('b', (1, 2)))
+    """
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
     if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+        return tuple(sorted((k, freeze(v)) for k, v in value.items()))
     return value
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _cached_call(name: str, fingerprints: tuple[str, ...], params: tuple[tuple[str, Any], ...]) -> Any:
+def key_digest(name: str, fingerprints: tuple[str, ...], params: Params) -> str:
+    """A short stable id of one cache key: sha256 of (function name, dataset fingerprints, parameters), 16 hex.
+
+    >>> len(key_digest("nkcore.voting:parse_samples", ("0" * 64,), ()))
+    16
+    """
+    text = repr((name, fingerprints, params))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def record_computation(name: str, fingerprints: tuple[str, ...], params: Params, seconds: float) -> None:
+    """Count one computation actually run (in :data:`COMPUTED`) and log it to ``$NKP_CACHE_LOG`` if set."""
+    digest = key_digest(name, fingerprints, params)
+    with _COUNT_LOCK:
+        COMPUTED[digest] += 1
+        while len(COMPUTED) > _MAX_COUNTED:
+            del COMPUTED[next(iter(COMPUTED))]
+        path = os.environ.get(LOG_ENV, "").strip()
+        if path:
+            line = json.dumps({"func": name, "key": digest, "seconds": round(seconds, 4), "pid": os.getpid()})
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+
+
+@st.cache_data(show_spinner=False, max_entries=MAX_ENTRIES)
+def _cached_call(name: str, fingerprints: tuple[str, ...], params: Params, _frames: tuple[pd.DataFrame, ...]) -> Any:
+    """``name(*_frames, **params)``; the key is (name, fingerprints, params): ``_frames`` is not hashed."""
     func = _resolve(name)
-    registry = _frames()
-    frames = [registry[fp] for fp in fingerprints]
-    return func(*frames, **dict(params))
+    start = time.perf_counter()
+    try:
+        return func(*_frames, **dict(params))
+    finally:
+        record_computation(name, fingerprints, params, time.perf_counter() - start)
 
 
-def _name_of(func: Callable[..., Any]) -> str:
-    module = getattr(func, "__module__", "")
+def name_of(func: Callable[..., Any]) -> str:
+    """``module:qualname`` of a module-level nkcore function; TypeError for anything else (a page's bug)."""
+    module = getattr(func, "__module__", "") or ""
     if not module.startswith("nkcore"):
         raise TypeError(f"cache.compute takes nkcore functions, not {module}.{func.__qualname__}")
     return f"{module}:{func.__qualname__}"
+
+
+def frozen_params(params: dict[str, Any]) -> Params:
+    """The parameters as a sorted tuple of (name, frozen value) pairs: the hashed part of a cache key."""
+    return tuple(sorted((k, freeze(v)) for k, v in params.items()))
 
 
 def compute(func: Callable[..., T], *datasets: HasFrame, **params: Any) -> T:
     """``func(*[d.frame for d in datasets], **params)``, cached on (name, fingerprints, params).
 
     ``func`` must be a module-level nkcore function; ``params`` plain hashable values (lists are frozen to tuples).
-    Exceptions (e.g. ``DataError``) are not cached: they propagate to the page, which shows them.
+    Exceptions (e.g. ``DataError``) are not cached: they propagate to the page, which shows them. Two sessions
+    asking for the same key at once share one computation (see the module docstring).
     """
-    for d in datasets:
-        register_frame(d.fingerprint, d.frame)
-    frozen = tuple(sorted((k, _freeze(v)) for k, v in params.items()))
-    return _cached_call(_name_of(func), tuple(d.fingerprint for d in datasets), frozen)
+    result = _cached_call(
+        name_of(func),
+        tuple(d.fingerprint for d in datasets),
+        frozen_params(params),
+        _frames=tuple(d.frame for d in datasets),
+    )
+    return result
 
 
 def compute_params(func: Callable[..., T], **params: Any) -> T:

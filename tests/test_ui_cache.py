@@ -1,0 +1,275 @@
+"""ui.cache and ui.work: no frame registry (frames die with their calls), entries bounded by max_entries, one
+computation per key across concurrent callers, progress, cancel and errors of long work."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import time
+import types
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from nkcore.common import formatting
+from nkcore.errors import DataError
+from ui import cache, work
+
+MODULE = "nkcore._test_ui_cache_helpers"
+
+
+@dataclass(frozen=True)
+class Ds:
+    """A dataset as pages pass it: a fingerprint and a frame."""
+
+    fingerprint: str
+    frame: pd.DataFrame
+
+
+class Calls:
+    """Counts calls of the helper functions below, from any thread."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.lock = threading.Lock()
+        self.release = threading.Event()
+
+    def hit(self) -> None:
+        with self.lock:
+            self.n += 1
+
+
+CALLS = Calls()
+
+
+def slow_sum(frame: pd.DataFrame, wait: float = 0.3) -> int:
+    """Sum of column x, slowly (long enough for concurrent callers to overlap)."""
+    CALLS.hit()
+    time.sleep(wait)
+    return int(frame["x"].sum())
+
+
+def gated(frame: pd.DataFrame, steps: int = 50, progress: Callable[[float], None] | None = None) -> int:
+    """Sum of column x after ``steps`` progress reports; waits at the first report until CALLS.release is set."""
+    CALLS.hit()
+    for i in range(steps):
+        if progress is not None:
+            progress(i / steps)
+        if i == 0:
+            CALLS.release.wait(10)
+        time.sleep(0.01)
+    return int(frame["x"].sum())
+
+
+def failing(frame: pd.DataFrame, progress: Callable[[float], None] | None = None) -> int:
+    """Always refuses its input."""
+    CALLS.hit()
+    raise DataError("column x is not usable")
+
+
+@pytest.fixture(autouse=True)
+def helpers() -> Iterator[None]:
+    """The helpers as a module-level nkcore module (cache.compute refuses anything else); fresh caches."""
+    mod = types.ModuleType(MODULE)
+    for fn in (slow_sum, gated, failing):
+        fn.__module__ = MODULE
+        setattr(mod, fn.__name__, fn)
+    sys.modules[MODULE] = mod
+    st.cache_data.clear()
+    cache.COMPUTED.clear()
+    global CALLS
+    CALLS = Calls()
+    yield
+    CALLS.release.set()
+    del sys.modules[MODULE]
+    st.cache_data.clear()
+
+
+def _ds(values: list[int], tag: str = "") -> Ds:
+    frame = pd.DataFrame({"x": values})
+    return Ds(f"{tag}{sum(values):x}-{len(values)}".ljust(64, "0")[:64], frame)
+
+
+def _in_threads(n: int, target: Callable[[], Any]) -> list[Any]:
+    out: list[Any] = [None] * n
+    barrier = threading.Barrier(n)
+
+    def run(i: int) -> None:
+        barrier.wait()
+        out[i] = target()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return out
+
+
+def test_streamlit_cache_has_the_per_key_compute_lock_this_module_relies_on() -> None:
+    from streamlit.runtime.caching import cache_utils
+
+    assert hasattr(cache_utils.Cache, "compute_value_lock")
+    assert not hasattr(cache, "_frames") and not hasattr(cache, "register_frame")
+
+
+def test_compute_gives_the_function_value_and_caches_it() -> None:
+    ds = _ds([1, 2, 3])
+    assert cache.compute(slow_sum, ds, wait=0.0) == 6  # oracle: 1 + 2 + 3
+    assert cache.compute(slow_sum, ds, wait=0.0) == 6
+    assert CALLS.n == 1
+    assert cache.COMPUTED[cache.key_digest(f"{MODULE}:slow_sum", (ds.fingerprint,), (("wait", 0.0),))] == 1
+
+
+def test_frames_are_not_kept_alive_by_the_cache() -> None:
+    """The old registry held every frame ever seen; now a frame lives only as long as its caller keeps it."""
+    refs = []
+    for i in range(5):
+        ds = _ds([i, i + 1], tag=f"f{i}")
+        assert cache.compute(slow_sum, ds, wait=0.0) == 2 * i + 1
+        refs.append(weakref.ref(ds.frame))
+        del ds
+    gc.collect()
+    assert [r() for r in refs] == [None] * 5
+
+
+def test_entries_are_bounded_by_max_entries() -> None:
+    """After max_entries + 8 other keys, the first key has been evicted: asking again computes it again."""
+    first = cache.compute_params(formatting.percent, x=0.5)
+    assert first == formatting.percent(0.5)
+    for i in range(cache.MAX_ENTRIES + 8):
+        cache.compute_params(formatting.percent, x=1.0 + i)
+    digest = cache.key_digest("nkcore.common.formatting:percent", (), (("x", 0.5),))
+    assert cache.COMPUTED[digest] == 1
+    cache.compute_params(formatting.percent, x=0.5)
+    assert cache.COMPUTED[digest] == 2
+
+
+def test_concurrent_callers_of_one_key_share_one_computation() -> None:
+    ds = _ds(list(range(100)))
+    results = _in_threads(8, lambda: cache.compute(slow_sum, ds, wait=0.3))
+    assert results == [4950] * 8  # oracle: 99 * 100 / 2
+    assert CALLS.n == 1
+    other = _ds(list(range(10)))
+    results = _in_threads(4, lambda: cache.compute(slow_sum, other, wait=0.3))
+    assert results == [45] * 4 and CALLS.n == 2
+
+
+def test_errors_are_not_cached() -> None:
+    ds = _ds([1])
+    for _ in range(2):
+        with pytest.raises(DataError, match="column x is not usable"):
+            cache.compute(failing, ds)
+    assert CALLS.n == 2
+
+
+def test_work_runs_once_per_key_and_every_joiner_gets_the_result() -> None:
+    ds = _ds(list(range(1000)))
+    got = _in_threads(6, lambda: work.start_or_join(gated, ds, label="sum"))
+    works = {id(w) for w, _ in got}
+    assert len(works) == 1 and all(w is not None for w, _ in got)
+    w = got[0][0]
+    assert w.waiters == 6 and not w.done.is_set()
+    assert work.running() == {w.key: w}
+    CALLS.release.set()
+    assert w.done.wait(10)
+    for _ in range(6):
+        w.leave()
+    assert w.result == 499500 and w.error is None and not w.cancelled  # oracle: 999 * 1000 / 2
+    assert w.fraction == 1.0 and CALLS.n == 1 and work.running() == {}
+    again, value = work.start_or_join(gated, ds, label="sum")
+    assert again is None and value == 499500 and CALLS.n == 1  # from the cache
+
+
+def test_progress_is_reported_to_waiters() -> None:
+    ds = _ds([5, 6])
+    w, _ = work.start_or_join(gated, ds, steps=50)
+    assert w is not None
+    CALLS.release.set()
+    seen = set()
+    while not w.done.wait(0.005):
+        seen.add(w.fraction)
+    w.leave()
+    assert len(seen) >= 3 and max(seen) <= 1.0 and w.result == 11
+
+
+def test_work_nobody_waits_for_stops_and_is_not_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(work, "GRACE_S", 0.05)
+    ds = _ds([7, 8])
+    w, _ = work.start_or_join(gated, ds, steps=2000)
+    assert w is not None
+    w.leave()  # the only viewer pressed Cancel
+    time.sleep(0.1)
+    CALLS.release.set()
+    assert w.done.wait(10)
+    assert w.cancelled and w.result is None and work.running() == {}
+    again, _ = work.start_or_join(gated, ds, steps=3)  # not cached: a new work starts
+    assert again is not None and again is not w
+    assert again.done.wait(10)
+    again.leave()
+    assert again.result == 15 and CALLS.n == 2
+
+
+def test_one_viewer_leaving_does_not_cancel_another_viewers_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(work, "GRACE_S", 0.05)
+    ds = _ds([1, 1])
+    w, _ = work.start_or_join(gated, ds, steps=20)
+    w2, _ = work.start_or_join(gated, ds, steps=20)
+    assert w is w2 and w is not None
+    w.leave()
+    time.sleep(0.1)
+    CALLS.release.set()
+    assert w.done.wait(10)
+    w.leave()
+    assert not w.cancelled and w.result == 2
+
+
+def test_work_errors_reach_the_waiters_and_are_not_cached() -> None:
+    ds = _ds([3])
+    for n in (1, 2):
+        w, _ = work.start_or_join(failing, ds)
+        assert w is not None and w.done.wait(10)
+        w.leave()
+        assert isinstance(w.error, DataError) and CALLS.n == n
+
+
+def _page() -> None:
+    import pandas as pd
+    import streamlit as st
+
+    from ui import work
+
+    class D:
+        fingerprint = "ab" * 32
+        frame = pd.DataFrame({"x": [2, 3, 4]})
+
+    st.session_state.setdefault("runs", 0)
+    st.session_state["runs"] += 1
+    helpers = __import__("nkcore._test_ui_cache_helpers", fromlist=["gated"])
+    value = work.compute_with_progress(helpers.gated, D(), progress_label="Summing", steps=5)
+    st.markdown(f"sum = {value}")
+
+
+def test_compute_with_progress_in_a_page_and_cancel_then_compute_again() -> None:
+    CALLS.release.set()
+    at = AppTest.from_function(_page, default_timeout=30).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["sum = 9"]  # oracle: 2 + 3 + 4
+    assert CALLS.n == 1
+    st.cache_data.clear()
+    # A Cancel pressed while the previous run waited: the rerun stops with a note and a "Compute it" button.
+    digest = cache.key_digest(f"{MODULE}:gated", ("ab" * 32,), (("steps", 5),))
+    at.session_state[f"_work_cancelled_{digest}"] = True
+    at.run()
+    assert not at.exception and [m.value for m in at.markdown] == []
+    assert "cancelled" in at.info[0].value and CALLS.n == 1
+    at.button(key=f"_work_resume_{digest}").click().run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["sum = 9"] and CALLS.n == 2

@@ -1,0 +1,256 @@
+"""Long computations off the interactive path: a progress bar, a Cancel button, one computation per key.
+
+:func:`compute_with_progress` runs an nkcore function that reports progress (a ``progress`` keyword receiving the
+done fraction in [0, 1], as ``nkcore.nk.grid.simulate_grid`` does) on a worker thread, not in the session's script.
+The session meanwhile shows a progress bar and a Cancel button and polls the work every 0.25 s; each poll is a
+Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button) or a closed tab stops the session.
+
+- **Once per key**: running work is listed in a process-wide table keyed on (function, dataset fingerprints,
+  parameters), the same key as :func:`ui.cache.compute`. A second session asking for the same key while it runs
+  joins it and sees the same progress; it does not start another computation.
+- **Cancel**: the button stops this session's wait. The work itself stops (at its next progress report) once no
+  session has waited for it for :data:`GRACE_S` seconds, so a quick rerun of the same view keeps it, and one
+  viewer's Cancel does not take the result from another viewer who is still waiting.
+- **Cache**: a finished result goes into a Streamlit cache (``max_entries`` :data:`MAX_ENTRIES`) under that key,
+  and the work leaves the table; later sessions read the cache. A failed work (e.g. ``DataError``) is not cached:
+  each waiting session raises its error. Nothing else keeps frames or results alive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pandas as pd
+import streamlit as st
+
+from ui import cache
+
+__all__ = ["GRACE_S", "MAX_ENTRIES", "Work", "compute_with_progress", "running", "start_or_join"]
+
+T = TypeVar("T")
+
+GRACE_S = 3.0
+POLL_S = 0.25
+MAX_ENTRIES = 64
+_MAX_RESTARTS = 3
+
+
+class _NotCached(Exception):
+    """Raised inside the cached lookup on a miss, so that the miss is not cached."""
+
+
+class _Cancelled(Exception):
+    """Raised from the progress callback once nobody waits for the work any more."""
+
+
+@dataclass
+class Work:
+    """One running computation: its progress, waiters and outcome (mutable, shared between sessions)."""
+
+    key: str
+    label: str
+    fraction: float = 0.0
+    waiters: int = 0
+    left_at: float = field(default_factory=time.monotonic)
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+    cancelled: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def join(self) -> None:
+        """Count one more session waiting for this work."""
+        with self.lock:
+            self.waiters += 1
+
+    def leave(self) -> None:
+        """Count one session fewer; the grace period starts when the last one leaves."""
+        with self.lock:
+            self.waiters -= 1
+            self.left_at = time.monotonic()
+
+    def abandoned(self) -> bool:
+        """True once no session has waited for the work for ``GRACE_S`` seconds."""
+        with self.lock:
+            return self.waiters <= 0 and time.monotonic() - self.left_at > GRACE_S
+
+
+_WORK: dict[str, Work] = {}
+_WORK_LOCK = threading.Lock()
+
+
+def running() -> dict[str, Work]:
+    """A snapshot of the work running now (key digest -> Work); empty when nothing runs."""
+    with _WORK_LOCK:
+        return dict(_WORK)
+
+
+@st.cache_data(show_spinner=False, max_entries=MAX_ENTRIES)
+def _stored(name: str, fingerprints: tuple[str, ...], params: cache.Params, _source: Callable[[], Any]) -> Any:
+    """The cached result of a finished work: on a miss ``_source()`` supplies it (or raises ``_NotCached``)."""
+    return _source()
+
+
+def _not_cached() -> Any:
+    raise _NotCached
+
+
+def _peek(name: str, fingerprints: tuple[str, ...], params: cache.Params) -> tuple[bool, Any]:
+    """(True, value) if the result is in the cache, else (False, None); never computes."""
+    try:
+        return True, _stored(name, fingerprints, params, _not_cached)
+    except _NotCached:
+        return False, None
+
+
+def _run(
+    work: Work,
+    func: Callable[..., Any],
+    name: str,
+    fingerprints: tuple[str, ...],
+    params: cache.Params,
+    frames: tuple[pd.DataFrame, ...],
+) -> None:
+    """The worker thread's body: compute with a progress callback, cache the result, leave the table."""
+
+    def progress(fraction: float) -> None:
+        work.fraction = min(max(float(fraction), 0.0), 1.0)
+        if work.abandoned():
+            raise _Cancelled
+
+    start = time.perf_counter()
+    ok = False
+    try:
+        kwargs = dict(params)
+        if _takes_progress(func):
+            kwargs["progress"] = progress
+        value = func(*frames, **kwargs)
+        cache.record_computation(name, fingerprints, params, time.perf_counter() - start)
+        work.result, ok = value, True
+        work.fraction = 1.0
+    except _Cancelled:
+        work.cancelled = True
+    except BaseException as exc:  # handed to the waiting sessions, which raise it
+        work.error = exc
+    finally:
+        try:
+            if ok:
+                result = work.result
+                _stored(name, fingerprints, params, lambda: result)
+        except BaseException as exc:  # a value the cache cannot store: the waiters still get it
+            work.error = work.error or exc
+        finally:
+            with _WORK_LOCK:
+                if _WORK.get(work.key) is work:
+                    del _WORK[work.key]
+            work.done.set()
+
+
+def _takes_progress(func: Callable[..., Any]) -> bool:
+    try:
+        return "progress" in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def start_or_join(
+    func: Callable[..., Any], *datasets: cache.HasFrame, label: str = "Computing", **params: Any
+) -> tuple[Work | None, Any]:
+    """(None, value) when the result is cached; else (work, None) for the running work of this key, started now
+    if none runs. The caller must :meth:`Work.join` (done here) and later :meth:`Work.leave` it."""
+    name = cache.name_of(func)
+    if "progress" in params:
+        raise TypeError("compute_with_progress passes its own progress callback")
+    fps = tuple(d.fingerprint for d in datasets)
+    frozen = cache.frozen_params(params)
+    hit, value = _peek(name, fps, frozen)
+    if hit:
+        return None, value
+    digest = cache.key_digest(name, fps, frozen)
+    with _WORK_LOCK:
+        work = _WORK.get(digest)
+        if work is None:
+            # a work may have finished between the peek and the lock: it cached its result before leaving the table
+            hit, value = _peek(name, fps, frozen)
+            if hit:
+                return None, value
+            work = Work(digest, label)
+            _WORK[digest] = work
+            work.join()
+            frames = tuple(d.frame for d in datasets)
+            thread = threading.Thread(
+                target=_run, args=(work, func, name, fps, frozen, frames), name=f"nkp-work-{digest}", daemon=True
+            )
+            thread.start()
+            return work, None
+    work.join()
+    return work, None
+
+
+@contextlib.contextmanager
+def _waiting(work: Work) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        work.leave()
+
+
+def compute_with_progress(
+    func: Callable[..., T], *datasets: cache.HasFrame, progress_label: str = "Computing", **params: Any
+) -> T:
+    """``func(*[d.frame for d in datasets], **params)`` with a progress bar and a Cancel button, once per key.
+
+    ``func`` is a module-level nkcore function; if it has a ``progress`` parameter it receives a callback taking
+    the done fraction in [0, 1] (the bar follows it, and cancelling stops the work at its next call). A cached
+    result returns at once, with no bar. After Cancel the page stops with a note and a button that starts again;
+    any changed setting (another key) computes as usual. Exceptions of ``func`` (e.g. ``DataError``) propagate.
+    """
+    name = cache.name_of(func)
+    fps = tuple(d.fingerprint for d in datasets)
+    frozen = cache.frozen_params(params)
+    hit, value = _peek(name, fps, frozen)
+    if hit:
+        return value
+    digest = cache.key_digest(name, fps, frozen)
+    flag = f"_work_cancelled_{digest}"
+    if st.session_state.get(flag):
+        _show_cancelled(progress_label, digest, flag)
+    box = st.empty()
+    with box.container():
+        bar = st.progress(0.0, text=f"{progress_label}…")
+        cancel = st.button("Cancel", key=f"_work_cancel_{digest}", help="Stop waiting for this computation")
+    if cancel:  # pressed while the previous run waited: that run was stopped, this one stops here
+        st.session_state[flag] = True
+        box.empty()
+        _show_cancelled(progress_label, digest, flag)
+    for _ in range(_MAX_RESTARTS):
+        work, value = start_or_join(func, *datasets, label=progress_label, **params)
+        if work is None:
+            box.empty()
+            return value
+        with _waiting(work):
+            while not work.done.wait(POLL_S):
+                bar.progress(work.fraction, text=f"{progress_label}… {work.fraction:.0%}")
+        if work.error is not None:
+            box.empty()
+            raise work.error
+        if not work.cancelled:
+            box.empty()
+            return work.result
+        # the work was abandoned just before this session joined it: start it again
+    raise RuntimeError(f"{progress_label}: the computation was cancelled repeatedly; reload the page")
+
+
+def _show_cancelled(label: str, digest: str, flag: str) -> None:
+    """The note shown after Cancel, with a button that starts the computation again; stops the run otherwise."""
+    if st.button("Compute it", key=f"_work_resume_{digest}", type="primary"):
+        del st.session_state[flag]
+        st.rerun()
+    st.info(f"{label}: cancelled. Change a setting, or press 'Compute it' to start again.")
+    st.stop()
