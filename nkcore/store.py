@@ -5,6 +5,12 @@ same id (storing it twice is a no-op) and a link carrying the id finds the same 
 is written to a temporary file in the same directory and moved into place with ``os.replace`` (atomic on POSIX),
 the Parquet first and the metadata last, so a dataset is listed only once it is complete.
 
+A data folder that cannot be written (read-only: ``PermissionError``, ``EROFS``; full: ``ENOSPC``, ``EDQUOT``)
+gives a one-line :class:`DataError` saying so, and the write removes what it had begun: no temporary file, no data
+file without its metadata. Listing shows only ids whose metadata and data are both in place, so a crash at any
+moment (even ``kill -9`` between the two files) leaves the earlier datasets listed and intact and the interrupted
+one absent.
+
 Ids come from URLs, i.e. from anyone: :func:`validate_id` accepts exactly 64 lowercase hex characters and runs
 before any path is built, so ``../../etc/passwd`` and friends never reach the file system.
 """
@@ -13,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,7 +35,17 @@ from nkcore.errors import DataError
 from nkcore.io import fingerprint
 from nkcore.kinds import KINDS
 
-__all__ = ["ENV_VAR", "StoredDataset", "data_dir", "delete", "get", "list_datasets", "put", "validate_id"]
+__all__ = [
+    "ENV_VAR",
+    "StoredDataset",
+    "data_dir",
+    "delete",
+    "get",
+    "list_datasets",
+    "put",
+    "storage_fault",
+    "validate_id",
+]
 
 ENV_VAR = "NKP_DATA_DIR"
 _ID = re.compile(r"[0-9a-f]{64}")
@@ -82,11 +99,49 @@ def validate_id(ds_id: str) -> str:
     return ds_id
 
 
+_READ_ONLY = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def storage_fault(exc: OSError, action: str = "save datasets") -> DataError | None:
+    """The user-facing DataError for a data folder that is read-only or full, or None for any other OSError.
+
+    >>> import errno
+    >>> str(storage_fault(OSError(errno.ENOSPC, "No space left on device"))).split(";")[0]
+    'the server cannot save datasets: its data folder is full'
+    >>> storage_fault(OSError(errno.EIO, "I/O error")) is None
+    True
+    """
+    if isinstance(exc, PermissionError) or exc.errno in _READ_ONLY:
+        state, fix = "read-only", f"make ${ENV_VAR} writable by the server"
+    elif exc.errno in _FULL:
+        state, fix = "full", f"free some space in ${ENV_VAR}"
+    else:
+        return None
+    if action == "save datasets":
+        outcome = "the dataset was not stored; earlier datasets are unaffected"
+    else:
+        outcome = "nothing was deleted"
+    return DataError(f"the server cannot {action}: its data folder is {state}; {outcome} ({fix})")
+
+
+@contextlib.contextmanager
+def _storage_faults(action: str = "save datasets") -> Iterator[None]:
+    """Turn a read-only or full data folder into :func:`storage_fault`'s DataError; other errors pass through."""
+    try:
+        yield
+    except OSError as exc:
+        err = storage_fault(exc, action)
+        if err is None:
+            raise
+        raise err from None
+
+
 def _root(root: Path | str | None) -> Path:
     return Path(root) if root is not None else data_dir()
 
 
-def _atomic_write(path: Path, write: Callable[[str], None]) -> None:
+def _atomic_write(path: Path, write: Callable[[str], object]) -> None:
     """Write via a temporary file in the same directory, fsync it, ``os.replace`` it into place, fsync the directory.
 
     Readers see the old file or the complete new one, never a partial one; concurrent writers of the same content
@@ -183,7 +238,8 @@ def put(
             return _read_meta(meta_path)
         except (ValueError, KeyError, TypeError, DataError):
             pass  # a damaged metadata file: rewrite it below
-    base.mkdir(parents=True, exist_ok=True)
+    with _storage_faults():
+        base.mkdir(parents=True, exist_ok=True)
     _sweep_stale_tmp(base)
     meta = StoredDataset(
         id=ds_id,
@@ -194,9 +250,17 @@ def put(
         mapping={str(k): str(v) for k, v in (mapping or {}).items()},
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
-    _atomic_write(data_path, lambda tmp: table.to_parquet(tmp, index=False))
     text = json.dumps(asdict(meta), ensure_ascii=False, indent=2)
-    _atomic_write(meta_path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    had_data = data_path.is_file()
+    try:
+        with _storage_faults():
+            _atomic_write(data_path, lambda tmp: table.to_parquet(tmp, index=False))
+            _atomic_write(meta_path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    except BaseException:
+        if not had_data and not meta_path.exists():  # the data file this call placed, without its metadata
+            with contextlib.suppress(OSError):
+                data_path.unlink()
+        raise
     return meta
 
 
@@ -252,6 +316,7 @@ def delete(ds_id: str, root: Path | str | None = None) -> None:
     data_path = base / f"{ds_id}.parquet"
     if not meta_path.exists() and not data_path.exists():
         raise DataError(f"no dataset {ds_id} on this server")
-    for path in (meta_path, data_path):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+    with _storage_faults("delete datasets"):
+        for path in (meta_path, data_path):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
