@@ -1,6 +1,6 @@
 """``python -m nkcore compare`` and ``python -m nkcore plan``: paired comparison of two configs; resolution planner.
 
-JSON keys are a contract (issue 3). ``compare`` prints at least ``n_cases``, ``a`` and ``b`` (each ``config``,
+JSON keys are a contract (README.md). ``compare`` prints at least ``n_cases``, ``a`` and ``b`` (each ``config``,
 ``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
 a), ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``diff_ci_low``, ``diff_ci_high``. ``plan`` prints at least ``cases``,
 ``discordance``, ``min_resolvable_diff``, ``mde_at_power`` and, with ``--target-diff``, ``cases_for_target``.

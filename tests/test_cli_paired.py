@@ -145,7 +145,7 @@ def test_compare_bad_values_and_missing_file(capsys: pytest.CaptureFixture[str],
     path.write_text("case,config,correct\n1,A,1\n1,B,2\n")
     assert main(["compare", str(path), "--a", "A", "--b", "B"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "'correct' must be 0 or 1" in err and "rows 2 (case '1', config 'B': 2)" in err
+    assert err.count("\n") == 1 and "'correct' must be 0 or 1" in err and "data row 2 (case '1', config 'B': 2)" in err
     assert main(["compare", str(tmp_path / "nope.csv"), "--a", "A", "--b", "B"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
@@ -199,7 +199,7 @@ def test_compare_pairing_drops_cases_and_odd_config_names(capsys: pytest.Capture
     [
         ("", "empty"),
         ("case,config,correct\n", "no data rows"),
-        ("case,config,correct\n1,A,1\n1,B,0.5\n", "'correct' must be 0 or 1; 1 row(s) are not: rows 2"),
+        ("case,config,correct\n1,A,1\n1,B,0.5\n", "'correct' must be 0 or 1; 1 row(s) are not: data row 2"),
         ("case,config,correct\n1,A,1\n1,A,0\n1,B,1\n", "duplicate (case, config) rows"),
         ("case,A,B\n1,1,yes please\n", "config column 'B' must hold 0 or 1"),
         ("case,A\n1,1\n", "unknown config 'B'; the configs present are 'A'"),
@@ -258,6 +258,7 @@ def test_plan_plain_output(capsys: pytest.CaptureFixture[str]) -> None:
     ],
 )
 def test_plan_bad_input_exits_2(capsys: pytest.CaptureFixture[str], argv: list[str], words: str) -> None:
+    code: int | str | None
     try:
         code = main(["plan", *argv])
     except SystemExit as exc:  # argparse's own type errors

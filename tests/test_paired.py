@@ -1,15 +1,17 @@
-"""Tests of nkcore.paired against the chapter's numbers, statsmodels/scipy oracles and brute-force enumeration."""
+"""Tests of nkcore.paired against the chapter's numbers, statsmodels/scipy oracles and brute-force enumeration.
+
+The parsing tests are in test_paired_table.py, the exact bootstrap's in test_paired_bootstrap.py; the helpers
+here (the chapter's table, the binomial-mixture oracle) serve all three and test_cli_paired.py."""
 
 from __future__ import annotations
 
 import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
@@ -17,6 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from nkcore import paired as pr
+from nkcore.common import formatting, intervals
 from nkcore.errors import DataError
 
 # ---------------------------------------------------------------------------------------------- the chapter's table
@@ -53,7 +56,7 @@ def long_frame(table: pr.PairedTable) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def mixture_cdf(a: int, b: int, n: int, d: np.ndarray) -> np.ndarray:
+def mixture_cdf(a: int, b: int, n: int, d: np.ndarray | list[int]) -> np.ndarray:
     """P(B* - A* <= d) by an independent route: M = A* + B* ~ Binomial(n, (a+b)/n) and, given M,
     B* ~ Binomial(M, b/(a+b)), so D = 2 B* - M <= d iff B* <= floor((d + M)/2) (scipy's binomial cdf)."""
     psi = (a + b) / n
@@ -268,142 +271,7 @@ def test_mcnemar_rejects_bad_counts() -> None:
     with pytest.raises(DataError, match="non-negative"):
         pr.mcnemar(-1, 3)
     with pytest.raises(DataError, match="whole"):
-        pr.mcnemar(1.5, 3)
-
-
-# ---------------------------------------------------------------------------------------------- exact bootstrap
-
-
-def _brute_quantiles(a: int, b: int, n: int, level: float = 0.95) -> tuple[Fraction, Fraction]:
-    """Enumerate (A*, B*, rest*) ~ Multinomial(n, (a, b, n-a-b)/n) in exact rational arithmetic."""
-    pmf: dict[int, Fraction] = {}
-    q0 = n - a - b
-    for i in range(n + 1):
-        for j in range(n + 1 - i):
-            w = Fraction(math.comb(n, i) * math.comb(n - i, j) * a**i * b**j * q0 ** (n - i - j), n**n)
-            pmf[j - i] = pmf.get(j - i, Fraction(0)) + w
-    q_lo = Fraction(1) - Fraction(level).limit_denominator(1000)
-    q_lo /= 2
-    cdf = Fraction(0)
-    low = high = None
-    for d in sorted(pmf):
-        cdf += pmf[d]
-        assume(cdf != q_lo and cdf != 1 - q_lo)  # a discrete tie: the chapter's reading is ambiguous there
-        if low is None and cdf > q_lo:
-            low = d
-        if high is None and cdf > 1 - q_lo:
-            high = d
-    return Fraction(low, n), Fraction(high, n)
-
-
-@given(st.integers(1, 30).flatmap(lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n))))
-def test_exact_bootstrap_matches_brute_force_enumeration(abn: tuple[int, int, int]) -> None:
-    a, b, n = abn
-    assume(a + b <= n and a + b > 0)
-    low, high = _brute_quantiles(a, b, n)
-    r = pr.exact_paired_bootstrap(a, b, n)
-    assert r.low == pytest.approx(float(low), abs=1e-12)
-    assert r.high == pytest.approx(float(high), abs=1e-12)
-
-
-@pytest.mark.parametrize(("a", "b", "n"), [(7, 13, 25), (12, 26, 200), (60, 90, 700), (0, 5, 40), (30, 0, 30)])
-def test_difference_pmf_matches_multinomial_sum(a: int, b: int, n: int) -> None:
-    """pmf of D = B* - A* as sum over A* of multinomial probabilities (scipy), against the FFT."""
-    lo, pmf = pr._difference_pmf(a, b, n)
-    qa, qb = a / n, b / n
-    ref = np.zeros(2 * n + 1)
-    for i in range(n + 1):
-        j = np.arange(0, n - i + 1)
-        w = stats.binom.pmf(i, n, qa) * stats.binom.pmf(j, n - i, qb / (1 - qa) if qa < 1 else 0.0)
-        np.add.at(ref, j - i + n, w)
-    got = np.zeros(2 * n + 1)
-    d = lo + np.arange(pmf.size)
-    inside = (d >= -n) & (d <= n)
-    got[d[inside] + n] = pmf[inside]
-    assert np.max(np.abs(got - ref)) < 1e-12
-    assert pmf[~inside].sum() < 1e-12
-
-
-@pytest.mark.parametrize(("a", "b", "n"), [(12, 26, 200), (5, 7, 200), (30, 45, 500)])
-def test_exact_bootstrap_agrees_with_200000_monte_carlo_resamples(a: int, b: int, n: int) -> None:
-    """Monte Carlo resampling of cases within its noise: the exact cdf at the MC quantiles brackets q +- 4 se."""
-    table = pr.paired_table_from_counts("A", "B", n - a - b, a, b, 0)
-    reps = 200_000
-    mc = pr.paired_bootstrap_mc(table.column("A"), table.column("B"), reps=reps, seed=20240601)
-    exact = pr.exact_paired_bootstrap(a, b, n)
-    lo, pmf = pr._difference_pmf(a, b, n)
-    cdf = np.cumsum(pmf)
-
-    def cdf_at(d: int) -> float:
-        i = d - lo
-        return 0.0 if i < 0 else float(cdf[min(i, cdf.size - 1)])
-
-    for q, mc_value, ex_value in ((0.025, mc.low, exact.low), (0.975, mc.high, exact.high)):
-        se = math.sqrt(q * (1 - q) / reps)
-        d = round(mc_value * n)
-        # the MC order statistic d means about a share q of resamples lie below d and q or more at or below it
-        assert cdf_at(d - 1) <= q + 4 * se
-        assert cdf_at(d) >= q - 4 * se
-        assert abs(mc_value - ex_value) <= 1 / n + 1e-12
-
-
-def test_monte_carlo_is_reproducible_and_resamples_cases() -> None:
-    t = worked_table()
-    r1 = pr.paired_bootstrap_mc(t.column("n=1"), t.column("n=3"), reps=5000, seed=7)
-    r2 = pr.paired_bootstrap_mc(t.column("n=1"), t.column("n=3"), reps=5000, seed=np.random.default_rng(7))
-    assert r1 == r2
-    assert r1.method == "monte-carlo" and r1.reps == 5000
-    with pytest.raises(DataError, match="same"):
-        pr.paired_bootstrap_mc(np.ones(3, bool), np.ones(4, bool))
-
-
-@pytest.mark.parametrize(
-    ("a", "b"), [(60_000, 130_000), (20_000, 40_000), (3, 500_000), (0, 1_000), (499_000, 501_000), (499_999, 500_000)]
-)
-def test_exact_bootstrap_at_a_million_cases_against_the_binomial_mixture(a: int, b: int) -> None:
-    """FFT accuracy at 1,000,000 cases, including nearly every case discordant (phi has modulus ~1 near t = pi)."""
-    n = 1_000_000
-    lo, pmf = pr._difference_pmf(a, b, n)
-    cdf = np.maximum.accumulate(np.cumsum(pmf))
-    r = pr.exact_paired_bootstrap(a, b, n)
-    d_lo, d_hi = round(r.low * n), round(r.high * n)
-    d = np.unique(np.r_[d_lo - 2 : d_lo + 2, d_hi - 2 : d_hi + 2, np.linspace(lo, lo + pmf.size - 1, 12).astype(int)])
-    d = d[(d >= lo) & (d < lo + pmf.size)]
-    ref = mixture_cdf(a, b, n, d)
-    assert np.max(np.abs(cdf[d - lo] - ref)) < 1e-12
-    # the quantiles: F(low - 1) <= 0.025 < F(low) and F(high - 1) <= 0.975 < F(high), by the oracle
-    f = mixture_cdf(a, b, n, [d_lo - 1, d_lo, d_hi - 1, d_hi])
-    assert f[0] <= 0.025 < f[1] and f[2] <= 0.975 < f[3]
-
-
-def test_all_discordant_at_a_million_cases_against_the_binomial() -> None:
-    # no concordant case: D = 2 B* - n with B* ~ Binomial(n, b/n), one parity only
-    a, b, n = 300_000, 700_000, 1_000_000
-    lo, pmf = pr._difference_pmf(a, b, n)
-    d = lo + np.arange(pmf.size)
-    ref = stats.binom.cdf(np.floor((d + n) / 2), n, b / n)
-    assert np.max(np.abs(np.cumsum(pmf) - ref)) < 1e-12
-    assert np.all(pmf[(d + n) % 2 == 1] == 0.0)
-
-
-@given(st.integers(1, 3000).flatmap(lambda n: st.tuples(st.integers(0, n), st.integers(0, n), st.just(n))))
-def test_exact_bootstrap_is_antisymmetric_and_brackets_the_difference(abn: tuple[int, int, int]) -> None:
-    a, b, n = abn
-    assume(a + b <= n)
-    r = pr.exact_paired_bootstrap(a, b, n)
-    s = pr.exact_paired_bootstrap(b, a, n)
-    assert r.low <= (b - a) / n <= r.high
-    assert abs(s.low + r.high) <= 1 / n + 1e-12 and abs(s.high + r.low) <= 1 / n + 1e-12
-
-
-def test_exact_bootstrap_degenerate_and_bad_input() -> None:
-    assert pr.exact_paired_bootstrap(0, 0, 50) == pr.BootstrapInterval(0.0, 0.0, 0.95, "exact", None)
-    r = pr.exact_paired_bootstrap(0, 10, 10)  # every case discordant, all one way: D = 10 always
-    assert (r.low, r.high) == (1.0, 1.0)
-    with pytest.raises(DataError, match="n_cases"):
-        pr.exact_paired_bootstrap(6, 6, 10)
-    with pytest.raises(DataError, match="level"):
-        pr.exact_paired_bootstrap(1, 2, 10, level=1.5)
+        pr.mcnemar(1.5, 3)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------------- Holm and ordering
@@ -456,93 +324,6 @@ def test_ordering_chance_rejects_zero() -> None:
         pr.ordering_chance(0)
 
 
-# ---------------------------------------------------------------------------------------------- parsing
-
-
-def test_long_and_wide_parse_to_the_same_table() -> None:
-    t = worked_table()
-    long = long_frame(t)
-    wide = pd.DataFrame({"case": t.cases, **{c: t.correct[:, j].astype(int) for j, c in enumerate(t.configs)}})
-    for frame, layout in ((long, "long"), (wide, "wide")):
-        p = pr.parse_paired(frame)
-        assert p.layout == layout
-        assert p.configs == t.configs
-        assert p.n_cases == 200 and p.dropped_cases == 0 and p.cases_per_config == (200,) * 4
-        assert np.array_equal(p.correct, t.correct)
-        assert list(p.cases) == list(t.cases)
-
-
-def test_analyse_frame_gives_the_chapter_numbers() -> None:
-    o = pr.analyse_paired(long_frame(worked_table()))
-    assert [round(c.p_exact, 3) for c in o.comparisons] == [0.034, 0.774, 1.0]
-    c = pr.compare_frame_pair(long_frame(worked_table()), "n=1", "n=3")
-    assert (c.a_only, c.b_only, c.diff_ci_low, c.diff_ci_high) == (12, 26, pytest.approx(0.01), pytest.approx(0.13))
-
-
-def test_parse_accepts_booleans_strings_and_case_insensitive_columns() -> None:
-    f = pd.DataFrame(
-        {"Case": ["a", "b", "c"], "X": [True, False, True], "Y": ["yes", "0", "TRUE"], "Z": [1.0, 0.0, np.nan]}
-    )
-    p = pr.parse_paired(f)
-    assert p.layout == "wide" and p.configs == ("X", "Y", "Z")
-    assert p.cases_per_config == (3, 3, 2) and p.dropped_cases == 1 and p.n_cases == 2
-    assert p.correct.tolist() == [[True, True, True], [False, False, False]]
-    q = pr.parse_paired(f, ("X", "Y"))  # pairing only the chosen configs keeps case c
-    assert q.n_cases == 3 and q.dropped_cases == 0
-
-
-def test_long_pairing_counts_dropped_cases() -> None:
-    f = pd.DataFrame(
-        {"case": [1, 1, 2, 3, 3, 4], "config": ["A", "B", "A", "A", "B", "B"], "correct": [1, 0, 1, 1, 1, 0]}
-    )
-    p = pr.parse_paired(f)
-    assert p.cases_per_config == (3, 3) and p.dropped_cases == 2 and p.n_cases == 2
-    assert list(p.cases) == ["1", "3"]
-
-
-@pytest.mark.parametrize(
-    ("frame", "words"),
-    [
-        (pd.DataFrame(), "empty"),
-        (pd.DataFrame({"case": [], "config": [], "correct": []}), "empty"),
-        (pd.DataFrame({"id": [1], "A": [1], "B": [0]}), "no 'case' column"),
-        (pd.DataFrame({"case": [1, 1], "config": ["A", "B"]}), "no 'correct' column"),
-        (
-            pd.DataFrame({"case": [1, 2], "config": ["A", "A"], "correct": [1, 0]}),
-            "at least two configs; found only 'A'",
-        ),
-        (pd.DataFrame({"case": [1, 2], "A": [1, 0]}), "at least two configs"),
-        (
-            pd.DataFrame({"case": [1, 1, 2, 1], "config": ["A", "B", "A", "A"], "correct": [1, 0, 1, 0]}),
-            r"duplicate \(case, config\).*case '1' with config 'A'; rows 1, 4",
-        ),
-        (
-            pd.DataFrame({"case": [1, 1, 2, 2], "config": ["A", "B", "A", "B"], "correct": [1, 2, 1, "x"]}),
-            r"'correct' must be 0 or 1; 2 row\(s\).*rows 2 \(case '1', config 'B': 2\), 4 \(case '2', config 'B': 'x'\)",
-        ),
-        (
-            pd.DataFrame({"case": [1, 2, 3], "A": [1, 0, 1], "B": [0, 0.5, 1]}),
-            r"config column 'B' must hold 0 or 1.*rows 2 \(case '2': 0.5\)",
-        ),
-        (pd.DataFrame({"case": [1, 1], "A": [1, 0], "B": [0, 1]}), "duplicate case ids"),
-        (pd.DataFrame({"case": [1, 2], "A": [1, None], "B": [None, 1]}), "no case has results for every config"),
-        (pd.DataFrame({"case": [1, None], "config": ["A", "B"], "correct": [1, 0]}), "missing case id"),
-    ],
-)
-def test_parse_errors_are_precise(frame: pd.DataFrame, words: str) -> None:
-    with pytest.raises(DataError, match=words):
-        pr.parse_paired(frame)
-
-
-def test_unknown_config_lists_the_configs_present() -> None:
-    with pytest.raises(DataError, match="unknown config 'n=9'; the configs present are 'n=1', 'n=3', 'n=5', 'n=7'"):
-        pr.parse_paired(long_frame(worked_table()), ("n=1", "n=9"))
-    with pytest.raises(DataError, match="unknown config 'x'"):
-        pr.compare_pair(worked_table(), "x", "n=3")
-    with pytest.raises(DataError, match="two different configs"):
-        pr.compare_pair(worked_table(), "n=3", "n=3")
-
-
 def test_table_from_counts_and_clopper_pearson_on_request() -> None:
     t = pr.paired_table_from_counts("A", "B", 151, 5, 7, 37)
     acc = pr.config_accuracy(t, method="clopper-pearson")
@@ -553,8 +334,8 @@ def test_table_from_counts_and_clopper_pearson_on_request() -> None:
         pr.paired_table_from_counts("A", "B", 1, -1, 0, 0)
 
 
-def test_format_p() -> None:
-    assert [pr.format_p(p) for p in (0.0001, 0.00123, 0.0336, 0.1008, 0.774, 0.999, 1.0)] == [
+def test_p_values_in_the_sentences_have_two_significant_digits() -> None:
+    assert [formatting.format_p(p) for p in (0.0001, 0.00123, 0.0336, 0.1008, 0.774, 0.999, 1.0)] == [
         "p < 0.001",
         "p = 0.0012",
         "p = 0.034",
@@ -563,3 +344,35 @@ def test_format_p() -> None:
         "p = 1.0",
         "p = 1.0",
     ]
+
+
+# ---------------------------------------------------------------------------------------------- the package
+
+
+def test_the_worked_example_file_gives_the_chapter_numbers(worked_paired_frame: pd.DataFrame) -> None:
+    o = pr.analyse_paired(worked_paired_frame)
+    assert [a.correct for a in o.accuracies] == [142, 156, 158, 158]
+    assert [(c.a_only, c.b_only) for c in o.comparisons] == [(12, 26), (5, 7), (3, 3)]
+    assert [round(c.p_exact, 3) for c in o.comparisons] == [0.034, 0.774, 1.0]
+    assert (o.comparisons[0].diff_ci_low, o.comparisons[0].diff_ci_high) == pytest.approx((0.01, 0.13), abs=1e-12)
+    assert o.tied_run == ("n=3", "n=5", "n=7") and o.tied_run_chance == pytest.approx(1 / 6)
+
+
+def test_config_accuracy_carries_the_summary_names_and_the_interval() -> None:
+    a = pr.accuracy_of("n=5", 158, 200, level=0.9, method="exact")
+    assert (a.n_correct, a.n_cases, a.correct, a.n, a.accuracy) == (158, 200, 158, 200, 0.79)
+    lo, hi = proportion_confint(158, 200, alpha=0.1, method="beta")
+    assert (a.ci_low, a.ci_high, a.method) == (
+        pytest.approx(lo, abs=1e-12),
+        pytest.approx(hi, abs=1e-12),
+        "clopper-pearson",
+    )
+    with pytest.raises(DataError, match="0 <= correct <= n"):
+        pr.accuracy_of("A", 3, 0)
+
+
+def test_the_package_exports_one_object_per_name() -> None:
+    assert sorted(pr.__all__) == sorted(set(pr.__all__))
+    assert all(hasattr(pr, name) for name in pr.__all__)
+    assert pr.proportion_interval is intervals.proportion_interval  # one home for the interval of a proportion
+    assert pr.ConfigAccuracy.__module__ == "nkcore.paired.accuracy"

@@ -1,0 +1,67 @@
+"""Paired comparison of configs evaluated on the same cases: accuracy, McNemar, exact paired bootstrap.
+
+Two configs (a model, a prompt, a number of samples per request (n)) are run on the same cases, so the
+comparison is paired: cases that every config gets right (or wrong) move both accuracies together and cancel
+in the difference. Only the discordant cases (one config right, the other wrong) carry information about
+which config is better. Source: the chapter "The accuracy curve flattens sooner than the sample count
+suggests" (``shared/seeds/002``), sections "Two intervals, and only one of them is the right instrument" and
+"Why the monotonicity was never evidence".
+
+Modules (one concept each):
+- ``table``     :class:`PairedTable`: long (``case, config, correct``) or wide (``case`` + one 0/1 column per
+  config) results parsed and paired (:func:`parse_paired`); a table from 2x2 counts
+- ``accuracy``  :class:`ConfigAccuracy`, one config's accuracy with its Wilson or Clopper-Pearson interval
+  (:func:`proportion_interval` is :func:`nkcore.common.intervals.proportion_interval`)
+- ``mcnemar``   exact, mid-p and continuity-corrected chi-square p-values from the discordant counts
+- ``bootstrap`` the case-resampling bootstrap interval on the difference, computed exactly from the law of the
+  resampled discordant counts (no Monte Carlo); the Monte Carlo version for cross-checks
+- ``compare``   one pair (:func:`compare_pair`), configs in order with Holm and 1/k! (:func:`compare_ordered`),
+  and the frame entry points the Compare page and the CLI call
+- ``sentences`` the plain words beside the numbers (verdict, marginal intervals, ordering, accuracy)
+"""
+
+from __future__ import annotations
+
+from nkcore.common.intervals import proportion_interval
+from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
+from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
+from nkcore.paired.compare import (
+    OrderedComparison,
+    PairedComparison,
+    analyse_paired,
+    compare_frame_pair,
+    compare_ordered,
+    compare_pair,
+    holm,
+    ordering_chance,
+)
+from nkcore.paired.mcnemar import McNemarResult, mcnemar
+from nkcore.paired.sentences import accuracy_sentence, marginal_sentence, ordering_sentence, verdict_sentence
+from nkcore.paired.table import PairedTable, paired_table_from_counts, parse_paired
+
+__all__ = [
+    "BootstrapInterval",
+    "ConfigAccuracy",
+    "McNemarResult",
+    "OrderedComparison",
+    "PairedComparison",
+    "PairedTable",
+    "accuracy_of",
+    "accuracy_sentence",
+    "analyse_paired",
+    "compare_frame_pair",
+    "compare_ordered",
+    "compare_pair",
+    "config_accuracy",
+    "exact_paired_bootstrap",
+    "holm",
+    "marginal_sentence",
+    "mcnemar",
+    "ordering_chance",
+    "ordering_sentence",
+    "paired_bootstrap_mc",
+    "paired_table_from_counts",
+    "parse_paired",
+    "proportion_interval",
+    "verdict_sentence",
+]
