@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import bootstrap, exports
+from ui import datasets, exports, page
 
-bootstrap.setup_page(
+page.setup_page(
     "NK Planner",
     "NK Planner helps ML teams decide **how to spend an evaluation budget and how to read the result**. "
     "It answers two questions with honest statistics, and every number comes with a sentence that says what it means.",
@@ -22,7 +22,7 @@ with left, st.container(border=True):
         "each split, from priors fitted to real annotation data (the method of *Forest vs Tree*, AAAI-26), or by "
         "resampling your own multi-annotator data."
     )
-    st.page_link("pages/2_Budget.py", label="Open Budget (N x K)", icon=bootstrap.PAGE_ICONS["pages/2_Budget.py"])
+    st.page_link("pages/2_Budget.py", label="Open Budget (N x K)", icon=page.PAGE_ICONS["pages/2_Budget.py"])
 with right, st.container(border=True):
     st.subheader("2. Does the bigger setting really score higher?")
     st.markdown(
@@ -31,13 +31,13 @@ with right, st.container(border=True):
         "flatten; Cost & latency puts money and tail latency on the same table; Planner says in advance what "
         "difference an evaluation can resolve."
     )
-    st.page_link("pages/3_Compare.py", label="Open Compare", icon=bootstrap.PAGE_ICONS["pages/3_Compare.py"])
+    st.page_link("pages/3_Compare.py", label="Open Compare", icon=page.PAGE_ICONS["pages/3_Compare.py"])
 
 st.subheader("Pages")
 cols = st.columns(3)
-for i, (path, name, blurb) in enumerate(bootstrap.PAGES):
+for i, (path, name, blurb) in enumerate(page.PAGES):
     with cols[i % 3], st.container(border=True):
-        st.page_link(path, label=name, icon=bootstrap.PAGE_ICONS[path])
+        st.page_link(path, label=name, icon=page.PAGE_ICONS[path])
         st.caption(blurb)
 
 st.subheader("Datasets in use")
@@ -46,7 +46,7 @@ st.markdown(
     "the Data page. The choice is remembered as you move between pages and is part of every link."
 )
 rows = []
-for kind in bootstrap.KINDS:
-    ds = bootstrap.choose_dataset(kind)
-    rows.append({"kind": bootstrap.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
+for kind in datasets.KINDS:
+    ds = datasets.choose_dataset(kind)
+    rows.append({"kind": datasets.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
 exports.table(pd.DataFrame(rows), "datasets_in_use", hide_index=True, width="stretch")

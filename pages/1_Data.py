@@ -14,22 +14,20 @@ from nkcore import summary as nksummary
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import ROLE_WORDS, apply_mapping, detect_kind, kind_columns, probability_role
-from ui import bootstrap, cache, charts_data, exports
+from ui import cache, charts_data, datasets, exports, page
+from ui.text import md
 
 MAX_MB = int(os.environ.get("NKP_MAX_UPLOAD_MB", "200"))
 NONE = "(not in the file)"
 VIEW_KINDS = ("ratings", "predictions", "paired", "samples")
 KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
 
-bootstrap.setup_page(
+page.setup_page(
     "Data",
     "Upload your own ratings, model predictions, paired results or raw samples, check what is in them, and make them "
     "available to every page. Uploads are stored on this server under their content hash, so a link to them keeps "
     "working.",
 )
-
-
-md = bootstrap.md
 
 
 @contextlib.contextmanager
@@ -47,7 +45,7 @@ def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 3)
         cols = st.columns(per_row)
         for col, number in zip(cols, numbers[start : start + per_row], strict=False):
             with col:
-                st.metric(md(number.label), number.display)
+                st.metric(md(number.label), md(number.display))
                 st.caption(md(number.sentence))
 
 
@@ -182,7 +180,7 @@ def upload_section() -> None:
         mapping = mapping_editor(frame, kind, token)
         ratings_id = None
         if kind == "predictions":
-            options = bootstrap.dataset_options("ratings")
+            options = datasets.dataset_options("ratings")
             current = st.query_params.get("ratings")
             ratings_id = st.selectbox(
                 "Check the predictions against these ratings (same items and labels)",
@@ -195,7 +193,7 @@ def upload_section() -> None:
         st.markdown(f"**Preview** (first 10 of {len(table):,} rows, with NK Planner's column names)")
         exports.table(table.head(10), "upload_preview", download=False, hide_index=True)
         key = ("check", up.file_id, kind, tuple(sorted(mapping.items())), ratings_id)
-        ratings_frame = bootstrap.load_dataset("ratings", ratings_id).frame if ratings_id else None
+        ratings_frame = datasets.load_dataset("ratings", ratings_id).frame if ratings_id else None
         result = _memo(key, lambda: (nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table)))
         summary, ds_id = result
         stored = ds_id in {m.id for m in store.list_datasets()}
@@ -214,7 +212,7 @@ def upload_section() -> None:
         )
 
 
-def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
+def view_section() -> tuple[str, datasets.Dataset, object, list]:
     st.header("What is in a dataset")
     st.markdown(
         "The numbers below describe the dataset of this kind chosen in the sidebar: the built-in sample, or one "
@@ -225,7 +223,7 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
     kind = st.radio(
         "Kind of data", VIEW_KINDS, format_func=KIND_WORDS.get, horizontal=True, key="dat_view", bind="query-params"
     )
-    ds = bootstrap.choose_dataset(kind)
+    ds = datasets.choose_dataset(kind)
     st.markdown(f"**{md(ds.name)}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
     charts: list = []
     summary = None
@@ -250,7 +248,7 @@ def view_section() -> tuple[str, bootstrap.Dataset, object, list]:
                 charts_data.k_histogram(full.k_hist, min_k),
             ]
         elif kind == "predictions":
-            ratings = bootstrap.choose_dataset("ratings")
+            ratings = datasets.choose_dataset("ratings")
             try:
                 summary = cache.compute(nksummary.summarize_predictions, ds, ratings)
             except DataError as exc:
@@ -320,4 +318,4 @@ if view_summary is not None:
     exports.summary_download(
         f"Data: {view_ds.name}", params, [(n.label, n.display, n.sentence) for n in view_summary.numbers], view_charts
     )
-bootstrap.finish_page()
+page.finish_page()

@@ -7,7 +7,8 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
-from ui import bootstrap, cache, charts_nk, exports
+from ui import cache, charts_nk, datasets, exports, page
+from ui.text import md
 
 # A click on the heatmap (last run's selection) goes into the link first, so the link always names the shown cell.
 _picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(charts_nk.CELL_SELECTION) or []
@@ -20,7 +21,7 @@ if _raw_metric in nkm.METRICS:
     st.query_params["bud_metric"] = sentences.metric_label(_raw_metric)
     st.rerun()  # the bound selectbox reads its link value when a run starts
 
-bootstrap.setup_page(
+page.setup_page(
     "Budget (N x K)",
     "How reproducibly does 'model A beats model B' hold when a budget of N x K ratings is split into items (N) and "
     "ratings per item (K)? Pick a prior (alpha) or your data; the heatmap shows where the comparison becomes "
@@ -32,7 +33,7 @@ PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, a
 COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
 CUSTOM = "custom alpha (type it)"
 
-with bootstrap.user_errors():
+with page.user_errors():
     c1, c2, c3 = st.columns([1.2, 1, 1])
     source = c1.radio("Where the numbers come from", SOURCES, key="bud_src", bind="query-params")
     metric = c2.selectbox(
@@ -56,12 +57,12 @@ with bootstrap.user_errors():
         )
         prior = priors.resolve_prior(alpha=typed) if name == CUSTOM else priors.get_prior(name)
     elif source == "Prior fitted to ratings":
-        rds = bootstrap.choose_dataset("ratings")
+        rds = datasets.choose_dataset("ratings")
         fitted = cache.compute(frames.fit_prior_frame, rds)
         prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit")
     else:
-        rds = bootstrap.choose_dataset("ratings")
-        pds = bootstrap.choose_dataset("predictions")
+        rds = datasets.choose_dataset("ratings")
+        pds = datasets.choose_dataset("predictions")
         models = list(cache.compute(frames.model_names, pds))
         if len(models) < 2:
             st.error("The predictions dataset needs at least two models to compare.")
@@ -145,7 +146,7 @@ with bootstrap.user_errors():
     if prior is not None:
         alpha_txt = ", ".join(f"{a:.3g}" for a in prior.alpha)
         st.caption(
-            f"Prior (alpha) **{prior.name}**: [{alpha_txt}], M = {prior.m} labels, alpha0 = {prior.alpha0:.3g} "
+            f"Prior (alpha) **{md(prior.name)}**: {md(f'[{alpha_txt}]')}, M = {prior.m} labels, alpha0 = {prior.alpha0:.3g} "
             f"(small alpha0: items differ a lot; large: items alike). Model A answers like the raters; model B is "
             f"pulled towards noise by eps = {eps}. Each cell: {rounds:,} simulated evaluations with A really better "
             f"and {rounds:,} with no difference."
@@ -154,11 +155,11 @@ with bootstrap.user_errors():
         f = fitted.fit
         st.caption(
             f"Fitted to {fitted.n_items:,} items ({fitted.ratings_per_item[1]:.0f} ratings per item (K) typical) over "
-            f"labels {', '.join(fitted.labels)}; mean absolute bias MAB = {f.mab:.3f} (how far the fitted label "
+            f"labels {md(', '.join(fitted.labels))}; mean absolute bias MAB = {f.mab:.3f} (how far the fitted label "
             "shares are from the data's)."
         )
         for w in f.warnings:
-            st.warning(f"Fit warning: {w}. The simulation may not describe this data well; try 'Resample'.")
+            st.warning(f"Fit warning: {md(w)}. The simulation may not describe this data well; try 'Resample'.")
     if run_info is not None:
         probs = "their probabilities" if run_info.uses_probabilities else "their hard labels (one-hot)"
         sk = run_info.skipped_k
@@ -169,7 +170,7 @@ with bootstrap.user_errors():
             f"the null swaps the two models' predictions on each item by a fair coin.{skipped}"
         )
     if metric == "kl":
-        st.info(sentences.kl_artifact_sentence())
+        st.info(md(sentences.kl_artifact_sentence()))
 
     # ------------------------------------------------------------------ the heatmap and the budget slider
     shown = [b for b in budgets if any(c.budget == b for c in mcells)]
@@ -206,7 +207,7 @@ with bootstrap.user_errors():
         grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
     )
     if budget in best:
-        st.markdown(f"**Best K at this budget.** {sentences.best_k_sentence(best[budget])}")
+        st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget]))}")
 
     # ------------------------------------------------------------------ the chosen cell
     cell = by_cell[chosen] if chosen else None
@@ -224,11 +225,11 @@ with bootstrap.user_errors():
         )
         if run_info is not None:
             sig = cell.significant_share
-            m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=cell.test)
-            st.markdown(sentences.resample_sentence(cell, model_a, model_b))
+            m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
+            st.markdown(md(sentences.resample_sentence(cell, model_a, model_b)))
         else:
             m[4].metric("items (N)", f"{cell.n:,}")
-            st.markdown(sentences.cell_sentence(cell))
+            st.markdown(md(sentences.cell_sentence(cell)))
         real = run_info is not None
         dist = charts_nk.gap_distributions(
             cell.alt,
@@ -246,14 +247,14 @@ with bootstrap.user_errors():
                 else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
             )
             + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
-            + (f" {sentences.kl_jump_sentence(cell.n)}" if metric == "kl" else "")
+            + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
         )
         exports.download_chart(dist, "nk_gap_distribution")
 
     # ------------------------------------------------------------------ minimal budget and the paper's claims
     st.subheader("Minimal budget per metric")
     mins = grid.minimal_budgets(cells, nkm.ALL_METRICS)
-    st.markdown(f"**In one line:** {sentences.headline_sentence(mins)}")
+    st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
     table = pd.DataFrame(
         [
             {
@@ -269,12 +270,12 @@ with bootstrap.user_errors():
     exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
     st.caption(
         f"The smallest budget (up to {max_budget:,}) at which some ratings per item (K) reaches p < 0.05, and that K; "
-        f"'never' = not within the grid. {sentences.kl_artifact_short()} {sentences.precision_sentence(rounds)}"
+        f"'never' = not within the grid. {md(sentences.kl_artifact_short())} {md(sentences.precision_sentence(rounds))}"
     )
     st.subheader("The paper's claims, checked on these numbers")
     for cl in sentences.claims_check(cells):
         mark = ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
-        st.markdown(f"- {cl.claim} {mark}. {cl.evidence}")
+        st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")
 
     # ------------------------------------------------------------------ summary
     numbers = [
@@ -301,4 +302,4 @@ with bootstrap.user_errors():
         params["prior (alpha)"] = f"{prior.name}: {list(prior.alpha)}"
     exports.summary_download("Budget (N x K)", params, numbers, [chart])
 
-bootstrap.finish_page()
+page.finish_page()

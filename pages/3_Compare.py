@@ -6,20 +6,21 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import paired
-from ui import bootstrap, cache, charts_paired, exports
+from ui import cache, charts_paired, datasets, exports, page
+from ui.text import md
 
-bootstrap.setup_page(
+page.setup_page(
     "Compare",
     "Two configs evaluated on the same cases: does B really score higher than A? Paired tests look only at the "
     "discordant cases, where one config is right and the other wrong, which is where the evidence is.",
 )
-ds = bootstrap.choose_dataset("paired")
+ds = datasets.choose_dataset("paired")
 
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 INTERVALS = {"Wilson": "wilson", "Clopper-Pearson (exact)": "clopper-pearson"}
 
-with bootstrap.user_errors():
+with page.user_errors():
     table = cache.compute(paired.parse_paired, ds)
     configs = list(table.configs)
     c1, c2, c3 = st.columns([3, 2, 2])
@@ -68,7 +69,7 @@ with bootstrap.user_errors():
     m2.metric("configs compared", len(accs))
     m3.metric("cases dropped to pair them", f"{dropped:,}")
     st.caption(
-        f"Dataset: {ds.name}. Every number below uses the {n_cases:,} cases that all compared configs were run on"
+        f"Dataset: {md(ds.name)}. Every number below uses the {n_cases:,} cases that all compared configs were run on"
         + (f"; {dropped:,} cases lacked a result for some config and were left out." if dropped else ".")
     )
 
@@ -83,7 +84,7 @@ with bootstrap.user_errors():
             comparisons=len(comps) if len(comps) > 1 else None,
         )
         verdicts.append(text)
-        st.markdown(f"- {text}")
+        st.markdown(f"- {md(text)}")
     st.caption(
         f"Each verdict rests on McNemar's exact p (a difference counts when p < alpha = {alpha:g}); the interval is "
         f"the {pct} paired bootstrap interval of the difference in accuracy, B minus A, in percentage points."
@@ -95,7 +96,7 @@ with bootstrap.user_errors():
         )
     )
     if ordered is not None:
-        st.info(paired.ordering_sentence(ordered), icon=":material/trending_up:")
+        st.info(md(paired.ordering_sentence(ordered)), icon=":material/trending_up:")
 
     # ------------------------------------------------------------------ accuracy per config
     st.subheader("Accuracy of each config")
@@ -106,7 +107,7 @@ with bootstrap.user_errors():
     acc_chart = charts_paired.accuracy_chart(acc_df, pct)
     left, right = st.columns([3, 2])
     left.altair_chart(acc_chart, width="stretch")
-    right.markdown("\n".join(f"- {paired.accuracy_sentence(x, level)}" for x in accs))
+    right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
     right.caption(
         "These marginal intervals answer *what is this config's accuracy*. They are the wrong instrument for "
         "comparing configs: cases that are easy (or hard) for every config move all accuracies together and cancel "
@@ -174,7 +175,7 @@ with bootstrap.user_errors():
 
     # ------------------------------------------------------------------ discordance tables
     st.subheader("Discordance table of each pair")
-    tabs = st.tabs([f"{c.config_a} → {c.config_b}" for c in comps])
+    tabs = st.tabs([md(f"{c.config_a} → {c.config_b}") for c in comps])
     for i, (tab, comp) in enumerate(zip(tabs, comps, strict=True)):
         with tab:
             two_by_two = pd.DataFrame(
@@ -189,7 +190,7 @@ with bootstrap.user_errors():
             exports.table(
                 two_by_two, f"discordance_{i + 1}_{comp.config_a}_{comp.config_b}", hide_index=True, width="content"
             )
-            st.markdown(paired.marginal_sentence(comp))
+            st.markdown(md(paired.marginal_sentence(comp)))
 
 numbers = [("paired cases", f"{n_cases:,}", f"{dropped:,} cases dropped to pair the configs")]
 numbers += [
@@ -208,4 +209,4 @@ exports.summary_download(
     numbers,
     [acc_chart, diff_chart],
 )
-bootstrap.finish_page()
+page.finish_page()

@@ -8,15 +8,16 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import voting
-from ui import bootstrap, cache, charts_voting, exports
+from ui import cache, charts_voting, datasets, exports, page
+from ui.text import md
 
-bootstrap.setup_page(
+page.setup_page(
     "Sampling",
     "What does majority voting over more samples per request (n) buy? The measured accuracy curve, exact over every "
     "subset of each case's samples, beside what independent and correlated samples would predict, and the errors "
     "that no number of samples can fix.",
 )
-ds = bootstrap.choose_dataset("samples")
+ds = datasets.choose_dataset("samples")
 
 TIE_HELP = {
     "first": "the tied answer seen first wins (what Counter.most_common does)",
@@ -31,7 +32,7 @@ CHAPTER_31_NOTE = (
     "cases, which is 45 (see sample_data/README.md)."
 )
 
-with bootstrap.user_errors():
+with page.user_errors():
     left, right = st.columns([1, 1])
     tie = left.radio(
         "Tie rule when two answers get the same number of votes",
@@ -71,16 +72,16 @@ with bootstrap.user_errors():
         "rho (estimated)",
         f"{a.rho.rho:.2f}" if rho_known else "n/a",
         help="Correlation between the correctness of two samples of the same case: 0 = independent, 1 = copies. "
-        + a.rho.method,
+        + md(a.rho.method),
     )
     m5.metric(
         f"accuracy at n = {a.max_n}",
         f"{curve.points[-1].accuracy:.1%}",
         help=f"Majority vote over {a.max_n} samples per request, averaged over every subset of each case's samples.",
     )
-    st.markdown(voting.rho_sentence(a.rho, a.max_n))
+    st.markdown(md(voting.rho_sentence(a.rho, a.max_n)))
     if order := voting.order_sentence(curve):
-        st.markdown(order)
+        st.markdown(md(order))
     counts = [pt.n_cases for pt in curve.points]
     if len(set(counts)) > 1:
         st.caption(
@@ -123,9 +124,9 @@ with bootstrap.user_errors():
         "split credit; the rules differ only for the diamonds."
     )
     what_if = voting.what_if_sentence(p, rho_what_if, a.max_n)
-    st.markdown(f"**What if:** {what_if}")
-    st.markdown(voting.curve_sentence(curve))
-    st.markdown(voting.model_gap_sentence(a))
+    st.markdown(f"**What if:** {md(what_if)}")
+    st.markdown(md(voting.curve_sentence(curve)))
+    st.markdown(md(voting.model_gap_sentence(a)))
     exports.download_table_and_chart(measured, "vote_curve", chart, "vote_curve")
 
     # ------------------------------------------------------------------ N_eff
@@ -201,7 +202,7 @@ with bootstrap.user_errors():
             help="Each case has its own accuracy, drawn from a beta distribution fitted to each case's first "
             f"{check.fit_upto} samples; like the other models it counts a vote against one wrong answer.",
         )
-        st.markdown(voting.next_step_sentence(check))
+        st.markdown(md(voting.next_step_sentence(check)))
     else:
         st.info("The check needs at least 5 samples per case (fit on n up to 3, check at n = 5).")
 
@@ -217,7 +218,7 @@ with bootstrap.user_errors():
         bind="query-params",
     )
     u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
-    st.markdown(voting.unfixable_sentence(u))
+    st.markdown(md(voting.unfixable_sentence(u)))
     chapter_note = ds.builtin and int(from_n) == 3 and u.unanimous_wrong == 30
     if chapter_note:
         st.caption(CHAPTER_31_NOTE)
@@ -262,4 +263,4 @@ if check is not None:
 exports.summary_download(
     "Sampling", {"dataset": ds.name, "tie rule": tie, "what-if rho": rho_what_if}, numbers, [chart]
 )
-bootstrap.finish_page()
+page.finish_page()

@@ -7,15 +7,16 @@ import math
 import streamlit as st
 
 from nkcore import cost, latency, voting
-from ui import bootstrap, cache, charts_voting, exports
+from ui import cache, charts_voting, datasets, exports, page
+from ui.text import md
 
-bootstrap.setup_page(
+page.setup_page(
     "Cost & latency",
     "Each extra sample per request (n) costs money and tail latency. One table puts accuracy, calls, latency "
     "percentiles and cost side by side, with the adaptive top-up rule between the flat rows, and says what to ship "
     "under your latency budget.",
 )
-ds = bootstrap.choose_dataset("samples")
+ds = datasets.choose_dataset("samples")
 SOURCES = ("latencies in the data", "typed p50 and p95")
 # Shown words -> nkcore trigger; the shown words are also what the link carries.
 TRIGGERS = {
@@ -38,7 +39,7 @@ def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
     return fmt.format(value) if math.isfinite(value) else "no gain"
 
 
-with bootstrap.user_errors():
+with page.user_errors():
     max_n = cache.compute(voting.parse_samples, ds).max_n
     with st.container(border=True):
         st.markdown("**Inputs**")
@@ -113,7 +114,7 @@ with bootstrap.user_errors():
     )
 
     recommendation = cost.recommendation_sentence(table, float(budget))
-    st.success(recommendation, icon=":material/recommend:")
+    st.success(md(recommendation), icon=":material/recommend:")
 
     st.subheader("One row per configuration")
     frame = table.to_frame()
@@ -172,13 +173,13 @@ with bootstrap.user_errors():
     )
     exports.download_table(frame, "cost_latency_table")
     for r in table.rows:
-        st.markdown(f"- {cost.marginal_sentence(r)}")
+        st.markdown(f"- {md(cost.marginal_sentence(r))}")
     pick = cost.recommend(table, float(budget))
     dearest = max((r for r in table.rows if not r.adaptive), key=lambda r: r.calls)
     if pick is not None and dearest.calls > pick.calls:
         diff = cost.monthly_difference(pick.calls, dearest.calls, table.price_per_call, table.requests_per_month)
         st.markdown(
-            f"- Running {dearest.label} instead of the recommended {pick.label} would cost **${diff:,.0f} a month** "
+            f"- Running {md(dearest.label)} instead of the recommended {md(pick.label)} would cost **${diff:,.0f} a month** "
             f"more at {table.requests_per_month:,.0f} requests a month, for "
             f"{100 * (dearest.accuracy - pick.accuracy):+.1f} percentage points of accuracy on these cases."
         )
@@ -207,7 +208,7 @@ with bootstrap.user_errors():
     if with_rule:
         for trig in ("no_plurality", "not_unanimous"):
             res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
-            st.markdown(f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {voting.adaptive_sentence(res)}")
+            st.markdown(f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}")
     else:
         st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")
 
@@ -222,7 +223,7 @@ with bootstrap.user_errors():
     )
     flat_ns = tuple(int(r.n) for r in table.rows if not r.adaptive)
     stalls = latency.stall_table(1.0 / float(one_in), flat_ns)
-    st.markdown(latency.stall_sentence(stalls[-1]))
+    st.markdown(md(latency.stall_sentence(stalls[-1])))
     queued = cache.compute(
         latency.queued_fanout_from_frame,
         ds,
@@ -232,7 +233,7 @@ with bootstrap.user_errors():
         p50_s=float(p50) if typed else None,
         p95_s=float(p95) if typed else None,
     )
-    st.markdown(latency.queue_sentence(queued))
+    st.markdown(md(latency.queue_sentence(queued)))
 
 exports.summary_download(
     "Cost and latency",
@@ -255,4 +256,4 @@ exports.summary_download(
     ],
     [chart],
 )
-bootstrap.finish_page()
+page.finish_page()

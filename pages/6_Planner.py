@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from nkcore import paired, resolution
-from ui import bootstrap, cache, charts_paired, exports
+from ui import cache, charts_paired, datasets, exports, page
+from ui.text import md
 
-bootstrap.setup_page(
+page.setup_page(
     "Planner",
     "Before looking at any numbers: what is the smallest difference this evaluation can resolve, and how many cases "
     "would a smaller one need? Also the floor that label errors put under every accuracy.",
@@ -16,7 +17,7 @@ bootstrap.setup_page(
 CASE_STEPS = [20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_500, 2_000, 2_500, 3_200, 4_000,
               5_000, 6_400, 8_000, 10_000, 12_800, 15_000, 20_000, 30_000, 50_000]  # fmt: skip
 
-with bootstrap.user_errors():
+with page.user_errors():
     st.subheader("Your evaluation")
     from_data = st.toggle(
         "Read the cases and discordance from the paired dataset instead",
@@ -52,17 +53,17 @@ with bootstrap.user_errors():
     )  # fmt: skip
     discordance = disc_pct / 100.0
     if from_data:
-        ds = bootstrap.choose_dataset("paired")
+        ds = datasets.choose_dataset("paired")
         ordered = cache.compute(paired.analyse_paired, ds)
         if ordered.mean_discordance > 0:
             cases, discordance = ordered.n_cases, round(ordered.mean_discordance, 6)
             st.caption(
-                f"From {ds.name}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of "
+                f"From {md(ds.name)}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of "
                 "them on average."
             )
         else:
             st.warning(
-                f"In {ds.name} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
+                f"In {md(ds.name)} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
                 "there is no discordance to plan from; the sliders' values are used instead."
             )
     target = target_pts / 100.0
@@ -102,8 +103,8 @@ with bootstrap.user_errors():
         _pts(p.mde_at_power),
         help="the true difference detected with this probability (Connor 1987); the exact figure is in the sentence",
     )
-    st.markdown(f"**Smallest resolvable difference.** {s.min_resolvable}")
-    st.markdown(f"**At {100 * power:.0f}% power.** {s.mde}")
+    st.markdown(f"**Smallest resolvable difference.** {md(s.min_resolvable)}")
+    st.markdown(f"**At {100 * power:.0f}% power.** {md(s.mde)}")
 
     st.subheader(f"Cases for a target of {target_pts:.1f} points" if target is not None else "Cases for the target")
     t1, t2, t3, t4 = st.columns(4)
@@ -129,7 +130,7 @@ with bootstrap.user_errors():
         help=f"exact power; Connor's formula gives {_cases(p.cases_for_target_at_power)}",
     )
     if s.target is not None:
-        st.markdown(s.target)
+        st.markdown(md(s.target))
 
     # ------------------------------------------------------------------ the curve
     st.subheader("Resolvable difference against cases: the square-root law")
@@ -147,7 +148,7 @@ with bootstrap.user_errors():
     long = wide.melt(id_vars="cases", var_name="series", value_name="diff")
     chart = charts_paired.resolution_chart(long, cases, target)
     st.altair_chart(chart, width="stretch")
-    st.markdown(s.sqrt_law)
+    st.markdown(md(s.sqrt_law))
     st.caption(
         "Blue: the net of discordant cases that must fall one way for p < alpha, divided by the cases; it steps "
         "because discordant cases come in whole numbers. Grey dashed: the square-root law, z x sqrt(discordance / "
@@ -171,9 +172,9 @@ with bootstrap.user_errors():
     f1, f2 = st.columns(2)
     f1.metric("best measurable accuracy", f"{100 * floor.best_measurable_accuracy:.1f}%")
     f2.metric("differences inside the label noise", f"below {100 * floor.noise_floor_diff:.1f} points")
-    st.markdown(resolution.label_error_sentence(floor))
+    st.markdown(md(resolution.label_error_sentence(floor)))
     if target is not None:
-        st.markdown(resolution.target_vs_floor_sentence(target, floor))
+        st.markdown(md(resolution.target_vs_floor_sentence(target, floor)))
 
     st.markdown("**Estimate the label error rate from a double-labelled sample**")
     e1, e2 = st.columns(2)
@@ -190,7 +191,7 @@ with bootstrap.user_errors():
         "estimated label error rate", f"{100 * est.error_rate:.1f}%",
         help=f"95% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%",
     )  # fmt: skip
-    st.markdown(resolution.label_estimate_sentence(est))
+    st.markdown(md(resolution.label_estimate_sentence(est)))
     st.caption("Set the label error rate above to this estimate to see the floor it implies.")
 
 numbers = [
@@ -212,4 +213,4 @@ exports.summary_download(
     numbers,
     [chart],
 )  # fmt: skip
-bootstrap.finish_page()
+page.finish_page()

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.io import csv_safe
-from ui.bootstrap import md
+from ui.text import md
 
 
 def _slug(name: str) -> str:
@@ -116,7 +116,12 @@ def summary_html(
     charts: list[alt.TopLevelMixin],
     link: str = "",
 ) -> str:
-    """A self-contained one-page HTML summary: parameters, key numbers with their sentences, charts, the link."""
+    """A self-contained one-page HTML summary: parameters, key numbers with their sentences, charts, the link.
+
+    Every text (title, parameter names and values, labels, sentences, the link) is escaped with ``html.escape``
+    (quotes too), so names from an uploaded file are shown as typed and cannot add markup; the link is written only
+    when it is an ``http`` or ``https`` URL (:func:`safe_link`), so it cannot be ``javascript:`` or ``data:``.
+    """
     esc = html.escape
     rows = "".join(f"<tr><th>{esc(str(k))}</th><td>{esc(str(v))}</td></tr>" for k, v in params.items())
     nums = "".join(
@@ -129,6 +134,7 @@ def summary_html(
         for c in charts
     )
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    link = safe_link(link)
     link_html = f'<p>Link to this view: <a href="{esc(link)}">{esc(link)}</a></p>' if link else ""
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
@@ -140,6 +146,23 @@ def summary_html(
         f"<h2>Parameters</h2><table>{rows}</table>"
         f"<h2>Key numbers</h2><table>{nums}</table>{imgs}</body></html>"
     )
+
+
+def safe_link(url: str) -> str:
+    """``url`` when it is an absolute ``http`` or ``https`` URL, else ``""`` (never a ``javascript:`` link).
+
+    >>> safe_link("https://nk.example/Compare?cmp_a=n%3D1")
+    'https://nk.example/Compare?cmp_a=n%3D1'
+    >>> safe_link(" JavaScript:alert(1)//http://x")
+    ''
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ""
+    return url.strip() if parts.scheme.lower() in ("http", "https") and parts.netloc else ""
 
 
 def summary_download(

@@ -1,0 +1,160 @@
+"""The dataset choosers: the built-in samples, stored uploads, and the dataset id carried in the link.
+
+A page asks for a dataset of one kind with :func:`choose_dataset`; the choice is a sidebar selectbox whose value is
+kept in the URL as ``?<kind>=<dataset id>`` (a sha256 hex id). A link's id is validated before any file access, and
+a link that names no usable dataset is explained in words (with user text escaped by :func:`ui.text.md`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+import streamlit as st
+
+from nkcore import io as nkio
+from nkcore import store
+from nkcore.errors import DataError
+from ui.text import md
+
+Kind = Literal["samples", "paired", "ratings", "predictions"]
+KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+
+# The embedded default of each kind: file in sample_data/ and the name users see.
+SAMPLES: dict[str, tuple[str, str]] = {
+    "samples": ("worked_example_samples.csv", "Sample: worked example (200 cases)"),
+    "paired": ("worked_example_paired.csv", "Sample: worked example (n = 1, 3, 5, 7)"),
+    "ratings": ("ratings.csv", "Sample: 500 items x 40 ratings"),
+    "predictions": ("predictions.csv", "Sample: 3 models on 500 items"),
+}
+
+KIND_LABELS: dict[str, str] = {
+    "samples": "Raw samples (case, sample, answer, gold)",
+    "paired": "Paired results (case, config, correct)",
+    "ratings": "Ratings (item, rater, label)",
+    "predictions": "Model predictions (item, model, label / probabilities)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """A dataset chosen on a page: its id (sha256 hex), name, kind, fingerprint and frame (canonical columns)."""
+
+    id: str
+    name: str
+    kind: str
+    fingerprint: str
+    frame: pd.DataFrame
+    builtin: bool
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_sample(kind: str) -> Dataset:
+    filename, name = SAMPLES[kind]
+    frame = nkio.read_table(SAMPLE_DIR / filename)
+    fp = nkio.fingerprint(frame)
+    return Dataset(id=fp, name=name, kind=kind, fingerprint=fp, frame=frame, builtin=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_stored(ds_id: str) -> Dataset:
+    meta, frame = store.get(ds_id)
+    return Dataset(id=meta.id, name=meta.name, kind=meta.kind, fingerprint=meta.id, frame=frame, builtin=False)
+
+
+def load_dataset(kind: str, ds_id: str | None) -> Dataset:
+    """The dataset ``ds_id`` of ``kind`` (the built-in sample when ``ds_id`` is None or the sample's id)."""
+    sample = _load_sample(kind)
+    if ds_id is None or ds_id == sample.id:
+        return sample
+    ds = _load_stored(store.validate_id(ds_id))
+    if ds.kind != kind:
+        raise DataError(f"dataset {ds_id[:12]}… holds {ds.kind}, not {kind}")
+    return ds
+
+
+def dataset_options(kind: str) -> dict[str, str]:
+    """id -> display name of every dataset of ``kind``: the sample first, then stored uploads (newest first)."""
+    sample = _load_sample(kind)
+    options = {sample.id: sample.name}
+    for meta in store.list_datasets(kind):
+        options.setdefault(meta.id, f"{meta.name} ({meta.n_rows:,} rows, {meta.id[:8]})")
+    return options
+
+
+def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
+    """Say plainly why a dataset id in the link cannot be used (validated before any file access)."""
+    if raw in options:
+        return
+    fallback = md(options[next(iter(options))])
+    what = KIND_LABELS[kind].split(" (")[0].lower()
+    try:
+        store.validate_id(raw)
+    except DataError:
+        st.warning(
+            f"The link's {what} dataset id is not a valid id (ids are 64 lowercase hexadecimal characters); "
+            f"showing {fallback} instead."
+        )
+        return
+    other = next((m for m in store.list_datasets() if m.id == raw), None)
+    if other is not None:
+        held = KIND_LABELS.get(other.kind, other.kind).split(" (")[0].lower()
+        st.warning(f"The link's {what} dataset {md(raw[:12])}… holds {held}, not {what}; showing {fallback} instead.")
+        return
+    st.warning(
+        f"The link asks for {what} dataset {md(raw[:12])}…, which is not on this server (it may have been deleted or "
+        f"uploaded elsewhere). Showing {fallback} instead; upload the file on the Data page."
+    )
+
+
+def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
+    """A sidebar selectbox of the datasets of ``kind``; the choice is in the URL as ``?<kind>=<id>``.
+
+    The dataset id is kept in the URL by hand rather than with ``bind="query-params"``, because a bound selectbox
+    stores its *displayed* label in the URL, and the link must carry the id. The URL wins when it names a dataset
+    on this server; otherwise the page says why and falls back to the session's last choice or the sample. The
+    choice is remembered across page switches for the session.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    options = dataset_options(kind)
+    ids = list(options)
+    sample_id = ids[0]
+    widget_key = f"_nkp_ds_{kind}"
+    memory = f"_nkp_chosen_{kind}"
+    raw = st.query_params.get(kind)
+    if raw is not None and raw not in options:
+        _explain_bad_link(kind, str(raw), options)
+        del st.query_params[kind]
+        raw = None
+    wanted = raw if raw is not None else st.session_state.get(memory, sample_id)
+    if wanted not in options:
+        wanted = sample_id
+    st.session_state[widget_key] = wanted
+
+    def _on_change() -> None:
+        new = st.session_state[widget_key]
+        if new == sample_id:
+            st.query_params.pop(kind, None)
+        else:
+            st.query_params[kind] = new
+
+    chosen = st.sidebar.selectbox(
+        label or KIND_LABELS[kind],
+        ids,
+        format_func=lambda i: options.get(i, i),
+        key=widget_key,
+        on_change=_on_change,
+        help="Upload your own on the Data page. The choice is part of the link.",
+    )
+    st.session_state[memory] = chosen
+    if chosen == sample_id:
+        st.query_params.pop(kind, None)
+    else:
+        st.query_params[kind] = chosen
+    return load_dataset(kind, chosen)

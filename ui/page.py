@@ -1,0 +1,158 @@
+"""Page set-up, the messages about the opened link, user-error display and the share link.
+
+Every page starts with :func:`setup_page` and ends with :func:`finish_page`. Pages are classic multipage scripts in
+``pages/`` (no ``st.navigation``): a deep link such as ``/Compare?cmp_a=n%3D1`` works as the very first request to
+a fresh server, because Streamlit routes it straight to the page script, which sets itself up here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import streamlit as st
+
+from nkcore.errors import DataError
+from ui import charts
+from ui.datasets import KINDS
+from ui.text import link_value, md
+
+PAGE_ICONS: dict[str, str] = {
+    "app.py": ":material/home:",
+    "pages/1_Data.py": ":material/table:",
+    "pages/2_Budget.py": ":material/grid_on:",
+    "pages/3_Compare.py": ":material/compare_arrows:",
+    "pages/4_Sampling.py": ":material/how_to_vote:",
+    "pages/5_Cost_and_latency.py": ":material/payments:",
+    "pages/6_Planner.py": ":material/straighten:",
+}
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("pages/1_Data.py", "Data", "Upload ratings, predictions, paired results or raw samples; see what is in them."),
+    (
+        "pages/2_Budget.py",
+        "Budget (N x K)",
+        "How many items (N) and ratings per item (K) make 'model A beats model B' reproducible.",
+    ),
+    ("pages/3_Compare.py", "Compare", "Does config B really score higher than config A on the same cases?"),
+    (
+        "pages/4_Sampling.py",
+        "Sampling",
+        "What majority voting over more samples per request (n) buys, and why the curve flattens.",
+    ),
+    (
+        "pages/5_Cost_and_latency.py",
+        "Cost & latency",
+        "What each extra sample per request costs in money and tail latency; when adaptive top-up pays.",
+    ),
+    ("pages/6_Planner.py", "Planner", "The smallest difference an evaluation can resolve, and the cases it needs."),
+)
+
+
+def setup_page(title: str, purpose: str) -> None:
+    """Call first on every page: page config, title, the plain-language purpose, the shared sidebar."""
+    st.set_page_config(page_title=f"{title} · NK Planner", page_icon=":material/balance:", layout="wide")
+    charts.enable_theme()
+    st.title(title)
+    st.markdown(purpose)
+    st.session_state["_nkp_url_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    st.session_state["_nkp_link_note"] = st.empty()  # filled by finish_page() when link values were dropped
+    with st.sidebar:
+        # Our own navigation (config: client.showSidebarNavigation = false) so pages carry their real names;
+        # the pages/ scripts stay auto-discovered, which is what makes deep links work on a fresh server.
+        with st.container(key="nkp_nav"):
+            st.page_link("app.py", label="Home", icon=PAGE_ICONS["app.py"])
+            for path, name, _ in PAGES:
+                st.page_link(path, label=name, icon=PAGE_ICONS[path])
+        st.divider()
+        st.caption(
+            "**NK Planner** decides how to spend an evaluation budget and how to read the result. "
+            "Every control on a page is in the link: share it and a teammate sees the same view."
+        )
+    show_share_link()
+
+
+def _matches(raw: list[str], value: object) -> bool:
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(values) != len(raw):
+        return False
+    for text, val in zip(raw, values, strict=True):
+        if isinstance(val, bool):
+            if text.lower() != str(val).lower():
+                return False
+        elif isinstance(val, (int, float)):
+            try:
+                if float(text) != float(val):
+                    return False
+            except ValueError:
+                return False
+        elif str(val) != text:
+            return False
+    return True
+
+
+def finish_page() -> None:
+    """Call last on every page: say which values of the opened link could not be used.
+
+    Streamlit silently drops a bound parameter whose value is out of range or not an option; a teammate who opened
+    a link must know that the view differs from the one that was shared. Each dropped ``key=value`` is shown
+    literally (escaped with :func:`ui.text.md`, cut to 80 characters): a crafted link cannot put an image, a link or
+    coloured text into the warning.
+    """
+    start: dict[str, list[str]] = st.session_state.pop("_nkp_url_at_start", {})
+    ignored = []
+    for key, raw in start.items():
+        if key in KINDS or st.query_params.get_all(key) == raw:
+            continue
+        if key in st.session_state and _matches(raw, st.session_state[key]):
+            continue  # equal to the default, so Streamlit keeps the URL clean
+        ignored.append(link_value(key, raw))  # the link is anyone's text: escaped and cut, never a code span
+    if ignored:
+        st.session_state.get("_nkp_link_note", st).warning(
+            "Some values in the link could not be used (out of range, or not an option on this page): "
+            + "; ".join(ignored)
+            + ". Those controls show their default values instead."
+        )
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Show a ``DataError`` as a plain message (no traceback) and stop the page there."""
+    try:
+        yield
+    except DataError as exc:
+        st.error(md(str(exc)))  # messages quote uploaded text: shown literally
+        st.stop()
+
+
+_COPY_LINK_HTML = """
+<div style="font-family: sans-serif; font-size: 14px;">
+  <button id="copy" style="padding: 4px 10px; border-radius: 6px; border: 1px solid #bbb; background: #fff;
+    cursor: pointer;">Copy link to this view</button>
+  <span id="status" style="margin-left: 6px; color: #555;"></span>
+</div>
+<script>
+const status = document.getElementById("status");
+document.getElementById("copy").addEventListener("click", async () => {
+  const url = window.parent.location.href;
+  try {
+    await navigator.clipboard.writeText(url);
+    status.textContent = "copied";
+  } catch (err) {
+    const area = document.createElement("textarea");
+    area.value = url;
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    status.textContent = ok ? "copied" : url;
+  }
+});
+</script>
+"""
+
+
+def show_share_link() -> None:
+    """The visible "copy link" control: copies the browser's current URL (every bound widget is in it)."""
+    with st.sidebar:
+        st.iframe(_COPY_LINK_HTML, height=40)
