@@ -61,7 +61,7 @@ def line_with_band(
     tooltip = [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=y_format)]
     tooltip += [alt.Tooltip(f"{lo}:Q", format=y_format), alt.Tooltip(f"{hi}:Q", format=y_format)]
     line = base.mark_line(point=True).encode(y=alt.Y(f"{y}:Q"), tooltip=tooltip)
-    return alt.layer(band, line).properties(height=320)
+    return alt.LayerChart(layer=[band, line]).properties(height=320)
 
 
 def interval_dots(
@@ -89,4 +89,4 @@ def interval_dots(
             alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
         )
     # Streamlit fits title, axis and legend into the height: 110 px of furniture plus 45 px a row.
-    return alt.layer(*layers).properties(height=110 + 45 * max(1, len(data)))
+    return alt.LayerChart(layer=layers).properties(height=110 + 45 * max(1, len(data)))

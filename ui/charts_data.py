@@ -6,6 +6,7 @@ The builders only draw numbers that ``nkcore.summary`` computed (or raw columns 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 import altair as alt
 import pandas as pd
@@ -13,7 +14,31 @@ import pandas as pd
 from ui.charts import PALETTE
 
 
-def label_bars(shares: Iterable[object], title: str, what: str = "ratings") -> alt.Chart:
+class LabelCount(Protocol):
+    """What :func:`label_bars` reads of each label (``nkcore.summary``'s label shares)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def share(self) -> float: ...
+
+
+class ConfigScore(Protocol):
+    """What :func:`config_accuracy_bars` reads of each config (``nkcore.summary``'s config accuracies)."""
+
+    @property
+    def config(self) -> str: ...
+    @property
+    def accuracy(self) -> float: ...
+    @property
+    def n_cases(self) -> int: ...
+    @property
+    def n_correct(self) -> int: ...
+
+
+def label_bars(shares: Iterable[LabelCount], title: str, what: str = "ratings") -> alt.Chart:
     """Horizontal bars: one per label, length = share of all ``what`` (objects with label, count, share)."""
     data = pd.DataFrame([{"label": s.label, "count": s.count, "share": s.share} for s in shares])
     return (
@@ -48,7 +73,7 @@ def k_histogram(k_hist: Sequence[tuple[int, int]], min_k: int = 1) -> alt.Chart:
     )
 
 
-def config_accuracy_bars(configs: Iterable[object]) -> alt.Chart:
+def config_accuracy_bars(configs: Iterable[ConfigScore]) -> alt.Chart:
     """Bars: accuracy of each config (objects with config, n_cases, n_correct, accuracy)."""
     data = pd.DataFrame(
         [{"config": c.config, "accuracy": c.accuracy, "cases": c.n_cases, "correct": c.n_correct} for c in configs]

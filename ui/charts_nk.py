@@ -83,7 +83,7 @@ def heatmap(
         shape="circle", size=140, color="#d1495b", strokeWidth=2.5
     )
     height = max(160, 34 * len(budgets) + 90)
-    return alt.layer(rect, row, outline, star, ring).properties(height=height)
+    return alt.LayerChart(layer=[rect, row, outline, star, ring]).properties(height=height)
 
 
 def gap_distributions(
@@ -134,4 +134,4 @@ def gap_distributions(
         )
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="x:Q")
-    return alt.layer(bars, zero).properties(height=380)
+    return alt.LayerChart(layer=[bars, zero]).properties(height=380)

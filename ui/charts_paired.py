@@ -81,7 +81,8 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     dot = base.mark_point(filled=True, size=70).encode(y=y, yOffset=y_offset, x="diff:Q", color=color, tooltip=tooltip)
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
     n_pairs = max(1, diffs["pair"].nunique())
-    return alt.layer(whisker, dot, zero).properties(height=150 + 80 * n_pairs)  # Streamlit fits title and legend in
+    # Streamlit fits title and legend into the height
+    return alt.LayerChart(layer=[whisker, dot, zero]).properties(height=150 + 80 * n_pairs)
 
 
 def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None) -> alt.LayerChart:
@@ -135,4 +136,4 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
             .mark_text(align="left", dx=4, dy=-6, color="#8a6100", fontSize=12)
             .encode(y="diff:Q", x=alt.value(0), text="label:N")
         )
-    return alt.layer(*layers).properties(height=480)  # Streamlit fits title, axis and legend into the height
+    return alt.LayerChart(layer=layers).properties(height=480)  # Streamlit fits title, axis and legend into the height

@@ -87,7 +87,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
             ],
         )
     )
-    return alt.layer(band, model_lines, line, first_pts).properties(
+    return alt.LayerChart(layer=[band, model_lines, line, first_pts]).properties(
         height=380, title="Majority-vote accuracy against samples per request (n): measured and predicted"
     )
 
@@ -118,7 +118,7 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
         ],
     )
     labels = base.mark_text(dy=-18, fontSize=13).encode(text="label:N")
-    return alt.layer(points, labels).properties(
+    return alt.LayerChart(layer=[points, labels]).properties(
         height=340, title="Accuracy against cost per 1,000 requests, coloured by p95 latency"
     )
 
@@ -145,6 +145,6 @@ def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     budget = alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
     rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x="budget:Q")
     text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(x="budget:Q", y=alt.value(0), text="text:N")
-    return alt.layer(dots, rule, text).properties(
+    return alt.LayerChart(layer=[dots, rule, text]).properties(
         height=alt.Step(34), title="Request latency per configuration: p50, p95 and p99 against the budget"
     )
