@@ -1,6 +1,6 @@
 """``python -m nkcore vote`` and ``python -m nkcore fanout``: majority-vote curves and fan-out latency / cost.
 
-JSON keys are a contract (issue 4): ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
+JSON keys are a contract: ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
 ``ci_high``, ``first_n_accuracy``), ``rho``, ``rho_ci_low``, ``rho_ci_high``, ``p_single``, ``n_eff`` (``n``,
 ``n_eff``), ``unfixable``, ``unanimous_wrong``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
 and, with a price, ``cost_per_1k`` and ``monthly_cost``. Extra keys may be added, never renamed.
@@ -12,6 +12,7 @@ import argparse
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,6 +20,7 @@ from nkcore import cost, latency, voting
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
 from nkcore.io import read_table
+from nkcore.voting.rules import as_tie_rule, as_trigger
 
 __all__ = ["fanout_report", "register", "run_fanout", "run_vote", "vote_report"]
 
@@ -63,9 +65,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # ------------------------------------------------------------------------------------------------ vote
 
 
-def vote_report(frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot: int = 2000, seed: int = 0) -> dict:
+def vote_report(
+    frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot: int = 2000, seed: int = 0
+) -> dict[str, Any]:
     """The ``vote`` JSON document for a samples table."""
-    a = voting.analyze_samples(frame, tie=tie, n_boot=n_boot, seed=seed, from_n=from_n)  # type: ignore[arg-type]
+    a = voting.analyze_samples(frame, tie=as_tie_rule(tie), n_boot=n_boot, seed=seed, from_n=from_n)
     curve = [
         {
             "n": p.n,
@@ -150,7 +154,7 @@ def fanout_report(
     trigger: str = "no_plurality",
     price_per_call: float | None = None,
     requests_per_month: float | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The ``fanout`` JSON document: latency rows (and cost fields when a price is given)."""
     if frame is not None:
         model = latency.latency_model_from_frame(frame)
@@ -170,7 +174,7 @@ def fanout_report(
                     "--adaptive needs --topup-share F (the share of requests that top up), or a samples file with "
                     "answers to measure it from"
                 )
-            res = voting.adaptive_topup(voting.parse_samples(frame), n0, m, trigger)  # type: ignore[arg-type]
+            res = voting.adaptive_topup(voting.parse_samples(frame), n0, m, as_trigger(trigger))
             topup_share = res.share_topped_up
         if not 0.0 <= topup_share <= 1.0:
             raise DataError(f"--topup-share must be in [0, 1], got {topup_share}")

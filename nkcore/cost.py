@@ -199,6 +199,15 @@ def _row(
     )
 
 
+_PERCENTILES = np.array([0.5, 0.95, 0.99])
+
+
+def _quantiles(q: np.ndarray) -> tuple[float, float, float]:
+    """(p50, p95, p99) as floats from the three quantiles of :data:`_PERCENTILES`."""
+    p50, p95, p99 = (float(v) for v in q)
+    return p50, p95, p99
+
+
 def build_table(
     samples: voting.SampleSet,
     model: lat.LatencyModel,
@@ -233,8 +242,8 @@ def build_table(
     by_n: dict[int, tuple[str, float, float]] = {}
     for n in ns:
         correct = float(credit[:, n - 1].sum())
-        q = tuple(float(v) for v in lat.fanout_quantile(model, n, np.array([0.5, 0.95, 0.99])))
-        r = _row(f"n={n}", n, False, float(n), correct, n_cases, q, price, requests_per_month, prev)  # type: ignore[arg-type]
+        q = _quantiles(lat.fanout_quantile(model, n, _PERCENTILES))
+        r = _row(f"n={n}", n, False, float(n), correct, n_cases, q, price, requests_per_month, prev)
         rows.append(r)
         prev = (r.label, r.accuracy, r.calls)
         by_n[n] = prev
@@ -244,7 +253,7 @@ def build_table(
         sub = samples.subset(keep)
         res = voting.adaptive_topup(sub, n0, m, trigger, tie)
         share = res.share_topped_up
-        q = tuple(float(v) for v in lat.adaptive_quantile(model, n0, m, share, np.array([0.5, 0.95, 0.99])))
+        q = _quantiles(lat.adaptive_quantile(model, n0, m, share, _PERCENTILES))
         base = by_n.get(n0) or (f"n={n0}", res.flat_n0_correct / n_cases, float(n0))
         r = _row(
             f"{n0}+{m}",
@@ -256,7 +265,7 @@ def build_table(
             q,
             price,
             requests_per_month,
-            base,  # type: ignore[arg-type]
+            base,
         )
         rows.append(r)
     rows.sort(key=lambda r: (r.calls, r.adaptive))

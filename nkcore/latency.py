@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from nkcore.common import limits
+from nkcore.common.rows import rows_where
+from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
-from nkcore.kinds import format_rows
-from nkcore.voting import as_generator
 
 __all__ = [
     "MAX_N",
@@ -47,7 +48,7 @@ __all__ = [
 ]
 
 _Z95 = float(stats.norm.ppf(0.95))
-MAX_N = 1000  # samples per request (n) beyond this are a typo, not a plan (voting's per-case limit too)
+MAX_N = 1000  # samples per request (n) beyond this are a typo, not a plan (as for the vote curve's samples per case)
 _U_POINTS = 1 << 14  # midpoints in u of the adaptive rule's convolution integral
 
 
@@ -151,7 +152,7 @@ def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
     if values.isna().any():
         raise DataError(
             f"latencies must be numbers (seconds); bad or missing values in column '{col}', "
-            f"{format_rows(np.flatnonzero(values.isna().to_numpy()), limit=5)}"
+            f"{rows_where(values.isna().to_numpy(), limit=5)}"
         )
     return empirical_model(values.to_numpy())
 
@@ -273,11 +274,15 @@ def fanout_rows(
     rows = []
     for n in ns:
         q = fanout_quantile(model, int(n), np.array([0.5, 0.95, 0.99]))
-        rows.append(FanoutRow(f"n={n}", int(n), float(n), *(float(v) for v in q), False, 0.0))
+        p50, p95, p99 = (float(v) for v in q)
+        rows.append(FanoutRow(f"n={n}", int(n), float(n), p50, p95, p99, adaptive=False, topup_share=0.0))
     if adaptive is not None:
         n0, m, share = adaptive
         q = adaptive_quantile(model, n0, m, share, np.array([0.5, 0.95, 0.99]))
-        rows.append(FanoutRow(f"{n0}+{m}", f"{n0}+{m}", n0 + m * share, *(float(v) for v in q), True, float(share)))
+        p50, p95, p99 = (float(v) for v in q)
+        rows.append(
+            FanoutRow(f"{n0}+{m}", f"{n0}+{m}", n0 + m * share, p50, p95, p99, adaptive=True, topup_share=float(share))
+        )
     return tuple(rows)
 
 
@@ -292,6 +297,7 @@ def simulate_fanout(
 
     ``topup`` = (m, share). A check of :func:`fanout_quantile` and :func:`adaptive_quantile`, not used by them.
     """
+    limits.check_memory(8 * draws * 5, "the fan-out simulation")
     rng = as_generator(seed)
 
     def slowest(k: int) -> np.ndarray:
@@ -382,6 +388,7 @@ def queued_fanout(
     _check_n(n)
     if slots < 1:
         raise DataError(f"need at least 1 concurrent slot, got {slots}")
+    limits.check_memory(8 * draws * (min(slots, n) + 3), "the queue simulation")
     rng = as_generator(seed)
     free = np.zeros((draws, min(slots, n)))
     rows = np.arange(draws)
@@ -389,9 +396,9 @@ def queued_fanout(
         k = free.argmin(axis=1)
         free[rows, k] += model.sample(draws, rng)
     t = free.max(axis=1)
-    q = np.quantile(t, [0.5, 0.95, 0.99])
-    iq = fanout_quantile(model, n, np.array([0.5, 0.95, 0.99]))
-    return QueuedFanout(n, slots, *(float(v) for v in q), *(float(v) for v in iq), draws)
+    p50, p95, p99 = (float(v) for v in np.quantile(t, [0.5, 0.95, 0.99]))
+    i50, i95, i99 = (float(v) for v in fanout_quantile(model, n, np.array([0.5, 0.95, 0.99])))
+    return QueuedFanout(n, slots, p50, p95, p99, i50, i95, i99, draws)
 
 
 def queued_fanout_from_frame(

@@ -74,6 +74,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nkcore.common.seeding import as_generator
+
 SEED_SAMPLES = 2_002_544
 SEED_LATENCY = 2_002_545
 SEED_RATINGS = 350_003
@@ -161,10 +163,6 @@ def _matches(answers: list[str], gold: str, ct: CaseType) -> bool:
     return correct == ct.correct
 
 
-def _rng(seed: int | np.random.Generator) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
 def _gold_and_distractors(rng: np.random.Generator) -> tuple[str, list[str]]:
     """A short gold answer (a number as a string) and 4 distinct plausible wrong answers."""
     gold = int(rng.integers(2, 1000))
@@ -214,7 +212,7 @@ def single_call_latencies(seed: int | np.random.Generator = SEED_LATENCY, n: int
     >>> [round(float(np.quantile(x, q)), 2) for q, _ in LATENCY_QUANTILES]
     [1.9, 4.6, 6.1, 8.2]
     """
-    rng = _rng(seed)
+    rng = as_generator(seed)
     tail = rng.random(n) < 0.04
     body = rng.lognormal(math.log(1.9), 0.5, n)
     heavy = rng.lognormal(math.log(1.9) + 1.0, 0.6, n)
@@ -254,7 +252,7 @@ def worked_example_samples(
     >>> len(rows), sum(r.answer == r.gold for r in rows if r.sample == 1)
     (1400, 142)
     """
-    rng = _rng(seed)
+    rng = as_generator(seed)
     types = [ct for ct in CASE_TYPES for _ in range(ct.count)]
     perm = rng.permutation(len(types))
     latencies = single_call_latencies(latency_seed, len(types) * N_SAMPLES)
@@ -293,11 +291,11 @@ def item_distributions(seed: int | np.random.Generator = SEED_RATINGS, n_items: 
     Reference: Forest vs Tree (arXiv 2508.03663), the authors' MAP Dirichlet fit; ``../shared/spec``.
     The first draws of the ratings stream: ``ratings_rows`` and ``prediction_rows`` with the same seed share them.
     """
-    return _rng(seed).dirichlet(DICES_ALPHA, n_items)
+    return as_generator(seed).dirichlet(DICES_ALPHA, n_items)
 
 
 def _ratings_and_predictions(seed: int) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str, list[str]]]]:
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     beta = rng.dirichlet(DICES_ALPHA, N_ITEMS)
     ratings: list[tuple[int, str, str]] = []
     for i in range(N_ITEMS):

@@ -1,0 +1,198 @@
+"""Per-case credit of the vote at every samples per request n: exact over all n-subsets, and over the first n.
+
+The exact reading averages the vote over every n-subset of a case's samples (it does not depend on the order the
+samples were drawn); the first-n reading is what a deployment that draws n samples sees. Tie rules:
+:mod:`nkcore.voting.rules`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import signal
+
+from nkcore.common import limits
+from nkcore.voting.rules import TieRule, check_tie
+from nkcore.voting.samples import SampleSet
+
+__all__ = [
+    "FirstNStats",
+    "case_credit_exact",
+    "case_credit_first_n",
+    "credit_from_stats",
+    "exact_case_curve",
+    "first_n_stats",
+]
+
+
+@lru_cache(maxsize=8)
+def _pascal(m: int) -> np.ndarray:
+    """Float binomial table C[a, b] for 0 <= a, b <= m (exact integers while they stay below 2**53)."""
+    c = np.zeros((m + 1, m + 1))
+    c[:, 0] = 1.0
+    for a in range(1, m + 1):
+        c[a, 1 : a + 1] = c[a - 1, :a] + c[a - 1, 1 : a + 1]
+    c.setflags(write=False)
+    return c
+
+
+def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "split") -> np.ndarray:
+    """Expected plurality-vote credit of one case at every n, over all n-subsets of its samples (exact).
+
+    The case has ``n_gold`` samples with the gold answer and answer groups of sizes ``wrong_sizes``; a
+    uniformly random n-subset holds (X_0, X_1, ..., X_k) of each group, multivariate hypergeometric. With
+    ``a`` = X_0 gold samples, the subsets where every wrong group has fewer than ``a`` (and ``t`` of them exactly
+    ``a``) are counted by the coefficient of z^(n-a) w^t in
+    prod_j [sum_{x<a} C(g_j, x) z^x + w C(g_j, a) z^a]; the credit is C(n_gold, a) * coef / (t + 1) for
+    ``split``/``first`` (t = 0 only for ``wrong``), summed over a and t and divided by C(m, n).
+    Returns an array of length m + 1 (index n; index 0 is 0). Reference: the chapter "The accuracy curve
+    flattens sooner than the sample count suggests" (its curve is the first-n reading; this is its exact mean).
+
+    >>> [round(float(v), 4) for v in exact_case_curve(2, (1, 1), "split")]
+    [0.0, 0.5, 0.5, 0.6667, 1.0]
+    """
+    check_tie(tie)
+    m = n_gold + sum(wrong_sizes)
+    out = np.zeros(m + 1)
+    if n_gold == 0 or m == 0:
+        return out
+    comb = _pascal(m)
+    split = tie != "wrong"
+    for a in range(1, n_gold + 1):
+        small = sum(g for g in wrong_sizes if g < a)
+        big = [g for g in wrong_sizes if g >= a]
+        if split:
+            poly = comb[small, : small + 1][:, None].copy()  # (z degree, tie count t)
+            for g in big:
+                kernel = np.zeros((a + 1, 2))
+                kernel[:a, 0] = comb[g, :a]
+                kernel[a, 1] = comb[g, a]
+                poly = signal.convolve2d(poly, kernel)
+            credit = poly @ (1.0 / np.arange(1, poly.shape[1] + 1))
+        else:
+            credit = comb[small, : small + 1].copy()
+            for g in big:
+                credit = np.convolve(credit, comb[g, :a])
+        hi = min(m, a + len(credit) - 1)
+        out[a : hi + 1] += comb[n_gold, a] * credit[: hi - a + 1]
+    n = np.arange(m + 1)
+    out[1:] /= comb[m, n[1:]]
+    return out
+
+
+def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
+    """Per-case expected credit over all n-subsets (cases x max_n; column n-1 is n), NaN where n > samples.
+
+    Cases with the same answer-group sizes share one exact computation (see :func:`exact_case_curve`); ``first``
+    uses split credit (equal in expectation over random orders).
+
+    >>> from nkcore.voting.samples import parse_samples
+    >>> import pandas as pd
+    >>> s = parse_samples(pd.DataFrame({"case": [1] * 3, "sample": [1, 2, 3], "answer": list("aab"), "gold": "a"}))
+    >>> [round(float(x), 4) for x in case_credit_exact(s, "split")[0]]
+    [0.6667, 0.6667, 1.0]
+    """
+    check_tie(tie)
+    rule: TieRule = "wrong" if tie == "wrong" else "split"
+    m = samples.max_n
+    n_codes = int(samples.codes.max()) + 1
+    limits.check_memory(8 * samples.n_cases * (m + n_codes), "the per-case credit table")
+    out = np.full((samples.n_cases, m), np.nan)
+    memo: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+    counts = np.zeros((samples.n_cases, n_codes), dtype=np.int64)
+    rows = np.repeat(np.arange(samples.n_cases), m)
+    flat = samples.codes.ravel()
+    keep = flat >= 0
+    np.add.at(counts, (rows[keep], flat[keep]), 1)
+    for i in range(samples.n_cases):
+        gc = int(samples.gold_code[i])
+        row = counts[i]
+        n_gold = int(row[gc]) if gc >= 0 else 0
+        wrong = row.copy()
+        if gc >= 0:
+            wrong[gc] = 0
+        key = (n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True)))
+        curve = memo.get(key)
+        if curve is None:
+            curve = exact_case_curve(key[0], key[1], rule)
+            memo[key] = curve
+        out[i, : len(curve) - 1] = curve[1:]
+    return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FirstNStats:
+    """Counts of the vote over each case's first n samples (arrays cases x max_n; column n-1 is n).
+
+    ``gold_count``: samples with the gold answer; ``top``: the largest answer count; ``n_top``: how many answers
+    share it; ``winner``: the code of the winner when the answer seen first wins a tie.
+    """
+
+    gold_count: np.ndarray
+    top: np.ndarray
+    n_top: np.ndarray
+    winner: np.ndarray
+
+
+def first_n_stats(samples: SampleSet, block: int = 4_000_000) -> FirstNStats:
+    """:class:`FirstNStats` of ``samples``, by cumulative one-hot counts over blocks of cases.
+
+    count_a(n) = #{j < n : code_j = a}; top(n) = max_a count_a(n); winner(n) = the smallest code a with
+    count_a(n) = top(n) (codes number answers by first occurrence, so that is the earliest seen).
+
+    >>> from nkcore.voting.samples import parse_samples
+    >>> import pandas as pd
+    >>> s = parse_samples(pd.DataFrame({"case": [1] * 3, "sample": [1, 2, 3], "answer": list("abb"), "gold": "a"}))
+    >>> st = first_n_stats(s); st.top.tolist(), st.n_top.tolist(), st.winner.tolist()
+    ([[1, 1, 2]], [[1, 2, 1]], [[0, 0, 1]])
+    """
+    c, m = samples.codes.shape
+    g = int(samples.codes.max()) + 1
+    gold_cnt = np.zeros((c, m), dtype=np.int32)
+    top = np.zeros((c, m), dtype=np.int32)
+    n_top = np.zeros((c, m), dtype=np.int32)
+    winner = np.full((c, m), -1, dtype=np.int32)
+    step = max(1, block // max(1, m * g))
+    for lo in range(0, c, step):
+        codes = samples.codes[lo : lo + step]
+        onehot = (codes[:, :, None] == np.arange(g)[None, None, :]).astype(np.int32)
+        cnt = np.cumsum(onehot, axis=1)
+        gc = samples.gold_code[lo : lo + step]
+        gidx = np.clip(gc, 0, None)
+        gcount = np.take_along_axis(cnt, np.broadcast_to(gidx[:, None, None], (len(gc), m, 1)), axis=2)[:, :, 0]
+        gold_cnt[lo : lo + step] = np.where(gc[:, None] >= 0, gcount, 0)
+        mx = cnt.max(axis=2)
+        top[lo : lo + step] = mx
+        n_top[lo : lo + step] = (cnt == mx[:, :, None]).sum(axis=2)
+        winner[lo : lo + step] = cnt.argmax(axis=2)
+    return FirstNStats(gold_count=gold_cnt, top=top, n_top=n_top, winner=winner)
+
+
+def credit_from_stats(samples: SampleSet, stats: FirstNStats, tie: TieRule) -> np.ndarray:
+    """Credit of the first-n vote from its counts: ``first`` = winner is gold; ``split`` = 1 / n_top when gold's
+    count is the top; ``wrong`` = gold alone at the top. NaN past each case's last sample."""
+    if tie == "first":
+        credit = (stats.winner == samples.gold_code[:, None]).astype(float)
+    elif tie == "split":
+        credit = np.where(stats.gold_count == stats.top, 1.0 / stats.n_top, 0.0)
+    else:
+        credit = ((stats.gold_count == stats.top) & (stats.n_top == 1)).astype(float)
+    credit[samples.codes < 0] = np.nan
+    return credit
+
+
+def case_credit_first_n(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
+    """Per-case credit of the vote over the first n samples (cases x max_n; column n-1 is n), NaN past the end.
+
+    ``first`` reproduces ``Counter(answers[:n]).most_common(1)`` (earliest first occurrence wins a tie).
+
+    >>> from nkcore.voting.samples import parse_samples
+    >>> import pandas as pd
+    >>> s = parse_samples(pd.DataFrame({"case": [1] * 3, "sample": [1, 2, 3], "answer": list("abb"), "gold": "a"}))
+    >>> case_credit_first_n(s, "first").tolist(), case_credit_first_n(s, "split").tolist()
+    ([[1.0, 1.0, 0.0]], [[1.0, 0.5, 0.0]])
+    """
+    check_tie(tie)
+    return credit_from_stats(samples, first_n_stats(samples), tie)

@@ -1,0 +1,107 @@
+"""DataFrame-in entry points of the vote analysis, for the Sampling and Cost pages (through ``ui.cache``) and the CLI.
+
+Each function takes a samples table plus plain hashable parameters, parses it with
+:func:`nkcore.voting.samples.parse_samples` and calls the array engine. Results are frozen dataclasses (picklable,
+so they can be cached).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from nkcore.voting.adaptive import AdaptiveResult, adaptive_topup
+from nkcore.voting.curve import VoteCurve, vote_curve
+from nkcore.voting.models import (
+    BetaBinomialFit,
+    NEffRow,
+    RhoEstimate,
+    beta_binomial_curve,
+    estimate_rho,
+    fit_beta_binomial,
+    n_eff_table,
+)
+from nkcore.voting.next_step import NextStepCheck, Reading, predict_next_step
+from nkcore.voting.rules import TieRule, Trigger
+from nkcore.voting.samples import parse_samples
+from nkcore.voting.unfixable import UnfixableErrors, unfixable_errors
+
+__all__ = ["VoteAnalysis", "adaptive_from_frame", "analyze_samples", "next_step_from_frame", "unfixable_from_frame"]
+
+
+@dataclass(frozen=True, slots=True)
+class VoteAnalysis:
+    """Everything the Sampling page and ``vote`` CLI show for one samples table."""
+
+    n_cases: int
+    max_n: int
+    binary: bool
+    curve: VoteCurve
+    rho: RhoEstimate
+    beta_binomial: BetaBinomialFit
+    beta_binomial_curve: tuple[float, ...]
+    n_eff: tuple[NEffRow, ...]
+    unfixable: UnfixableErrors
+    next_step: NextStepCheck | None
+
+
+def analyze_samples(
+    frame: pd.DataFrame,
+    tie: TieRule = "first",
+    n_boot: int = 2000,
+    seed: int = 0,
+    from_n: int = 3,
+    fit_upto: int | None = None,
+) -> VoteAnalysis:
+    """Parse a samples table and compute the curve, rho, beta-binomial fit, N_eff table, unfixable errors and
+    the next-step check (fit on n <= ``fit_upto``, default the largest n minus 2, predict fit_upto + 2)."""
+    s = parse_samples(frame)
+    curve = vote_curve(s, tie=tie, n_boot=n_boot, seed=seed)
+    rho = estimate_rho(s, n_boot=n_boot, seed=seed)
+    bb = fit_beta_binomial(s)
+    ns = tuple(range(1, s.max_n + 1))
+    p = curve.point(1).accuracy
+    r = rho.rho if math.isfinite(rho.rho) else 0.0
+    table = n_eff_table(p, ns, max(r, 0.0))
+    k = fit_upto if fit_upto is not None else s.max_n - 2 - (s.max_n - 2 + 1) % 2  # largest odd k <= max_n - 2
+    nxt = predict_next_step(curve, s, k, 2, tie) if 3 <= k <= s.max_n - 2 else None
+    return VoteAnalysis(
+        n_cases=s.n_cases,
+        max_n=s.max_n,
+        binary=s.binary,
+        curve=curve,
+        rho=rho,
+        beta_binomial=bb,
+        beta_binomial_curve=beta_binomial_curve(bb, ns, tie),
+        n_eff=table,
+        unfixable=unfixable_errors(s, from_n, tie),
+        next_step=nxt,
+    )
+
+
+def adaptive_from_frame(
+    frame: pd.DataFrame, n0: int = 3, m: int = 2, trigger: Trigger = "no_plurality", tie: TieRule = "first"
+) -> AdaptiveResult:
+    """:func:`adaptive_topup` on a samples table (a module-level entry point for the cache)."""
+    return adaptive_topup(parse_samples(frame), n0, m, trigger, tie)
+
+
+def next_step_from_frame(
+    frame: pd.DataFrame,
+    fit_upto: int,
+    step: int = 2,
+    tie: TieRule = "first",
+    n_boot: int = 2000,
+    seed: int = 0,
+    reading: Reading = "exact",
+) -> NextStepCheck:
+    """:func:`predict_next_step` on a samples table (a module-level entry point for the cache)."""
+    s = parse_samples(frame)
+    return predict_next_step(vote_curve(s, tie, n_boot, seed), s, fit_upto, step, tie, reading)
+
+
+def unfixable_from_frame(frame: pd.DataFrame, from_n: int = 3, tie: TieRule = "first") -> UnfixableErrors:
+    """:func:`unfixable_errors` on a samples table (a module-level entry point for the cache)."""
+    return unfixable_errors(parse_samples(frame), from_n, tie)

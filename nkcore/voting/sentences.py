@@ -1,0 +1,187 @@
+"""Plain-language sentences beside the vote analysis' numbers: what the Sampling page and the CLI print.
+
+Every sentence uses the glossary words: samples per request (n), case, rho, effective samples (N_eff). Numbers are
+formatted by :mod:`nkcore.common.formatting` (points without a sign on zero, percent with one decimal).
+"""
+
+from __future__ import annotations
+
+import math
+
+from nkcore.common.formatting import percent, points
+from nkcore.voting.adaptive import AdaptiveResult
+from nkcore.voting.curve import VoteCurve
+from nkcore.voting.frames import VoteAnalysis
+from nkcore.voting.models import RhoEstimate, correlated_accuracy, independent_accuracy, n_eff
+from nkcore.voting.next_step import NextStepCheck
+from nkcore.voting.unfixable import UnfixableErrors
+
+__all__ = [
+    "adaptive_sentence",
+    "curve_sentence",
+    "model_gap_sentence",
+    "next_step_sentence",
+    "order_sentence",
+    "rho_sentence",
+    "unfixable_sentence",
+    "what_if_sentence",
+]
+
+
+def curve_sentence(curve: VoteCurve) -> str:
+    """Plain-language reading of the measured curve: each two-sample step with its paired interval, and the
+    largest n whose step the data can still tell from zero."""
+    steps = [p for p in curve.points if p.diff_from_n > 0 and p.n % 2 == 1]
+    if not steps:
+        p = curve.points[-1]
+        return f"At samples per request n = {p.n} the exact vote accuracy is {percent(p.accuracy)}."
+    parts = [
+        f"n = {p.diff_from_n} to {p.n}: {points(p.diff)} points (95% paired interval {points(p.diff_ci_low)} to "
+        f"{points(p.diff_ci_high)})"
+        for p in steps
+    ]
+    resolved = [p for p in steps if p.diff_ci_low > 0]
+    flat = [p for p in steps if p.diff_ci_low <= 0 <= p.diff_ci_high]
+    text = "Exact vote accuracy, step by step on the same cases: " + "; ".join(parts) + "."
+    if flat:
+        f = flat[0]
+        text += (
+            f" From n = {f.diff_from_n} to {f.n} the interval includes zero: these cases cannot tell the two apart, "
+            "so a rising-looking point there is not evidence of a trend."
+        )
+    elif resolved:
+        text += " Every step is distinguishable from zero on these cases."
+    text += (
+        " These intervals average over every subset of each case's samples: they say what more samples buy on "
+        "average for cases like these; whether one deployed setting beats another on a single draw of samples is "
+        "a paired test of the first-n results (the Compare page)."
+    )
+    return text
+
+
+def rho_sentence(est: RhoEstimate, n: int) -> str:
+    """Plain-language reading of the rho estimate and what it means for N_eff at samples per request n."""
+    if not math.isfinite(est.rho):
+        return "rho cannot be estimated: every sample is correct, or every sample is wrong."
+    r = max(est.rho, 0.0)
+    return (
+        f"Samples of the same case are correlated: rho = {est.rho:.2f} (95% interval {est.ci_low:.2f} to "
+        f"{est.ci_high:.2f}, {est.n_cases} cases). So samples per request n = {n} act like N_eff = "
+        f"{n_eff(n, r):.1f} independent samples, and the curve flattens at a level set by rho, not by the budget."
+    )
+
+
+def what_if_sentence(p: float, rho: float, n: int) -> str:
+    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence."""
+    return (
+        f"If rho were {rho:.2f}, samples per request n = {n} would act like N_eff = {n_eff(n, rho):.1f} independent "
+        f"samples, and majority voting would reach {percent(correlated_accuracy(p, n, rho))} at n = {n} (fully "
+        f"independent samples: {percent(independent_accuracy(p, n))}; single call: {percent(p)})."
+    )
+
+
+def order_sentence(curve: VoteCurve) -> str:
+    """Says whether each case's first sample is right more (or less) often than its samples on average; empty
+    when the two agree within two points (then the draw order does not matter)."""
+    pt = curve.point(1)
+    if abs(pt.first_n_accuracy - pt.accuracy) < 0.02:
+        return ""
+    return (
+        f"The first sample of each case is right {percent(pt.first_n_accuracy)} of the time, all samples on average "
+        f"{percent(pt.accuracy)}: in this data the order of the samples matters, so the first-n reading (diamonds) and the "
+        "exact curve (line) differ; the exact curve is the one that does not depend on the order."
+    )
+
+
+def next_step_sentence(check: NextStepCheck) -> str:
+    """A plain-language reading of :class:`NextStepCheck`: which way the prediction missed and what it suggests."""
+    head = (
+        f"Fitting rho on samples per request n up to {check.fit_upto} gives rho = {check.rho_fitted:.2f}, which "
+        f"predicts {percent(check.predicted)} at n = {check.predict_n}; the data measured {percent(check.measured)} "
+        f"(95% interval {percent(check.ci_low)} to {percent(check.ci_high)})."
+    )
+    if check.direction == "above" and check.rho_fitted < 1e-3:
+        tail = (
+            f" The curve is {points(abs(check.missed_by), sign=False)} points above even the independent-samples model (rho = 0), which "
+            "counts the vote as correct against one wrong answer: here the wrong answers are scattered over "
+            "several values, so the plurality vote beats a two-answer majority and rho cannot be read off the curve."
+        )
+    elif check.direction == "above":
+        tail = (
+            f" The curve climbed {points(abs(check.missed_by), sign=False)} points higher than the correlated model predicts: the samples "
+            "are more independent than assumed, so a larger n may be worth measuring."
+        )
+    elif check.direction == "below":
+        tail = (
+            f" The curve flattened {points(abs(check.missed_by), sign=False)} points below the prediction: the correlation is worse than "
+            "estimated, which usually points to a systematic misreading in the prompt rather than to bad luck."
+        )
+    else:
+        tail = " The prediction held: the correlated model describes this curve."
+    noise = (
+        " The miss is inside the measured point's interval, so the data cannot tell the two apart."
+        if check.within_noise and check.direction != "on"
+        else ""
+    )
+    return head + tail + noise
+
+
+def unfixable_sentence(u: UnfixableErrors) -> str:
+    """Plain-language reading of :class:`UnfixableErrors`."""
+    if u.wrong_at_from_n == 0:
+        return f"No case is wrong at samples per request n = {u.from_n}: there is nothing for more samples to fix."
+    return (
+        f"Of the {u.wrong_at_from_n} cases the vote gets wrong at samples per request n = {u.from_n}, "
+        f"{u.still_wrong} are still wrong with all their samples (up to n = {u.largest_n}), and in "
+        f"{u.unanimous_wrong} of those every sample gave the same wrong answer. Unanimous errors have a shared "
+        "cause: more samples estimate the wrong mode more precisely, so no budget of samples reaches them."
+    )
+
+
+def adaptive_sentence(r: AdaptiveResult) -> str:
+    """Plain-language reading of :class:`AdaptiveResult`."""
+    rule = {
+        "no_plurality": "have no strict plurality",
+        "no_majority": "have no majority",
+        "not_unanimous": "do not all agree",
+    }[r.trigger]
+    text = (
+        f"Drawing {r.n0} samples and {r.m} more when the first {r.n0} {rule} tops up {percent(r.share_topped_up, 0)} of "
+        f"requests and averages {r.expected_calls:.2f} calls; it scores {r.correct:g} of {r.n_cases} cases "
+        f"(flat n = {r.n0}: {r.flat_n0_correct:g}; flat n = {r.n0 + r.m}: {r.flat_full_correct:g})."
+    )
+    if r.changed_without_topup:
+        text += (
+            f" In {r.changed_without_topup} case(s) the extra samples would have changed the answer although the "
+            f"rule did not top up: {r.m} extra samples can overturn a start that is not unanimous."
+        )
+    return text
+
+
+def model_gap_sentence(a: VoteAnalysis) -> str:
+    """Plain-language reading of how the measured curve at the largest n compares with the models' predictions.
+
+    The independent, correlated and beta-binomial models count a vote as correct against ONE wrong answer; a
+    plurality vote over answers whose wrong values scatter can do better than that, and the sentence says so.
+    """
+    n = a.max_n
+    measured = a.curve.points[-1].accuracy
+    p = a.curve.point(1).accuracy
+    indep = independent_accuracy(p, n) if 0 < p < 1 else p
+    bb = a.beta_binomial_curve[-1]
+    text = (
+        f"At samples per request n = {n} the data measured {percent(measured)}; independent samples would give "
+        f"{percent(indep)} and the beta-binomial difficulty model (each case has its own accuracy, fitted to the data) "
+        f"{percent(bb)}."
+    )
+    if measured > max(indep, bb) + 0.02:
+        text += (
+            " The measured curve beats both: the models count a vote as correct against one wrong answer, but here "
+            "wrong answers are spread over several values, so the right answer can win a plurality without a "
+            "majority."
+        )
+    elif measured < min(indep, bb) - 0.02:
+        text += " The measured curve is below both models: errors are more systematic than even the models assume."
+    else:
+        text += " The models describe the measured curve to within two points."
+    return text
