@@ -14,20 +14,12 @@ import pytest
 from nkcore.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKED = ROOT / "sample_data" / "worked_example_samples.csv"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out = capsys.readouterr()
     return code, out.out, out.err
-
-
-@pytest.fixture(scope="module")
-def worked_path() -> Path:
-    if not WORKED.exists():
-        pytest.skip("sample_data/worked_example_samples.csv is not there yet")
-    return WORKED
 
 
 VOTE_KEYS = {
@@ -53,8 +45,8 @@ def _strict(text: str) -> dict:
     return json.loads(text, parse_constant=bad)
 
 
-def test_vote_json_contract(capsys: pytest.CaptureFixture[str], worked_path: Path) -> None:
-    code, out, _ = _run(capsys, "vote", str(worked_path), "--json", "--n-boot", "300")
+def test_vote_json_contract(capsys: pytest.CaptureFixture[str], worked_samples_path: Path) -> None:
+    code, out, _ = _run(capsys, "vote", str(worked_samples_path), "--json", "--n-boot", "300")
     assert code == 0
     doc = _strict(out)
     assert VOTE_KEYS <= set(doc)
@@ -87,15 +79,17 @@ def test_vote_json_is_strict_when_rho_cannot_be_estimated(capsys: pytest.Capture
     assert code == 0 and "rho cannot be estimated" in out and "nan" not in out
 
 
-def test_vote_tie_rule_changes_the_first_n_reading(capsys: pytest.CaptureFixture[str], worked_path: Path) -> None:
-    _, out, _ = _run(capsys, "vote", str(worked_path), "--json", "--tie", "wrong", "--n-boot", "200")
+def test_vote_tie_rule_changes_the_first_n_reading(
+    capsys: pytest.CaptureFixture[str], worked_samples_path: Path
+) -> None:
+    _, out, _ = _run(capsys, "vote", str(worked_samples_path), "--json", "--tie", "wrong", "--n-boot", "200")
     doc = json.loads(out)
     assert round(doc["curve"][2]["first_n_accuracy"] * 200) == 120  # ties at n = 3 count wrong
     assert round(doc["curve"][4]["first_n_accuracy"] * 200) == 158  # n = 5 never ties
 
 
-def test_vote_plain_text_uses_glossary_words(capsys: pytest.CaptureFixture[str], worked_path: Path) -> None:
-    code, out, _ = _run(capsys, "vote", str(worked_path), "--n-boot", "200")
+def test_vote_plain_text_uses_glossary_words(capsys: pytest.CaptureFixture[str], worked_samples_path: Path) -> None:
+    code, out, _ = _run(capsys, "vote", str(worked_samples_path), "--n-boot", "200")
     assert code == 0
     assert "samples per request (n)" in out and "rho" in out and "N_eff" in out and "cannot fix" in out
 
@@ -176,10 +170,10 @@ def test_fanout_adaptive_with_cost(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_fanout_from_samples_file_measures_the_topup_share(
-    capsys: pytest.CaptureFixture[str], worked_path: Path
+    capsys: pytest.CaptureFixture[str], worked_samples_path: Path
 ) -> None:
     code, out, _ = _run(
-        capsys, "fanout", "--latencies", str(worked_path), "--n", "1", "3", "--adaptive", "3+2", "--json"
+        capsys, "fanout", "--latencies", str(worked_samples_path), "--n", "1", "3", "--adaptive", "3+2", "--json"
     )
     assert code == 0
     doc = json.loads(out)
@@ -224,7 +218,7 @@ def test_fanout_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "samples per request n=3" in out and "per 1k requests" in out
 
 
-def test_module_entry_point(worked_path: Path) -> None:
+def test_module_entry_point(worked_samples_path: Path) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "nkcore", "fanout", "--p50", "1", "--p95", "3", "--n", "2", "--json"],
         capture_output=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,16 +10,6 @@ import pytest
 
 from nkcore import cost, latency, voting
 from nkcore.errors import DataError
-
-ROOT = Path(__file__).resolve().parents[1]
-WORKED = ROOT / "sample_data" / "worked_example_samples.csv"
-
-
-@pytest.fixture(scope="module")
-def worked_frame() -> pd.DataFrame:
-    if not WORKED.exists():
-        pytest.skip("sample_data/worked_example_samples.csv is not there yet")
-    return pd.read_csv(WORKED)
 
 
 def test_chapter_cost_per_thousand() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,8 +12,6 @@ from scipy import integrate, optimize, stats
 from nkcore import latency as lat
 from nkcore.errors import DataError
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKED = ROOT / "sample_data" / "worked_example_samples.csv"
 QS = np.array([0.5, 0.95, 0.99])
 
 
@@ -144,11 +141,9 @@ def test_fanout_rows() -> None:
     assert rows[1].p95 < rows[-1].p95  # the topped-up share pays two fan-outs in sequence
 
 
-def test_worked_example_latency_quantiles() -> None:
+def test_worked_example_latency_quantiles(worked_frame: pd.DataFrame) -> None:
     """The chapter: 1.9 s at p50, 4.6 s at p95, 6.1 s at p98.3, 8.2 s at p99.3 (numpy quantiles of the 1,400 calls)."""
-    if not WORKED.exists():
-        pytest.skip("sample_data/worked_example_samples.csv is not there yet")
-    m = lat.latency_model_from_frame(pd.read_csv(WORKED))
+    m = lat.latency_model_from_frame(worked_frame)
     assert len(m.values) == 1400
     got = [round(float(m.quantile(q)), 1) for q in (0.5, 0.95, 0.983, 0.993)]
     assert got == [1.9, 4.6, 6.1, 8.2]

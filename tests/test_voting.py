@@ -17,9 +17,6 @@ from scipy import integrate, stats
 from nkcore import voting as v
 from nkcore.errors import DataError
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKED = ROOT / "sample_data" / "worked_example_samples.csv"
-
 
 def _frame(cases: dict[str, tuple[list[str], str]]) -> pd.DataFrame:
     rows = []
@@ -30,10 +27,9 @@ def _frame(cases: dict[str, tuple[list[str], str]]) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def worked() -> v.SampleSet:
-    if not WORKED.exists():
-        pytest.skip("sample_data/worked_example_samples.csv is not there yet")
-    return v.parse_samples(pd.read_csv(WORKED))
+def worked(worked_samples_path: Path) -> v.SampleSet:
+    """The chapter's worked example, parsed (a missing sample file fails: see tests/conftest.py)."""
+    return v.parse_samples(pd.read_csv(worked_samples_path))
 
 
 # ---------------------------------------------------------------------------------------------- parsing
