@@ -49,10 +49,34 @@ def run_page() -> RunPage:
 
 
 def plain(markdown: str) -> str:
-    """The text a reader sees for Markdown that shows user text literally (``ui.bootstrap.md`` escapes it)."""
+    """The text a reader sees for Markdown that shows user text literally (``ui.text.md`` escapes it)."""
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 
 def error_texts(at: AppTest) -> list[str]:
     """Every st.error message on the page (user-facing problems, not exceptions), as the reader sees it."""
     return [plain(e.value) for e in at.error]
+
+
+def rendered_markdown(at: AppTest) -> list[str]:
+    """Every string on the page that Streamlit renders as Markdown: bodies of markdown, captions, alerts and
+    headings; metric labels, values and help; widget, expander, tab and button labels and help; radio options.
+    Widget values, dataframes and charts are left out: they are not Markdown."""
+    from streamlit.testing.v1.element_tree import AlertBase, Expander, HeadingBase, Markdown, Metric, Radio, Tab
+
+    texts: list[str] = []
+    for node in at._tree:
+        if isinstance(node, (Markdown, AlertBase, HeadingBase)):
+            texts.append(str(node.value))
+        elif isinstance(node, Metric):
+            texts += [node.label, str(node.value), node.help or "", node.proto.delta or ""]
+        elif isinstance(node, (Expander, Tab)):
+            texts.append(node.label)
+        else:
+            for attr in ("label", "help"):
+                value = getattr(node, attr, None)
+                if isinstance(value, str):
+                    texts.append(value)
+            if isinstance(node, Radio):
+                texts += [str(o) for o in node.options]
+    return [t for t in texts if t]

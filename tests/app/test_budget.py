@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from tests.app.conftest import RunPage, error_texts
+from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/2_Budget.py"
 TIMEOUT = 240
 
 
 def _metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return {plain(m.label): plain(m.value) for m in at.metric}
 
 
 def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
+    return " ".join(plain(m.value) for m in at.markdown)
 
 
 def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
@@ -26,7 +26,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     # default: Toxicity prior, Accuracy, budget 1,000 -> the best K is named and the detail cell is that K
     assert "Best K at this budget." in text and "At a budget of 1,000, the best split for Accuracy" in text
     assert "In one line:" in text and "p < 0.05" in text
-    assert any("Cell: budget 1,000" in h.value for h in at.subheader)
+    assert any("Cell: budget 1,000" in plain(h.value) for h in at.subheader)
     assert not error_texts(at)
 
 
@@ -47,7 +47,7 @@ def test_url_reproduces_the_view_and_a_chosen_cell(run_page: RunPage) -> None:
     assert not at.exception
     assert at.selectbox(key="bud_prior").value == "DICES" and at.slider(key="bud_eps").value == 0.2
     assert any(h.value.startswith("Cell: budget 500 = items (N) 25 x ratings per item (K) 20") for h in at.subheader)
-    assert "DICES" in " ".join(c.value for c in at.caption)
+    assert "DICES" in " ".join(plain(c.value) for c in at.caption)
 
 
 def test_resample_source_runs_on_the_sample_data(run_page: RunPage) -> None:
@@ -86,11 +86,11 @@ def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: 
     at = run_page(PAGE, query={"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20"}, timeout=TIMEOUT)
     assert not at.exception and not error_texts(at)
     assert at.selectbox(key="bud_metric").value == "kl"
-    assert "27.63" in " ".join(i.value for i in at.info)
-    captions = " ".join(c.value for c in at.caption)
+    assert "27.63" in " ".join(plain(i.value) for i in at.info)
+    captions = " ".join(plain(c.value) for c in at.caption)
     assert "steps of about" in captions  # the gap chart: one item's artifact spread over items (N)
     assert "27.63 nats for every label" in captions  # beside the minimal-budget table
     assert "moves by about +/-0.02" in captions and "full precision" in captions  # the quick preview's precision
-    assert "could not be used" not in " ".join(w.value for w in at.warning)
+    assert "could not be used" not in " ".join(plain(w.value) for w in at.warning)
     table = at.dataframe[0].value
     assert not table.isna().any().any()  # no 'None' cells: blanks where a metric never gets there

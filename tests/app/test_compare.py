@@ -6,18 +6,18 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from nkcore import store
-from tests.app.conftest import RunPage, error_texts
+from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/3_Compare.py"
 N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
 
 
 def _markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return "\n".join(plain(m.value) for m in at.markdown)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return {plain(m.label): plain(m.value) for m in at.metric}
 
 
 def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
@@ -35,7 +35,7 @@ def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
     )
     assert "n=1: 142 of 200 correct = 71.0%" in text and "n=7: 158 of 200 correct = 79.0%" in text
     assert "162 of the 200 cases came out the same" in text
-    assert any("1 time in 6" in i.value for i in at.info)
+    assert any("1 time in 6" in plain(i.value) for i in at.info)
     assert not error_texts(at)
 
 

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nkcore import store
-from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts
+from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts, plain
 
 PAGE = "pages/1_Data.py"
 
@@ -65,7 +65,7 @@ def _jsonl_gz(frame: pd.DataFrame) -> bytes:
 
 def _metrics(at: AppTest) -> dict[str, str]:
     """The LAST value shown for each metric label (the view section comes after the upload check)."""
-    return {_plain(m.label): m.value for m in at.metric}
+    return {_plain(m.label): _plain(m.value) for m in at.metric}
 
 
 def _plain(text: str) -> str:
@@ -93,7 +93,7 @@ def test_default_view_shows_the_sample_ratings(run_page: RunPage) -> None:
     numbers = _metrics(at)
     assert numbers["items (N)"] == "500" and numbers["ratings per item (K), min / median / max"] == "40 / 40 / 40"
     assert "agreement (Krippendorff's alpha)" in numbers
-    assert any("Nothing uploaded yet" in m.value for m in at.markdown)
+    assert any("Nothing uploaded yet" in plain(m.value) for m in at.markdown)
 
 
 @pytest.mark.parametrize(
@@ -116,12 +116,12 @@ def test_each_good_file_kind_is_detected_checked_stored_and_chosen(
 ) -> None:
     at = _upload(run_page(PAGE), name, content)
     assert not at.exception and not error_texts(at), error_texts(at)
-    assert any("valid" in s.value for s in at.success)
+    assert any("valid" in plain(s.value) for s in at.success)
     at = _save(at)
     assert not at.exception and not error_texts(at), error_texts(at)
     ds_id = at.query_params[kind][0] if isinstance(at.query_params[kind], list) else at.query_params[kind]
     assert len(ds_id) == 64
-    assert any("Stored" in s.value for s in at.success)
+    assert any("Stored" in plain(s.value) for s in at.success)
     numbers = _metrics(at)  # the view now shows the stored dataset
     for label, value in expect.items():
         assert numbers[label] == value, (label, numbers)
@@ -224,10 +224,10 @@ def test_delete_a_stored_dataset(run_page: RunPage) -> None:
     at = at.checkbox(key="_dat_delete_sure").check().run()
     at = at.button(key="dat_delete").click().run()
     assert not at.exception
-    assert any(f"Deleted dataset `{ds_id[:12]}`" in s.value for s in at.success)
+    assert any(f"Deleted dataset `{ds_id[:12]}`" in plain(s.value) for s in at.success)
     assert "ratings" not in at.query_params
     assert _metrics(at)["items (N)"] == "500"  # back to the sample
-    assert any("Nothing uploaded yet" in m.value for m in at.markdown)
+    assert any("Nothing uploaded yet" in plain(m.value) for m in at.markdown)
 
 
 def test_persistence_across_two_app_runs_sharing_one_data_dir(run_page: RunPage) -> None:
@@ -246,10 +246,10 @@ def test_persistence_across_two_app_runs_sharing_one_data_dir(run_page: RunPage)
 def test_hostile_and_unknown_dataset_ids_in_the_link(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"ratings": "../../etc/passwd"})
     assert not at.exception
-    assert any("not a valid id" in w.value for w in at.warning)
+    assert any("not a valid id" in plain(w.value) for w in at.warning)
     assert _metrics(at)["items (N)"] == "500"
     at = run_page(PAGE, query={"ratings": "0" * 64})
-    assert any("not on this server" in w.value for w in at.warning)
+    assert any("not on this server" in plain(w.value) for w in at.warning)
 
 
 def test_a_file_no_kind_fits_says_what_each_kind_needs(run_page: RunPage) -> None:
@@ -307,9 +307,9 @@ def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_down
     monkeypatch.setattr(exports, "download_table", lambda df, name, **kw: (downloaded.append(df), real(df, name, **kw)))
     at = _upload_hostile_text(run_page(PAGE))
     assert not at.exception and not error_texts(at), error_texts(at)
-    summary = [m.value for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
-    shown = [m.value for m in at.markdown if m.value not in summary] + [c.value for c in at.caption]
-    shown += [s.value for s in at.success]
+    summary = [plain(m.value) for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
+    shown = [plain(m.value) for m in at.markdown if m.value not in summary] + [plain(c.value) for c in at.caption]
+    shown += [plain(s.value) for s in at.success]
     assert any("n.png" in _plain(t) for t in shown) and any(":red" in _plain(t) for t in shown)
     for text in shown:  # every user-made bracket is escaped: no image, no link, no colour directive
         assert not _UNESCAPED.search(text), text
@@ -322,11 +322,11 @@ def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_down
 
 def test_the_summary_of_the_view_does_not_render_user_text_as_markdown(run_page: RunPage) -> None:
     at = _upload_hostile_text(run_page(PAGE))
-    summary = [m.value for m in at.markdown if m.value.startswith("- **")]
+    summary = [plain(m.value) for m in at.markdown if m.value.startswith("- **")]
     assert summary and not any(_UNESCAPED.search(t) for t in summary)
 
 
-# --- links: the dataset id is validated before any file access (ui.bootstrap.choose_dataset) -------------
+# --- links: the dataset id is validated before any file access (ui.datasets.choose_dataset) -------------
 
 HOSTILE_IDS = {
     "traversal": "../../etc/passwd",
@@ -357,7 +357,7 @@ def test_hostile_ids_in_a_compare_link_are_refused_before_any_file_access(
     reached = _spy_file_access(monkeypatch)
     at = run_page("pages/3_Compare.py", query={"paired": bad})
     assert not at.exception, [e.value for e in at.exception]
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = " ".join(plain(w.value) for w in at.warning)
     assert "not a valid id" in warnings and len(warnings) < 400
     assert "\x00" not in warnings and "etc/passwd" not in warnings
     assert "paired" not in at.query_params  # the bad value is dropped from the URL: the view shown is the sample's
@@ -376,7 +376,7 @@ def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunP
     clear_streamlit_caches()
     at = run_page("pages/3_Compare.py", query={"paired": ds_id})
     assert not at.exception
-    assert any("not on this server" in w.value and ds_id[:12] in w.value for w in at.warning)
+    assert any("not on this server" in w.value and ds_id[:12] in plain(w.value) for w in at.warning)
     assert "paired" not in at.query_params
 
 
@@ -384,20 +384,20 @@ def test_a_link_with_an_id_of_the_wrong_kind_names_the_kind(run_page: RunPage) -
     ratings_id = store.put(RATINGS.rename(columns={"item_id": "item", "annotator_id": "rater"}), "ratings", "r.csv").id
     at = run_page("pages/3_Compare.py", query={"paired": ratings_id})
     assert not at.exception and "paired" not in at.query_params
-    assert any("ratings" in w.value and "not on this server" not in w.value for w in at.warning)
+    assert any("ratings" in w.value and "not on this server" not in plain(w.value) for w in at.warning)
 
 
 def test_an_upper_case_id_is_refused_with_a_message_that_says_lower_case(run_page: RunPage) -> None:
     ds_id = _stored_paired()
     at = run_page("pages/3_Compare.py", query={"paired": ds_id.upper()})
     assert not at.exception and "paired" not in at.query_params
-    assert any("lowercase" in w.value or "lower-case" in w.value for w in at.warning)
+    assert any("lowercase" in w.value or "lower-case" in plain(w.value) for w in at.warning)
 
 
 @pytest.mark.parametrize("value", ["paired", "Paired results"])
 def test_the_kind_in_a_link_may_be_its_key_or_its_label(run_page: RunPage, value: str) -> None:
     at = run_page(PAGE, query={"dat_view": value})
-    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert not at.exception and not at.warning, [plain(w.value) for w in at.warning]
     assert at.session_state["dat_view"] == "paired" and _metrics(at)["cases"] == "200"
 
 

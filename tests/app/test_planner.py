@@ -6,17 +6,17 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from nkcore import store
-from tests.app.conftest import RunPage, error_texts
+from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/6_Planner.py"
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return {plain(m.label): plain(m.value) for m in at.metric}
 
 
 def _markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    return "\n".join(plain(m.value) for m in at.markdown)
 
 
 def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
@@ -65,7 +65,7 @@ def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
     at.slider(key="pln_disc").set_value(2.0)
     at.slider(key="pln_target").set_value(5.0).run()
     assert not at.exception
-    assert any("never differ by more than" in w.value for w in at.warning)
+    assert any("never differ by more than" in plain(w.value) for w in at.warning)
     m = _metrics(at)
     assert m["cases to resolve it (exact)"] == "-" and m["cases to detect it 80% of the time"] == "-"
 
@@ -81,7 +81,7 @@ def test_reading_cases_and_discordance_from_the_paired_data(run_page: RunPage) -
     at = run_page(PAGE, timeout=120)
     at.toggle(key="pln_from_data").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("200 paired cases" in c.value and "9.3%" in c.value for c in at.caption)
+    assert any("200 paired cases" in c.value and "9.3%" in plain(c.value) for c in at.caption)
     assert _metrics(at)["discordant cases expected"] == "19"
 
 
@@ -97,7 +97,7 @@ def test_data_with_no_discordance_falls_back_to_the_sliders(run_page: RunPage) -
     meta = store.put(frame, "paired", "same.csv")
     at = run_page(PAGE, query={"paired": meta.id, "pln_from_data": "true"}, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    assert any("agree on every one of the 4 paired cases" in w.value for w in at.warning)
+    assert any("agree on every one of the 4 paired cases" in plain(w.value) for w in at.warning)
     assert _metrics(at)["discordant cases expected"] == "12"  # the sliders' 200 cases at 6%
     assert not error_texts(at)
 

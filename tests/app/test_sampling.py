@@ -5,17 +5,17 @@ from __future__ import annotations
 import pandas as pd
 
 from nkcore import store
-from tests.app.conftest import RunPage, error_texts
+from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/4_Sampling.py"
 
 
 def _metrics(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return {plain(m.label): plain(m.value) for m in at.metric}
 
 
 def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown)
+    return " ".join(plain(m.value) for m in at.markdown)
 
 
 def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
@@ -28,7 +28,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     text = _text(at)
     assert "rho = 0.35" in text
     assert "38 are still wrong" in text and "in 30 of those" in text  # the worked example: 44 -> 38, 30 unanimous
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(plain(c.value) for c in at.caption)
     assert "The chapter says 31; this sample data has 30" in captions  # the documented impossibility, where 30 is
     labels = list(_metrics(at))
     assert {"rho model at n = 7 (fit on n ≤ 5)", "beta-binomial at n = 7 (fit on n ≤ 5)"} <= set(labels)
@@ -37,10 +37,10 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
 
 def test_moving_the_rho_slider_changes_the_prediction(run_page: RunPage) -> None:
     at = run_page(PAGE, timeout=120)
-    before = next(m.value for m in at.markdown if m.value.startswith("**What if:**"))
+    before = next(plain(m.value) for m in at.markdown if m.value.startswith("**What if:**"))
     at.slider(key="smp_rho").set_value(0.5).run()
     assert not at.exception
-    after = next(m.value for m in at.markdown if m.value.startswith("**What if:**"))
+    after = next(plain(m.value) for m in at.markdown if m.value.startswith("**What if:**"))
     assert before != after and "If rho were 0.50" in after and "N_eff = 1.8" in after
 
 
@@ -56,13 +56,13 @@ def test_url_reproduces_the_view(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"smp_rho": "0.3", "smp_tie": "split"}, timeout=120)
     assert not at.exception
     assert at.slider(key="smp_rho").value == 0.3
-    assert any("If rho were 0.30" in m.value for m in at.markdown)
+    assert any("If rho were 0.30" in plain(m.value) for m in at.markdown)
 
 
 def test_out_of_range_link_value_is_reported_not_an_exception(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"smp_from": "9"}, timeout=120)
     assert not at.exception and not error_texts(at)
-    assert any("smp_from=9" in w.value for w in at.warning)  # finish_page(): the link value could not be used
+    assert any("smp_from=9" in plain(w.value) for w in at.warning)  # finish_page(): the link value could not be used
 
 
 def _store(rows: list[tuple[int, int, str, str]], name: str) -> str:
@@ -92,4 +92,4 @@ def test_uploaded_data_gets_no_chapter_note(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"samples": _store(rows, "mine.csv")}, timeout=120)
     assert not at.exception and not error_texts(at)
     assert "in 14 of those" in _text(at)  # cases 0, 3, ..., 39: every sample "w"
-    assert "The chapter says 31" not in " ".join(c.value for c in at.caption)
+    assert "The chapter says 31" not in " ".join(plain(c.value) for c in at.caption)
