@@ -2,7 +2,9 @@
 
 Each topic module ``nkcore/cli_<topic>.py`` exposes ``register(subparsers)`` which adds its subcommands
 and sets ``func`` (a callable ``args -> int``) on each. Exit codes: 0 success, 2 bad input
-(a one-line message on stderr, never a traceback).
+(a one-line message on stderr, never a traceback). Limits on the work of one request are checked in nkcore
+(``nkcore.common.limits``; ``python -m nkcore limits`` prints them); a RecursionError or MemoryError that gets past
+them is still reported in one line, exit 2.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from nkcore.errors import DataError
 
 # Topic modules that add subcommands; a module that is not written yet is skipped.
-_TOPICS = ("cli_data", "cli_paired", "cli_voting", "cli_nk")
+_TOPICS = ("cli_data", "cli_paired", "cli_voting", "cli_nk", "cli_limits")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,4 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         sys.stderr.write(f"error: cannot read {exc.filename}: {exc.strerror}\n")
+        return 2
+    except RecursionError:
+        sys.stderr.write("error: the input is nested too deeply to process (a limit was missed): flatten it\n")
+        return 2
+    except MemoryError:
+        sys.stderr.write(
+            "error: the request needs more memory than this machine has: ask for a smaller computation "
+            "(python -m nkcore limits shows the limits)\n"
+        )
         return 2

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nkcore.cli_util import print_json
+from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
@@ -106,6 +107,11 @@ def run(args: argparse.Namespace) -> int:
     """Run ``nk``; print plain text or JSON; return the exit code."""
     if args.rounds < 2:
         raise DataError(f"--rounds must be at least 2, got {args.rounds}")
+    limits.check("rounds", args.rounds, "--rounds")
+    if args.budget is not None:
+        limits.check("budget", args.budget, "--budget")
+    if args.k is not None and args.budget is not None and args.k > args.budget:
+        raise DataError(f"--k (ratings per item) = {args.k:,} is larger than --budget {args.budget:,}: no item fits")
     if args.budget is not None and args.k is None:
         raise DataError("--budget needs --k (ratings per item)")
     if args.budget is None and args.k is not None:

@@ -72,7 +72,11 @@ def test_forced_kind_and_predictions_against_ratings(tmp_path: Path, ratings_fil
         (b"item,rater\n1,2\n", "two.csv", ["cannot use this file as ratings data", "no column found for label"]),
         (b"item,rater,label\n1,a,x\n1,a,y\n2,b,x\n", "dup.csv", ["duplicate ratings"]),
         (gzip.compress(b"item,rater,label\n1,a,x\n" * 100)[:40], "cut.csv.gz", ["corrupt or truncated"]),
-        (b"a" * 3_000_000, "one_line.csv", ["first line is 3,000,000 characters long"]),  # was a traceback
+        (
+            b"a" * 3_000_000,
+            "one_line.csv",
+            ["line 1 is longer than 1,048,576 bytes", "NKP_MAX_LINE_BYTES"],
+        ),  # was a traceback
         (",".join(f"c{i}" for i in range(10_000)).encode() + b"\n", "wide.csv", ["10,000 columns"]),
         (b'item,rater,label\n1,a,x\n2,a,"' + b"y" * 200_000 + b"\n", "quote.csv", ["line 3 (data row 2)"]),
         (b"item,rater,label\n1,a,x\n2,a," + b"y" * 5_000 + b"\n", "long.csv", ["5,000 characters in data row 2"]),

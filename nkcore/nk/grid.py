@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nkcore.common import limits
+from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.priors import validate_alpha
 from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
-from nkcore.nk.simulate import as_entropy, simulate_gaps
+from nkcore.nk.simulate import check_request, default_workers, simulate_gaps
 
 PAPER_BUDGETS: tuple[int, ...] = (100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000)
 PAPER_KS: tuple[int, ...] = (*range(1, 11), *range(20, 501, 20))
@@ -109,6 +112,8 @@ def configurations(budgets: Iterable[int] = PAPER_BUDGETS, ks: Iterable[int] = P
     kk = sorted({_pos_int(k, "ratings per item (K)") for k in ks})
     if not bs or not kk:
         raise DataError("need at least one budget and one value of ratings per item (K)")
+    limits.check("budget", bs[-1], "the largest budget")
+    limits.check("configs", sum(1 for b in bs for k in kk if k <= b), "the grid")
     return [Config(b, k, b // k) for b in bs for k in kk if k <= b]
 
 
@@ -127,10 +132,13 @@ def _pos_int(x: object, what: str) -> int:
 def parse_int_list(text: str, what: str) -> tuple[int, ...]:
     """Parse "1,2,5,10-50:10" style lists: commas; ``a-b`` ranges, ``a-b:step`` stepped ranges.
 
+    At most ``limits.get("configs")`` values (checked from the ranges' lengths, before they are built).
+
     >>> parse_int_list("1-3, 20-60:20", "K")
     (1, 2, 3, 20, 40, 60)
     """
     out: list[int] = []
+    cap = limits.get("configs")
     for part in text.replace(";", ",").split(","):
         part = part.strip()
         if not part:
@@ -139,11 +147,14 @@ def parse_int_list(text: str, what: str) -> tuple[int, ...]:
             if "-" in part:
                 rng, _, step = part.partition(":")
                 lo, hi = (int(v) for v in rng.split("-", 1))
-                out.extend(range(lo, hi + 1, int(step) if step else 1))
+                values = range(lo, hi + 1, int(step) if step else 1)
             else:
-                out.append(int(part))
+                values = range(int(part), int(part) + 1)
         except ValueError as exc:
             raise DataError(f"{what}: cannot read {part!r} (use numbers like 1,2,5 or ranges like 20-500:20)") from exc
+        if len(out) + len(values) > cap:  # before a range of a billion values is built
+            limits.check("configs", len(out) + len(values), what)
+        out.extend(values)
     if not out or any(v < 1 for v in out):
         raise DataError(f"{what}: need whole numbers >= 1, got {text!r}")
     return tuple(sorted(set(out)))
@@ -276,6 +287,9 @@ def minimal_budget_search(
     entropy = as_entropy(seed)
     found: dict[str, MinimalBudget] = {}
     ks = tuple(ks)
+    configs = configurations(budgets, ks)  # the whole search is one request: checked as if no budget stopped it
+    nw = default_workers() if workers is None else max(1, int(workers))
+    check_request([(c.n, c.k) for c in configs], len(validate_alpha(alpha)), int(rounds), len(mts), nw)
     for b in sorted({_pos_int(x, "budget") for x in budgets}):
         todo = [m for m in mts if m not in found]
         if not todo:

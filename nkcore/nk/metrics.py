@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nkcore.common import limits
 from nkcore.errors import DataError
 
 KL_EPS = 1e-12
@@ -444,6 +445,7 @@ def _tables(k: int, m: int, need_js: bool) -> _Tables:
     share = c / k
     jsd = None
     if need_js:
+        limits.check_memory(6 * 8 * (k + 1) ** 2, f"the Jensen-Shannon table of K = {k:,}")
         g, a = share[:, None], share[None, :]
         mid = 0.5 * (g + a)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -30,6 +30,7 @@ from math import comb
 import numpy as np
 from scipy.special import gammaln, xlogy
 
+from nkcore.common import limits
 from nkcore.nk.metrics import item_units_cm, macro_f1_from_tallies, plurality_cm
 
 MAX_TERMS = 250_000
@@ -127,6 +128,8 @@ def _splits(k: int, m: int, p_rho: float) -> tuple[np.ndarray, np.ndarray, np.nd
 def _law(alpha: tuple[float, ...], eps: float, k: int, null: bool) -> OutcomeLaw:
     a = np.asarray(alpha, dtype=float)
     m = a.size
+    # every term holds 3 machines' counts (int64), their beta / rho sums and keys: about 12 M + 8 numbers
+    limits.check_memory(n_terms(k, m, null) * (12 * m + 8) * 8, f"the exact outcome law of K = {k:,}, M = {m:,}")
     noise = np.full(m, 1.0 / m)
     g = compositions(k, m)
     lg = _log_coef(g)
@@ -154,11 +157,11 @@ def _law(alpha: tuple[float, ...], eps: float, k: int, null: bool) -> OutcomeLaw
     key = ((tg @ base) * (k + 1) ** m + ta @ base) * (k + 1) ** m + tb @ base
     uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
     prob = np.bincount(inv.ravel(), weights=p, minlength=uniq.size)
-    prob /= prob.sum()
+    prob = prob / prob.sum()
     return OutcomeLaw(k, null, tg[first], ta[first], tb[first], prob)
 
 
-def outcome_law(alpha: Sequence[float], eps: float, k: int, null: bool) -> OutcomeLaw:
+def outcome_law(alpha: Sequence[float] | np.ndarray, eps: float, k: int, null: bool) -> OutcomeLaw:
     """The exact law of one item's (gold, A, B) counts under the alternative or the null (cached).
 
     >>> law = outcome_law((1.37658107, 1.33054633), 0.3, 1, null=False)

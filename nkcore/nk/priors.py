@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nkcore.common import limits
 from nkcore.errors import DataError
 
 
@@ -103,15 +104,19 @@ def get_prior(name: str) -> Prior:
 
 
 def validate_alpha(alpha: object) -> tuple[float, ...]:
-    """Check a Dirichlet parameter vector: at least 2 finite values, all > 0; return it as a tuple of floats."""
+    """Check a Dirichlet parameter vector: at least 2 finite values, all > 0, at most ``limits.get("labels")``
+    categories; return it as a tuple of floats.
+
+    >>> validate_alpha([1, 2.5])
+    (1.0, 2.5)
+    """
     try:
         arr = np.asarray(alpha, dtype=float).ravel()
     except (TypeError, ValueError) as exc:
         raise DataError(f"alpha must be numbers, got {alpha!r}") from exc
     if arr.size < 2:
         raise DataError(f"alpha needs at least 2 categories (M >= 2), got {arr.size}")
-    if arr.size > 100:
-        raise DataError(f"alpha has {arr.size} categories; at most 100 are supported")
+    limits.check("labels", arr.size, "the prior (alpha)")
     bad = [i + 1 for i, v in enumerate(arr) if not np.isfinite(v) or v <= 0]
     if bad:
         raise DataError(f"alpha values must be finite and > 0; bad position(s): {bad}")

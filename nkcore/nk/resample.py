@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from nkcore.common import limits
+from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import (
@@ -37,11 +39,15 @@ from nkcore.nk.metrics import (
     tie_exact_mean,
 )
 from nkcore.nk.pvalue import cell_stats
-from nkcore.nk.simulate import as_entropy, default_workers
+from nkcore.nk.simulate import WORK_MAX_K, default_workers
 
 ALPHA = 0.05
 _CHUNK_ITEMS = 1 << 16
 _UNIFORM_MAX_K = 40
+TASK_BYTES_PER_CELL = 160
+"""Bytes one resampling task holds per (round, item, label) cell at its peak: the drawn items' counts, the draw
+without replacement (remaining, cumulative, one-hot, result: int64), both models' distributions and their swapped
+copies (float64) and the metrics' temporaries (measured with tracemalloc, rounded up)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +193,12 @@ def prepare_pair(
             if np.any(tot <= 0):
                 raise DataError("a model's probabilities sum to 0 on some items")
             p = p / tot
-        lab = h[used] if h is not None else plurality(p)
-        dist = p if is_prob else np.eye(m)[lab]
+        if h is not None:
+            lab = h[used]
+        else:
+            assert p is not None  # side() refuses a model with neither
+            lab = plurality(p)
+        dist = p if is_prob and p is not None else np.eye(m)[lab]
         return dist, lab
 
     da, la = finish(ha, pa)
@@ -294,6 +304,9 @@ def resample_cells(
     """Resample every configuration (budget, K, N); one ``ResampleCell`` per configuration and metric.
 
     Seeds: ``SeedSequence(seed, spawn_key=(N, K, side, chunk))``, independent of the worker count.
+    Limits (checked before any draw): rounds, configurations, work (as ``nkcore.nk.simulate.draw_work``: 2 sides x
+    rounds x 3 x N x M x min(K, 40) summed over the configurations) and memory (the largest tasks at once, and the
+    gap samples kept).
     """
     mts = parse_metrics(metrics)
     if int(rounds) < 2:
@@ -301,6 +314,18 @@ def resample_cells(
     if not (0 < alpha < 1):
         raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
     entropy = as_entropy(seed)
+    m = int(data.counts.shape[1])
+    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    limits.check("rounds", int(rounds), "the request")
+    limits.check("configs", len(configs), "the request")
+    work = sum(2 * int(rounds) * 3 * c.n * m * min(c.k, WORK_MAX_K) for c in configs)
+    limits.check("sim_work", work, "the resampling")
+    tasks = sorted(  # the first task of each side of each configuration: the largest of that configuration
+        (_chunk_rounds(c.n, c.k, int(rounds)) * c.n * m * TASK_BYTES_PER_CELL for c in configs for _side in (0, 1)),
+        reverse=True,
+    )
+    limits.check_memory(sum(tasks[: max(1, nw)]), "the resampling at its peak")
+    limits.check_memory(len(configs) * int(rounds) * 2 * len(mts) * 8 * 2, "keeping the resampled gaps")
     full = full_gaps(data, mts)
     totals = data.counts.sum(axis=1)
     jobs = []
@@ -308,7 +333,7 @@ def resample_cells(
         qual = np.flatnonzero(totals >= cfg.k)
         if qual.size == 0:
             continue
-        per = max(1, min(rounds, _CHUNK_ITEMS // max(1, cfg.n * max(1, min(cfg.k, _UNIFORM_MAX_K)))))
+        per = _chunk_rounds(cfg.n, cfg.k, int(rounds))
         for side in (0, 1):
             for chunk, start in enumerate(range(0, rounds, per)):
                 jobs.append((ci, side, start, min(per, rounds - start), chunk, qual))
@@ -325,7 +350,6 @@ def resample_cells(
             }
         return {mt: (g, None) for mt, (g, _) in res.items()}
 
-    nw = default_workers() if workers is None else max(1, int(workers))
     if nw == 1 or len(jobs) <= 1:
         results = [run(j) for j in jobs]
     else:
@@ -374,6 +398,11 @@ def resample_cells(
                 )
             )
     return out
+
+
+def _chunk_rounds(n: int, k: int, rounds: int) -> int:
+    """Rounds per task of a configuration: about ``_CHUNK_ITEMS`` drawn ratings, at least one round."""
+    return max(1, min(rounds, _CHUNK_ITEMS // max(1, n * max(1, min(k, _UNIFORM_MAX_K)))))
 
 
 def qualifying_items(counts: np.ndarray, ks: Sequence[int]) -> dict[int, int]:

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from nkcore.common import limits
+from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.metrics import PAPER_METRICS, gaps_from_counts_cm
@@ -66,13 +68,69 @@ class GapSamples:
     null: dict[str, np.ndarray] = field(repr=False, compare=False)
 
 
-def as_entropy(seed: int | np.random.Generator) -> int:
-    """An integer seed from an int or a Generator (a Generator is advanced by one draw)."""
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63 - 1))
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DataError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
+WORK_MAX_K = 40
+"""K above which a machine's counts cost about the same whatever K (a chain of M binomials): the work cap of K."""
+TASK_BYTES_PER_CELL = 64
+"""Bytes one task holds per (round, item, category) cell at its peak: the Dirichlet or urn draws (float64), the
+cumulative counts, the three machines' counts and the metrics' temporaries (measured with tracemalloc, rounded up)."""
+TASK_BYTES_PER_TYPE = 32
+"""Bytes one task of the outcome-types sampler holds per (round, outcome type): the multinomial counts and sums."""
+
+
+def draw_work(n: int, k: int, m: int, rounds: int, sampler: str = "auto") -> int:
+    """The work of one cell, both sides: what ``limits`` calls ``sim_work`` (category draws).
+
+    Formula: 2 (alternative and null) x rounds x per-round cost, the per-round cost being 3 machines (gold, A, B)
+    x N items x M labels x min(K, 40) for the item samplers, or 10 x the T outcome types for the types sampler
+    (one multinomial over T cells per round, about 10 draws' cost per type, measured). The same formula bounds
+    the real-data resampler.
+
+    >>> draw_work(100, 1, 2, 1000)  # the types sampler: T = C(2, 1)^3 = 8 outcome types per round
+    160000
+    >>> draw_work(100, 10, 2, 1000)  # items: 2 x 1000 rounds x 3 machines x 100 items x 2 labels x K
+    12000000
+    >>> draw_work(2000, 50, 100, 100)
+    4800000000
+    """
+    if _types_for(n, k, m, sampler):
+        return 2 * rounds * 10 * outcomes.n_types(k, m)
+    return 2 * rounds * 3 * n * m * min(k, WORK_MAX_K)
+
+
+def check_request(
+    cells: Sequence[tuple[int, int]], m: int, rounds: int, n_metrics: int, workers: int, sampler: str = "auto"
+) -> None:
+    """Refuse a simulation over the limits before any draw: rounds, configurations, budget of each cell, total
+    work (``draw_work`` summed over the cells) and memory (the ``workers`` largest tasks running at once, a task
+    being one side's chunk of rounds of a cell, plus the gap samples kept: 2 sides x rounds x metrics x 8 bytes
+    per cell, twice while they are joined).
+
+    >>> check_request([(100, 10)], 2, 1000, 4, 2)
+    >>> check_request([(1_000_000, 1)], 100, 2, 4, 2)
+    Traceback (most recent call last):
+    ...
+    nkcore.errors.DataError: the simulation at its peak needs 12,800,000,000 bytes of memory; the limit is 1,073,741,824 bytes of memory (server setting NKP_MAX_MEMORY_BYTES): ask for a smaller computation
+    """
+    limits.check("rounds", rounds, "the request")
+    limits.check("configs", len(cells), "the request")
+    for n, k in cells:
+        limits.check("budget", n * k, f"the cell with K = {k:,}")
+    limits.check("sim_work", sum(draw_work(n, k, m, rounds, sampler) for n, k in cells), "the simulation")
+    peaks = sorted(
+        (
+            _chunks(n, k, m, rounds, sampler)[0][1]
+            * (
+                _round_cost(n, k, m, sampler) * TASK_BYTES_PER_TYPE
+                if _types_for(n, k, m, sampler)
+                else n * m * TASK_BYTES_PER_CELL
+            )
+            for n, k in cells
+            for _side in (ALT, NULL)
+        ),
+        reverse=True,
+    )
+    limits.check_memory(sum(peaks[: max(1, workers)]), "the simulation at its peak")
+    limits.check_memory(len(cells) * rounds * 2 * n_metrics * 8 * 2, "keeping the gap samples")
 
 
 def default_workers() -> int:
@@ -305,6 +363,10 @@ def simulate_counts(
     if hypothesis not in ("alternative", "null"):
         raise DataError(f"hypothesis must be 'alternative' or 'null', got {hypothesis!r}")
     _check_sampler(sampler, int(k), a.size)
+    limits.check("rounds", rounds, "the request")
+    limits.check_memory(
+        int(rounds) * int(n) * a.size * (TASK_BYTES_PER_CELL + 3 * 8), "the simulated counts (rounds x items x labels)"
+    )
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(as_entropy(seed))
     drawn = _draw_dataset(rng, a, eps, n, k, rounds, hypothesis == "null", sampler)
     gold, ma, mb = (np.moveaxis(x, 0, -1).astype(np.int64) for x in drawn)
@@ -349,7 +411,8 @@ def _draw_dataset(
     if sampler == "types":
         law = outcomes.outcome_law(alpha, eps, k, null)
         idx = outcomes.draw_item_types(rng, law, n, rounds)
-        return tuple(np.moveaxis(x[idx], -1, 0) for x in (law.gold, law.a, law.b))  # type: ignore[return-value]
+        gold, a, b = (np.moveaxis(x[idx], -1, 0) for x in (law.gold, law.a, law.b))
+        return gold, a, b
     use_urn = k <= urn_max_k(alpha.size) if sampler == "auto" else sampler == "urn"
     draw = _urn_dataset if use_urn else _dirichlet_dataset
     counts = draw(rng, alpha, float(eps), rounds * n, k, null)
@@ -406,7 +469,8 @@ def simulate_gaps(
     """Alternative and null score gaps for every (N, K) cell, ``rounds`` datasets each, on worker threads.
 
     The same (seed, N, K) always gives the same numbers, whatever ``workers`` and whatever other cells are
-    computed alongside. ``progress`` (optional) receives the done fraction in [0, 1]. ``sampler``: "auto",
+    computed alongside. A request over the limits (``check_request``: rounds, configurations, budget, work,
+    memory) raises ``DataError`` before any draw. ``progress`` (optional) receives the done fraction in [0, 1]. ``sampler``: "auto",
     "urn" or "dirichlet" (same distribution; "auto" picks the faster one for each K).
     Reference: spec "p-value, effect size, interval" (R alternative and R null datasets).
     """
@@ -418,6 +482,8 @@ def simulate_gaps(
     for n, k in cells:
         _check(eps, n, k, rounds)
         _check_sampler(sampler, k, a.size)
+    workers = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    check_request(cells, a.size, int(rounds), len(metrics), workers, sampler)
     tasks = []
     for ci, (n, k) in enumerate(cells):
         for side in (ALT, NULL):
@@ -427,7 +493,6 @@ def simulate_gaps(
                 tasks.append((ci, side, start, size, work, (entropy, a, float(eps), n, k, side, chunk, size, sampler)))
     results: dict[tuple[int, int, int], dict[str, np.ndarray]] = {}
     total = float(sum(t[4] for t in tasks)) or 1.0
-    workers = default_workers() if workers is None else max(1, int(workers))
     if workers == 1 or len(tasks) == 1:
         done = 0.0
         for ci, side, start, _, w, args in tasks:
