@@ -1,0 +1,214 @@
+"""Load and fault tests in a real browser, loopback only, bounded: 20 browser contexts open the same shared Budget
+link at once (all answer with the same numbers; the grid is computed once), and ``kill -9`` of the server in the
+middle of storing an uploaded file (earlier datasets intact after a restart, nothing half-written listed).
+
+Run with ``-s`` to see the timings of the 20 openings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import os
+import signal
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from nkcore import store
+from nkcore.io import fingerprint
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, goto, wait_idle
+from ui.cache import LOG_ENV
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # a fresh server each, 20 contexts: a minute or two
+
+VIEWERS = 20
+# Preset prior, budgets 100 to 1,000, the paper's K list, 200 rounds: about 3 s of grid on one idle core.
+LINK = "/Budget?bud_maxb=1000&bud_seed=7&bud_cell=1000x1"
+TIMEOUT_MS = 240_000
+READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+METRICS_JS = """() => Object.fromEntries(
+    [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
+        m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+        m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
+    ]))"""
+
+
+async def _open(browser: Any, url: str, start: asyncio.Event) -> tuple[float, dict[str, str], int]:
+    """One viewer: a fresh context opens ``url``; returns (seconds until the numbers show, the numbers, errors)."""
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = await ctx.new_page()
+        await start.wait()
+        t0 = time.monotonic()
+        await page.goto(url, timeout=TIMEOUT_MS)
+        await page.wait_for_selector("h1", timeout=TIMEOUT_MS)
+        # the cell's five numbers (the last one: items (N)) on a page whose script has finished
+        await page.wait_for_function(
+            "() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')]"
+            ".some(e => e.innerText.trim() === 'items (N)')",
+            timeout=TIMEOUT_MS,
+        )
+        await page.wait_for_selector(READY, timeout=TIMEOUT_MS)
+        await page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=TIMEOUT_MS
+        )
+        seconds = time.monotonic() - t0
+        numbers = await page.evaluate(METRICS_JS)
+        errors = await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count()
+        return seconds, numbers, errors
+    finally:
+        await ctx.close()
+
+
+async def _many(url: str, n: int) -> list[tuple[float, dict[str, str], int]]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            start = asyncio.Event()
+            tasks = [asyncio.create_task(_open(browser, url, start)) for _ in range(n)]
+            await asyncio.sleep(0.5)  # every context exists: now all of them open the link at once
+            start.set()
+            return list(await asyncio.gather(*tasks))
+        finally:
+            await browser.close()
+
+
+def _in_own_thread(url: str, n: int) -> list[tuple[float, dict[str, str], int]]:
+    """Run the asyncio viewers in a thread of their own (no event loop of the sync Playwright in the way)."""
+    out: list[Any] = []
+
+    def run() -> None:
+        try:
+            out.append(asyncio.run(_many(url, n)))
+        except BaseException as exc:  # re-raised in the test's thread
+            out.append(exc)
+
+    t = threading.Thread(target=run, name="load-viewers")
+    t.start()
+    t.join(TIMEOUT_MS / 1000 + 60)
+    assert out, "the viewers did not finish in time"
+    if isinstance(out[0], BaseException):
+        raise out[0]
+    return out[0]
+
+
+def test_twenty_viewers_of_one_link_all_answer_and_the_grid_is_computed_once(
+    start_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "computations.jsonl"
+    monkeypatch.setenv(LOG_ENV, str(log))
+    with start_server() as base:
+        results = _in_own_thread(base + LINK, VIEWERS)
+    times = sorted(r[0] for r in results)
+    numbers = [r[1] for r in results]
+    lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    per_key = collections.Counter(line["key"] for line in lines)
+    grid_keys = {line["key"] for line in lines if line["func"] == "nkcore.nk.grid:simulate_grid"}
+    grid_seconds = sum(line["seconds"] for line in lines if line["func"] == "nkcore.nk.grid:simulate_grid")
+    print(
+        f"\n{VIEWERS} concurrent openings of {LINK}: {len(results)} answered; "
+        f"median {statistics.median(times):.1f} s, max {times[-1]:.1f} s; "
+        f"grid computations run: {sum(per_key[k] for k in grid_keys)} over {len(grid_keys)} keys "
+        f"({grid_seconds:.1f} s of computing); all computations: {sum(per_key.values())} over {len(per_key)} keys"
+    )
+    assert len(results) == VIEWERS and all(r[2] == 0 for r in results)
+    assert numbers[0].get("p-value") and numbers[0].get("items (N)") == "1,000"  # oracle: budget 1,000 / K = 1
+    assert all(n == numbers[0] for n in numbers)
+    assert grid_keys, "the server logged no grid computation"
+    assert all(per_key[k] == 1 for k in per_key), {k: c for k, c in per_key.items() if c > 1}
+
+
+# ---------------------------------------------------------------- kill -9 in the middle of an upload
+
+ROWS = 300_000
+BIG_CSV = (
+    "item_id,annotator_id,label\n"
+    + "".join(f"i{i // 6},w{i % 6},{('pos', 'neg', 'neutral')[(i * 7) % 3]}\n" for i in range(ROWS))
+).encode()
+
+
+def _server_pid(port: str) -> int:
+    """The pid of the streamlit server this test started on ``port`` (found by its command line)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in b" ".join(argv) and b"--server.port" in argv:
+            if argv[argv.index(b"--server.port") + 1] == port.encode():
+                return int(entry.name)
+    raise AssertionError(f"no streamlit server on port {port}")
+
+
+def test_kill_9_in_the_middle_of_storing_an_upload_then_restart(
+    start_server: Any, new_page: Any, tmp_path: Path
+) -> None:
+    """Earlier datasets are put in place first; the browser uploads a 300,000-row file and presses Store; the
+    server is killed (SIGKILL) as soon as a temporary file of the write appears. After a restart on the same data
+    folder the earlier datasets are listed, intact, and their links work; the interrupted one is not listed."""
+    earlier = {
+        m.id: m
+        for m in (
+            store.put(
+                pd.DataFrame({"item": ["1", "1", "2"], "rater": ["a", "b", "a"], "label": ["x", "y", "x"]}),
+                "ratings",
+                "earlier_ratings.csv",
+                root=tmp_path,
+            ),
+            store.put(
+                pd.DataFrame({"case": ["1", "1", "2", "2"], "config": ["p", "q", "p", "q"], "correct": [1, 0, 1, 1]}),
+                "paired",
+                "earlier_paired.csv",
+                root=tmp_path,
+            ),
+        )
+    }
+    killed_mid_write = False
+    with start_server() as base:
+        page = new_page()
+        goto(page, f"{base}/Data", timeout=TIMEOUT_MS)
+        page.locator('[data-testid="stMain"] input[type="file"]').set_input_files(
+            files=[{"name": "big_ratings.csv", "mimeType": "text/csv", "buffer": BIG_CSV}]
+        )
+        button = page.get_by_role("button", name="Store and use this dataset")
+        button.wait_for(timeout=TIMEOUT_MS)
+        pid = _server_pid(base.rsplit(":", 1)[1])
+        button.click(timeout=30_000)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
+                killed_mid_write = True
+                break
+            if len(list(tmp_path.glob("*.json"))) > len(earlier):
+                break  # stored completely before a temporary file was seen: kill anyway
+            time.sleep(0.002)
+        os.kill(pid, signal.SIGKILL)
+        page.wait_for_timeout(300)
+    print(f"\nkill -9 of the server {'in the middle of the write' if killed_mid_write else 'after the write'}")
+    assert killed_mid_write, "the kill did not land in the middle of the write"
+    listed = {m.id: m for m in store.list_datasets(root=tmp_path)}
+    assert listed == earlier  # the interrupted dataset is not listed, half-written or otherwise
+    with start_server() as base:  # the restart
+        page = new_page()
+        goto(page, f"{base}/Data", timeout=TIMEOUT_MS)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        ratings_id = next(i for i, m in earlier.items() if m.kind == "ratings")
+        other = new_page()
+        goto(other, f"{base}/Data?ratings={ratings_id}", timeout=TIMEOUT_MS)
+        wait_idle(other)
+        assert other.locator('[data-testid="stException"]').count() == 0
+        assert other.get_by_text("earlier_ratings.csv").count() >= 1
+    for ds_id in earlier:
+        assert fingerprint(store.get(ds_id, root=tmp_path)[1]) == ds_id
+    assert {m.id for m in store.list_datasets(root=tmp_path)} == set(earlier)
