@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nkcore import voting
 
@@ -73,8 +71,10 @@ def monte_carlo_curve(s: voting.SampleSet, reps: int, seed: int = 1) -> tuple[np
     return arr.mean(axis=0), arr.std(axis=0, ddof=1) / np.sqrt(reps)
 
 
-def timed(func, *args, repeats: int) -> tuple[float, object]:
-    times, out = [], None
+def timed(func: Callable[..., Any], *args: Any, repeats: int) -> tuple[float, Any]:
+    """Median wall time of ``repeats`` calls and the last result."""
+    times: list[float] = []
+    out: Any = None
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = func(*args)

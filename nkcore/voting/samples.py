@@ -97,6 +97,18 @@ def _norm_label(value: object) -> str:
     return str(value).strip()
 
 
+def _norm_labels(series: pd.Series) -> pd.Series:
+    """:func:`_norm_label` of every value, computed once per distinct value (an object Series, same index).
+
+    Object columns holding anything but text go value by value: a hash table would merge 1, 1.0 and True.
+    """
+    codes, uniques = pd.factorize(series)
+    if (codes < 0).any() or (series.dtype == object and not all(isinstance(u, str) for u in uniques)):
+        return series.map(_norm_label).astype(object)
+    table = np.array([_norm_label(u) for u in uniques], dtype=object)
+    return pd.Series(table[codes], index=series.index, dtype=object)
+
+
 def _is_blank(series: pd.Series) -> pd.Series:
     blank = series.isna()
     as_text = series.astype("string").str.strip()
@@ -164,7 +176,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
     sample_num = pd.to_numeric(df["sample"], errors="coerce")
     if sample_num.isna().any():
         raise DataError(f"column 'sample' must be a number (the order drawn); bad values in {_rows(sample_num.isna())}")
-    case_key = df["case"].map(_norm_label)
+    case_key = _norm_labels(df["case"])
     dup = pd.DataFrame({"c": case_key, "s": sample_num}).duplicated(keep=False)
     if dup.any():
         raise DataError(f"the same (case, sample) appears more than once: {_rows(dup)}")
@@ -178,7 +190,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
                 f"empty or missing answers in {_rows(blank)}: every sample needs an answer "
                 f"(write a placeholder such as 'no answer' for refusals)"
             )
-        answers = df["answer"].map(_norm_label)
+        answers = _norm_labels(df["answer"])
     correct_col = _correct_column(df["correct"]) if has_correct else None
 
     if has_gold:
@@ -187,7 +199,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
             bad_cases = sorted(set(case_key[blank_gold]))
             shown = ", ".join(bad_cases[:5]) + (f" and {len(bad_cases) - 5} more" if len(bad_cases) > 5 else "")
             raise DataError(f"missing gold for case(s) {shown} ({_rows(blank_gold)})")
-        gold_s = df["gold"].map(_norm_label)
+        gold_s = _norm_labels(df["gold"])
         n_gold = gold_s.groupby(case_key).nunique()
         if (n_gold > 1).any():
             bad = list(n_gold.index[n_gold > 1])[:5]
