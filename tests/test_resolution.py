@@ -15,6 +15,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from nkcore import resolution as rs
 from nkcore.errors import DataError
+from nkcore.resolution.cases import net_lower_bound, net_upper_slope
+from nkcore.resolution.label_error import invert_disagreement
 
 # ---------------------------------------------------------------------------------------------- the chapter
 
@@ -74,7 +76,7 @@ def test_critical_count_against_scipy_binomtest(alpha: float) -> None:
 
 def test_critical_count_for_large_m_against_scipy() -> None:
     m = np.array([500, 1001, 5000, 12345, 100_000])
-    k = rs._critical_counts(m, 0.05)
+    k = rs.critical_counts(m, 0.05)
     for mi, ki in zip(m, k, strict=True):
         assert 2 * stats.binom.sf(ki - 1, mi, 0.5) < 0.05 <= 2 * stats.binom.sf(ki - 2, mi, 0.5)
 
@@ -82,9 +84,9 @@ def test_critical_count_for_large_m_against_scipy() -> None:
 @pytest.mark.parametrize("alpha", [0.2, 0.05, 0.01, 0.001])
 def test_berry_esseen_net_bound_holds(alpha: float) -> None:
     m = np.arange(1, 6001)
-    k = rs._critical_counts(m, alpha)
+    k = rs.critical_counts(m, alpha)
     ok = k <= m
-    assert np.all(rs._net_lower_bound(m[ok], alpha) <= (2 * k - m)[ok] + 1e-9)
+    assert np.all(net_lower_bound(m[ok], alpha) <= (2 * k - m)[ok] + 1e-9)
 
 
 def _brute_cases_for_target(t: float, d: float, alpha: float, n_max: int) -> tuple[int, int]:
@@ -137,17 +139,17 @@ def test_cases_for_tiny_targets_is_consistent_and_fast_enough() -> None:
 @pytest.mark.parametrize("alpha", [0.2, 0.05, 0.01, 0.001])
 def test_upper_net_bound_holds(alpha: float) -> None:
     m = np.arange(1, 6001)
-    k = rs._critical_counts(m, alpha)
+    k = rs.critical_counts(m, alpha)
     ok = k <= m
     for start in (1, 50, 400, 2000):
         sel = ok & (m >= start)
-        bound = rs._net_upper_slope(start, alpha) * np.sqrt(m[sel]) + 4
+        bound = net_upper_slope(start, alpha) * np.sqrt(m[sel]) + 4
         assert np.all((2 * k - m)[sel] <= bound)
 
 
 @given(st.integers(1, 3_000_000), st.sampled_from([0.2, 0.1, 0.05, 0.01, 0.001, 1e-6]))
 def test_critical_counts_against_scipy_for_any_m(m: int, alpha: float) -> None:
-    k = int(rs._critical_counts(np.array([m]), alpha)[0])
+    k = int(rs.critical_counts(np.array([m]), alpha)[0])
     if k <= m:
         assert 2 * stats.binom.sf(k - 1, m, 0.5) < alpha
     assert k - 1 <= m // 2 or 2 * stats.binom.sf(k - 2, m, 0.5) >= alpha
@@ -314,9 +316,9 @@ def test_label_error_floor_of_the_chapter() -> None:
 @given(st.floats(0.0, 0.49))
 def test_label_error_inverse_round_trip(e: float) -> None:
     q = 2 * e * (1 - e)
-    assert rs._invert_disagreement(q, "binary") == pytest.approx(e, abs=1e-9)
+    assert invert_disagreement(q, "binary") == pytest.approx(e, abs=1e-9)
     q2 = 1 - (1 - e) ** 2
-    assert rs._invert_disagreement(q2, "distinct") == pytest.approx(e, abs=1e-9)
+    assert invert_disagreement(q2, "distinct") == pytest.approx(e, abs=1e-9)
 
 
 def test_label_error_estimate_and_its_interval_cover_in_simulation() -> None:

@@ -1,0 +1,203 @@
+"""The plain-language sentences that stand beside the Planner's numbers (page and CLI); every symbol is named.
+
+Points are formatted by :func:`nkcore.common.formatting.points`, counts by :func:`nkcore.common.formatting.count`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import stats
+
+from nkcore.common.formatting import count, points
+from nkcore.resolution.inputs import SEARCH_CEILING, max_cases
+from nkcore.resolution.label_error import LabelErrorEstimate, LabelErrorFloor
+from nkcore.resolution.plan import Plan
+
+__all__ = [
+    "PlanSentences",
+    "label_error_sentence",
+    "label_estimate_sentence",
+    "plan_sentences",
+    "target_sentence",
+    "target_vs_floor_sentence",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSentences:
+    """Plain-language sentences that stand beside a :class:`Plan`'s numbers (``target`` is None without a target)."""
+
+    min_resolvable: str
+    mde: str
+    sqrt_law: str
+    target: str | None
+
+
+def _pts(x: float) -> str:
+    return points(x, sign=False)
+
+
+def plan_sentences(p: Plan) -> PlanSentences:
+    """The plain-language sentence for each of a :class:`Plan`'s numbers; every symbol is named where it appears.
+
+    >>> from nkcore.resolution.plan import plan
+    >>> s = plan_sentences(plan(200, 0.06, target_diff=0.01))
+    >>> s.min_resolvable[:72]
+    '200 cases at 6% discordance give about 12 discordant cases; 10 of them m'
+    >>> s.target[:86]
+    'Resolving 1.0 points (an observed difference that large reaching p < 0.05) first becom'
+    """
+    pct = f"{100 * p.discordance:g}%"
+    expected = p.expected_discordant
+    give = "gives" if p.cases == 1 else "give"
+    if abs(expected - p.discordant) < 1e-9 * max(1.0, expected):
+        head = f"{count(p.cases, 'case')} at {pct} discordance {give} about {count(p.discordant, 'discordant case')}"
+    else:
+        head = (
+            f"{count(p.cases, 'case')} at {pct} discordance {give} {expected:,.2f} discordant cases on average, "
+            f"about {p.discordant:,} (rounded to the nearest whole number, halves up)"
+        )
+    if p.critical_count is None or p.net_cases is None:
+        first = (
+            f"{head}; even if every one of them fell the same way p would not drop below {p.alpha:g}, so this "
+            "evaluation cannot resolve any difference."
+        )
+    else:
+        first = (
+            f"{head}; {p.critical_count:,} of them must fall the same way to reach p < {p.alpha:g}, a net of "
+            f"{count(p.net_cases, 'case')} = {_pts(p.min_resolvable_diff)} points. Any smaller difference returns "
+            '"cannot tell" however often the evaluation is run.'
+        )
+    power = f"{100 * p.power:.0f}%"
+    if math.isfinite(p.mde_at_power):
+        exact = (
+            f"the exact minimum is {_pts(p.mde_at_power_exact)} points"
+            if math.isfinite(p.mde_at_power_exact)
+            else f"by the exact test no difference reaches {power}"
+        )
+        mde = (
+            f"To detect a true difference {power} of the time it must be at least {_pts(p.mde_at_power)} points "
+            f"(Connor's formula; the exact power at {_pts(p.mde_at_power)} points is "
+            f"{100 * p.exact_power_at_mde:.0f}%, and {exact})."
+        )
+    else:
+        mde = f"No difference can be detected {power} of the time with {count(p.cases, 'case')} at {pct} discordance."
+    z = float(stats.norm.isf(p.alpha / 2.0))
+    value = f"{_pts(p.sqrt_law_diff)} points" if p.sqrt_law_diff <= 1.0 else "more than 100 points, i.e. nothing"
+    sqrt_law = (
+        f"Ignoring that discordant cases come in whole numbers, the threshold is z x sqrt(discordance / cases) = "
+        f"{z:.2f} x sqrt({p.discordance:g} / {p.cases:,}) = {value} (z = {z:.2f}, the two-sided critical value for "
+        f"alpha = {p.alpha:g}). It shrinks as the square root of the cases: half the difference needs four times "
+        "the cases."
+    )
+    return PlanSentences(first, mde, sqrt_law, target_sentence(p))
+
+
+def target_sentence(p: Plan) -> str | None:
+    """The sentence on the cases a :class:`Plan`'s target difference needs; None without a target.
+
+    >>> from nkcore.resolution.plan import plan
+    >>> target_sentence(plan(200, 0.06, target_diff=1e-300))[:116]
+    'Resolving 0.0 points (an observed difference that large reaching p < 0.05) would take more than 1,000,000,000 cases.'
+    """
+    if p.target_diff is None:
+        return None
+    ceiling = f"{SEARCH_CEILING:,}"
+    tp = _pts(p.target_diff)
+    head = f"Resolving {tp} points (an observed difference that large reaching p < {p.alpha:g})"
+    if p.cases_for_target is None:
+        text = f"{head} would take more than {ceiling} cases."
+    elif p.cases_for_target_stable == p.cases_for_target:
+        text = f"{head} becomes possible from {p.cases_for_target:,} cases on (exact critical count)."
+    elif p.cases_for_target_stable is None:
+        text = (
+            f"{head} first becomes possible at {p.cases_for_target:,} cases by the exact critical count (whole numbers "
+            "of discordant cases make the threshold zigzag; where it stays resolved was not computed at this alpha)."
+        )
+    else:
+        text = (
+            f"{head} first becomes possible at {p.cases_for_target:,} cases by the exact critical count, and for "
+            f"every larger evaluation from {p.cases_for_target_stable:,} cases on (in between, whole numbers of "
+            "discordant cases make the threshold zigzag)."
+        )
+    if p.cases_for_target_sqrt_law is not None:
+        text += (
+            f" The chapter's rule of thumb, today's {_pts(p.min_resolvable_diff)} points scaled by the square-root "
+            f"law, gives {p.cases:,} x ({_pts(p.min_resolvable_diff)} / {tp})^2 = {p.cases_for_target_sqrt_law:,}."
+        )
+    elif math.isfinite(p.min_resolvable_diff):
+        text += (
+            f" The chapter's rule of thumb, today's {_pts(p.min_resolvable_diff)} points scaled by the square-root "
+            f"law, gives more than {ceiling}."
+        )
+    power = f"{100 * p.power:.0f}%"
+    if p.cases_for_target_at_power is not None:
+        exact = (
+            f"{p.cases_for_target_at_power_exact:,} by the exact power"
+            if p.cases_for_target_at_power_exact is not None
+            else f"the exact check is skipped above {max_cases():,} cases"
+        )
+        text += (
+            f" Detecting a true difference of {tp} points {power} of the time takes about "
+            f"{p.cases_for_target_at_power:,} cases by Connor's formula, {exact}."
+        )
+    else:
+        text += (
+            f" Detecting a true difference of {tp} points {power} of the time takes more than {ceiling} cases by "
+            "Connor's formula."
+        )
+    return text
+
+
+def label_error_sentence(floor: LabelErrorFloor) -> str:
+    """Plain words for :func:`~nkcore.resolution.label_error.label_error_floor`.
+
+    >>> from nkcore.resolution.label_error import label_error_floor
+    >>> label_error_sentence(label_error_floor(0.03))[:63]
+    'If 3.0% of the gold labels are wrong, a perfect system scores 9'
+    """
+    e = floor.error_rate
+    return (
+        f"If {100 * e:.1f}% of the gold labels are wrong, a perfect system scores "
+        f"{100 * floor.best_measurable_accuracy:.1f}%, and two configs that differ by less than about "
+        f"{_pts(floor.noise_floor_diff)} points are competing inside the noise of the ground truth: more cases buy "
+        "precision around a number the labels already displace."
+    )
+
+
+def target_vs_floor_sentence(target_diff: float, floor: LabelErrorFloor) -> str:
+    """Whether a target difference sits above the label-error floor (the chapter: more cases cannot fix labels).
+
+    >>> from nkcore.resolution.label_error import label_error_floor
+    >>> target_vs_floor_sentence(0.01, label_error_floor(0.03))[:60]
+    'The target of 1.0 points is below the label-error floor of 3'
+    """
+    t, e = _pts(target_diff), _pts(floor.noise_floor_diff)
+    if target_diff < floor.noise_floor_diff:
+        return (
+            f"The target of {t} points is below the label-error floor of {e} points: more cases will not settle it; "
+            "double-label a sample and fix the labels first."
+        )
+    return f"The target of {t} points is above the label-error floor of {e} points, so more cases can settle it."
+
+
+def label_estimate_sentence(est: LabelErrorEstimate) -> str:
+    """Plain words for :func:`~nkcore.resolution.label_error.estimate_label_error`, stating the model.
+
+    >>> from nkcore.resolution.label_error import estimate_label_error
+    >>> label_estimate_sentence(estimate_label_error(1000, 58))[:58]
+    '58 disagreements in 1,000 double-labelled items (5.8%) mea'
+    """
+    model = (
+        "two independent labellings, each wrong with the same probability, disagree exactly when one of them is "
+        "wrong (binary labels)"
+        if est.model == "binary"
+        else "two labellings disagree whenever at least one is wrong (wrong labels never agree)"
+    )
+    return (
+        f"{est.disagreements:,} disagreements in {est.items:,} double-labelled items "
+        f"({100 * est.disagreement_rate:.1f}%) mean a label error rate of about {100 * est.error_rate:.1f}% "
+        f"({100 * est.level:.0f}% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%), assuming {model}."
+    )
