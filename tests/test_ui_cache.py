@@ -273,3 +273,40 @@ def test_compute_with_progress_in_a_page_and_cancel_then_compute_again() -> None
     at.button(key=f"_work_resume_{digest}").click().run()
     assert not at.exception
     assert [m.value for m in at.markdown] == ["sum = 9"] and CALLS.n == 2
+
+
+GRID: dict[str, Any] = {
+    "alpha": (2.0, 1.0, 1.0),
+    "eps": 0.3,
+    "budgets": (100, 250),
+    "ks": (1, 2, 5),
+    "metrics": "acc",
+    "rounds": 60,
+}
+
+
+def test_a_real_grid_through_the_work_equals_the_direct_call() -> None:
+    from nkcore.nk import grid
+
+    w, _ = work.start_or_join(grid.simulate_grid, **GRID, seed=3)
+    assert w is not None and w.done.wait(60)
+    w.leave()
+    direct = grid.simulate_grid(**GRID, seed=3)  # oracle: the same function, same seed, no cache, no thread
+    assert w.error is None and w.fraction == 1.0
+    assert [(c.budget, c.k, c.metric, c.p, c.delta) for c in w.result] == [
+        (c.budget, c.k, c.metric, c.p, c.delta) for c in direct
+    ]
+    again, cached = work.start_or_join(grid.simulate_grid, **GRID, seed=3)
+    assert again is None and [c.p for c in cached] == [c.p for c in direct]
+
+
+def test_a_real_grid_nobody_waits_for_stops_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nkcore.nk import grid
+
+    monkeypatch.setattr(work, "GRACE_S", 0.0)
+    big: dict[str, Any] = {**GRID, "budgets": (1000, 2500), "ks": tuple(range(1, 11)), "rounds": 400, "workers": 1}
+    w, _ = work.start_or_join(grid.simulate_grid, **big, seed=4)
+    assert w is not None
+    w.leave()
+    assert w.done.wait(60)
+    assert w.cancelled and w.fraction < 1.0 and w.result is None

@@ -210,6 +210,14 @@ def compute_with_progress(
     the done fraction in [0, 1] (the bar follows it, and cancelling stops the work at its next call). A cached
     result returns at once, with no bar. After Cancel the page stops with a note and a button that starts again;
     any changed setting (another key) computes as usual. Exceptions of ``func`` (e.g. ``DataError``) propagate.
+    Each call returns its own copy of the result (unpickled from the cache), as ``st.cache_data`` does.
+
+    The Budget page's grid, every budget at once (``simulate_grid`` reports progress per chunk of rounds)::
+
+        cells = work.compute_with_progress(
+            grid.simulate_grid, alpha=prior.alpha, eps=float(eps), budgets=tuple(budgets), ks=ks,
+            metrics=nkm.ALL_METRICS, rounds=rounds, seed=int(seed), progress_label="Computing the grid",
+        )
     """
     name = cache.name_of(func)
     fps = tuple(d.fingerprint for d in datasets)
@@ -242,7 +250,8 @@ def compute_with_progress(
             raise work.error
         if not work.cancelled:
             box.empty()
-            return work.result
+            hit, value = _peek(name, fps, frozen)  # each session its own copy, as st.cache_data gives
+            return value if hit else work.result
         # the work was abandoned just before this session joined it: start it again
     raise RuntimeError(f"{progress_label}: the computation was cancelled repeatedly; reload the page")
 
