@@ -56,7 +56,15 @@ def analyze_samples(
     fit_upto: int | None = None,
 ) -> VoteAnalysis:
     """Parse a samples table and compute the curve, rho, beta-binomial fit, N_eff table, unfixable errors and
-    the next-step check (fit on n <= ``fit_upto``, default the largest n minus 2, predict fit_upto + 2)."""
+    the next-step check (fit on n <= ``fit_upto``, default the largest odd n <= max_n - 2, predict fit_upto + 2;
+    none when that is below 3). The N_eff table uses the estimated rho, floored at 0.
+
+    >>> f = pd.DataFrame({"case": [1] * 5 + [2] * 5 + [3] * 5, "sample": [1, 2, 3, 4, 5] * 3,
+    ...                   "answer": list("ggaga") + list("ggggg") + list("aabaa"), "gold": "g"})
+    >>> a = analyze_samples(f, n_boot=100)
+    >>> a.n_cases, [round(p.accuracy, 3) for p in a.curve.points], a.unfixable.still_wrong, a.next_step.predict_n
+    (3, [0.533, 0.533, 0.567, 0.567, 0.667], 1, 5)
+    """
     s = parse_samples(frame)
     curve = vote_curve(s, tie=tie, n_boot=n_boot, seed=seed)
     rho = estimate_rho(s, n_boot=n_boot, seed=seed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from nkcore.common.formatting import percent, points
+from nkcore.common.formatting import percent, plural, points
 from nkcore.voting.adaptive import AdaptiveResult
 from nkcore.voting.curve import VoteCurve
 from nkcore.voting.frames import VoteAnalysis
@@ -72,7 +72,11 @@ def rho_sentence(est: RhoEstimate, n: int) -> str:
 
 
 def what_if_sentence(p: float, rho: float, n: int) -> str:
-    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence."""
+    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence.
+
+    >>> what_if_sentence(0.71, 0.17, 7)[:95]
+    'If rho were 0.17, samples per request n = 7 would act like N_eff = 3.5 independent samples, and'
+    """
     return (
         f"If rho were {rho:.2f}, samples per request n = {n} would act like N_eff = {n_eff(n, rho):.1f} independent "
         f"samples, and majority voting would reach {percent(correlated_accuracy(p, n, rho))} at n = {n} (fully "
@@ -127,12 +131,20 @@ def next_step_sentence(check: NextStepCheck) -> str:
 
 
 def unfixable_sentence(u: UnfixableErrors) -> str:
-    """Plain-language reading of :class:`UnfixableErrors`."""
+    """Plain-language reading of :class:`UnfixableErrors`.
+
+    >>> u = UnfixableErrors(3, 7, 200, 44, 38, 30, 42, ())
+    >>> unfixable_sentence(u)[:110]
+    'Of the 44 cases the vote gets wrong at samples per request n = 3, 38 are still wrong with all their samples (u'
+    >>> unfixable_sentence(UnfixableErrors(3, 5, 3, 1, 1, 0, 1, ()))[:36]
+    'Of the 1 case the vote gets wrong at'
+    """
     if u.wrong_at_from_n == 0:
         return f"No case is wrong at samples per request n = {u.from_n}: there is nothing for more samples to fix."
     return (
-        f"Of the {u.wrong_at_from_n} cases the vote gets wrong at samples per request n = {u.from_n}, "
-        f"{u.still_wrong} are still wrong with all their samples (up to n = {u.largest_n}), and in "
+        f"Of the {plural(u.wrong_at_from_n, 'case')} the vote gets wrong at samples per request n = {u.from_n}, "
+        f"{u.still_wrong} {'is' if u.still_wrong == 1 else 'are'} still wrong with all their samples "
+        f"(up to n = {u.largest_n}), and in "
         f"{u.unanimous_wrong} of those every sample gave the same wrong answer. Unanimous errors have a shared "
         "cause: more samples estimate the wrong mode more precisely, so no budget of samples reaches them."
     )
@@ -152,7 +164,7 @@ def adaptive_sentence(r: AdaptiveResult) -> str:
     )
     if r.changed_without_topup:
         text += (
-            f" In {r.changed_without_topup} case(s) the extra samples would have changed the answer although the "
+            f" In {plural(r.changed_without_topup, 'case')} the extra samples would have changed the answer although the "
             f"rule did not top up: {r.m} extra samples can overturn a start that is not unanimous."
         )
     return text
