@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -144,7 +145,7 @@ def test_hostile_ids_are_rejected_before_any_file_access(
 ) -> None:
     touched: list[str] = []
 
-    def spy(name: str):
+    def spy(name: str) -> Callable[..., None]:
         def fail(*args: object, **kwargs: object) -> None:
             touched.append(name)
             raise AssertionError(f"file access via {name} for a hostile id")
