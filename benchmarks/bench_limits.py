@@ -1,0 +1,304 @@
+"""For each limit, the largest request accepted at the default limits: wall time, CPU time and peak memory.
+
+Each request is a real CLI call (``python -m nkcore ...``) in a fresh process; its CPU time (user + system) and
+peak resident memory (ru_maxrss) come from ``os.wait4``, so they include the interpreter and imports (about
+150 MB). Inputs are generated once into a temporary folder before timing. The target: no accepted request above
+2 GiB peak or 60 s CPU on a 2-core machine. CPU is shared with other work on a busy machine: wall times vary,
+CPU times much less.
+
+    .venv/bin/python benchmarks/bench_limits.py            # every case (a few minutes)
+    .venv/bin/python benchmarks/bench_limits.py sim io     # cases whose name contains one of the words
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from nkcore.common import limits
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One request: the limit it sits at, what it is, how to make its input and the CLI arguments."""
+
+    name: str
+    limit: str
+    what: str
+    make: Callable[[Path], None] | None
+    argv: tuple[str, ...]
+
+
+def _ratings_csv(path: Path, rows: int, items: int, labels: int) -> None:
+    rng = np.random.default_rng(0)
+    item = np.arange(rows) % items
+    rater = np.arange(rows) // items
+    label = rng.integers(0, labels, rows)
+    with path.open("w") as fh:
+        fh.write("item,rater,label\n")
+        step = 500_000
+        for s in range(0, rows, step):
+            fh.write(
+                "".join(
+                    f"i{i},r{r},L{lab}\n"
+                    for i, r, lab in zip(item[s : s + step], rater[s : s + step], label[s : s + step], strict=True)
+                )
+            )
+
+
+def _ratings_jsonl(path: Path, rows: int, items: int) -> None:
+    with path.open("w") as fh:
+        step = 500_000
+        for s in range(0, rows, step):
+            fh.write(
+                "".join(
+                    f'{{"item": "i{i % items}", "rater": "r{i // items}", "label": "L{i % 7}"}}\n'
+                    for i in range(s, min(rows, s + step))
+                )
+            )
+
+
+def _wide_csv(path: Path, columns: int, target_bytes: int) -> None:
+    line = ",".join("0" for _ in range(columns)) + "\n"
+    rows = target_bytes // len(line) - 1
+    with path.open("w") as fh:
+        fh.write(",".join(f"c{j}" for j in range(columns)) + "\n")
+        for _ in range(rows):
+            fh.write(line)
+
+
+def _long_lines(path: Path, line_bytes: int, target_bytes: int) -> None:
+    line = "1," * (line_bytes // 2 - 1) + "1\n"
+    with path.open("w") as fh:
+        fh.write("item,rater,label\n")
+        for _ in range(target_bytes // len(line) - 1):
+            fh.write(line)
+
+
+def _gzip_at_ratio(path: Path, unpacked: int) -> None:
+    row = b"1,a,x\n"
+    body = b"item,rater,label\n" + row * (unpacked // len(row) - 3)
+    path.write_bytes(gzip.compress(body, 9))
+
+
+def _resample_files(tmp: Path, items: int, per_item: int) -> None:
+    rng = np.random.default_rng(1)
+    with (tmp / "res_ratings.csv").open("w") as fh:
+        fh.write("item,rater,label\n")
+        p = rng.beta(2, 2, items)
+        for i in range(items):
+            labs = rng.random(per_item) < p[i]
+            fh.write("".join(f"{i},{r},{'pos' if lab else 'neg'}\n" for r, lab in enumerate(labs)))
+    with (tmp / "res_preds.csv").open("w") as fh:
+        fh.write("item,model,p_neg,p_pos\n")
+        for i in range(items):
+            for model, noise in (("A", 0.1), ("B", 0.3)):
+                q = float(np.clip(p[i] + rng.normal(0, noise), 0.0, 1.0))
+                fh.write(f"{i},{model},{1 - q:.6f},{q:.6f}\n")
+
+
+def _once(path: Path, make: Callable[[Path], None]) -> Callable[[Path], None]:
+    """``make`` unless ``path`` already exists (cases that share an input make it once)."""
+    return lambda tmp: None if path.exists() else make(tmp)
+
+
+def cases(tmp: Path) -> list[Case]:
+    """The requests, each at (or just under) one default limit."""
+    mib = 2**20
+    f = str
+    uniform100 = ",".join(["1"] * limits.get("labels"))
+    lab_items = int(limits.get("memory_bytes") / (48 * limits.get("labels")))
+    mem_items = int(limits.get("memory_bytes") / (64 * 100 * 2))
+    rows_csv = _once(tmp / "rows.csv", lambda t: _ratings_csv(t / "rows.csv", 5_000_000, 2_000_000, 10))
+    return [
+        Case(
+            "io-rows-csv",
+            "rows, file_bytes",
+            "data: 5,000,000 ratings rows, CSV",
+            rows_csv,
+            ("data", f(tmp / "rows.csv"), "--json"),
+        ),
+        Case(
+            "io-rows-nk",
+            "rows, items",
+            "nk --ratings: fit a prior to 5,000,000 rows, 2,000,000 items",
+            rows_csv,
+            ("nk", "--ratings", f(tmp / "rows.csv"), "--budget", "100", "--k", "2", "--rounds", "2", "--json"),
+        ),
+        Case(
+            "io-jsonl",
+            "rows, file_bytes, json_depth",
+            "data: 4,000,000 ratings rows, JSONL",
+            lambda t: _ratings_jsonl(t / "rows.jsonl", 4_000_000, 1_000_000),
+            ("data", f(tmp / "rows.jsonl"), "--json"),
+        ),
+        Case(
+            "io-columns",
+            "columns, file_bytes",
+            "data: 1,000 columns, 200 MB of cells",
+            lambda t: _wide_csv(t / "wide.csv", limits.get("columns"), limits.get("file_bytes") - mib),
+            ("data", f(tmp / "wide.csv"), "--json"),
+        ),
+        Case(
+            "io-lines",
+            "line_bytes, file_bytes",
+            "data: 199 lines of 1 MiB of fields (refused: bad lines)",
+            lambda t: _long_lines(t / "lines.csv", limits.get("line_bytes") - 2, limits.get("file_bytes") - mib),
+            ("data", f(tmp / "lines.csv"), "--json"),
+        ),
+        Case(
+            "io-gzip",
+            "gzip_ratio, unpacked_bytes",
+            "data: 1 MB gzip unpacking to 200 MB (refused: rows)",
+            lambda t: _gzip_at_ratio(t / "ratio.csv.gz", 199 * mib),
+            ("data", f(tmp / "ratio.csv.gz"), "--json"),
+        ),
+        Case(
+            "labels",
+            "labels, memory_bytes",
+            f"nk --ratings: {limits.get('labels')} labels x {lab_items:,} items",
+            lambda t: _ratings_csv(t / "labels.csv", 2 * lab_items, lab_items, limits.get("labels")),
+            ("nk", "--ratings", f(tmp / "labels.csv"), "--budget", "100", "--k", "2", "--rounds", "2", "--json"),
+        ),
+        Case(
+            "sim-m2",
+            "sim_work",
+            "nk: M = 2, budget 1,000,000, K = 10, 1,000 rounds",
+            None,
+            ("nk", "--alpha", "1,1", "--budget", "1000000", "--k", "10", "--rounds", "1000", "--json"),
+        ),
+        Case(
+            "sim-m100",
+            "sim_work, labels",
+            "nk: M = 100, budget 20,000, K = 40, 1,000 rounds",
+            None,
+            ("nk", "--alpha", uniform100, "--budget", "20000", "--k", "40", "--rounds", "1000", "--json"),
+        ),
+        Case(
+            "sim-grid",
+            "sim_work",
+            "nk --grid: the paper's 282 cells, Toxicity, 1,000 rounds",
+            None,
+            ("nk", "--prior", "Toxicity", "--grid", "--rounds", "1000", "--json"),
+        ),
+        Case(
+            "sim-rounds",
+            "rounds",
+            "nk: 100,000 rounds, budget 100, K = 1",
+            None,
+            ("nk", "--prior", "Toxicity", "--budget", "100", "--k", "1", "--rounds", "100000", "--json"),
+        ),
+        Case(
+            "sim-configs",
+            "configs",
+            "nk --grid: 5,000 cells (budgets 1,000-10,000 x K 1-500), 20 rounds",
+            None,
+            (
+                "nk",
+                "--prior",
+                "Toxicity",
+                "--grid",
+                "--budgets",
+                "1000-10000:1000",
+                "--ks",
+                "1-500",
+                "--rounds",
+                "20",
+                "--json",
+            ),
+        ),
+        Case(
+            "sim-memory",
+            "memory_bytes, budget",
+            f"nk: M = 100, {mem_items:,} items, K = 1, 2 rounds",
+            None,
+            (
+                "nk",
+                "--alpha",
+                uniform100,
+                "--budget",
+                str(mem_items),
+                "--k",
+                "1",
+                "--rounds",
+                "2",
+                "--workers",
+                "2",
+                "--json",
+            ),
+        ),
+        Case(
+            "resample",
+            "sim_work (resampling)",
+            "nk --predictions: budget 166,670, K = 10, 1,000 rounds",
+            lambda t: _resample_files(t, 20_000, 12),
+            (
+                "nk",
+                "--ratings",
+                f(tmp / "res_ratings.csv"),
+                "--predictions",
+                f(tmp / "res_preds.csv"),
+                "--models",
+                "A,B",
+                "--budget",
+                "166670",
+                "--k",
+                "10",
+                "--rounds",
+                "1000",
+                "--metric",
+                "acc,tv,wins,kl",
+                "--json",
+            ),
+        ),
+    ]
+
+
+def run(argv: tuple[str, ...]) -> tuple[float, float, float, int, str]:
+    """(wall s, CPU s, peak MiB, exit code, last stderr line) of ``python -m nkcore argv`` in a fresh process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nkcore", *argv], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace").strip().splitlines()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, err[-1] if err else ""
+
+
+def main(words: list[str]) -> None:
+    """Print one row per case: limit, request, exit code, wall, CPU, peak memory."""
+    print(f"NK Planner limits benchmark: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (shared CPU)")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        chosen = [c for c in cases(tmp) if not words or any(w in c.name for w in words)]
+        print(f"{'case':<12} {'limit':<27} {'exit':>4} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9}  request")
+        worst_cpu = worst_mem = 0.0
+        for case in chosen:
+            if case.make is not None:
+                case.make(tmp)
+            wall, cpu, peak, code, err = run(case.argv)
+            worst_cpu, worst_mem = max(worst_cpu, cpu), max(worst_mem, peak)
+            note = f" [{err[:110]}]" if code else ""
+            print(
+                f"{case.name:<12} {case.limit:<27} {code:>4} {wall:>7.1f} {cpu:>7.1f} {peak:>9.0f}  {case.what}{note}"
+            )
+            sys.stdout.flush()
+        print(f"worst: {worst_cpu:.1f} s CPU (target 60), {worst_mem:.0f} MiB peak (target 2,048)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
