@@ -69,7 +69,7 @@ def net_upper_slope(m: float, alpha: float) -> float:
     >>> round(net_upper_slope(1, 0.05), 3), round(net_upper_slope(10**6, 0.05), 3)
     (2.716, 1.968)
     """
-    z = math.sqrt(2.0 * math.log(2.0 / alpha))
+    z = math.sqrt(2.0 * (math.log(2.0) - math.log(alpha)))  # ln(2 / alpha), finite for denormal alphas
     q = alpha / 2.0 - BERRY_ESSEEN / math.sqrt(max(m, 1.0))
     if q > 0:
         z = min(z, float(stats.norm.isf(q)))
@@ -180,7 +180,10 @@ def _stable_from(n_first: int | None, t: float, d: float, a: float) -> int | Non
     slope = net_upper_slope(m_first, a)
     r = t / d
     c = 4.0 + t + 0.5 * r
-    m_end = max(m_first, math.ceil(((slope + math.sqrt(slope * slope + 4.0 * r * c)) / (2.0 * r)) ** 2) + 1)
+    root = (slope + math.sqrt(slope * slope + 4.0 * r * c)) / (2.0 * r)
+    if not root * root - m_first <= STABLE_SCAN:  # a product: inf rather than OverflowError
+        return None
+    m_end = max(m_first, math.ceil(root**2) + 1)
     if m_end - m_first > STABLE_SCAN:
         return None
     last_miss = n_first - 1

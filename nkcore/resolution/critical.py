@@ -32,6 +32,7 @@ __all__ = [
     "min_resolvable_diff",
     "round_half_up",
     "two_sided_p",
+    "z_two_sided",
 ]
 
 TAIL_MASS = 1e-16
@@ -61,6 +62,21 @@ def two_sided_p(k: np.ndarray, m: np.ndarray) -> np.ndarray:
     return 2.0 * special.bdtrc(k - 1, m, 0.5)
 
 
+def z_two_sided(alpha: float) -> float:
+    """The two-sided critical value z_{1 - alpha/2} = Phi_bar^-1(alpha / 2) of a standard normal.
+
+    For the smallest alphas, where alpha / 2 underflows to 0 (alpha = 5e-324), the one-sided value plus the first
+    term of its expansion, Phi_bar^-1(alpha) + ln 2 / Phi_bar^-1(alpha), keeps z finite (Mills' ratio).
+
+    >>> round(z_two_sided(0.05), 4), round(z_two_sided(5e-324), 1)
+    (1.96, 38.5)
+    """
+    if alpha / 2.0 > 0.0:
+        return float(stats.norm.isf(alpha / 2.0))
+    z1 = float(stats.norm.isf(alpha))
+    return z1 + math.log(2.0) / z1
+
+
 def critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """Vectorised :func:`critical_count` for discordant counts m >= 1; m + 1 marks "no split reaches p < alpha".
 
@@ -73,8 +89,8 @@ def critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """
     m = np.asarray(m, dtype=np.int64)
     half = m // 2
-    z = float(stats.norm.isf(alpha / 2.0))
-    k = np.ceil(m / 2.0 + 0.5 + 0.5 * z * np.sqrt(m)).astype(np.int64)
+    z = z_two_sided(alpha)
+    k = np.ceil(np.minimum(m / 2.0 + 0.5 + 0.5 * z * np.sqrt(m), m + 1.0)).astype(np.int64)
     k = np.minimum(np.maximum(k, half + 1), m + 1)
     idx = np.flatnonzero(k - 1 > half)
     while idx.size:
@@ -174,7 +190,7 @@ def min_resolvable_diff(cases: int, discordance: float, alpha: float = 0.05) -> 
     m = discordant_of(n, d)
     k = critical_count(m, a) if m > 0 else None
     net = None if k is None else 2 * k - m
-    z = float(stats.norm.isf(a / 2.0))
+    z = z_two_sided(a)
     return ResolvableDifference(
         cases=n,
         discordance=d,

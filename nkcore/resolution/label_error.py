@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nkcore.common import limits
 from nkcore.common.checks import check_level
 from nkcore.common.intervals import clopper_pearson
 from nkcore.errors import DataError
@@ -111,7 +112,8 @@ def estimate_label_error(
     disagree exactly when one is wrong: q = P(disagree) = 2e(1 - e), e = (1 - sqrt(1 - 2q))/2 (q > 1/2 is read
     as e = 1/2: labels no better than a coin). Model "distinct": wrong labels never agree, q = 1 - (1 - e)^2,
     e = 1 - sqrt(1 - q). The interval maps the Clopper-Pearson interval of q (Clopper & Pearson 1934) through
-    the same increasing function. Source: the chapter, last section ("double-label a sample").
+    the same increasing function. Source: the chapter, last section ("double-label a sample"). At most the "items"
+    limit of :mod:`nkcore.common.limits` (2,000,000; server setting NKP_MAX_ITEMS).
 
     >>> r = estimate_label_error(1000, 58)
     >>> round(r.error_rate, 4), round(r.ci_low, 3), round(r.ci_high, 3)
@@ -119,6 +121,7 @@ def estimate_label_error(
     """
     if not _whole(items) or items < 1:
         raise DataError(f"the number of double-labelled items must be a whole number of at least 1; got {items}")
+    limits.check("items", items, "the double-labelled sample")
     if not _whole(disagreements) or not (0 <= disagreements <= items):
         raise DataError(f"disagreements must be a whole number from 0 to {items}; got {disagreements}")
     if model not in LABEL_ERROR_MODELS:

@@ -15,12 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from nkcore.common.checks import check_alpha, check_power
 from nkcore.errors import DataError
 from nkcore.resolution.cases import sqrt_law_cases, target_cases
-from nkcore.resolution.critical import min_resolvable_diff
+from nkcore.resolution.critical import min_resolvable_diff, z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING, check_cases, check_discordance, check_target
 from nkcore.resolution.power import (
     cases_for_power_exact,
@@ -200,7 +199,7 @@ def resolution_curve(
         )
     grid = np.unique(np.round(np.geomspace(lo, hi, int(points))).astype(np.int64))
     exact = tuple(min_resolvable_diff(int(n), d, a).min_diff for n in grid)
-    z = float(stats.norm.isf(a / 2.0))
+    z = z_two_sided(a)
     sqrt_law = tuple(float(z * math.sqrt(d / n)) for n in grid)
     mde = tuple(mde_at_power(int(n), d, a, pw) for n in grid)
     return ResolutionCurve(d, a, pw, tuple(int(n) for n in grid), exact, sqrt_law, mde)

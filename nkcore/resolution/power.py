@@ -15,7 +15,7 @@ from scipy import special, stats
 
 from nkcore.common.checks import check_alpha, check_power
 from nkcore.errors import DataError
-from nkcore.resolution.critical import bernstein_halfwidth, critical_counts
+from nkcore.resolution.critical import bernstein_halfwidth, critical_counts, z_two_sided
 from nkcore.resolution.inputs import check_cases, check_discordance, check_target, max_cases
 
 __all__ = [
@@ -53,7 +53,7 @@ def connor_cases(diff: float, discordance: float, alpha: float = 0.05, power: fl
     delta = check_target(abs(diff), d) if diff != 0 else 0.0
     if delta == 0.0:
         raise DataError("a difference of zero cannot be detected at any number of cases")
-    za = float(stats.norm.isf(check_alpha(alpha) / 2.0))
+    za = z_two_sided(check_alpha(alpha))
     zb = float(stats.norm.ppf(check_power(power)))
     dd = delta * delta
     if dd < 1e-290:  # delta below 1e-145: n >= za^2 d / delta^2 >= za^2 / delta > 1e113 for any alpha below 1
@@ -74,7 +74,7 @@ def mde_at_power(cases: int, discordance: float, alpha: float = 0.05, power: flo
     """
     n = check_cases(cases)
     psi = check_discordance(discordance)
-    a = float(stats.norm.isf(check_alpha(alpha) / 2.0)) * math.sqrt(psi)
+    a = z_two_sided(check_alpha(alpha)) * math.sqrt(psi)
     b = float(stats.norm.ppf(check_power(power)))
     qa, qb, qc = n + b * b, 2.0 * a * b, a * a - n * psi
     disc = qb * qb - 4.0 * qa * qc

@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats
-
 from nkcore.common.formatting import count, points
+from nkcore.resolution.critical import z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING, max_cases
 from nkcore.resolution.label_error import LabelErrorEstimate, LabelErrorFloor
 from nkcore.resolution.plan import Plan
@@ -84,7 +83,7 @@ def plan_sentences(p: Plan) -> PlanSentences:
         )
     else:
         mde = f"No difference can be detected {power} of the time with {count(p.cases, 'case')} at {pct} discordance."
-    z = float(stats.norm.isf(p.alpha / 2.0))
+    z = z_two_sided(p.alpha)
     value = f"{_pts(p.sqrt_law_diff)} points" if p.sqrt_law_diff <= 1.0 else "more than 100 points, i.e. nothing"
     sqrt_law = (
         f"Ignoring that discordant cases come in whole numbers, the threshold is z x sqrt(discordance / cases) = "
