@@ -25,7 +25,7 @@ from nkcore.errors import DataError
 
 PROFILE_DEFAULT = "nkp-fuzz"
 PROFILE_LONG = "nkp-fuzz-long"
-BASE_EXAMPLES = 40
+BASE_EXAMPLES = 25
 LONG_FACTOR = 20
 MAX_FILE_BYTES = 6_000  # a fuzzed file is at most a few KB
 
@@ -101,7 +101,7 @@ def _strict_constant(name: str) -> float:
 
 def check_cli(run: CliRun, allowed: tuple[int, ...] = (0, 2)) -> CliRun:
     """Assert the run exited 0 or 2; on 2 stderr is exactly one non-empty line without a traceback; on 0 with
-    ``--json`` stdout is strict JSON (no NaN / Infinity)."""
+    ``--json`` (and no ``-h``) stdout is strict JSON (no NaN / Infinity)."""
     assert run.code in allowed, f"exit code {run.code} (allowed {allowed}) for {run.argv}; stderr: {run.stderr!r}"
     assert "Traceback" not in run.stderr, f"traceback on stderr for {run.argv}: {run.stderr[-500:]!r}"
     if run.code == 2:
@@ -109,9 +109,42 @@ def check_cli(run: CliRun, allowed: tuple[int, ...] = (0, 2)) -> CliRun:
         body = run.stderr[:-1]
         assert body.strip(), f"exit 2 with an empty message for {run.argv}"
         assert "\n" not in body and "\r" not in body, f"stderr is not one line for {run.argv}: {run.stderr[:800]!r}"
-    elif run.code == 0 and "--json" in run.argv:
-        json.loads(run.stdout, parse_constant=_strict_constant)
+    elif run.code == 0 and "--json" in run.argv and not {"-h", "--help"} & set(run.argv):
+        check_fractions(json.loads(run.stdout, parse_constant=_strict_constant))
     return run
+
+
+# JSON keys that hold a probability, a share or an accuracy: always in [0, 1] (or null).
+FRACTION_KEYS = frozenset(
+    {
+        "p",
+        "p_exact",
+        "p_midp",
+        "p_chi2_cc",
+        "p_single",
+        "accuracy",
+        "first_n_accuracy",
+        "ci_low",
+        "ci_high",
+        "reproducibility",
+        "ties",
+        "topup_share",
+        "discordance",
+    }
+)
+
+
+def check_fractions(doc: object, path: str = "") -> None:
+    """Assert every value under a key of :data:`FRACTION_KEYS` in a JSON document is null or within [0, 1]."""
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            where = f"{path}.{key}"
+            if key in FRACTION_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
+                assert 0.0 <= value <= 1.0, f"{where} = {value} is not a fraction in [0, 1]"
+            check_fractions(value, where)
+    elif isinstance(doc, list):
+        for i, value in enumerate(doc):
+            check_fractions(value, f"{path}[{i}]")
 
 
 # ------------------------------------------------------------------------------------------------ cells
