@@ -1,0 +1,174 @@
+"""User text is never Markdown, in a real browser: hostile link values and hostile names in stored datasets load
+nothing from outside, add no link and colour nothing.
+
+A listener on a free loopback port records every request it receives. Every page is opened with link values and
+stored datasets (name, config / model / label names, answers) whose Markdown would point at that listener: an image
+(the browser would fetch it on render), a link and a ``:red[...]`` directive. The test fails when the listener
+receives any request, when an ``<a href>`` or ``<img src>`` on the page points at it, or when an element with an
+inline colour holds the payload's text.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+import pytest
+
+from nkcore import store
+from tests.browser.conftest import goto, run_server
+
+pytestmark = pytest.mark.browser
+
+MARK = "PWNED"
+
+
+@dataclass
+class Listener:
+    """A tiny HTTP server on 127.0.0.1 that answers 200 to anything and remembers every request path."""
+
+    port: int
+    requests: list[str] = field(default_factory=list)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            seen.append(f"{self.command} {self.path}")
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST = do_HEAD = _answer
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Listener(port=httpd.server_address[1], requests=seen)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _hostile(origin: str) -> dict[str, str]:
+    return {
+        "img": f"![p]({origin}/img.png)",
+        "link": f"[Session expired, log in again]({origin}/login)",
+        "red": f":red[{MARK}]",
+        "value": f"x` ![p]({origin}/value.png) :red[{MARK}] [Session expired, log in again]({origin}/login) `",
+        "name": f"![d]({origin}/name.png) [n]({origin}/n) :red[{MARK}]name.csv",
+    }
+
+
+def _store_hostile(root: Path, h: dict[str, str]) -> dict[str, str]:
+    """Stored datasets of every kind whose names carry the payloads; kind -> dataset id."""
+    configs = (h["img"], h["link"], h["red"] + "cfg")
+    paired = pd.DataFrame({"case": [f"c{i}" for i in range(40)]})
+    for j, name in enumerate(configs):
+        paired[name] = [int((i + j) % (j + 2) != 0) for i in range(40)]
+    samples = pd.DataFrame(
+        [
+            {"case": str(c), "sample": s, "answer": configs[(c + (s % 3 == 0)) % 3], "gold": configs[c % 3],
+             "latency_s": 1.0 + s / 10}
+            for c in range(12) for s in range(1, 6)
+        ]
+    )  # fmt: skip
+    labels = configs[:2]
+    ratings = pd.DataFrame(
+        [(f"i{i}", f"r{r}", labels[(i * r + i) % 2]) for i in range(30) for r in range(4)],
+        columns=["item", "rater", "label"],
+    )
+    predictions = pd.DataFrame(
+        [(f"i{i}", model, labels[(i + m) % 2]) for i in range(30) for m, model in enumerate(configs[1:])],
+        columns=["item", "model", "pred_label"],
+    )
+    frames = {"paired": paired, "samples": samples, "ratings": ratings, "predictions": predictions}
+    return {kind: store.put(frame, kind, h["name"], root=root).id for kind, frame in frames.items()}
+
+
+def _shows(page, text: str, timeout: float = 20_000) -> bool:
+    """Whether the page shows ``text`` as typed, in its visible text or as the chosen option of a selectbox (whose
+    input is filled a moment after the script has finished)."""
+    try:
+        page.wait_for_function(
+            """(text) => [document.body.innerText, ...[...document.querySelectorAll('input')].map(i => i.value)]
+                .join('\\n').replace(/\u2060/g, '').includes(text)""",
+            arg=text,
+            timeout=timeout,
+        )
+    except Exception:  # playwright's TimeoutError
+        return False
+    return True
+
+
+def _offences(page, listener: Listener) -> list[str]:
+    """What the rendered page does with the payloads: links or images to the listener, coloured payload text."""
+    return page.evaluate(
+        """([origin, mark]) => {
+            const out = [];
+            for (const a of document.querySelectorAll('a[href]'))
+                if (a.href.startsWith(origin)) out.push('link: ' + a.href);
+            for (const img of document.querySelectorAll('img[src], img[srcset], source[srcset]'))
+                if ((img.src || '').startsWith(origin) || (img.srcset || '').includes(origin))
+                    out.push('image: ' + (img.src || img.srcset));
+            for (const el of document.querySelectorAll('[style*="color"], [class*="olored"]'))
+                if (el.textContent.includes(mark) && !el.textContent.replace(/\\u2060/g, '').includes(':red[' + mark))
+                    out.push('coloured: ' + el.outerHTML.slice(0, 200));
+            return out;
+        }""",
+        [listener.origin, MARK],
+    )
+
+
+def test_no_page_renders_user_text_as_markdown(listener: Listener, _browser_required: None, tmp_path: Path,
+                                               new_page) -> None:  # fmt: skip
+    h = _hostile(listener.origin)
+    ids = _store_hostile(tmp_path, h)
+    every = {"paired": ids["paired"], "samples": ids["samples"], "ratings": ids["ratings"]}
+    views = [
+        ("", every),
+        ("Data", {"dat_view": h["value"], **every}),
+        ("Data", {"dat_view": "paired", "paired": ids["paired"]}),
+        ("Data", {"dat_view": "ratings", "ratings": ids["ratings"]}),
+        ("Data", {"dat_view": "predictions", "predictions": ids["predictions"], "ratings": ids["ratings"]}),
+        ("Budget", {"bud_prior": h["value"], "bud_maxb": "100", "bud_ks": "1,2"}),
+        ("Budget", {"bud_prior": "custom alpha (type it)", "bud_alpha": h["value"], "bud_maxb": "100"}),
+        ("Budget", {"bud_src": "Prior fitted to ratings", "ratings": ids["ratings"], "bud_maxb": "100",
+                    "bud_ks": "1-4"}),
+        ("Budget", {"bud_src": "Resample ratings + predictions", "ratings": ids["ratings"],
+                    "predictions": ids["predictions"], "bud_maxb": "100", "bud_ks": "1-4"}),
+        ("Compare", {"cmp_alpha": h["value"], "paired": ids["paired"]}),
+        ("Sampling", {"smp_tie": h["value"], "samples": ids["samples"]}),
+        ("Cost_and_latency", {"lat_trigger": h["value"], "samples": ids["samples"]}),
+        ("Planner", {"pln_cases": h["value"], "pln_from_data": "true", "paired": ids["paired"]}),
+    ]  # fmt: skip
+    with run_server(tmp_path) as base:
+        page = new_page()
+        asked: list[str] = []  # what the browser asked of the listener, even a request that never reached it
+        page.on("request", lambda r: asked.append(r.url) if r.url.startswith(listener.origin) else None)
+        for path, query in views:
+            url = f"{base}/{path}?{urlencode(query)}"
+            goto(page, url, timeout=180_000)
+            assert page.locator("h1").count() >= 1, url
+            assert not page.locator('[data-testid="stException"]').count(), url
+            assert _shows(page, h["red"]), url  # the payload is on the page, literally
+            assert not _offences(page, listener), (url, _offences(page, listener))
+            assert not listener.requests and not asked, (url, listener.requests, asked)
+    assert not listener.requests
