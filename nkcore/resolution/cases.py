@@ -126,7 +126,7 @@ def cases_for_target(target_diff: float, discordance: float, alpha: float = 0.05
     gives the answer (exact; the curve is a sawtooth, so it is the first such number of cases, not a bisection, and
     a few larger numbers may fail again: :func:`cases_for_target_stable`). To stay fast for tiny targets, m's that a
     certified Berry-Esseen lower bound on 2 k_m - m (:func:`net_lower_bound`, nondecreasing in m) already rules out
-    are skipped, a million at a time, before any exact binomial tail is computed; a net is at least 1, so a target
+    are skipped in blocks of up to a million before any exact binomial tail is computed; a net is at least 1, so a target
     below 1 / 1,000,000,000 is None at once. About z^2 discordance / target^2 (the square-root law).
 
     >>> cases_for_target(0.01, 0.06)
@@ -136,13 +136,15 @@ def cases_for_target(target_diff: float, discordance: float, alpha: float = 0.05
     if t * SEARCH_CEILING < 1.0:  # cases >= net / t >= 1 / t
         return None
     m_cap = discordant_of(SEARCH_CEILING, d)  # every number of cases up to the ceiling has round(n d) <= m_cap
-    for start in range(1, m_cap + 1, _BLOCK):
-        end = min(start + _BLOCK - 1, m_cap)
+    start, size = 1, 4096
+    while start <= m_cap:  # blocks of 4,096 discordant counts, doubling up to _BLOCK
+        first, end = start, min(start + size - 1, m_cap)
+        start, size = end + 1, min(2 * size, _BLOCK)
         # n <= (m + 0.5)/d (+ rounding tolerance) for every n with round(n d) = m, so net > t (m + 0.5)/d + 1
         # rules m out; the bound at the block's start (with a margin for rounding) rules out the whole block
-        if float(net_lower_bound(np.array([start]), a)[0]) * (1 - 1e-9) > t * (end + 0.5) / d + t + 1e-9:
+        if float(net_lower_bound(np.array([first]), a)[0]) * (1 - 1e-9) > t * (end + 0.5) / d + t + 1e-9:
             continue
-        m_all = np.arange(start, end + 1, dtype=np.int64)
+        m_all = np.arange(first, end + 1, dtype=np.int64)
         open_m = m_all[net_lower_bound(m_all, a) <= t * (m_all + 0.5) / d + t + 1e-9]
         for i in range(0, open_m.size, 4096):
             _, last, ok = _scan(open_m[i : i + 4096], t, d, a)
