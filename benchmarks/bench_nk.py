@@ -12,6 +12,7 @@ loop over rounds and scores with the generic float metrics; it is the spec trans
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -89,7 +90,7 @@ def main() -> None:
         a = get_prior(name).alpha
         repeats = 3 if name == "Toxicity" and not args.quick else 1
         cpu0 = time.process_time()
-        f, times = timed(lambda a=a: simulate_grid(a, 0.3, budgets, PAPER_KS, PAPER_METRICS, 1000, 0), repeats)
+        f, times = timed(functools.partial(simulate_grid, a, 0.3, budgets, PAPER_KS, PAPER_METRICS, 1000, 0), repeats)
         cpu = (time.process_time() - cpu0) / len(times)
         verdict = "MET" if f < 10 else "NOT MET"
         print(

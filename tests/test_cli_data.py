@@ -49,7 +49,9 @@ def test_plain_output_uses_the_glossary(ratings_file: Path, capsys: pytest.Captu
     assert "Krippendorff's alpha" in out
 
 
-def test_forced_kind_and_predictions_against_ratings(tmp_path: Path, ratings_file: Path, capsys) -> None:
+def test_forced_kind_and_predictions_against_ratings(
+    tmp_path: Path, ratings_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     preds = tmp_path / "preds.jsonl"
     preds.write_text(
         "".join(json.dumps({"item_id": i, "model_name": "m", "prediction": "pos"}) + "\n" for i in range(1, 4))
@@ -94,7 +96,9 @@ def test_forced_kind_and_predictions_against_ratings(tmp_path: Path, ratings_fil
         "enormous-label",
     ],
 )
-def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: bytes, name: str, words: list[str]) -> None:
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, name: str, words: list[str]
+) -> None:
     p = tmp_path / name
     p.write_bytes(content)
     assert main(["data", str(p)]) == 2
@@ -104,7 +108,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys, content: bytes,
         assert w in err
 
 
-def test_the_user_maps_columns_the_detection_cannot_guess(tmp_path: Path, capsys) -> None:
+def test_the_user_maps_columns_the_detection_cannot_guess(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = tmp_path / "odd.csv"
     p.write_text("thing,person,verdict\n1,a,x\n1,b,y\n2,a,x\n2,b,x\n")
     assert main(["data", str(p)]) == 2
@@ -149,7 +153,9 @@ def test_module_entry_point(ratings_file: Path) -> None:
     ],
     ids=["ratings", "samples", "paired", "blank", "quote"],
 )
-def test_every_kind_numbers_rows_the_same_way(tmp_path: Path, capsys, content: bytes, rows: str) -> None:
+def test_every_kind_numbers_rows_the_same_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, rows: str
+) -> None:
     """'data row N' is the N-th row under the header, whichever module finds the problem."""
     p = tmp_path / "x.csv"
     p.write_bytes(content)

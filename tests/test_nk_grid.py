@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -59,7 +60,13 @@ def test_best_k_and_minimal_budget_by_hand() -> None:
 
 
 def test_minimal_budget_search_equals_full_grid() -> None:
-    kw = {"budgets": [100, 250, 500], "ks": [1, 5, 20, 60], "metrics": ["acc", "tv"], "rounds": 200, "seed": 5}
+    kw: dict[str, Any] = {
+        "budgets": [100, 250, 500],
+        "ks": [1, 5, 20, 60],
+        "metrics": ["acc", "tv"],
+        "rounds": 200,
+        "seed": 5,
+    }
     full = minimal_budgets(simulate_grid(TOX, 0.4, **kw), ["acc", "tv"])
     assert minimal_budget_search(TOX, 0.4, **kw) == full
 
@@ -94,7 +101,7 @@ def test_headline_claim_on_each_preset(name: str) -> None:
 
 
 # ---- CLI ----------------------------------------------------------------------------------------------------------
-def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> object:
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> Any:
     assert main(argv) == 0
     return json.loads(capsys.readouterr().out)
 

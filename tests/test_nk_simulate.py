@@ -79,7 +79,7 @@ def test_toxicity_worked_number() -> None:
     assert c.delta == pytest.approx(abs(c.mean_gap))
 
 
-def _accuracy_gap_integral(alpha: tuple[float, float], eps: float, k: int, ties_to_lowest: bool) -> float:
+def _accuracy_gap_integral(alpha: tuple[float, ...], eps: float, k: int, ties_to_lowest: bool) -> float:
     """E[Accuracy gap] for M = 2 by Gauss-Jacobi quadrature (exact: the integrand is a polynomial).
 
     P(plurality = 0 | p) = P(X > K/2) + [tie rule] P(X = K/2), X ~ Binomial(K, p); beta_0 ~ Beta(a_0, a_1),
