@@ -50,3 +50,4 @@ for kind in datasets.KINDS:
     ds = datasets.choose_dataset(kind)
     rows.append({"kind": datasets.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
 exports.table(pd.DataFrame(rows), "datasets_in_use", hide_index=True, width="stretch")
+page.finish_page()

@@ -307,9 +307,9 @@ def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_down
     monkeypatch.setattr(exports, "download_table", lambda df, name, **kw: (downloaded.append(df), real(df, name, **kw)))
     at = _upload_hostile_text(run_page(PAGE))
     assert not at.exception and not error_texts(at), error_texts(at)
-    summary = [plain(m.value) for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
-    shown = [plain(m.value) for m in at.markdown if m.value not in summary] + [plain(c.value) for c in at.caption]
-    shown += [plain(s.value) for s in at.success]
+    summary = [m.value for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
+    shown = [m.value for m in at.markdown if m.value not in summary] + [c.value for c in at.caption]
+    shown += [s.value for s in at.success]
     assert any("n.png" in _plain(t) for t in shown) and any(":red" in _plain(t) for t in shown)
     for text in shown:  # every user-made bracket is escaped: no image, no link, no colour directive
         assert not _UNESCAPED.search(text), text
@@ -322,7 +322,7 @@ def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_down
 
 def test_the_summary_of_the_view_does_not_render_user_text_as_markdown(run_page: RunPage) -> None:
     at = _upload_hostile_text(run_page(PAGE))
-    summary = [plain(m.value) for m in at.markdown if m.value.startswith("- **")]
+    summary = [m.value for m in at.markdown if m.value.startswith("- **")]
     assert summary and not any(_UNESCAPED.search(t) for t in summary)
 
 
