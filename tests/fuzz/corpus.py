@@ -111,6 +111,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("one_class", "one_class.csv", _text("item,rater,label\n1,a,yes\n1,b,yes\n2,a,yes\n2,b,yes\n"), "refuse"),
     Entry("all_nan", "all_nan.csv", _text("item,rater,label\nNaN,NaN,NaN\nNA,NA,NA\n,,\n"), "refuse"),
     Entry(
+        "control_char_columns",
+        "control.jsonl",
+        _text('{"it\\nem": 1, "rat\\rer": "a", "label": "x"}\n{"it\\nem": 2, "rat\\rer": "b", "label": "y"}\n'),
+        "refuse",
+        note="column names holding a line feed and a carriage return",
+    ),
+    Entry(
         "formula_injection",
         "formula.csv",
         _text(f'item,rater,label\n1,a,"{FORMULA.replace(chr(34), chr(34) * 2)}"\n1,b,no\n2,a,no\n2,b,yes\n'),

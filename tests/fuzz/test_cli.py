@@ -57,7 +57,8 @@ def _file(files: dict[str, Path], data: st.DataObject, wanted: str) -> str:
         path.write_bytes(data.draw(any_file_bytes))
         return str(path)
     if choice == "bad":
-        return str(files[data.draw(st.sampled_from(("empty", "a_directory", "missing")))])
+        bad = data.draw(st.sampled_from(("empty", "a_directory", "missing", "odd name")))
+        return str(files["missing"].with_name("no\nsuch\r.csv") if bad == "odd name" else files[bad])
     return str(files[choice])
 
 
@@ -203,6 +204,47 @@ def test_nk(files: dict[str, Path], data: st.DataObject) -> None:
     _flag(data, argv, "--seed", int_args)
     argv.append(f"--workers={data.draw(st.sampled_from(('1', '1', '2', '0', '-1')))}")
     _check(_json(data, argv))
+
+
+# Argument sets that broke a subcommand once (or are the reason a limit exists): each must answer or refuse in one line.
+HOSTILE_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "plan_tiny_discordance": ("plan", "--cases", "4", "--discordance", "2.2250738585072014e-308", "--alpha", "1e-300"),
+    "plan_target_1e-300": ("plan", "--cases", "1000", "--discordance", "0.5", "--target-diff", "1e-300"),
+    "plan_cases_huge": ("plan", "--cases", "9" * 30, "--discordance", "0.06"),
+    "plan_nan": ("plan", "--cases", "200", "--discordance", "nan", "--alpha", "nan"),
+    "compare_alpha_1e-300": ("compare", "{paired}", "--a", "n=1", "--b", "n=3", "--alpha", "1e-300"),
+    "data_map_newline": ("data", "{ratings}", "--map", "item=it\nem"),
+    "data_map_role_newline": ("data", "{ratings}", "--map", "ro\rle=item"),
+    "vote_from_n_huge": ("vote", "{samples}", "--from-n", "1000000000000", "--n-boot", "100"),
+    "vote_n_boot_huge": ("vote", "{samples}", "--n-boot", "9" * 30),
+    "fanout_extreme_lognormal": ("fanout", "--p50", "1e-300", "--p95", "1e308"),
+    "fanout_n_huge": ("fanout", "--p50", "1", "--p95", "2", "--n", "1000000000"),
+    "fanout_adaptive_huge": (
+        "fanout",
+        "--p50",
+        "1",
+        "--p95",
+        "2",
+        "--adaptive",
+        "99999999999+1",
+        "--topup-share",
+        "0.5",
+    ),
+    "nk_budget_huge": ("nk", "--prior", "Toxicity", "--budget", "1000000000000000", "--k", "1", "--rounds", "20"),
+    "nk_k_huge": ("nk", "--prior", "Toxicity", "--budget", "100", "--k", "100000000000", "--rounds", "20"),
+    "nk_rounds_huge": ("nk", "--prior", "Toxicity", "--budget", "100", "--k", "5", "--rounds", "1000000000"),
+    "nk_alpha_overflow": ("nk", "--alpha", "1e308,1e308", "--budget", "100", "--k", "5", "--rounds", "20"),
+    "nk_alpha_101": ("nk", "--alpha", ",".join(["1"] * 101), "--budget", "100", "--k", "5", "--rounds", "20"),
+    "nk_ks_huge_range": ("nk", "--prior", "Toxicity", "--grid", "--ks", "1-1000000000", "--rounds", "20"),
+    "nk_seed_huge": ("nk", "--prior", "Toxicity", "--budget", "100", "--k", "5", "--rounds", "20", "--seed", "9" * 30),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_ARGUMENTS))
+def test_hostile_arguments(name: str, files: dict[str, Path]) -> None:
+    """Each remembered hostile argument set: exit 0 or 2, one line on stderr, strict JSON with --json."""
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in HOSTILE_ARGUMENTS[name]]
+    check_cli(run_cli([*argv, "--json"]))
 
 
 @fuzz_settings(0.5)

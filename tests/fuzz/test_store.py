@@ -10,6 +10,8 @@ import json
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -49,3 +51,31 @@ def test_damaged_store_entry(meta: bytes, table: bytes, name: str) -> None:
         outcome(store.get, name, root)
         listed = store.list_datasets(root=root)
         assert all(m.id == name for m in listed)
+
+
+def _meta(**fields: object) -> bytes:
+    base = {"id": _ID, "kind": "ratings", "name": "x.csv", "n_rows": 1, "columns": ["a"], "mapping": {}}
+    return json.dumps(base | fields).encode()
+
+
+# Descriptions that broke the store once: each must read as "damaged" (get) and be skipped (list_datasets).
+DAMAGED_META: dict[str, bytes] = {
+    "deep_array": b"[" * 2_000,
+    "deep_object": b'{"a":' * 2_000 + b"1" + b"}" * 2_000,
+    "n_rows_overflow": _meta().replace(b'"n_rows": 1', b'"n_rows": 1e400'),
+    "n_rows_nan": _meta().replace(b'"n_rows": 1', b'"n_rows": NaN'),
+    "n_rows_text": _meta(n_rows="many"),
+    "columns_number": _meta(columns=5),
+    "mapping_list": _meta(mapping=[1, 2]),
+    "not_utf8": b"\xff\xfe\x00{",
+}
+
+
+@pytest.mark.parametrize("name", list(DAMAGED_META))
+def test_known_damaged_description(name: str, tmp_path: Path) -> None:
+    """A damaged ``<id>.json`` beside a good table: get() refuses in one line, list_datasets() skips it."""
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / f"{_ID}.parquet")
+    (tmp_path / f"{_ID}.json").write_bytes(DAMAGED_META[name])
+    result = outcome(store.get, _ID, tmp_path)
+    assert not isinstance(result, tuple), f"a damaged description ({name}) was read as a dataset"
+    assert store.list_datasets(root=tmp_path) == []
