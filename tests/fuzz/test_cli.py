@@ -208,6 +208,8 @@ def test_nk(files: dict[str, Path], data: st.DataObject) -> None:
 
 # Argument sets that broke a subcommand once (or are the reason a limit exists): each must answer or refuse in one line.
 HOSTILE_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    "argparse_newline_word": ("data", "{ratings}", "extra\nword"),
+    "argparse_bad_choice_newline": ("compare", "{paired}", "--interval", "wil\rson"),
     "plan_tiny_discordance": ("plan", "--cases", "4", "--discordance", "2.2250738585072014e-308", "--alpha", "1e-300"),
     "plan_target_1e-300": ("plan", "--cases", "1000", "--discordance", "0.5", "--target-diff", "1e-300"),
     "plan_cases_huge": ("plan", "--cases", "9" * 30, "--discordance", "0.06"),
