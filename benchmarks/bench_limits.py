@@ -69,6 +69,15 @@ def _ratings_jsonl(path: Path, rows: int, items: int) -> None:
             )
 
 
+def _long_names_csv(path: Path, rows: int, target_bytes: int) -> None:
+    pad = "x" * max(1, (target_bytes // rows - 24) // 2)
+    with path.open("w") as fh:
+        fh.write("item,rater,label\n")
+        step = 200_000
+        for s in range(0, rows, step):
+            fh.write("".join(f"{pad}{i // 2},{pad}{i % 2},L{i % 5}\n" for i in range(s, min(rows, s + step))))
+
+
 def _wide_csv(path: Path, columns: int, target_bytes: int) -> None:
     line = ",".join("0" for _ in range(columns)) + "\n"
     rows = target_bytes // len(line) - 1
@@ -120,34 +129,43 @@ def cases(tmp: Path) -> list[Case]:
     uniform100 = ",".join(["1"] * limits.get("labels"))
     lab_items = int(limits.get("memory_bytes") / (48 * limits.get("labels")))
     mem_items = int(limits.get("memory_bytes") / (64 * 100 * 2))
-    rows_csv = _once(tmp / "rows.csv", lambda t: _ratings_csv(t / "rows.csv", 5_000_000, 2_000_000, 10))
+    rows_csv = _once(
+        tmp / "rows.csv", lambda t: _ratings_csv(t / "rows.csv", limits.get("rows"), limits.get("rows") // 2, 10)
+    )
     return [
         Case(
             "io-rows-csv",
             "rows, file_bytes",
-            "data: 5,000,000 ratings rows, CSV",
+            f"data: {limits.get('rows'):,} ratings rows, CSV",
             rows_csv,
             ("data", f(tmp / "rows.csv"), "--json"),
         ),
         Case(
             "io-rows-nk",
             "rows, items",
-            "nk --ratings: fit a prior to 5,000,000 rows, 2,000,000 items",
+            f"nk --ratings: fit a prior to {limits.get('rows'):,} rows, {limits.get('rows') // 2:,} items",
             rows_csv,
             ("nk", "--ratings", f(tmp / "rows.csv"), "--budget", "100", "--k", "2", "--rounds", "2", "--json"),
         ),
         Case(
             "io-jsonl",
             "rows, file_bytes, json_depth",
-            "data: 4,000,000 ratings rows, JSONL",
-            lambda t: _ratings_jsonl(t / "rows.jsonl", 4_000_000, 1_000_000),
+            f"data: {limits.get('rows'):,} ratings rows, JSONL",
+            lambda t: _ratings_jsonl(t / "rows.jsonl", limits.get("rows"), limits.get("rows") // 2),
             ("data", f(tmp / "rows.jsonl"), "--json"),
+        ),
+        Case(
+            "io-text",
+            "rows, file_bytes",
+            f"data: {limits.get('rows'):,} rows of long names, {limits.get('file_bytes') // mib - 1} MiB",
+            lambda t: _long_names_csv(t / "text.csv", limits.get("rows"), limits.get("file_bytes") - mib),
+            ("data", f(tmp / "text.csv"), "--json"),
         ),
         Case(
             "io-columns",
             "columns, file_bytes",
-            "data: 1,000 columns, 200 MB of cells",
-            lambda t: _wide_csv(t / "wide.csv", limits.get("columns"), limits.get("file_bytes") - mib),
+            f"data: {limits.get('columns'):,} columns x {limits.get('cells') // limits.get('columns'):,} rows",
+            lambda t: _wide_csv(t / "wide.csv", limits.get("columns"), 2 * limits.get("cells")),
             ("data", f(tmp / "wide.csv"), "--json"),
         ),
         Case(
@@ -241,7 +259,7 @@ def cases(tmp: Path) -> list[Case]:
         Case(
             "resample",
             "sim_work (resampling)",
-            "nk --predictions: budget 166,670, K = 10, 1,000 rounds",
+            "nk --predictions: budget 166,660, K = 10, 1,000 rounds",
             lambda t: _resample_files(t, 20_000, 12),
             (
                 "nk",
@@ -252,7 +270,7 @@ def cases(tmp: Path) -> list[Case]:
                 "--models",
                 "A,B",
                 "--budget",
-                "166670",
+                "166660",
                 "--k",
                 "10",
                 "--rounds",

@@ -77,6 +77,17 @@ def _limit(name: str, key: str, value: int | float, what: str) -> None:
         raise _fail(name, str(exc)) from None
 
 
+def _row_cap(n_columns: int) -> int:
+    """Most rows a table of ``n_columns`` columns may have: the row limit, and the cell limit over the columns."""
+    return min(limits.get("rows"), limits.get("cells") // max(n_columns, 1))
+
+
+def _check_rows(name: str, n_rows: int, n_columns: int, what: str) -> None:
+    """Refuse more rows than the row limit, or more cells (rows x columns) than the cell limit."""
+    _limit(name, "rows", n_rows, what)
+    _limit(name, "cells", n_rows * max(n_columns, 1), what)
+
+
 def _hexbytes(data: bytes, n: int = 4) -> str:
     return " ".join(f"{b:02x}" for b in data[:n])
 
@@ -339,7 +350,7 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
                 encoding="utf-8",
                 index_col=False,
                 low_memory=False,
-                nrows=limits.get("rows") + 1,
+                nrows=_row_cap(len(names)) + 1,
             )
         except pd.errors.EmptyDataError:
             raise _fail(name, "the file is empty (no columns)") from None
@@ -364,7 +375,7 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
             f"{len(bad)} unparseable line{'s' if len(bad) != 1 else ''}: more fields than the {len(names)} columns "
             f"of the header: {listed}{more}. Quote values that contain the delimiter {sep!r}.",
         )
-    _limit(name, "rows", len(frame), "the file")
+    _check_rows(name, len(frame), frame.shape[1], "the file")
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
 
@@ -433,10 +444,9 @@ def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.Da
     table of rows x keys cells)."""
     records: list[dict[str, object]] = []
     keys: dict[str, None] = {}
-    max_rows = limits.get("rows")
     for lineno, obj in objs:
-        if len(records) >= max_rows:
-            _limit(name, "rows", len(records) + 1, "the file (at least)")
+        if len(records) >= _row_cap(len(keys)):
+            _check_rows(name, len(records) + 1, len(keys), "the file (at least)")
         where = f"line {lineno} (data row {len(records) + 1})" if lineno else f"data row {len(records) + 1}"
         if not isinstance(obj, dict):
             raise _fail(
@@ -489,7 +499,7 @@ def _read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
     except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
         raise _fail(name, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]})") from None
     _check_columns(names, name, "in the Parquet file")
-    _limit(name, "rows", n_rows, "the Parquet file")
+    _check_rows(name, n_rows, n_columns, "the Parquet file")
     # Dictionary / run-length encoding can pack a billion cells into a few bytes (a "Parquet bomb"): refuse more
     # cells than a text file under the size limit could hold (2 bytes a cell, "0,"), and more uncompressed bytes.
     if unpacked > max_bytes or n_rows * n_columns > max_bytes // 2:
@@ -519,8 +529,9 @@ def read_table(source: bytes | str | Path, filename: str | None = None, max_byte
     Cells in :data:`NA_VALUES` are missing ("None" stays a string). Column names are stripped of spaces.
     Limits (``nkcore.common.limits``, each env-overridable): file size (``max_bytes`` when given, else
     ``file_bytes``; it also caps the unpacked size then, else ``unpacked_bytes``), gzip ratio, line length
-    (scanned before parsing), JSON nesting depth (scanned without recursion before parsing), columns, rows (the
-    parser stops one row past the limit). Any parser failure (RecursionError, MemoryError, UnicodeError,
+    (scanned before parsing; it bounds every field too, as ``csv.field_size_limit`` would), JSON nesting depth
+    (scanned without recursion before parsing), columns, rows and cells (rows x columns; the parser stops one row
+    past the limit). Any parser failure (RecursionError, MemoryError, UnicodeError,
     csv / pandas / pyarrow errors) becomes a one-line ``DataError`` naming the file.
 
     Reference: RFC 4180 (CSV), JSON Lines (jsonlines.org), Apache Parquet format (magic ``PAR1``).

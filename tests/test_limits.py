@@ -141,6 +141,16 @@ def test_row_limit_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
         read_table(jsonl, "r.jsonl")
 
 
+def test_cell_limit_bounds_wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    wide = b",".join(b"c%d" % d for d in range(10)) + b"\n" + b"".join(b"0,1,2,3,4,5,6,7,8,9\n" for _ in range(5))
+    monkeypatch.setenv("NKP_MAX_CELLS", "50")
+    assert read_table(wide, "w.csv").shape == (5, 10)
+    monkeypatch.setenv("NKP_MAX_CELLS", "49")
+    with pytest.raises(DataError, match=r"the file has 50 cells \(rows x columns\); the limit is 49"):
+        read_table(wide, "w.csv")
+    assert read_table(wide[: wide.index(b"\n") + 1] + b"0,1,2,3,4,5,6,7,8,9\n" * 4, "w.csv").shape == (4, 10)
+
+
 @pytest.mark.parametrize("raw", ["abc", "0", "-5", ""])
 def test_an_unusable_env_value_keeps_the_default(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
     monkeypatch.setenv("NKP_MAX_ROWS", raw)
@@ -218,7 +228,7 @@ def test_limits_subcommand(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     assert [r["key"] for r in rows] == list(limits.LIMITS)
     assert all(set(r) == {"key", "env", "default", "in_force", "unit"} for r in rows)
     by_key = {r["key"]: r for r in rows}
-    assert by_key["rows"]["in_force"] == 1234 and by_key["rows"]["default"] == 5_000_000
+    assert by_key["rows"]["in_force"] == 1234 and by_key["rows"]["default"] == 1_000_000
     assert by_key["samples_per_case"]["env"] == "NKP_MAX_SAMPLES_PER_CASE" and "cases" in by_key
     assert main(["limits"]) == 0
     out = capsys.readouterr().out

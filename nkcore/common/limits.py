@@ -6,7 +6,7 @@ pages share them (they are enforced here, in nkcore). Each limit can be changed 
 variable named in :data:`LIMITS` (a positive whole number; an unusable value is ignored and the default is used).
 
 Over a limit, :func:`check` raises ``DataError`` with one sentence naming the limit, the value asked for and how to
-stay under it, e.g. "the file has 7,000,000 rows; the limit is 5,000,000 rows (NKP_MAX_ROWS): sample or split it".
+stay under it, e.g. "the file has 7,000,000 rows; the limit is 1,000,000 rows (NKP_MAX_ROWS): sample or split it".
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ LIMITS: dict[str, Limit] = {
         _L("file_bytes", "NKP_MAX_FILE_BYTES", 200 * 2**20, "bytes", "upload a smaller or sampled file"),
         _L("unpacked_bytes", "NKP_MAX_UNPACKED_BYTES", 200 * 2**20, "bytes unpacked", "upload a smaller file"),
         _L("gzip_ratio", "NKP_MAX_GZIP_RATIO", 200, "times its packed size", "upload the file unpacked"),
-        _L("rows", "NKP_MAX_ROWS", 5_000_000, "rows", "sample or split the file"),
+        _L("rows", "NKP_MAX_ROWS", 1_000_000, "rows", "sample or split the file"),
         _L("columns", "NKP_MAX_COLUMNS", 1_000, "columns", "keep only the columns NK Planner reads"),
+        _L("cells", "NKP_MAX_CELLS", 10_000_000, "cells (rows x columns)", "keep fewer rows or columns"),
         _L("line_bytes", "NKP_MAX_LINE_BYTES", 2**20, "bytes on one line", "check for a missing line break"),
         _L("json_depth", "NKP_MAX_JSON_DEPTH", 64, "levels", "flatten the records"),
         _L("labels", "NKP_MAX_LABELS", 100, "distinct labels", "bin or merge the labels"),
@@ -110,7 +111,7 @@ def check_memory(nbytes: int | float, what: str) -> None:
 def table() -> list[dict[str, object]]:
     """Every limit with its environment variable, default and value in force (for the README and the CLI).
 
-    >>> {"key": "rows", "env": "NKP_MAX_ROWS", "default": 5000000} == {k: table()[3][k] for k in ("key", "env", "default")}
+    >>> {"key": "rows", "env": "NKP_MAX_ROWS", "default": 1000000} == {k: table()[3][k] for k in ("key", "env", "default")}
     True
     """
     return [
