@@ -7,7 +7,7 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
-from ui import cache, charts_nk, datasets, exports, page
+from ui import cache, charts_nk, datasets, exports, page, work
 from ui.text import md
 
 # A click on the heatmap (last run's selection) goes into the link first, so the link always names the shown cell.
@@ -104,11 +104,11 @@ with page.user_errors():
     rounds = PRECISION[precision]
     budgets = [b for b in grid.PAPER_BUDGETS if b <= max_budget]
 
-    # ------------------------------------------------------------------ compute, row by row (cached per row)
-    bar = st.progress(0.0, text="Computing the grid…")
+    # ------------------------------------------------------------------ compute (progress bar, Cancel, once per key)
     cells: list = []
-    for i, b in enumerate(budgets):
-        if prior is None:
+    if prior is None:
+        bar = st.progress(0.0, text="Computing the grid…")
+        for i, b in enumerate(budgets):  # real data: row by row, each row cached on its own
             run_info = cache.compute(
                 frames.resample_frames,
                 rds,
@@ -122,21 +122,22 @@ with page.user_errors():
                 seed=int(seed),
             )
             cells.extend(run_info.cells)
-        else:
-            cells.extend(
-                cache.compute_params(
-                    grid.simulate_grid,
-                    alpha=prior.alpha,
-                    eps=float(eps),
-                    budgets=(b,),
-                    ks=ks,
-                    metrics=nkm.ALL_METRICS,
-                    rounds=rounds,
-                    seed=int(seed),
-                )
+            bar.progress((i + 1) / len(budgets), text=f"Budget {b:,} done ({i + 1} of {len(budgets)})")
+        bar.empty()
+    else:
+        cells.extend(
+            work.compute_with_progress(
+                grid.simulate_grid,
+                alpha=prior.alpha,
+                eps=float(eps),
+                budgets=tuple(budgets),
+                ks=ks,
+                metrics=nkm.ALL_METRICS,
+                rounds=rounds,
+                seed=int(seed),
+                progress_label="Computing the grid",
             )
-        bar.progress((i + 1) / len(budgets), text=f"Budget {b:,} done ({i + 1} of {len(budgets)})")
-    bar.empty()
+        )
     mcells = [c for c in cells if c.metric == metric]
     if not mcells:
         st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")

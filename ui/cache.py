@@ -52,7 +52,7 @@ Params = tuple[tuple[str, Any], ...]
 
 
 class HasFrame(Protocol):
-    """Anything with a fingerprint and a frame (``ui.bootstrap.Dataset``)."""
+    """Anything with a fingerprint and a frame (``ui.datasets.Dataset``)."""
 
     @property
     def fingerprint(self) -> str:

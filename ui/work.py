@@ -30,6 +30,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import cache
+from ui.text import md
 
 __all__ = ["GRACE_S", "MAX_ENTRIES", "Work", "compute_with_progress", "running", "start_or_join"]
 
@@ -261,5 +262,5 @@ def _show_cancelled(label: str, digest: str, flag: str) -> None:
     if st.button("Compute it", key=f"_work_resume_{digest}", type="primary"):
         del st.session_state[flag]
         st.rerun()
-    st.info(f"{label}: cancelled. Change a setting, or press 'Compute it' to start again.")
+    st.info(f"{md(label)}: cancelled. Change a setting, or press 'Compute it' to start again.")
     st.stop()

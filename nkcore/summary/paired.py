@@ -7,29 +7,12 @@ the same numbers the Compare page tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from nkcore.paired import ConfigAccuracy, PairedTable, config_accuracy
 from nkcore.summary.results import SummaryNumber, share_text, short_name, whole
 
 __all__ = ["PairedSummary", "summarize_paired"]
-
-
-class _WithCountNames(ConfigAccuracy):
-    """A :class:`nkcore.paired.ConfigAccuracy` that also answers to ``n_cases`` (= ``n``) and ``n_correct``
-    (= ``correct``), the names ``ui.charts_data.config_accuracy_bars`` reads."""
-
-    __slots__ = ()
-
-    @property
-    def n_cases(self) -> int:
-        """Cases the accuracy is over (``n``)."""
-        return self.n
-
-    @property
-    def n_correct(self) -> int:
-        """Cases the config got right (``correct``)."""
-        return self.correct
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +51,7 @@ def summarize_paired(table: PairedTable) -> PairedSummary:
     >>> [(c.config, c.accuracy) for c in summarize_paired(t).configs]
     [('a', 1.0), ('b', 0.5)]
     """
-    rows = tuple(_WithCountNames(**{f.name: getattr(c, f.name) for f in fields(c)}) for c in config_accuracy(table))
+    rows = config_accuracy(table)
     configs = table.configs
     n_complete = table.n_cases
     n_cases = n_complete + table.dropped_cases
