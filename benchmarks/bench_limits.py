@@ -171,14 +171,14 @@ def cases(tmp: Path) -> list[Case]:
         Case(
             "io-lines",
             "line_bytes, file_bytes",
-            "data: 199 lines of 1 MiB of fields (refused: bad lines)",
-            lambda t: _long_lines(t / "lines.csv", limits.get("line_bytes") - 2, limits.get("file_bytes") - mib),
+            "data: 36 lines of 1 MiB of fields, under the separator cap (refused: bad lines)",
+            lambda t: _long_lines(t / "lines.csv", limits.get("line_bytes") - 2, 4 * limits.get("cells") - 2 * mib),
             ("data", f(tmp / "lines.csv"), "--json"),
         ),
         Case(
             "io-gzip",
             "gzip_ratio, unpacked_bytes",
-            "data: 1 MB gzip unpacking to 200 MB (refused: rows)",
+            "data: 297 KiB gzip of 199 MiB, ratio 670 (refused: ratio)",
             lambda t: _gzip_at_ratio(t / "ratio.csv.gz", 199 * mib),
             ("data", f(tmp / "ratio.csv.gz"), "--json"),
         ),

@@ -338,6 +338,7 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
             f"no header: the first line ({header_line[:80]!r}) looks like data, not column names. "
             "Add a first line with column names, e.g. item,rater,label.",
         )
+    _check_separators(stripped, sep, name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -378,6 +379,25 @@ def _read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
     _check_rows(name, len(frame), frame.shape[1], "the file")
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
+
+
+def _check_separators(text: bytes, sep: str, name: str) -> None:
+    """Refuse a text table with more separators than twice the cell limit, before the parser tokenizes them.
+
+    The parser splits every line into fields before it can skip a line with too many, so 200 MB of ``1,1,1,...``
+    would cost it 100 million fields (gigabytes) to refuse. A table within the limits has fewer separators than
+    cells; twice the cell limit leaves room for separators inside quoted text.
+    """
+    cap = 2 * limits.get("cells")
+    if len(text) > cap:
+        count = text.count(sep.encode())
+        if count > cap:
+            lim = limits.LIMITS["cells"]
+            raise _fail(
+                name,
+                f"the file has {count:,} {sep!r} separators, more than twice the cell limit of {cap // 2:,} "
+                f"{lim.unit} allows (server setting {lim.env}): {lim.hint}",
+            )
 
 
 def _records(text: bytes, sep: str) -> Iterator[tuple[int, int, int]]:

@@ -151,6 +151,14 @@ def test_cell_limit_bounds_wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     assert read_table(wide[: wide.index(b"\n") + 1] + b"0,1,2,3,4,5,6,7,8,9\n" * 4, "w.csv").shape == (4, 10)
 
 
+def test_a_file_of_separators_is_refused_before_it_is_tokenized(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NKP_MAX_CELLS", "10")
+    ok = b"item,rater,label\n1,a,x\n2,a,y\n"  # 6 separators
+    assert read_table(ok, "ok.csv").shape == (2, 3)
+    with pytest.raises(DataError, match="the file has 21 ',' separators, more than twice the cell limit of 10"):
+        read_table(b"item,rater,label\n" + b"1," * 19 + b"1\n", "commas.csv")
+
+
 @pytest.mark.parametrize("raw", ["abc", "0", "-5", ""])
 def test_an_unusable_env_value_keeps_the_default(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
     monkeypatch.setenv("NKP_MAX_ROWS", raw)
