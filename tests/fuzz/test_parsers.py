@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -153,3 +154,19 @@ def test_validate_id(ds_id: object) -> None:
         assert not (isinstance(ds_id, str) and _HEX64.fullmatch(ds_id)), f"a valid id was refused: {ds_id!r}"
     else:
         assert isinstance(ds_id, str) and _HEX64.fullmatch(ds_id), f"an invalid id was accepted: {ds_id!r}"
+
+
+@pytest.mark.parametrize("ids", [(1e19, 2e19), (1e300, 2e300), (float("inf"), 1.0), (2.0**63, 2.0**63 + 4096)])
+def test_paired_float_case_ids_beyond_int64(ids: tuple[float, float]) -> None:
+    """Two distinct case ids read as floats stay two cases (or the file is refused); none becomes another number.
+
+    Oracle: the same table with the ids as text pairs into two cases.
+    """
+    frame = pd.DataFrame({"case": [ids[0], ids[0], ids[1], ids[1]], "config": list("ABAB"), "correct": [1, 0, 1, 1]})
+    as_text = paired.parse_paired(frame.astype({"case": str}))
+    assert as_text.n_cases == 2
+    result = outcome(paired.parse_paired, frame)
+    if isinstance(result, DataError):
+        assert "9223372036854775808" not in str(result), f"case ids were wrapped to int64: {result}"
+    else:
+        assert result.n_cases == 2
