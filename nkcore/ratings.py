@@ -46,7 +46,8 @@ class Ratings:
     ``items``: item ids in natural order; ``labels``: label names in natural order (numeric labels by value);
     ``counts``: (items (N), labels (M)) int64, ``counts[i, m]`` = ratings of item i with label m;
     ``n_ratings`` = counts.sum(); ``n_raters``: distinct raters (for label counts, which carry no rater ids, the
-    largest ratings per item (K): a lower bound).
+    largest ratings per item (K): a lower bound); ``from_counts``: True when read from a label-count table (no
+    rater ids, one row per item).
     """
 
     items: tuple[str, ...]
@@ -54,6 +55,7 @@ class Ratings:
     counts: np.ndarray
     n_ratings: int
     n_raters: int
+    from_counts: bool = False
 
     @property
     def ratings_per_item(self) -> np.ndarray:
@@ -505,4 +507,5 @@ def ratings_from_counts(
         counts.astype(np.int64),
         int(counts.sum()),
         int(per_item.max()),
+        from_counts=True,
     )
