@@ -104,7 +104,7 @@ def _usable(guess: KindGuess, columns: list[str], forced: dict[str, str], kind_g
     for role, column in forced.items():
         if column not in columns:
             raise DataError(
-                f"--map {role}={column}: the file has no column {column!r}; its columns are "
+                f"--map {role + '=' + column!r}: the file has no column {column!r}; its columns are "
                 f"{', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}"
             )
     mapping = {**guess.mapping, **forced}

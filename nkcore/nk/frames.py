@@ -1,7 +1,7 @@
 """DataFrame-in entry points of the (N, K) engine, for the page (through ``ui.cache``) and the CLI.
 
-Each function takes canonical frames (ratings: item, rater, label; predictions: item, model, pred_label and/or
-p_<label>) plus plain hashable parameters, converts them with ``nkcore.ratings`` and calls the numpy engine.
+Each function takes canonical frames (ratings: item, rater, label, or label counts: item + one ``count_<label>``
+column per label; predictions: item, model, pred_label and/or p_<label>) plus plain hashable parameters, converts them with ``nkcore.ratings`` and calls the numpy engine.
 Results are frozen dataclasses (picklable, so they can be cached).
 """
 
@@ -18,7 +18,7 @@ from nkcore.nk.fit import DirichletFit, fit_dirichlet
 from nkcore.nk.grid import PAPER_KS, configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.resample import ResampleCell, full_gaps, prepare_pair, qualifying_items, resample_cells
-from nkcore.ratings import predictions_from_frame, ratings_from_frame
+from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_counts, ratings_from_frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +54,24 @@ class ResampleRun:
     cells: tuple[ResampleCell, ...] = field(repr=False, compare=False)
 
 
+def ratings_of(frame: pd.DataFrame) -> Ratings:
+    """The ratings of a canonical table: one row per rating (item, rater, label) or label counts, kept as counts.
+
+    A table without a ``rater`` column whose other columns are ``count_<label>`` counts is read by
+    :func:`nkcore.ratings.ratings_from_counts` (the (N, K) engine only needs each item's label counts, so nothing is
+    expanded to one row per rating); any other table by :func:`nkcore.ratings.ratings_from_frame`.
+
+    >>> ratings_of(pd.DataFrame({"item": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]})).counts.tolist()
+    [[2, 1], [0, 3]]
+    """
+    if "rater" not in frame.columns and any(str(c).startswith("count_") for c in frame.columns):
+        return ratings_from_counts(frame, "item" if "item" in frame.columns else None)
+    return ratings_from_frame(frame)
+
+
 def fit_prior_frame(ratings: pd.DataFrame, method: str = "ml") -> FittedPrior:
-    """Fit a Dirichlet prior to a ratings table (item, rater, label): see ``nkcore.nk.fit.fit_dirichlet``."""
-    r = ratings_from_frame(ratings)
+    """Fit a Dirichlet prior to a ratings table (item, rater, label; or label counts): see ``fit_dirichlet``."""
+    r = ratings_of(ratings)
     per = r.counts.sum(axis=1)
     return FittedPrior(
         r.labels, fit_dirichlet(r.counts, method), len(r.items), (int(per.min()), float(np.median(per)), int(per.max()))
@@ -85,9 +100,10 @@ def resample_frames(
 ) -> ResampleRun:
     """Resample real ratings and compare two models' predictions on a grid of budgets x K.
 
-    K values larger than every item's number of ratings are skipped (listed in ``skipped_k``).
+    K values larger than every item's number of ratings are skipped (listed in ``skipped_k``). ``ratings`` may be
+    label counts (:func:`ratings_of`): K ratings of an item are then drawn without replacement from its counts.
     """
-    r = ratings_from_frame(ratings)
+    r = ratings_of(ratings)
     p = predictions_from_frame(predictions, r)
     if model_a == model_b:
         raise DataError(f"choose two different models (both are {model_a!r})")
