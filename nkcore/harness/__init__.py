@@ -1,0 +1,287 @@
+"""Evaluation-harness outputs read as NK Planner data: lm-evaluation-harness, inspect_ai and promptfoo.
+
+:func:`read_harness` takes the files of one tool uploaded together (one per model or run), recognises the tool
+from their content, and returns one paired-results frame (``case, config, correct``; the config named by the
+model in each file) and, where a case has several samples (epochs, repeats), a raw-samples frame. Readers:
+:mod:`nkcore.harness.lm_eval`, :mod:`nkcore.harness.inspect`, :mod:`nkcore.harness.promptfoo`; the shared types
+are in :mod:`nkcore.harness.result`. Pure (no streamlit); every bad input raises ``DataError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nkcore.common import limits
+from nkcore.common.formatting import plural
+from nkcore.errors import DataError
+from nkcore.harness import inspect as inspect_log
+from nkcore.harness import lm_eval, promptfoo
+from nkcore.harness.reading import check_file_size, fail, limit, load_json
+from nkcore.harness.result import TOOLS, HarnessResult, Run
+
+__all__ = ["TOOLS", "HarnessResult", "Run", "detect_tool", "read_harness"]
+
+_HEAD = 1 << 16  # bytes looked at to recognise a file
+_TOOL_NAMES = {"lm_eval": "lm-evaluation-harness", "inspect": "inspect_ai", "promptfoo": "promptfoo"}
+_EXPECTED = (
+    "expected lm-evaluation-harness samples_<task>_<date>.jsonl (lm_eval --log_samples), an inspect_ai .eval or "
+    ".json log, or a promptfoo results.json (promptfoo eval -o results.json)"
+)
+
+
+def _basename(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _first_line_object(data: bytes) -> dict[str, object] | None:
+    """The first line parsed as a JSON object, when it is one complete object (a JSON Lines file, or a
+    one-line document); None otherwise."""
+    end = data.find(b"\n")
+    line = data if end < 0 else data[:end]
+    if len(line) > limits.get("line_bytes") or not line.strip():
+        return None
+    try:
+        obj = json.loads(line.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _kind(obj: object) -> str | None:
+    if lm_eval.is_samples_record(obj):
+        return "lm_eval"
+    if inspect_log.looks_like_log(obj):
+        return "inspect"
+    if promptfoo.looks_like_results(obj):
+        return "promptfoo"
+    if lm_eval.is_results_document(obj):
+        return "lm_eval_results"
+    return None
+
+
+def _sniff(data: bytes) -> str | None:
+    """The kind of file from its first bytes: lm_eval, lm_eval_results, inspect, promptfoo or None."""
+    if inspect_log.is_eval_zip(data):
+        return "inspect"
+    head = data[:_HEAD].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"{"):
+        return None
+    obj = _first_line_object(head if len(data) <= _HEAD else data.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    if obj is not None:
+        return _kind(obj)
+    if b'"evalId"' in head or (b'"results"' in head and (b'"testIdx"' in head or b'"promptIdx"' in head)):
+        return "promptfoo"
+    if b'"status"' in head and b'"eval"' in head and b'"version"' in head:
+        return "inspect"
+    if b'"results"' in head and (b'"n-shot"' in head or b'"alias"' in head or b'"model_name"' in head):
+        return "lm_eval_results"
+    return None
+
+
+def detect_tool(data: bytes, name: str = "") -> str | None:
+    """The tool that wrote a file (``lm_eval``, ``inspect`` or ``promptfoo``), from its content, or None when the
+    file is not an evaluation-harness output (a CSV, a plain JSON Lines table...). Looks at the first 64 KB
+    (an ``.eval`` archive's entry names); :func:`read_harness` checks the whole file.
+
+    >>> detect_tool(b'{"doc_id": 0, "target": "B", "filtered_resps": ["B"], "exact_match": 1.0}\\n')
+    'lm_eval'
+    >>> detect_tool(b'{"case": 1, "config": "A", "correct": 1}\\n') is None
+    True
+    """
+    kind = _sniff(data)
+    return "lm_eval" if kind == "lm_eval_results" else kind
+
+
+def _read_file(
+    name: str, data: bytes, metric: str | None, threshold: float | None, scorer: str | None
+) -> tuple[str, list[Run], str | None]:
+    """(kind, runs, lm-eval model name when the file is a results_<date>.json)."""
+    check_file_size(name, len(data))
+    if not data.strip():
+        raise fail(name, "the file is empty")
+    if inspect_log.is_eval_zip(data):
+        return "inspect", [inspect_log.read_log(name, data, scorer, threshold)], None
+    first = _first_line_object(data.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    if first is not None and lm_eval.is_samples_record(first):
+        return "lm_eval", [lm_eval.read_samples(name, data, None, metric, threshold)], None
+    doc = load_json(data, name)
+    kind = _kind(doc)
+    if kind == "inspect":
+        return kind, [inspect_log.read_log(name, data, scorer, threshold)], None
+    if kind == "promptfoo":
+        return kind, promptfoo.read_results(name, doc), None
+    if kind == "lm_eval_results" and isinstance(doc, dict):
+        return kind, [], lm_eval.model_name(doc)
+    if kind == "lm_eval":
+        raise fail(name, "one lm-evaluation-harness record in a JSON document: upload the .jsonl file itself")
+    raise fail(name, f"not a recognised evaluation-harness file: {_EXPECTED}")
+
+
+def _name_lm_eval_runs(runs: list[Run], models: dict[str, str | None]) -> list[Run]:
+    """Name each lm-eval samples file by the model of the results file with the same date stamp (or the only
+    results file, when every samples file has one date)."""
+    by_date = {lm_eval.file_date(n): m for n, m in models.items() if m}
+    only = next(iter(by_date.values())) if len(by_date) == 1 else None
+    dates = {lm_eval.file_date(r.source) for r in runs}
+    out = []
+    for r in runs:
+        model = by_date.get(lm_eval.file_date(r.source))
+        if model is None and only is not None and len(dates) == 1:
+            model = only
+        out.append(r.renamed(model) if model else r)
+    return out
+
+
+def _separate_configs(runs: list[Run], notes: list[str]) -> list[Run]:
+    """Runs of one config from different files that share cases get the file name after the config."""
+    by_config: dict[str, list[int]] = {}
+    for i, r in enumerate(runs):
+        by_config.setdefault(r.config, []).append(i)
+    out = list(runs)
+    for config, idx in by_config.items():
+        if len(idx) < 2:
+            continue
+        keys = [set(zip([runs[i].task] * len(runs[i].rows), runs[i].rows["case"], strict=True)) for i in idx]
+        clash = any(keys[a] & keys[b] for a in range(len(idx)) for b in range(a + 1, len(idx)))
+        if not clash:
+            continue
+        sources = [runs[i].source for i in idx]
+        for i in idx:
+            out[i] = runs[i].renamed(f"{config} ({_basename(runs[i].source)})")
+        notes.append(
+            f"config {config} is in {len(idx)} files with the same cases ({', '.join(map(_basename, sources))}); "
+            "each is named by its file"
+        )
+    return out
+
+
+def _samples_frame(rows: pd.DataFrame, several_configs: bool, notes: list[str]) -> pd.DataFrame:
+    """Raw samples with the answer and gold columns only where the vote can use them."""
+    cols = ["case", "sample"]
+    answer, gold, correct = rows["answer"], rows["gold"], rows["correct"].to_numpy()
+    if answer.notna().all() and gold.notna().all() and np.array_equal((answer == gold).to_numpy(), correct == 1):
+        cols += ["answer", "gold", "correct"]
+    elif answer.notna().all() and (rows.groupby(["config", "case", "answer"])["correct"].nunique() == 1).all():
+        cols += ["answer", "correct"]
+        notes.append("the samples keep each answer and the tool's grade (answers marked correct count as the gold)")
+    else:
+        cols += ["correct"]
+        notes.append(
+            "the answers are graded text (the same text can be graded differently, or the grade is not answer == "
+            "target), so the vote counts right and wrong samples (binary)"
+        )
+    if rows["latency_s"].notna().all():
+        cols.append("latency_s")
+    if several_configs:
+        cols.insert(0, "config")
+    return rows[cols].reset_index(drop=True)
+
+
+def read_harness(
+    files: Sequence[tuple[str, bytes]],
+    names: Mapping[str, str] | None = None,
+    metric: str | None = None,
+    threshold: float | None = None,
+    scorer: str | None = None,
+) -> HarnessResult:
+    """Read evaluation-harness files (name, bytes) uploaded together into NK Planner's paired results and samples.
+
+    The tool is recognised from each file's content (:func:`detect_tool`); all files must come from one tool.
+    Config = the model in the file (lm-eval: the ``results_<date>.json`` uploaded with it, same date; inspect_ai:
+    ``log.eval.model``; promptfoo: the provider), else ``names[file name]`` when given (it always wins), else the
+    file name; a config found in two files with the same cases is named by each file. Cases of different tasks are
+    kept apart (``task/case``). Paired frame: one row per case and config from its first sample (epoch, repeat),
+    ``case, config, correct`` (+ ``latency_s``, ``cost`` when recorded); None with fewer than two configs.
+    Samples frame: when some case has several samples, ``case, sample, correct`` (+ ``answer``, ``gold``,
+    ``latency_s``, ``config``; see :class:`HarnessResult`). ``metric`` / ``threshold`` are lm-eval's metric and
+    the cut-off for metrics (or inspect_ai scores) that are not 0/1; ``scorer`` picks an inspect_ai scorer.
+
+    >>> line = '{{"doc_id": {}, "target": "A", "filtered_resps": ["A"], "metrics": ["acc"], "acc": {}}}'
+    >>> a = "\\n".join(line.format(i, v) for i, v in enumerate([1, 0, 1])).encode()
+    >>> b = "\\n".join(line.format(i, v) for i, v in enumerate([1, 1, 1])).encode()
+    >>> res = read_harness([("a.jsonl", a), ("b.jsonl", b)], names={"a.jsonl": "small", "b.jsonl": "large"})
+    >>> res.tool, res.configs, res.paired.groupby("config", sort=False)["correct"].mean().tolist()
+    ('lm_eval', ('small', 'large'), [0.6666666666666666, 1.0])
+    """
+    if not files:
+        raise DataError("no files given: upload one evaluation-harness output per model or run")
+    if threshold is not None and not np.isfinite(threshold):
+        raise DataError(f"the threshold must be a finite number, got {threshold}")
+    runs: list[Run] = []
+    kinds: dict[str, str] = {}
+    models: dict[str, str | None] = {}
+    for name, data in files:
+        kind, file_runs, model = _read_file(name, data, metric, threshold, scorer)
+        if kind == "lm_eval_results":
+            models[name] = model
+            continue
+        kinds[name] = kind
+        runs.extend(file_runs)
+    tools = sorted(set(kinds.values()))
+    if not runs:
+        raise DataError(
+            "only lm-evaluation-harness results_<date>.json files were given: upload the samples_<task>_<date>.jsonl "
+            "files (lm_eval --log_samples) with them"
+        )
+    if len(tools) > 1:
+        listed = "; ".join(f"{_basename(n)}: {_TOOL_NAMES[k]}" for n, k in kinds.items())
+        raise DataError(f"the files come from different tools ({listed}): upload the files of one tool at a time")
+    tool = tools[0]
+    notes: list[str] = []
+    if tool == "lm_eval":
+        runs = _name_lm_eval_runs(runs, models)
+    if names:
+        runs = [r.renamed(names[r.source]) if names.get(r.source) else r for r in runs]
+    runs = _separate_configs(runs, notes)
+    for r in runs:
+        notes.extend(n for n in r.notes if n not in notes)
+    several_tasks = len({r.task for r in runs}) > 1
+    parts = []
+    for r in runs:
+        part = r.rows.assign(config=r.config, source=r.source)
+        if several_tasks:
+            part["case"] = r.task + "/" + part["case"].astype(str)
+        parts.append(part)
+    limit(_basename(runs[0].source), "rows", sum(len(p) for p in parts), "the files together")
+    rows = pd.concat(parts, ignore_index=True)
+    dup = rows.duplicated(["config", "case", "sample"], keep=False)
+    if dup.any():
+        first = rows.loc[dup].iloc[0]
+        raise fail(
+            _basename(str(first["source"])),
+            f"case {first['case']} (sample {first['sample']}) appears twice for config {first['config']}: "
+            "upload each run once",
+        )
+    configs = tuple(dict.fromkeys(r.config for r in runs))
+    counts = rows.groupby(["config", "case"], sort=False).size()
+    multi = [c for c in configs if (counts.loc[c] > 1).any()]
+
+    paired: pd.DataFrame | None = None
+    if len(configs) >= 2:
+        first_rows = rows.sort_values("sample", kind="stable").drop_duplicates(["config", "case"], keep="first")
+        order = {c: i for i, c in enumerate(configs)}
+        first_rows = first_rows.sort_values("config", key=lambda s: s.map(order), kind="stable")
+        cols = ["case", "config", "correct"]
+        cols += [c for c in ("latency_s", "cost") if first_rows[c].notna().any()]
+        paired = first_rows[cols].reset_index(drop=True)
+        if multi:
+            notes.append("paired results use the first sample (epoch, repeat) of each case; all are in the samples")
+    else:
+        notes.append(
+            f"one config ({configs[0]}): a paired comparison needs files of two or more configs (one per model or run)"
+        )
+    samples: pd.DataFrame | None = None
+    if multi:
+        chosen = rows[rows["config"].isin(multi)]
+        samples = _samples_frame(chosen, len(multi) > 1, notes)
+        per_case = counts.loc[multi]
+        notes.append(
+            f"{plural(int(per_case.size), 'case')} with {int(per_case.min())} to {int(per_case.max())} samples each"
+            if per_case.min() != per_case.max()
+            else f"{plural(int(per_case.size), 'case')} with {int(per_case.max())} samples each"
+        )
+    return HarnessResult(tool=tool, paired=paired, samples=samples, configs=configs, notes=tuple(notes))

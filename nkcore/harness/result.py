@@ -1,0 +1,110 @@
+"""The shared types of the harness readers: one file's results (:class:`Run`) and the combined :class:`HarnessResult`.
+
+Every reader turns one tool's file into one or more :class:`Run` (one per config in the file): per-sample rows of
+``case, sample, correct`` with the answer, gold, latency and cost when the tool records them.
+:func:`nkcore.harness.read_harness` joins the runs of every uploaded file into NK Planner's paired-results frame
+(``case, config, correct``) and, where a case has several samples, its raw-samples frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["RUN_COLUMNS", "TOOLS", "HarnessResult", "Run"]
+
+TOOLS: tuple[str, ...] = ("lm_eval", "inspect", "promptfoo")
+"""The tools whose files are read: lm-evaluation-harness, inspect_ai, promptfoo."""
+
+RUN_COLUMNS: tuple[str, ...] = ("case", "sample", "correct", "answer", "gold", "latency_s", "cost")
+"""The columns of :attr:`Run.rows`: case id (text), sample (1, 2, ... in the order drawn), correct (0/1), the
+answer and gold (text, or None where the tool has none), latency_s (seconds) and cost (dollars), NaN when absent."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Run:
+    """One config's results read from one file.
+
+    ``tool`` is one of :data:`TOOLS`; ``source`` the file's name; ``config`` the model (or provider) named in the
+    file; ``task`` the evaluation task (cases of different tasks are kept apart); ``rows`` a frame with
+    :data:`RUN_COLUMNS`; ``notes`` plain sentences about choices made while reading (the metric used...).
+    """
+
+    tool: str
+    source: str
+    config: str
+    task: str
+    rows: pd.DataFrame
+    notes: tuple[str, ...] = ()
+
+    def renamed(self, config: str) -> Run:
+        """The same run under another config name."""
+        return Run(self.tool, self.source, config, self.task, self.rows, self.notes)
+
+
+def run_frame(
+    case: list[str],
+    sample: list[int],
+    correct: list[int],
+    answer: list[str | None] | None = None,
+    gold: list[str | None] | None = None,
+    latency_s: list[float] | None = None,
+    cost: list[float] | None = None,
+) -> pd.DataFrame:
+    """The rows of a :class:`Run` from per-sample lists (missing columns filled with None / NaN)."""
+    n = len(case)
+    nan = np.full(n, np.nan)
+    return pd.DataFrame(
+        {
+            "case": pd.Series(case, dtype=object),
+            "sample": np.asarray(sample, dtype=np.int64),
+            "correct": np.asarray(correct, dtype=np.int8),
+            "answer": pd.Series(answer if answer is not None else [None] * n, dtype=object),
+            "gold": pd.Series(gold if gold is not None else [None] * n, dtype=object),
+            "latency_s": np.asarray(latency_s, dtype=float) if latency_s is not None else nan,
+            "cost": np.asarray(cost, dtype=float) if cost is not None else nan.copy(),
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HarnessResult:
+    """Evaluation-harness files read as NK Planner data.
+
+    ``tool``: the tool that wrote the files (one of :data:`TOOLS`). ``paired``: one row per case and config
+    (``case, config, correct``, plus ``latency_s`` and ``cost`` when the tool records them), from the first
+    sample (epoch, repeat) of every case; None when the files hold fewer than two configs. ``samples``: the raw
+    samples (``case, sample, correct``, with ``answer``, ``gold``, ``latency_s`` where usable, and ``config`` when
+    several configs have them) when some case has several samples, else None. ``configs``: the config names, in
+    file order. ``notes``: plain sentences about the choices made (metric, scorer, renamed configs...).
+    """
+
+    tool: str
+    paired: pd.DataFrame | None
+    samples: pd.DataFrame | None
+    configs: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def samples_for(self, config: str | None = None) -> pd.DataFrame | None:
+        """The raw samples of one config (its ``config`` column dropped); ``config`` may be None when only one
+        config has samples. Raises ``DataError`` naming the configs with samples when the choice is ambiguous."""
+        from nkcore.errors import DataError
+
+        if self.samples is None:
+            return None
+        if "config" not in self.samples.columns:
+            if config is not None and config not in self.configs:
+                raise DataError(f"unknown config {config!r}; the configs present are {_names(self.configs)}")
+            return self.samples
+        present = tuple(dict.fromkeys(self.samples["config"].tolist()))
+        if config is None or config not in present:
+            what = "name the config to read" if config is None else f"no samples for config {config!r}"
+            raise DataError(f"{what} with --config; the configs with several samples per case are {_names(present)}")
+        keep = self.samples["config"] == config
+        return self.samples.loc[keep].drop(columns="config").reset_index(drop=True)
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return ", ".join(repr(c) for c in names)
