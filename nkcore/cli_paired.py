@@ -4,7 +4,7 @@ JSON keys are a contract (README.md). ``compare`` prints at least ``n_cases``, `
 ``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
 a), ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``diff_ci_low``, ``diff_ci_high``. ``plan`` prints at least ``cases``,
 ``discordance``, ``min_resolvable_diff``, ``mde_at_power`` and, with ``--target-diff``, ``cases_for_target``.
-Extra keys may be added, never renamed. Differences are fractions (0.04 = 4 points); infinities (nothing
+Extra keys may be added, never renamed (evaluation-harness input adds ``notes``: how the files were read). Differences are fractions (0.04 = 4 points); infinities (nothing
 resolvable) are ``null``.
 
 ``p_chi2_cc`` follows R's ``mcnemar.test``: Edwards' continuity correction (|b - a| - 1)^2 / (a + b) is applied only
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ import pandas as pd
 from nkcore import paired, resolution
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
+from nkcore.harness import read_harness
+from nkcore.harness.files import path_tool, read_paths
 from nkcore.io import read_table
 
-__all__ = ["compare_report", "plan_report", "register", "run_compare", "run_plan"]
+__all__ = ["compare_report", "plan_report", "read_compare_input", "register", "run_compare", "run_plan"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,7 +44,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "discordant cases, McNemar p-values (exact, mid-p, continuity-corrected chi-square) and the exact paired "
         "bootstrap interval on the difference (accuracy of B minus A).",
     )
-    c.add_argument("file", type=Path, help="paired results file (CSV/TSV/Parquet/JSONL, gzip ok)")
+    c.add_argument(
+        "file",
+        type=Path,
+        nargs="+",
+        help="paired results file (CSV/TSV/Parquet/JSONL, gzip ok); or one or more evaluation-harness outputs, one "
+        "per model or run: lm-evaluation-harness samples_<task>_<date>.jsonl (--log_samples), inspect_ai .eval / "
+        ".json logs, promptfoo results.json",
+    )
     c.add_argument("--a", dest="config_a", metavar="CONFIG", help="config A (the baseline)")
     c.add_argument("--b", dest="config_b", metavar="CONFIG", help="config B (compared with A)")
     c.add_argument(
@@ -52,6 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("wilson", "clopper-pearson"),
         default="wilson",
         help="interval for each config's accuracy (default wilson)",
+    )
+    c.add_argument(
+        "--metric",
+        help="lm-evaluation-harness files: the 0/1 metric read as correct (default acc, then exact_match, then the "
+        "first 0/1 metric)",
     )
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_compare)
@@ -152,9 +167,40 @@ def compare_report(
     }
 
 
+def read_compare_input(paths: Sequence[Path], metric: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The paired-results table of ``compare``'s files, and the notes from reading them.
+
+    One file that is not an evaluation-harness output is read as a paired-results table (CSV/TSV/Parquet/JSONL);
+    harness outputs (one or several, of one tool) are read with :func:`nkcore.harness.read_harness`, each
+    file's model a config.
+    """
+    paths = list(paths)
+    if len(paths) == 1 and path_tool(paths[0]) is None:
+        if metric is not None:
+            raise DataError("--metric applies to lm-evaluation-harness samples files; this is a paired-results table")
+        return read_table(paths[0]), ()
+    for path in paths:
+        if path_tool(path) is None:
+            raise DataError(
+                f"{path}: not an evaluation-harness output; several files are read together only when each is one "
+                "(lm-evaluation-harness samples_*.jsonl, inspect_ai .eval/.json, promptfoo results.json): "
+                "give one paired-results file otherwise"
+            )
+    res = read_harness(read_paths(paths), metric=metric)
+    if res.paired is None:
+        raise DataError(
+            f"these files hold one config ({', '.join(res.configs)}): a paired comparison needs two, "
+            "give one file per model or run"
+        )
+    return res.paired, res.notes
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``compare``."""
-    doc = compare_report(read_table(args.file), args.config_a, args.config_b, args.alpha, args.interval)
+    frame, notes = read_compare_input(args.file, getattr(args, "metric", None))
+    doc = compare_report(frame, args.config_a, args.config_b, args.alpha, args.interval)
+    if notes:
+        doc["notes"] = list(notes)
     if args.json:
         print_json(doc)
         return 0
@@ -186,6 +232,8 @@ def run_compare(args: argparse.Namespace) -> int:
         + (" (balanced table: chi-square 0, no correction, as R's mcnemar.test)" if balanced else "")
     )
     print(f"verdict: {doc['verdict']}")
+    for note in doc.get("notes", []):
+        print(f"note: {note}")
     return 0
 
 

@@ -3,7 +3,8 @@
 JSON keys are a contract: ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
 ``ci_high``, ``first_n_accuracy``), ``rho``, ``rho_ci_low``, ``rho_ci_high``, ``p_single``, ``n_eff`` (``n``,
 ``n_eff``), ``unfixable``, ``unanimous_wrong``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
-and, with a price, ``cost_per_1k`` and ``monthly_cost``. Extra keys may be added, never renamed.
+and, with a price, ``cost_per_1k`` and ``monthly_cost``. Extra keys may be added, never renamed (an
+evaluation-harness file adds ``notes``: how it was read).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ import pandas as pd
 from nkcore import cost, latency, voting
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
+from nkcore.harness import read_harness
+from nkcore.harness.files import path_tool, read_paths
 from nkcore.io import read_table
 from nkcore.voting.rules import as_tie_rule, as_trigger
 
-__all__ = ["fanout_report", "register", "run_fanout", "run_vote", "vote_report"]
+__all__ = ["fanout_report", "read_vote_input", "register", "run_fanout", "run_vote", "vote_report"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,11 +37,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the exact plurality-vote curve with paired bootstrap intervals, the first-n reading, rho, N_eff and the "
         "errors more samples cannot fix.",
     )
-    p.add_argument("file", type=Path, help="samples file (CSV/TSV/Parquet/JSONL)")
+    p.add_argument(
+        "file",
+        type=Path,
+        help="samples file (CSV/TSV/Parquet/JSONL); or an evaluation-harness output with several samples per case "
+        "(inspect_ai .eval/.json log with epochs, promptfoo results.json with --repeat)",
+    )
     p.add_argument("--tie", choices=voting.TIE_RULES, default="first", help="tie rule (default: first)")
     p.add_argument("--from-n", type=int, default=3, help="count unfixable errors among cases wrong at this n (3)")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--config", help="evaluation-harness files with several configs: the config (model) to read")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_vote)
 
@@ -105,9 +114,33 @@ def vote_report(
     }
 
 
+def read_vote_input(path: Path, config: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The samples table of ``vote``'s file, and the notes from reading it.
+
+    A file that is not an evaluation-harness output is read as a samples table; a harness output is read with
+    :func:`nkcore.harness.read_harness` and its raw samples (several epochs or repeats per case) are used, those of
+    ``config`` when it holds several configs with samples.
+    """
+    if path_tool(path) is None:
+        if config is not None:
+            raise DataError("--config applies to evaluation-harness files; this is a samples table")
+        return read_table(path), ()
+    res = read_harness(read_paths([path]))
+    samples = res.samples_for(config)
+    if samples is None:
+        raise DataError(
+            f"{path}: every case has one sample here; a vote needs several samples per case "
+            "(inspect_ai: run with --epochs 3 or more; promptfoo: eval --repeat 3 or more)"
+        )
+    return samples, res.notes
+
+
 def run_vote(args: argparse.Namespace) -> int:
     """Run ``vote``."""
-    doc = vote_report(read_table(args.file), args.tie, args.from_n, args.n_boot, args.seed)
+    frame, notes = read_vote_input(args.file, getattr(args, "config", None))
+    doc = vote_report(frame, args.tie, args.from_n, args.n_boot, args.seed)
+    if notes:
+        doc["notes"] = list(notes)
     if args.json:
         print_json(doc)
         return 0
@@ -128,6 +161,8 @@ def run_vote(args: argparse.Namespace) -> int:
     else:
         print("rho cannot be estimated: every sample is correct, or every sample is wrong (N_eff taken as n)")
     print("errors more samples cannot fix: " + doc["unfixable_sentence"])
+    for note in doc.get("notes", []):
+        print(f"note: {note}")
     return 0
 
 
