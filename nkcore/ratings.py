@@ -312,6 +312,8 @@ class CountColumns:
 
 def _whole_nonneg(col: pd.Series) -> bool:
     """Numeric (not boolean) column whose present values are whole numbers >= 0 (empty cells allowed)."""
+    if col.isna().all():
+        return True
     if not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
         return False
     v = col.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -336,7 +338,7 @@ def _item_column(columns: list[str], taken: set[str]) -> str | None:
 
 
 def count_columns(
-    frame: pd.DataFrame, item_col: str | None = None, *, named_labels: bool = True
+    frame: pd.DataFrame, item_col: str | None = None, *, named_labels: bool = True, check_values: bool = True
 ) -> CountColumns | None:
     """Recognise a label-count table: an item column plus one column of whole numbers >= 0 per label.
 
@@ -344,7 +346,8 @@ def count_columns(
     ``named_labels``, every other column of whole numbers >= 0 that is not a total or a subset (``n_annotations``,
     ``total``, ``subset``...) is a label named by its column. At least 2 count columns are needed. The item column
     is ``item_col`` or the column named most like an item id (``item``, ``uid``, ``image_id``, ``*_idx``...), else
-    the first column that is not a count. Returns None when the table does not look like label counts.
+    the first column that is not a count. Returns None when the table does not look like label counts
+    (``check_values=False``: ``count_<label>`` columns count whatever they hold, for the parser to name bad rows).
 
     >>> f = pd.DataFrame({"uid": ["a", "b"], "count_e": [3, 0], "count_n": [1, 4], "n_annotations": [4, 4]})
     >>> c = count_columns(f)
@@ -360,7 +363,7 @@ def count_columns(
         if c.lower().startswith(COUNT_PREFIX) and len(c) > len(COUNT_PREFIX) and c != item_col
     }
     if prefixed:
-        if not all(_whole_nonneg(frame[c]) for c in prefixed.values()):
+        if check_values and not all(_whole_nonneg(frame[c]) for c in prefixed.values()):
             return None
         labels = prefixed
     elif named_labels:
@@ -415,7 +418,7 @@ def ratings_from_counts(
     if len(frame) == 0:
         raise DataError("the label-count table has no rows")
     if count_cols is None:
-        found = count_columns(frame, item_col)
+        found = count_columns(frame, item_col, check_values=False)
         if found is None:
             raise DataError(
                 "no label-count columns found: give one column of whole numbers >= 0 per label, named count_<label> "
