@@ -264,8 +264,8 @@ def samples_from_runs(
 ) -> Derived:
     """Raw samples (case, sample, answer, gold): the runs (seeds) of one model as the samples of each case.
 
-    Run j of ``runs`` (default: every model of ``predictions``, each taken to be a run of the same model) is sample
-    j + 1; answer = its predicted label; gold = the item's plurality label (``gold`` a :class:`Ratings`) or the
+    Run j of ``runs`` (default: every model of ``predictions`` in natural order, each taken to be a run of the same
+    model, so seed0 is sample 1) is sample j + 1; answer = its predicted label; gold = the item's plurality label (``gold`` a :class:`Ratings`) or the
     mapping's label. Items with a tied plurality, without gold, or missed by a run are dropped and counted.
 
     >>> from nkcore.ratings import ratings_from_frame
@@ -275,7 +275,7 @@ def samples_from_runs(
     >>> samples_from_runs(p, r).frame.values.tolist()
     [['1', 1, 'x', 'x'], ['1', 2, 'x', 'x'], ['2', 1, 'x', 'y'], ['2', 2, 'y', 'y']]
     """
-    pick = _pick_models(predictions, runs)
+    pick = _pick_models(predictions, runs if runs is not None else natural_order(list(predictions.models)))
     items = list(predictions.items)
     _accept, has, tied, rule = _accepted(gold, items, predictions.labels, "drop")
     if isinstance(gold, Ratings):
@@ -358,7 +358,8 @@ def run_column(frame: pd.DataFrame, item_col: str, exclude: Sequence[str] = ()) 
     if unique:
         return min(unique, key=lambda c: (_run_rank(c), frame[c].nunique(), c))
     named = sorted(cands, key=lambda c: (_run_rank(c), c))[:6]
-    for a, b in combinations(named, 2):
+    for pair in combinations(named, 2):
+        a, b = sorted(pair, key=lambda c: normal_name(c) not in SYNONYMS["model"])  # the model's name first
         key = run_values(frame, f"{a}+{b}")
         if not pd.DataFrame({"i": items, "r": key}).duplicated().any():
             return f"{a}+{b}"
