@@ -20,7 +20,7 @@ from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness import lm_eval, promptfoo
-from nkcore.harness.reading import check_file_size, fail, limit, load_json
+from nkcore.harness.reading import check_file_size, fail, limit, load_json, long_line
 from nkcore.harness.result import TOOLS, HarnessResult, Run
 
 __all__ = ["TOOLS", "HarnessResult", "Run", "detect_tool", "read_harness"]
@@ -105,7 +105,11 @@ def _read_file(
         raise fail(name, "the file is empty")
     if inspect_log.is_eval_zip(data):
         return "inspect", [inspect_log.read_log(name, data, scorer, threshold)], None
-    first = _first_line_object(data.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    body = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    end = body.find(b"\n")
+    if end > limits.get("line_bytes") and body[end:].strip():  # JSON Lines with a line over the limit
+        raise long_line(name, data[: len(data) - len(body)].count(b"\n") + 1)
+    first = _first_line_object(body)
     if first is not None and lm_eval.is_samples_record(first):
         return "lm_eval", [lm_eval.read_samples(name, data, None, metric, threshold)], None
     doc = load_json(data, name)

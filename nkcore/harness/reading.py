@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from nkcore.common import limits
 from nkcore.errors import DataError
 
-__all__ = ["check_file_size", "fail", "iter_json_lines", "json_depth", "load_json"]
+__all__ = ["check_file_size", "fail", "iter_json_lines", "json_depth", "limit", "load_json", "long_line"]
 
 
 def fail(name: str, message: str) -> DataError:
@@ -65,6 +65,17 @@ def json_depth(obj: object, cap: int) -> int:
     return deepest
 
 
+def long_line(name: str, lineno: int) -> DataError:
+    """The error for a line over the ``line_bytes`` limit."""
+    cap = limits.get("line_bytes")
+    lim = limits.LIMITS["line_bytes"]
+    return fail(
+        name,
+        f"line {lineno:,} is longer than {cap:,} {lim.unit}; the limit is {cap:,} {lim.unit} "
+        f"(server setting {lim.env}): {lim.hint}",
+    )
+
+
 def _check_depth(name: str, raw: bytes, obj: object, where: str) -> None:
     cap = limits.get("json_depth")
     if raw.count(b"[") + raw.count(b"{") <= cap:  # fewer brackets than the cap: cannot nest deeper
@@ -110,12 +121,7 @@ def iter_json_lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, obj
     rows = 0
     for lineno, raw in enumerate(data.split(b"\n"), start=1):
         if len(raw) > line_cap:
-            lim = limits.LIMITS["line_bytes"]
-            raise fail(
-                name,
-                f"line {lineno:,} is longer than {line_cap:,} {lim.unit}; the limit is {line_cap:,} {lim.unit} "
-                f"(server setting {lim.env}): {lim.hint}",
-            )
+            raise long_line(name, lineno)
         if not raw.strip():
             continue
         try:
