@@ -228,7 +228,8 @@ def inspect_file(
     subset of a file that mixes several.
     """
     frame = read_table(path)
-    if kind in (None, "ratings") and not mapping:
+    # label counts, unless a kind fits the file completely (a per-rating file, a samples file with a count_* column)
+    if kind in (None, "ratings") and not mapping and detect_kind(frame, kind).missing:
         counted = _counts_result(path, frame, subset)
         if counted is not None:
             return counted

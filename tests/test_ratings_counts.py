@@ -239,3 +239,16 @@ def test_cifar10h_counts() -> None:
     k = r.ratings_per_item
     assert (int(k.min()), int(np.median(k)), int(k.max())) == (47, 51, 63)
     assert r.items[:3] == ("0", "1", "2")
+
+
+def test_cli_data_per_rating_file_with_count_columns_stays_per_rating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = pd.DataFrame(
+        {"item": [1, 1, 2, 2], "rater": list("abab"), "label": list("xyxx"), "count_a": [1] * 4, "count_b": [2] * 4}
+    )
+    path = tmp_path / "ratings.csv"
+    frame.to_csv(path, index=False)
+    assert main(["data", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["kind"], out["n_rows"], out["summary"]["n_ratings"]) == ("ratings", 4, 4)
