@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from nkcore.errors import DataError
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
 from ui import cache, charts_nk, datasets, exports, page, work
@@ -104,39 +105,54 @@ with page.user_errors():
     rounds = PRECISION[precision]
     budgets = [b for b in grid.PAPER_BUDGETS if b <= max_budget]
 
-    # ------------------------------------------------------------------ compute (progress bar, Cancel, once per key)
+    # ------------------------------------------------------------------ compute, one budget row at a time
+    # Each row is its own cached computation (changing the largest budget reuses the rows already done); a simulated
+    # row runs through ui.work (progress bar, Cancel, one computation per key across viewers). A row over the
+    # server's work limit is left out and said, instead of losing the rows that fit.
     cells: list = []
-    if prior is None:
-        bar = st.progress(0.0, text="Computing the grid…")
-        for i, b in enumerate(budgets):  # real data: row by row, each row cached on its own
-            run_info = cache.compute(
-                frames.resample_frames,
-                rds,
-                pds,
-                model_a=model_a,
-                model_b=model_b,
-                budgets=(b,),
-                ks=ks,
-                metrics=nkm.ALL_METRICS,
-                rounds=rounds,
-                seed=int(seed),
-            )
-            cells.extend(run_info.cells)
+    refused: list[tuple[int, str]] = []
+    bar = st.progress(0.0, text="Computing the grid…") if prior is None else None
+    for i, b in enumerate(budgets):
+        try:
+            if prior is None:
+                run_info = cache.compute(
+                    frames.resample_frames,
+                    rds,
+                    pds,
+                    model_a=model_a,
+                    model_b=model_b,
+                    budgets=(b,),
+                    ks=ks,
+                    metrics=nkm.ALL_METRICS,
+                    rounds=rounds,
+                    seed=int(seed),
+                )
+                cells.extend(run_info.cells)
+            else:
+                cells.extend(
+                    work.compute_with_progress(
+                        grid.simulate_grid,
+                        alpha=prior.alpha,
+                        eps=float(eps),
+                        budgets=(b,),
+                        ks=ks,
+                        metrics=nkm.ALL_METRICS,
+                        rounds=rounds,
+                        seed=int(seed),
+                        progress_label=f"Budget {b:,} ({i + 1} of {len(budgets)})",
+                    )
+                )
+        except DataError as exc:
+            refused.append((b, str(exc)))
+        if bar is not None:
             bar.progress((i + 1) / len(budgets), text=f"Budget {b:,} done ({i + 1} of {len(budgets)})")
+    if bar is not None:
         bar.empty()
-    else:
-        cells.extend(
-            work.compute_with_progress(
-                grid.simulate_grid,
-                alpha=prior.alpha,
-                eps=float(eps),
-                budgets=tuple(budgets),
-                ks=ks,
-                metrics=nkm.ALL_METRICS,
-                rounds=rounds,
-                seed=int(seed),
-                progress_label="Computing the grid",
-            )
+    if refused:
+        shown = ", ".join(f"{b:,}" for b, _ in refused)
+        st.warning(
+            f"Budgets {shown} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
+            "Quick preview or a smaller largest budget to stay within the server's limits."
         )
     mcells = [c for c in cells if c.metric == metric]
     if not mcells:

@@ -94,3 +94,15 @@ def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: 
     assert "could not be used" not in " ".join(plain(w.value) for w in at.warning)
     table = at.dataframe[0].value
     assert not table.isna().any().any()  # no 'None' cells: blanks where a metric never gets there
+
+
+def test_rows_over_the_work_limit_are_left_out_and_said(run_page: RunPage, monkeypatch) -> None:
+    """A budget row over the server's simulation limit is named in a warning; the rows that fit are still shown."""
+    monkeypatch.setenv("NKP_MAX_SIM_WORK", "10000000")
+    at = run_page(PAGE, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    warnings = " ".join(plain(w.value) for w in at.warning)
+    assert "were not computed" in warnings and "NKP_MAX_SIM_WORK" in warnings
+    assert "1,000" in warnings  # the default detail budget is over this limit ...
+    assert not error_texts(at)
+    assert at.metric  # ... and the page still shows the numbers of a budget that fits
