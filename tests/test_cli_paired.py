@@ -266,3 +266,61 @@ def test_plan_bad_input_exits_2(capsys: pytest.CaptureFixture[str], argv: list[s
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err
+
+
+# ------------------------------------------------------------------------------------ evaluation-harness files
+
+
+def test_compare_promptfoo_results_file_two_providers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.test_harness import pf_document, pf_result
+
+    mini, full = [1, 0, 1, 0, 1, 1], [1, 1, 1, 1, 0, 1]
+    results = [pf_result(i, "openai:gpt-4o-mini", bool(v), {"q": i}) for i, v in enumerate(mini)]
+    results += [pf_result(i, "openai:gpt-4o", bool(v), {"q": i}) for i, v in enumerate(full)]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(pf_document(results), indent=2))
+    doc = _run_json(capsys, ["compare", str(path)])  # two configs: A and B in file order
+    assert COMPARE_KEYS <= doc.keys()
+    assert (doc["a"]["config"], doc["a"]["correct"], doc["b"]["config"], doc["b"]["correct"]) == (
+        "openai:gpt-4o-mini",
+        sum(mini),
+        "openai:gpt-4o",
+        sum(full),
+    )
+    assert (doc["a_only"], doc["b_only"]) == (1, 2)  # case 4 only mini gets right; cases 1 and 3 only gpt-4o
+    assert isinstance(doc["notes"], list)
+
+
+def test_compare_lm_eval_metric_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.test_harness import DATE_A, DATE_B, write_lm_run
+
+    a = write_lm_run(tmp_path, "m1", DATE_A, [1, 0, 1, 0])
+    b = write_lm_run(tmp_path, "m2", DATE_B, [1, 1, 1, 0])
+    acc = _run_json(capsys, ["compare", str(a), str(b)])
+    norm = _run_json(capsys, ["compare", str(a), str(b), "--metric", "acc_norm"])  # acc_norm = 1 - acc here
+    assert (acc["a"]["correct"], acc["b"]["correct"]) == (2, 3)
+    assert (norm["a"]["correct"], norm["b"]["correct"]) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--metric", "acc"], "--metric applies to lm-evaluation-harness samples files"),
+        (["SECOND"], "not an evaluation-harness output; several files are read together only when each is one"),
+    ],
+)
+def test_compare_harness_misuse_exits_2(
+    capsys: pytest.CaptureFixture[str], long_csv: Path, extra: list[str], words: str
+) -> None:
+    argv = ["compare", str(long_csv), *[str(long_csv) if e == "SECOND" else e for e in extra]]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
+def test_compare_one_harness_config_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.test_harness import DATE_A, write_lm_run
+
+    a = write_lm_run(tmp_path, "m1", DATE_A, [1, 0, 1, 0])
+    assert main(["compare", str(a)]) == 2
+    assert "these files hold one config (m1): a paired comparison needs two" in capsys.readouterr().err

@@ -227,3 +227,38 @@ def test_module_entry_point(worked_samples_path: Path) -> None:
         check=False,
     )
     assert res.returncode == 0 and json.loads(res.stdout)["rows"][0]["n"] == 2
+
+
+def test_vote_harness_file_with_one_sample_per_case_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.test_harness import pf_document, pf_result
+
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(pf_document([pf_result(i, "p", bool(i % 2), {"q": i}) for i in range(4)])))
+    code, _, err = _run(capsys, "vote", str(path))
+    assert code == 2 and err.count("\n") == 1 and "a vote needs several samples per case" in err
+
+
+def test_vote_harness_file_with_two_configs_needs_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from tests.test_harness import pf_document, pf_result
+
+    results = [
+        pf_result(r * 3 + t, p, bool((t + r + k) % 2), {"q": t}, output=f"o{t}{r}{k}")
+        for k, p in enumerate(("p1", "p2"))
+        for r in range(3)
+        for t in range(3)
+    ]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(pf_document(results)))
+    code, _, err = _run(capsys, "vote", str(path))
+    assert code == 2 and "name the config to read with --config" in err and "'p1', 'p2'" in err
+    code, out, _ = _run(capsys, "vote", str(path), "--config", "p2", "--n-boot", "100", "--json")
+    doc = json.loads(out)
+    # p2 (k = 1): sample r of case t is right when t + r + 1 is odd, i.e. t + r even: 5 of the 9 samples
+    assert code == 0 and doc["n_cases"] == 3 and doc["p_single"] == pytest.approx(5 / 9)
+
+
+def test_vote_config_flag_on_a_samples_table_exits_2(
+    capsys: pytest.CaptureFixture[str], worked_samples_path: Path
+) -> None:
+    code, _, err = _run(capsys, "vote", str(worked_samples_path), "--config", "x")
+    assert code == 2 and "--config applies to evaluation-harness files" in err

@@ -334,8 +334,6 @@ def test_promptfoo_errors_count_as_wrong_with_a_note() -> None:
 
 # ---------------------------------------------------------------------------------------------- inspect_ai
 
-pytest.importorskip("inspect_ai")  # CI installs it (requirements-dev.txt); the tests above need nothing
-
 
 def run_inspect(log_dir: Path, model_name: str, contents: str, epochs: int, n_cases: int = 6) -> Path:
     """A real inspect_ai log: mockllm outputs in order (one per sample and epoch), scored by match()."""
@@ -366,6 +364,7 @@ def run_inspect(log_dir: Path, model_name: str, contents: str, epochs: int, n_ca
 
 @pytest.fixture(scope="module")
 def inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    pytest.importorskip("inspect_ai")  # in requirements-dev.txt: CI runs these tests
     root = tmp_path_factory.mktemp("inspect")
     three = run_inspect(root / "a", "model", "110100101101001011", epochs=3)
     one = run_inspect(root / "b", "other", "101101", epochs=1)
