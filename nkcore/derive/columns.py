@@ -1,0 +1,92 @@
+"""Which column of a predictions table names the model run, and which rows belong to a chosen subset."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from nkcore.errors import DataError
+from nkcore.kinds import natural_order, to_text
+from nkcore.kinds.columns import SYNONYMS, normal_name
+
+__all__ = ["choose_subset", "run_column", "run_values"]
+
+
+_RUN_WORDS = ("model_run", "run", "run_id", "checkpoint", "seed", "model_seed", "replicate")
+_SUBSET_NAMES = ("subset", "split", "dataset")
+
+
+def _is_id_like(col: pd.Series) -> bool:
+    """Text, integer or boolean column (a float column of scores never names a run)."""
+    return not pd.api.types.is_float_dtype(col.dtype) or bool(
+        np.all(np.mod(col.dropna().to_numpy(dtype=np.float64), 1) == 0)
+    )
+
+
+def _run_rank(name: str) -> int:
+    n = normal_name(name)
+    words = _RUN_WORDS + SYNONYMS["model"]
+    return words.index(n) if n in words else len(words)
+
+
+def run_column(frame: pd.DataFrame, item_col: str, exclude: Sequence[str] = ()) -> str:
+    """The column that makes (item, column) unique: which model run predicted the row.
+
+    Candidates: every column other than ``item_col`` and ``exclude`` whose values are ids (text or whole numbers,
+    not scores), with at least 2 distinct values. Among those with no repeated (item, value) pair, the one named
+    most like a run or model (``model_run``, ``run``, ``seed``, ``model``, ``system``...) wins, then the one with
+    the fewest distinct values. When no single column does it, a pair of candidates joined (``model`` +
+    ``seed`` -> ``"roberta / 0"``) is returned as ``"model+seed"`` (see :func:`run_values`).
+    DataError when nothing makes the rows unique.
+
+    >>> f = pd.DataFrame({"uid": [1, 1, 1, 2, 2, 2], "model": ["r", "r", "b"] * 2, "model_run": ["r0", "r1", "b0"] * 2})
+    >>> run_column(f, "uid")
+    'model_run'
+    """
+    skip = {item_col, *exclude}
+    items = to_text(frame[item_col])
+    cands = [
+        str(c)
+        for c in frame.columns
+        if str(c) not in skip
+        and _is_id_like(frame[c])
+        and not str(c).lower().startswith(("p_", "prob_", "logit"))
+        and frame[c].nunique() >= 2
+    ]
+    unique = [c for c in cands if not pd.DataFrame({"i": items, "r": to_text(frame[c])}).duplicated().any()]
+    if unique:
+        return min(unique, key=lambda c: (_run_rank(c), frame[c].nunique(), c))
+    named = sorted(cands, key=lambda c: (_run_rank(c), c))[:6]
+    for pair in combinations(named, 2):
+        a, b = sorted(pair, key=lambda c: normal_name(c) not in SYNONYMS["model"])  # the model's name first
+        key = run_values(frame, f"{a}+{b}")
+        if not pd.DataFrame({"i": items, "r": key}).duplicated().any():
+            return f"{a}+{b}"
+    raise DataError(
+        f"no column tells the model runs apart: some item has two rows for every choice of "
+        f"{', '.join(cands[:8]) or 'run column'}; add a column naming the model run (e.g. model_run)"
+    )
+
+
+def run_values(frame: pd.DataFrame, column: str) -> pd.Series:
+    """The run name of each row: the column's text, or for ``"a+b"`` the two columns' text joined by ``" / "``."""
+    if column in frame.columns:
+        return to_text(frame[column])
+    a, _, b = column.partition("+")
+    return to_text(frame[a]).astype(object) + " / " + to_text(frame[b]).astype(object)
+
+
+def choose_subset(frame: pd.DataFrame, subset: str | None, what: str) -> pd.DataFrame:
+    col = next((str(c) for c in frame.columns if normal_name(c) in _SUBSET_NAMES), None)
+    if subset is None:
+        return frame
+    if col is None:
+        raise DataError(f"subset {subset!r} given, but the {what} have no subset column")
+    out = frame[to_text(frame[col]) == subset]
+    if len(out) == 0:
+        names = natural_order([str(v) for v in to_text(frame[col]).dropna().unique()])
+        raise DataError(f"no rows of subset {subset!r} in the {what}; the subsets are {', '.join(names[:12])}")
+    return out.reset_index(drop=True)
