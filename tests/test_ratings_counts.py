@@ -17,7 +17,7 @@ from scipy import stats
 from nkcore.cli import main
 from nkcore.errors import DataError
 from nkcore.nk.fit import fit_dirichlet
-from nkcore.nk.frames import fit_prior_frame, ratings_of
+from nkcore.nk.frames import fit_prior_frame, ratings_of, resample_frames
 from nkcore.nk.resample import draw_without_replacement
 from nkcore.ratings import count_columns, ratings_from_counts, ratings_from_frame
 from nkcore.summary.ratings import krippendorff_alpha
@@ -252,3 +252,25 @@ def test_cli_data_per_rating_file_with_count_columns_stays_per_rating(
     assert main(["data", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert (out["kind"], out["n_rows"], out["summary"]["n_ratings"]) == ("ratings", 4, 4)
+
+
+def test_real_data_resampling_from_counts_equals_resampling_from_rows() -> None:
+    """The same counts give the same resampled cells, whether the table is label counts or one row per rating."""
+    rng = np.random.default_rng(11)
+    labels = ["a", "b", "c"]
+    frame = _random_counts(rng, 30, labels)
+    frame[[f"count_{lab}" for lab in labels]] += 2  # every item has at least 3 ratings
+    preds = pd.DataFrame(
+        {
+            "item": list(frame["item"]) * 2,
+            "model": ["m1"] * 30 + ["m2"] * 30,
+            "pred_label": [labels[i] for i in rng.integers(0, 3, 60)],
+        }
+    )
+    by_counts, by_rows = (
+        resample_frames(table, preds, "m1", "m2", budgets=(30,), ks=(1, 3), metrics=("acc",), rounds=30, seed=3)
+        for table in (frame, _expand(frame, labels))
+    )
+    assert by_counts.n_items == by_rows.n_items == 30
+    assert by_counts.full_gaps == by_rows.full_gaps
+    assert by_counts.cells == by_rows.cells
