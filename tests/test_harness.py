@@ -476,3 +476,25 @@ def test_deep_json_is_one_data_error() -> None:
     deep = b'{"results": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with pytest.raises(DataError, match="nested"):
         read_harness([("deep.json", deep)])
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"doc_id": 0, "target": "1", "filtered_resps": [], "metrics": ["acc"], "acc": ' + b"9" * 5000 + b"}\n",
+        b'{"doc_id": 0, "target": "1", "filtered_resps": [], "metrics": ["acc"], "acc": ' + b"9" * 400 + b"}\n",
+        b'{"doc_id": 0, "target": "1", "filtered_resps": [], "metrics": ["acc"], "acc": 1e999}\n',
+        b'{"results": {"version": 3, "results": [{"success": true, "provider": "p", "latencyMs": '
+        + b"9" * 400
+        + b', "cost": "x"}]}}',
+        b"\xff\xfe{\x00",
+        b'{"doc_id": 0, "target": "1", "filtered_resps": [], "acc": 1}\n\xff\n',
+    ],
+)
+def test_hostile_numbers_and_bytes_give_a_result_or_one_data_error(content: bytes) -> None:
+    try:
+        res = read_harness([("x.json", content), ("y.json", content)])
+    except DataError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert res.paired is not None and "latency_s" not in res.paired.columns  # the 10^400 ms latency is dropped

@@ -137,8 +137,13 @@ def _value(name: str, rec: Mapping[str, object], metric: str, lineno: int) -> fl
     v = rec.get(metric)
     if isinstance(v, bool):
         return float(v)
-    if isinstance(v, (int, float)) and math.isfinite(float(v)):
-        return float(v)
+    if isinstance(v, (int, float)):
+        try:
+            number = float(v)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number):
+            return number
     raise fail(
         name,
         f"line {lineno:,} (doc_id {rec.get('doc_id')}): metric {metric!r} is {v!r}, not a number; "

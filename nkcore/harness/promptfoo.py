@@ -88,8 +88,12 @@ def _test_key(r: Mapping[str, object]) -> str:
 
 
 def _number(v: object, scale: float = 1.0) -> float:
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(float(v)) and v >= 0:
-        return float(v) * scale
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+        try:
+            number = float(v) * scale
+        except OverflowError:
+            return math.nan
+        return number if math.isfinite(number) else math.nan
     return math.nan
 
 

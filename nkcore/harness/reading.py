@@ -108,6 +108,8 @@ def load_json(data: bytes, name: str) -> object:
         raise fail(name, f"not UTF-8 text (byte {exc.start:,}): save the file as UTF-8 JSON") from None
     except json.JSONDecodeError as exc:
         raise fail(name, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise fail(name, f"not readable JSON ({str(exc)[:120]})") from None
     _check_depth(name, data, obj, "")
     return obj
 
@@ -132,6 +134,8 @@ def iter_json_lines(data: bytes, name: str) -> Iterator[tuple[int, dict[str, obj
             raise fail(name, f"line {lineno:,} is not UTF-8 text (byte {exc.start:,}): save it as UTF-8") from None
         except json.JSONDecodeError as exc:
             raise fail(name, f"line {lineno:,} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise fail(name, f"line {lineno:,} is not readable JSON ({str(exc)[:120]})") from None
         if not isinstance(obj, dict):
             raise fail(name, f"line {lineno:,} holds a JSON {type(obj).__name__}, not one object per line")
         _check_depth(name, raw, obj, f" on line {lineno:,}")
