@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
 import pandas as pd
@@ -11,13 +10,14 @@ import streamlit as st
 
 from nkcore import store
 from nkcore import summary as nksummary
+from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import ROLE_WORDS, apply_mapping, detect_kind, kind_columns, probability_role
 from ui import cache, charts_data, datasets, exports, page
 from ui.text import md
 
-MAX_MB = int(os.environ.get("NKP_MAX_UPLOAD_MB", "200"))
+MAX_MB = max(1, limits.get("file_bytes") // 2**20)  # the server's file-size limit (NKP_MAX_FILE_BYTES), in MB
 NONE = "(not in the file)"
 VIEW_KINDS = ("ratings", "predictions", "paired", "samples")
 KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
@@ -164,7 +164,7 @@ def upload_section() -> None:
         return
     token = up.file_id.replace("-", "")[:16]
     with st.container(border=True), shown_errors():  # the message stays in the upload's box
-        frame = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name, max_bytes=MAX_MB * 2**20))
+        frame = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name))
         detected = detect_kind(frame)
         choice = st.selectbox(
             "What does the file hold?",

@@ -169,7 +169,7 @@ BAD = [
 def test_each_bad_input_gets_a_precise_message_not_an_exception(
     run_page: RunPage, monkeypatch: pytest.MonkeyPatch, what: str, name: str, content: bytes, words: list[str]
 ) -> None:
-    monkeypatch.setenv("NKP_MAX_UPLOAD_MB", "1")
+    monkeypatch.setenv("NKP_MAX_FILE_BYTES", str(2**20))  # 1 MiB: the BIG file is over it
     assert len(BIG) > 2**20
     at = _upload(run_page(PAGE), name, content)
     assert not at.exception, [e.value for e in at.exception]
