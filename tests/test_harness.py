@@ -498,3 +498,32 @@ def test_hostile_numbers_and_bytes_give_a_result_or_one_data_error(content: byte
         assert "\n" not in str(exc)
     else:
         assert res.paired is not None and "latency_s" not in res.paired.columns  # the 10^400 ms latency is dropped
+
+
+def _eval_zip(entries: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, content in entries.items():
+            zf.writestr(name, content)
+    return buf.getvalue()
+
+
+def test_eval_archive_limits_are_checked_before_unpacking(monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb = _eval_zip({"header.json": b"0" * 4_000_000})  # about 4 KB packed: a ratio of about 1,000
+    assert detect_tool(bomb, "x.eval") == "inspect"
+    with pytest.raises(DataError, match=r"x\.eval: the archive unpacks to .*NKP_MAX_GZIP_RATIO"):
+        read_harness([("x.eval", bomb)])
+    small = _eval_zip({"header.json": b'{"version": 2}', "_journal/start.json": b"{}"})
+    monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "10")
+    with pytest.raises(DataError, match=r"x\.eval: the archive has 16 bytes unpacked; the limit is 10"):
+        read_harness([("x.eval", small)])
+
+
+def test_damaged_eval_archive_is_one_data_error() -> None:
+    pytest.importorskip("inspect_ai")
+    damaged = _eval_zip({"header.json": b"{not json", "_journal/start.json": b"[]"})
+    with pytest.raises(DataError, match=r"^x\.eval: not a readable inspect_ai log \("):
+        read_harness([("x.eval", damaged)])
