@@ -11,7 +11,7 @@ Each result: ``testIdx``, ``promptIdx``, ``testCase`` (``vars``, ``description``
 One result per test case and provider: config = provider label (else id), with the prompt label appended when
 the file holds several prompts; correct = ``success`` (an error counts as wrong, a note says how many); case = the
 test's index. With ``--repeat``, promptfoo gives each repeat its own ``testIdx``: results with the same test
-(description and vars) are one case, numbered by its first index, and the repeats are its samples.
+(its test case: description, vars, assertions) are one case, numbered by its first index, and the repeats are its samples.
 Latency (``latencyMs`` / 1000 seconds) and ``cost`` (dollars per call) are kept for Cost & latency.
 """
 
@@ -79,12 +79,8 @@ def _prompt_label(r: Mapping[str, object]) -> str:
 
 
 def _test_key(r: Mapping[str, object]) -> str:
-    test = r.get("testCase")
-    desc = test.get("description") if isinstance(test, Mapping) else None
-    variables = r.get("vars")
-    if variables is None and isinstance(test, Mapping):
-        variables = test.get("vars")
-    return json.dumps({"d": desc, "v": variables}, sort_keys=True, default=str)
+    """What identifies a test across its repeats: the whole test case (description, vars, assertions) and vars."""
+    return json.dumps({"t": r.get("testCase"), "v": r.get("vars")}, sort_keys=True, default=str)
 
 
 def _number(v: object, scale: float = 1.0) -> float:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from nkcore.errors import DataError
+
 __all__ = ["RUN_COLUMNS", "TOOLS", "HarnessResult", "Run"]
 
 TOOLS: tuple[str, ...] = ("lm_eval", "inspect", "promptfoo")
@@ -90,8 +92,6 @@ class HarnessResult:
     def samples_for(self, config: str | None = None) -> pd.DataFrame | None:
         """The raw samples of one config (its ``config`` column dropped); ``config`` may be None when only one
         config has samples. Raises ``DataError`` naming the configs with samples when the choice is ambiguous."""
-        from nkcore.errors import DataError
-
         if self.samples is None:
             return None
         if "config" not in self.samples.columns:
