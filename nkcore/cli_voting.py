@@ -132,7 +132,8 @@ def read_vote_input(path: Path, config: str | None = None) -> tuple[pd.DataFrame
             f"{path}: every case has one sample here; a vote needs several samples per case "
             "(inspect_ai: run with --epochs 3 or more; promptfoo: eval --repeat 3 or more)"
         )
-    return samples, res.notes
+    about_samples = tuple(n for n in res.notes if not n.startswith(("one config (", "paired results use")))
+    return samples, about_samples
 
 
 def run_vote(args: argparse.Namespace) -> int:
