@@ -39,8 +39,19 @@ def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
     return fmt.format(value) if math.isfinite(value) else "no gain"
 
 
+# Samples without recorded latencies open in the typed-percentile mode (the only one that can work), said in one line.
+HAS_LATENCY = "latency_s" in ds.frame.columns and bool(ds.frame["latency_s"].notna().any())
+if not HAS_LATENCY:
+    st.session_state["lat_src"] = SOURCES[1]
+
 with page.user_errors():
     max_n = cache.compute(voting.parse_samples, ds).max_n
+    if not HAS_LATENCY:
+        st.info(
+            f"{md(ds.name)} records no latencies (no latency_s column), so single-call latency comes from the p50 and "
+            "p95 typed below.",
+            icon=":material/info:",
+        )
     with st.container(border=True):
         st.markdown("**Inputs**")
         c1, c2, c3, c4 = st.columns(4)
@@ -54,7 +65,9 @@ with page.user_errors():
             "latency budget, p95 (s)", 0.5, 30.0, 6.5, 0.1, key="lat_budget", bind="query-params",
             help="the slowest 5% of requests may take longer than this",
         )  # fmt: skip
-        source = c4.radio("single-call latency from", SOURCES, key="lat_src", bind="query-params")
+        source = c4.radio(
+            "single-call latency from", SOURCES, key="lat_src", bind="query-params", disabled=not HAS_LATENCY
+        )
         c5, c6, c7, c8 = st.columns(4)
         typed = source == SOURCES[1]
         p50 = c5.number_input(

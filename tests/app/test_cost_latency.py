@@ -92,15 +92,24 @@ def test_short_data_offers_only_the_n_it_has(run_page: RunPage) -> None:
     assert any("needs 5 samples per case" in plain(i.value) for i in at.info)
 
 
-def test_data_without_latencies_says_what_to_do(run_page: RunPage) -> None:
+def test_data_without_latencies_opens_in_typed_percentile_mode(run_page: RunPage) -> None:
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(
         {"case": np.repeat(np.arange(30), 5), "sample": np.tile(np.arange(1, 6), 30),
          "answer": rng.choice(["a", "b"], size=150), "gold": "a"}
     )  # fmt: skip
-    at = run_page(PAGE, query={"samples": _store(frame, "no_latency.csv")}, timeout=120)
-    assert not at.exception
-    assert any("no latency_s column" in e and "type p50 and p95" in e for e in error_texts(at))
-    at.radio(key="lat_src").set_value("typed p50 and p95").run()
-    assert not at.exception and not error_texts(at)
-    assert round(float(at.dataframe[0].value["p95 (s)"].iloc[0]), 2) == 4.6
+    ds_id = _store(frame, "no_latency.csv")
+    for query in ({"samples": ds_id}, {"samples": ds_id, "lat_src": "latencies in the data"}):
+        at = run_page(PAGE, query=query, timeout=120)
+        assert not at.exception and not error_texts(at)
+        assert at.radio(key="lat_src").value == "typed p50 and p95" and at.radio(key="lat_src").disabled
+        notes = [plain(i.value) for i in at.info if "records no latencies" in plain(i.value)]
+        assert len(notes) == 1 and "no_latency.csv" in notes[0] and "\n" not in notes[0]
+        # the typed default p95 of one call is 4.6 s: the n=1 row reads it back
+        assert round(float(at.dataframe[0].value["p95 (s)"].iloc[0]), 2) == 4.6
+
+
+def test_data_with_latencies_keeps_the_choice(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.radio(key="lat_src").disabled and at.radio(key="lat_src").value == "latencies in the data"
+    assert not any("records no latencies" in plain(i.value) for i in at.info)
