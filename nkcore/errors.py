@@ -1,10 +1,46 @@
-"""The one exception type for problems a user can fix (bad files, bad parameters).
+"""The one exception type for problems a user can fix (bad files, bad parameters), and its one-line rule.
 
-The UI shows its message with ``st.error``; the CLI prints it on one line to stderr and exits 2.
+The UI shows its message with ``st.error``; the CLI prints it on one line to stderr and exits 2. Messages quote
+user data (column names, file names, cell values), which can hold line breaks or other control characters, so
+:class:`DataError` passes every message through :func:`one_line`: whatever it quotes, a message is one printable
+line.
 """
 
 from __future__ import annotations
 
+__all__ = ["DataError", "one_line"]
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: each non-printable character becomes its Python escape, as ``repr`` shows it.
+
+    Non-printable means ``not str.isprintable()``: control characters (``\\n``, ``\\r``, ``\\t``, ``\\x00``...),
+    the Unicode line and paragraph separators, format characters (zero-width and bidirectional marks) and spaces
+    other than the ASCII space. ``str.splitlines`` splits on none of what is left, so the result is exactly one
+    line, and the escape shows the reader which character was there. Printable text, including non-ASCII letters,
+    is unchanged (the rule is idempotent: an escape is printable).
+
+    >>> one_line("Columns: it\\nem, rat\\rer, label")
+    'Columns: it\\\\nem, rat\\\\rer, label'
+    >>> one_line("zero\\u200bwidth, é unchanged")
+    'zero\\\\u200bwidth, é unchanged'
+    >>> one_line(one_line("a\\x00b")) == one_line("a\\x00b")
+    True
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
 
 class DataError(ValueError):
-    """Bad input a user can fix. The message names the problem and the rows or columns involved."""
+    """Bad input a user can fix. The message names the problem and the rows or columns involved.
+
+    Every string argument is made one printable line by :func:`one_line` (a quoted column name with a line break
+    cannot split the CLI's one-line refusal), so ``str(exc)`` and ``exc.args`` are always one line.
+
+    >>> str(DataError("no column 'it\\nem'"))
+    "no column 'it\\\\nem'"
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(one_line(arg) if isinstance(arg, str) else arg for arg in args))

@@ -190,15 +190,83 @@ def _clean_name(name: str) -> str:
     return (text or "dataset")[:_MAX_NAME]
 
 
+# put() writes a description two levels deep (an object holding the ``columns`` list and the ``mapping`` object:
+# six brackets outside strings); more brackets or deeper nesting is damaged. The size cap holds the largest one put()
+# can write (``columns`` and ``mapping`` at the column and name limits) several times over.
+_META_MAX_DEPTH = 2
+_META_MAX_BRACKETS = 64
+_META_MAX_BYTES = 16 << 20
+# A JSON string, or an unterminated one up to the end (so every quote starts a match: one linear pass).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.?[^"\\]*)*(?:"|\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+class _Damaged(ValueError):
+    """A description (``<id>.json``) that put() cannot have written; the message says what is wrong in it."""
+
+
+def _json_depth(text: str, cap: int) -> int:
+    """How deeply brackets nest in JSON ``text`` outside strings, counted without recursion; ``cap + 1`` for any
+    text with more than ``_META_MAX_BRACKETS`` brackets (a description put() did not write).
+
+    >>> _json_depth('{"a": [1, "[[[\\\\"], "b": {}}', cap=2)
+    2
+    >>> _json_depth("[" * 2_000, cap=2)
+    3
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if len(brackets) > _META_MAX_BRACKETS:
+        return cap + 1
+    depth = deepest = 0
+    for ch in brackets:
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _whole(value: object, what: str) -> int:
+    """``value`` if it is a JSON whole number >= 0 (not a bool, a float or a string), else _Damaged."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Damaged(f"{what} is not a whole number >= 0")
+    return value
+
+
+def _texts(value: object, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Damaged(f"{what} is not a list of names")
+    return value
+
+
 def _read_meta(path: Path) -> StoredDataset:
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    """The description ``<id>.json`` as written by put(); _Damaged (a ValueError) for anything else.
+
+    The file is checked for size and nesting depth before it is parsed (Python's parser recurses once per level,
+    so ``[[[[...`` of a few KB would end in a RecursionError), then each field for its type: ``n_rows`` a whole
+    number (``1e400`` parses as infinity), ``columns`` a list of names, ``mapping`` an object of names.
+    """
+    if path.stat().st_size > _META_MAX_BYTES:
+        raise _Damaged(f"over {_META_MAX_BYTES >> 20} MiB")
+    text = path.read_text(encoding="utf-8")
+    if _json_depth(text, _META_MAX_DEPTH) > _META_MAX_DEPTH:
+        raise _Damaged(f"nested more than {_META_MAX_DEPTH} levels deep")
+    raw = json.loads(text)
+    if not isinstance(raw, dict):
+        raise _Damaged("not a JSON object")
+    fields = {"id", "kind", "name", "n_rows", "columns"}
+    if not fields <= raw.keys():
+        raise _Damaged(f"no {', '.join(sorted(fields - raw.keys()))}")
+    mapping = raw.get("mapping") or {}
+    if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+        raise _Damaged("mapping is not an object of names")
+    if not all(isinstance(raw[key], str) for key in ("id", "kind", "name")):
+        raise _Damaged("id, kind or name is not text")
     return StoredDataset(
         id=validate_id(raw["id"]),
-        kind=str(raw["kind"]),
-        name=str(raw["name"]),
-        n_rows=int(raw["n_rows"]),
-        columns=tuple(str(c) for c in raw["columns"]),
-        mapping={str(k): str(v) for k, v in dict(raw.get("mapping") or {}).items()},
+        kind=raw["kind"],
+        name=raw["name"],
+        n_rows=_whole(raw["n_rows"], "n_rows"),
+        columns=tuple(_texts(raw["columns"], "columns")),
+        mapping=dict(mapping),
         created=str(raw.get("created", "")),
     )
 
@@ -280,6 +348,10 @@ def get(ds_id: str, root: Path | str | None = None) -> tuple[StoredDataset, pd.D
         frame = pd.read_parquet(data_path)
     except FileNotFoundError:  # deleted between the check and the read
         raise DataError(f"no dataset {ds_id} on this server (it was deleted)") from None
+    except _Damaged as exc:
+        raise DataError(
+            f"dataset {ds_id} on this server is damaged and cannot be read (its description: {exc})"
+        ) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DataError(
             f"dataset {ds_id} on this server is damaged and cannot be read ({type(exc).__name__})"

@@ -285,3 +285,55 @@ def test_metadata_that_does_not_match_its_data_is_damaged(tmp_path: Path) -> Non
     (tmp_path / f"{b.id}.json").write_text((tmp_path / f"{a.id}.json").read_text())
     with pytest.raises(DataError, match="damaged"):
         store.get(b.id, root=tmp_path)
+
+
+def _description(tmp_path: Path) -> str:
+    """Store FRAME; return its ``<id>.json`` as put() wrote it, on one line."""
+    meta = store.put(FRAME, "ratings", "a", root=tmp_path)
+    return json.dumps(json.loads((tmp_path / f"{meta.id}.json").read_text()))
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda text: "[" * 2_000, "nested more than 2 levels deep"),
+        (lambda text: '{"a":' * 2_000 + "1" + "}" * 2_000, "nested more than 2 levels deep"),
+        (lambda text: text.replace('"n_rows": 3', '"n_rows": 1e400'), "n_rows is not a whole number"),
+        (lambda text: text.replace('"n_rows": 3', '"n_rows": 3.0'), "n_rows is not a whole number"),
+        (lambda text: text.replace('"n_rows": 3', '"n_rows": true'), "n_rows is not a whole number"),
+        (lambda text: text.replace('"columns": [', '"columns": [{"a": ["b"]}, '), "nested more than 2 levels"),
+        (lambda text: text.replace('"columns": ["item", "rater", "label"]', '"columns": "abc"'), "columns is not"),
+        (lambda text: text.replace('"mapping": {}', '"mapping": ["a", "b"]'), "mapping is not"),
+        (lambda text: text.replace('"kind": "ratings"', '"kind": 7'), "id, kind or name is not text"),
+        (lambda text: text.replace('"n_rows": 3, ', ""), "no n_rows"),
+        (lambda text: '["id", "kind"]', "not a JSON object"),
+    ],
+)
+def test_a_damaged_description_is_a_damaged_dataset(tmp_path: Path, edit: Callable[[str], str], reason: str) -> None:
+    """Descriptions put() cannot have written (too deep for Python's recursive parser, n_rows infinite or not whole,
+    fields of the wrong type): get() says the dataset is damaged and why, in one line; list_datasets() skips it."""
+    text = _description(tmp_path)
+    assert '"n_rows": 3' in text and '"mapping": {}' in text  # the edits below apply
+    (meta_path,) = tmp_path.glob("*.json")
+    meta_path.write_text(edit(text))
+    with pytest.raises(DataError, match=f"damaged and cannot be read \\(its description: {reason}") as info:
+        store.get(meta_path.stem, root=tmp_path)
+    assert "\n" not in str(info.value)
+    assert store.list_datasets(root=tmp_path) == []
+
+
+def test_the_description_check_takes_what_put_writes(tmp_path: Path) -> None:
+    """Column names and a file name full of brackets, quotes and backslashes are text, not nesting."""
+    frame = pd.DataFrame({'[{"a\\': ["1"], "}]]]": ["2"], "\\": ["3"]})
+    meta = store.put(frame, "ratings", '[[[{{"\\.csv', mapping={"[": "]]", "\\": '"'}, root=tmp_path)
+    assert store.get(meta.id, root=tmp_path)[0] == meta
+    assert store.list_datasets(root=tmp_path) == [meta]
+
+
+def test_a_huge_description_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _description(tmp_path)
+    monkeypatch.setattr(store, "_META_MAX_BYTES", len(text) - 1)
+    (meta_path,) = tmp_path.glob("*.json")
+    meta_path.write_text(text)
+    with pytest.raises(DataError, match="its description: over"):
+        store.get(meta_path.stem, root=tmp_path)
