@@ -29,6 +29,7 @@ from nkcore.summary import (
     summarize_paired,
     summarize_predictions,
     summarize_ratings,
+    summarize_ratings_frame,
     summarize_samples,
     tied_plurality,
     validate_and_summarize,
@@ -341,3 +342,57 @@ def test_summaries_do_not_depend_on_the_frame_index() -> None:
     assert _samples(shuffled) == _samples(samples)
     table = pd.DataFrame({"case": [1, 1, 2, 2], "config": list("abab"), "correct": [1, 0, 1, 1]})
     assert _paired(table.set_axis([10, 20, 30, 40])) == _paired(table)
+
+
+def _expand(counts_frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per rating (item, rater, label) from a label-count table; raters numbered within each item."""
+    rows = []
+    for _, r in counts_frame.iterrows():
+        k = 0
+        for col in [c for c in counts_frame.columns if c.startswith("count_")]:
+            for _ in range(int(r[col])):
+                rows.append({"item": r["item"], "rater": f"r{k}", "label": col[len("count_") :]})
+                k += 1
+    return pd.DataFrame(rows)
+
+
+def test_label_counts_summarise_like_one_row_per_rating_except_raters() -> None:
+    counts = pd.DataFrame(
+        {"item": ["a", "b", "c", "d"], "count_x": [3, 0, 2, 1], "count_y": [0, 4, 2, 1], "count_z": [1, 0, 0, 2]}
+    )
+    by_counts = summarize(counts, "ratings")
+    by_rows = summarize(_expand(counts), "ratings")
+    for field in ("n_items", "n_ratings", "k_min", "k_median", "k_max", "n_tied", "k_hist"):
+        assert getattr(by_counts, field) == getattr(by_rows, field), field
+    assert [(s.label, s.count) for s in by_counts.labels] == [(s.label, s.count) for s in by_rows.labels]
+    # Krippendorff's alpha from value counts = the krippendorff package on the expanded reliability data
+    assert by_counts.alpha == pytest.approx(by_rows.alpha, abs=1e-12)
+    rel = np.full((4, 4), np.nan)  # raters x items reliability data
+    codes = {"x": 0.0, "y": 1.0, "z": 2.0}
+    expanded = _expand(counts)
+    for i, item in enumerate(["a", "b", "c", "d"]):
+        labels = expanded.loc[expanded["item"] == item, "label"].map(codes).to_numpy()
+        rel[: len(labels), i] = labels
+    assert by_counts.alpha == pytest.approx(krippendorff.alpha(rel, level_of_measurement="nominal"), abs=1e-12)
+    sentences = {n.label: n.sentence for n in by_counts.numbers}
+    assert "one row of the file each" not in sentences["ratings"] and "label counts" in sentences["ratings"]
+    raters = next(n for n in by_counts.numbers if n.label == "raters")
+    assert raters.display == "not recorded" and np.isnan(raters.value) and "no rater ids" in raters.sentence
+    assert "different raters gave them" in {n.label: n.sentence for n in by_rows.numbers}["raters"]
+
+
+def test_label_counts_with_a_minimum_ratings_per_item() -> None:
+    counts = pd.DataFrame({"item": ["a", "b", "c"], "count_x": [3, 1, 2], "count_y": [1, 0, 2]})
+    s = summarize_ratings_frame(counts, min_k=2)
+    assert (s.n_items, s.n_items_dropped, s.n_ratings) == (2, 1, 8)
+    with pytest.raises(DataError, match="only 0 of 3 items"):
+        summarize_ratings_frame(counts, min_k=5)
+
+
+def test_predictions_checked_against_label_counts() -> None:
+    counts = pd.DataFrame({"item": ["a", "b", "c"], "count_x": [3, 1, 2], "count_y": [1, 0, 2]})
+    preds = pd.DataFrame({"item": ["a", "b"], "model": ["m", "m"], "pred_label": ["x", "y"]})
+    s = summarize_predictions(preds, counts)
+    assert s.n_items == 2 and s.covered_share == pytest.approx(2 / 3)
+    with pytest.raises(DataError):
+        summarize_predictions(pd.DataFrame({"item": ["a"], "model": ["m"], "pred_label": ["w"]}), counts)

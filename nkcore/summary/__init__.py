@@ -2,7 +2,8 @@
 
 One module per data kind, each summarising the object that kind's one parser produces:
 
-- :mod:`nkcore.summary.ratings`: :class:`nkcore.ratings.Ratings` (from ``ratings_from_frame``) -> items (N),
+- :mod:`nkcore.summary.ratings`: :class:`nkcore.ratings.Ratings` (from ``ratings_from_frame``, or
+  ``ratings_from_counts`` for a label-count table) -> items (N),
   ratings, ratings per item (K) min / median / max, raters, label distribution, agreement (Krippendorff's alpha,
   nominal), share of items with a tied plurality;
 - :mod:`nkcore.summary.predictions`: :class:`nkcore.ratings.Predictions` (from ``predictions_from_frame``) ->
@@ -30,7 +31,9 @@ from nkcore.summary.predictions import PredictionsSummary, summarize_parsed_pred
 from nkcore.summary.ratings import (
     RatingsSummary,
     agreement_sentence,
+    is_count_table,
     krippendorff_alpha,
+    ratings_of_table,
     summarize_ratings,
     summarize_ratings_frame,
     tied_plurality,
@@ -48,7 +51,9 @@ __all__ = [
     "Summary",
     "SummaryNumber",
     "agreement_sentence",
+    "is_count_table",
     "krippendorff_alpha",
+    "ratings_of_table",
     "summarize",
     "summarize_paired",
     "summarize_parsed_predictions",
@@ -66,7 +71,7 @@ Summary = RatingsSummary | PredictionsSummary | PairedSummary | SamplesSummary
 def summarize(frame: pd.DataFrame, kind: str, min_k: int = 1) -> Summary:
     """Parse a canonical table of ``kind`` with that kind's one parser and summarise it.
 
-    ratings: :func:`nkcore.ratings.ratings_from_frame` (``min_k``: keep items with at least that many ratings per
+    ratings: :func:`nkcore.ratings.ratings_from_frame`, or label counts by :func:`nkcore.ratings.ratings_from_counts` (``min_k``: keep items with at least that many ratings per
     item (K)); predictions: :func:`nkcore.ratings.predictions_from_frame`, on their own (use
     :func:`summarize_predictions` with a ratings table to check them against the ratings); paired:
     :func:`nkcore.paired.parse_paired`; samples: :func:`nkcore.voting.parse_samples`. Bad input is a DataError

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from nkcore.kinds.values import natural_order, to_text
-from nkcore.ratings import Predictions, Ratings, need_columns, predictions_from_frame, ratings_from_frame
+from nkcore.ratings import Predictions, Ratings, need_columns, predictions_from_frame
+from nkcore.summary.ratings import ratings_of_table
 from nkcore.summary.results import LabelShare, SummaryNumber, label_shares, share_text, short_name, whole
 
 __all__ = ["PredictionsSummary", "summarize_parsed_predictions", "summarize_predictions"]
@@ -68,6 +69,7 @@ def summarize_parsed_predictions(
     it; label shares count the hard labels (the argmax of the probabilities when the file has no pred_label,
     which ``has_hard`` says). Coverage = items predicted / items (N) rated.
 
+    >>> from nkcore.ratings import ratings_from_frame
     >>> r = ratings_from_frame(pd.DataFrame({"item": [1, 1, 2], "rater": list("aba"), "label": list("xyx")}))
     >>> p = predictions_from_frame(pd.DataFrame({"item": [1], "model": ["m"], "pred_label": ["y"]}), r)
     >>> s = summarize_parsed_predictions(p, has_hard=True, ratings=r)
@@ -147,6 +149,6 @@ def summarize_predictions(frame: pd.DataFrame, ratings_frame: pd.DataFrame | Non
     >>> s.models, s.per_model_min, s.per_model_max
     (('a', 'b'), 1, 2)
     """
-    ratings = ratings_from_frame(ratings_frame) if ratings_frame is not None else None
+    ratings = ratings_of_table(ratings_frame) if ratings_frame is not None else None
     pred = predictions_from_frame(frame, ratings if ratings is not None else _named_items_and_labels(frame))
     return summarize_parsed_predictions(pred, "pred_label" in frame.columns, ratings)

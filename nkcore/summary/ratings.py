@@ -1,7 +1,10 @@
 """Summary of a ratings table: items (N), ratings, ratings per item (K), raters, labels, agreement, tied pluralities.
 
-The table is parsed by the one ratings parser, :func:`nkcore.ratings.ratings_from_frame`; the summary reads the
-resulting :class:`nkcore.ratings.Ratings` (per-item label counts).
+The table is parsed by the one ratings parser, :func:`nkcore.ratings.ratings_from_frame` (one row per rating), or,
+for a label-count table (item + one ``count_<label>`` column per label, no rater column), by
+:func:`nkcore.ratings.ratings_from_counts`; the summary reads the resulting :class:`nkcore.ratings.Ratings` (per-item
+label counts). Label counts carry no rater ids: their summary says the raters are unknown and counts the ratings
+from the counts, never "one row per rating".
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ import pandas as pd
 
 from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
-from nkcore.ratings import Ratings, ratings_from_frame, text_column
+from nkcore.ratings import COUNT_PREFIX, Ratings, ratings_from_counts, ratings_from_frame, text_column
 from nkcore.summary.results import LabelShare, SummaryNumber, label_shares, number_text, share_text, whole
 
 __all__ = [
     "RatingsSummary",
     "agreement_sentence",
+    "is_count_table",
     "krippendorff_alpha",
+    "ratings_of_table",
     "summarize_ratings",
     "summarize_ratings_frame",
     "tied_plurality",
@@ -140,23 +145,29 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         else f"Items have between {k_min:,} and {k_max:,} ratings each (ratings per item, K); the median item has "
         f"{number_text(k_med)}."
     )
+    if ratings.from_counts:
+        rows_sentence = f"{ratings.n_ratings:,} ratings in total, added up from the label counts (one row per item)."
+        raters = SummaryNumber(
+            "raters",
+            float("nan"),
+            "not recorded",
+            "Label counts carry no rater ids, so how many different raters gave them is not known.",
+        )
+    else:
+        rows_sentence = f"{ratings.n_ratings:,} ratings in total, one row of the file each."
+        raters = SummaryNumber(
+            "raters", ratings.n_raters, whole(ratings.n_raters), f"{ratings.n_raters:,} different raters gave them."
+        )
     numbers = (
         SummaryNumber("items (N)", n, whole(n), f"{n:,} distinct items (N) were rated."),
-        SummaryNumber(
-            "ratings",
-            ratings.n_ratings,
-            whole(ratings.n_ratings),
-            f"{ratings.n_ratings:,} ratings in total, one row of the file each.",
-        ),
+        SummaryNumber("ratings", ratings.n_ratings, whole(ratings.n_ratings), rows_sentence),
         SummaryNumber(
             "ratings per item (K), min / median / max",
             k_med,
             f"{k_min:,} / {number_text(k_med)} / {k_max:,}",
             k_sentence,
         ),
-        SummaryNumber(
-            "raters", ratings.n_raters, whole(ratings.n_raters), f"{ratings.n_raters:,} different raters gave them."
-        ),
+        raters,
         SummaryNumber(
             "labels",
             len(labels),
@@ -191,19 +202,42 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     )
 
 
+def is_count_table(frame: pd.DataFrame) -> bool:
+    """Whether a canonical ratings table holds label counts (no ``rater`` column, ``count_<label>`` columns).
+
+    >>> is_count_table(pd.DataFrame({"item": [1], "count_x": [2], "count_y": [0]}))
+    True
+    >>> is_count_table(pd.DataFrame({"item": [1], "rater": ["a"], "label": ["x"]}))
+    False
+    """
+    return "rater" not in frame.columns and any(str(c).lower().startswith(COUNT_PREFIX) for c in frame.columns)
+
+
+def ratings_of_table(frame: pd.DataFrame) -> Ratings:
+    """The :class:`Ratings` of a canonical ratings table: label counts (:func:`is_count_table`) kept as counts by
+    :func:`nkcore.ratings.ratings_from_counts`, else one row per rating by :func:`nkcore.ratings.ratings_from_frame`.
+
+    >>> ratings_of_table(pd.DataFrame({"item": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]})).counts.tolist()
+    [[2, 1], [0, 3]]
+    """
+    if is_count_table(frame):
+        return ratings_from_counts(frame, "item" if "item" in frame.columns else None)
+    return ratings_from_frame(frame)
+
+
 def summarize_ratings_frame(frame: pd.DataFrame, min_k: int = 1) -> RatingsSummary:
     """:func:`summarize_ratings` of a ratings table, keeping only items with at least ``min_k`` ratings per item (K).
 
-    The whole table is parsed first (:func:`nkcore.ratings.ratings_from_frame`); the rows of the kept items (item
-    ids read by the parser's own rule, :func:`nkcore.ratings.text_column`) are parsed again, so raters and labels
-    are recounted. DataError when fewer than 2 items are kept.
+    The whole table is parsed first (:func:`ratings_of_table`: one row per rating, or label counts); the rows of
+    the kept items (item ids read by the parser's own rule, :func:`nkcore.ratings.text_column`) are parsed again, so
+    raters and labels are recounted. DataError when fewer than 2 items are kept.
 
     >>> df = pd.DataFrame({"item": [1, 1, 2, 3, 3], "rater": list("ababa"), "label": list("xyxyy")})
     >>> s = summarize_ratings_frame(df, min_k=2)
     >>> s.n_items, s.n_items_dropped, s.numbers[-1].label
     (2, 1, 'items left out')
     """
-    full = ratings_from_frame(frame)
+    full = ratings_of_table(frame)
     min_k = int(min_k)
     if min_k <= 1:
         return summarize_ratings(full)
@@ -215,7 +249,7 @@ def summarize_ratings_frame(frame: pd.DataFrame, min_k: int = 1) -> RatingsSumma
             f"the most any item has is {int(k.max())}. Lower the minimum."
         )
     kept = frame[text_column(frame, "item", "item id").isin(set(keep.tolist())).to_numpy()]
-    s = summarize_ratings(ratings_from_frame(kept))
+    s = summarize_ratings(ratings_of_table(kept.reset_index(drop=True)))
     dropped = len(full.items) - len(keep)
     note = SummaryNumber(
         "items left out",
