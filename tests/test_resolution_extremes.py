@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from nkcore.errors import DataError
 from nkcore.resolution.cases import net_upper_slope, sqrt_law_cases
 from nkcore.resolution.critical import z_two_sided
 from nkcore.resolution.label_error import invert_disagreement
+from nkcore.resolution.power import power_parts
 
 EXTREMES = ["1e-300", "5e-324", "1e-320", "1e308", "-1e308", "inf", "-inf", "nan", "0", "-0", "1", "2", "1e-9"]
 
@@ -79,6 +81,28 @@ def test_plan_with_a_denormal_discordance_and_target(capsys: pytest.CaptureFixtu
     doc = json.loads(out)
     assert code == 0 and doc["discordant"] == 0 and doc["cases_for_target"] is None
     assert doc["cases_for_target_at_power"] is None  # Connor: delta^2 underflows; the count is above 1e113
+
+
+@pytest.mark.parametrize("discordance", ["2.2250738585072014e-308", "1e-308", "3e-308", "1e-310"])
+def test_plan_at_a_discordance_near_the_smallest_normal_double(
+    discordance: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scipy's binomial pmf overflows inside Boost for p near 2.2e-308; the plan still answers: nothing resolvable."""
+    argv = ["plan", "--cases", "4", "--discordance", discordance, "--alpha", "1e-300", "--json"]
+    code, out, err = _run(argv, capsys)
+    doc = json.loads(out)
+    assert (code, err) == (0, "") and doc["discordant"] == 0 and doc["mde_at_power_exact"] is None
+
+
+@pytest.mark.parametrize("psi", [2.2250738585072014e-308, 1e-308, 1e-310, 1e-300, 0.06, 0.5, 1.0 - 1e-16])
+def test_power_parts_weights_are_the_binomial_pmf(psi: float) -> None:
+    """The weights P(M = m) against the closed form C(n, m) psi^m (1 - psi)^(n - m) in exact rational arithmetic."""
+    n = 40
+    parts = power_parts(n, psi, 0.5)
+    p = Fraction(psi)
+    for m, w in zip(parts.m.tolist(), parts.weight.tolist(), strict=True):
+        exact = math.comb(n, m) * p**m * (1 - p) ** (n - m)
+        assert w == pytest.approx(float(exact), rel=1e-12, abs=1e-320)
 
 
 # ---------------------------------------------------------------------------------------------- the functions
