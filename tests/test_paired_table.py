@@ -128,6 +128,28 @@ def test_float_case_ids_match_integer_ids() -> None:
     assert list(pr.parse_paired(f).cases) == ["1", "2", "3"]
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [(1e19, 2e19), (2.0**63, 2.0**63 + 4096), (1e300, float("inf")), (2.0**53 - 1, -(2.0**53 - 1)), (-0.0, 7.0)],
+)
+def test_float_case_ids_beyond_int64_stay_distinct(ids: tuple[float, float]) -> None:
+    """Whole floats read as integers only below 2**53 (where a float is exactly that integer); larger ones keep their
+    float text. Oracle: Python's int() of each id below 2**53, repr() from there on; never the wrapped int64 -2**63."""
+    long = pd.DataFrame({"case": [ids[0], ids[0], ids[1], ids[1]], "config": list("ABAB"), "correct": [1, 0, 1, 1]})
+    wide = pd.DataFrame({"case": list(ids), "A": [1, 1], "B": [0, 1]})
+    oracle = sorted(str(int(x)) if abs(x) < 2**53 else repr(x) for x in ids)
+    for frame in (long, wide):
+        assert sorted(pr.parse_paired(frame).cases.tolist()) == oracle
+
+
+def test_cases_per_config_quotes_config_names() -> None:
+    """A config name with a line break is quoted with its escape: the message stays one line and unambiguous."""
+    wide = pd.DataFrame({"case": [1, 2], "it\nem": [1, None], "B": [None, 0]})
+    with pytest.raises(DataError) as info:
+        pr.parse_paired(wide)
+    assert str(info.value).endswith(r"(cases per config: 'it\nem': 1, 'B': 1)")
+
+
 def test_long_table_errors_name_the_data_rows() -> None:
     f = pd.DataFrame({"case": [1, 1, 2, 2], "config": ["A", None, "A", "B"], "correct": [1, 0, 1, 1]})
     with pytest.raises(DataError, match=r"^missing config name in the 'config' column at data row 2$"):

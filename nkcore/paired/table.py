@@ -19,6 +19,7 @@ from nkcore.common import limits
 from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
+from nkcore.kinds import show_value, to_text
 
 __all__ = ["PairedTable", "paired_table_from_counts", "parse_paired"]
 
@@ -72,16 +73,13 @@ def _find_column(columns: Sequence[str], name: str) -> str | None:
 
 
 def _case_ids(series: pd.Series) -> np.ndarray:
-    """Case ids as text; ids read as whole floats (3.0) become "3" so they match ids read as integers."""
+    """Case ids as text by the product's rule for ids (:func:`nkcore.kinds.to_text`): a whole float (3.0) reads as
+    "3" so it matches the id read as an integer, exactly when it is below 2**53 in size; larger or infinite floats
+    keep their float text ("1e+19"), never a wrapped int64."""
     missing = series.isna().to_numpy()
     if missing.any():
         raise DataError(f"missing case id in the 'case' column at {format_rows(np.flatnonzero(missing), _MAX_LISTED)}")
-    ids = series.astype("string").str.strip()
-    if pd.api.types.is_float_dtype(series.dtype):
-        as_float = series.to_numpy(dtype=float)
-        if np.all(as_float == np.round(as_float)):
-            ids = pd.Series(as_float.astype(np.int64), index=series.index).astype("string")
-    return ids.to_numpy(dtype=object)
+    return to_text(series).to_numpy(dtype=object)
 
 
 def parse_paired(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> PairedTable:
@@ -153,7 +151,7 @@ def parse_paired(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> P
     if not complete.any():
         raise DataError(
             "no case has results for every config, so nothing can be paired (cases per config: "
-            + ", ".join(f"{c}: {k}" for c, k in zip(wide.columns, per_config, strict=True))
+            + ", ".join(f"{show_value(str(c))}: {k}" for c, k in zip(wide.columns, per_config, strict=True))
             + ")"
         )
     return PairedTable(
