@@ -9,14 +9,15 @@ to 5 one per 200; at 400,000 requests a month n = 7 costs $9,920 a month more th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from nkcore import advice, voting
 from nkcore import latency as lat
-from nkcore import voting
 from nkcore.errors import DataError
+from nkcore.voting.exact import credit_from_stats, first_n_stats
 
 __all__ = [
     "CostRow",
@@ -133,7 +134,11 @@ class CostRow:
 
 @dataclass(frozen=True, slots=True)
 class CostTable:
-    """The cost and latency table: rows plus the inputs that made it."""
+    """The cost and latency table: rows plus the inputs that made it.
+
+    ``credit`` holds each case's vote credit under every row (cases x rows, columns in the order of ``rows``): the
+    same cases for every row, so any two columns are a paired comparison (:mod:`nkcore.advice`).
+    """
 
     rows: tuple[CostRow, ...]
     price_per_call: float
@@ -143,6 +148,7 @@ class CostTable:
     trigger: str
     topup_share: float
     n_cases: int
+    credit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), compare=False, repr=False)
 
     def row(self, label: str) -> CostRow:
         """The row with this label ("n=3", "3+2"); DataError when absent."""
@@ -202,6 +208,24 @@ def _row(
 _PERCENTILES = np.array([0.5, 0.95, 0.99])
 
 
+def _adaptive_credit(
+    samples: voting.SampleSet, n0: int, m: int, trigger: voting.Trigger, tie: voting.TieRule
+) -> np.ndarray:
+    """Each case's credit under the rule "draw n0, add m when the first n0 trigger": the first-(n0 + m) vote where
+    the trigger fires, else the first-n0 vote (the triggers of :func:`nkcore.voting.adaptive_topup`)."""
+    stats = first_n_stats(samples)
+    credit = credit_from_stats(samples, stats, tie)
+    top0, ntop0 = stats.top[:, n0 - 1], stats.n_top[:, n0 - 1]
+    if trigger == "no_plurality":
+        fire = ntop0 > 1
+    elif trigger == "no_majority":
+        fire = 2 * top0 <= n0
+    else:
+        fire = top0 < n0
+    out: np.ndarray = np.where(fire, credit[:, n0 + m - 1], credit[:, n0 - 1])
+    return out
+
+
 def _quantiles(q: np.ndarray) -> tuple[float, float, float]:
     """(p50, p95, p99) as floats from the three quantiles of :data:`_PERCENTILES`."""
     p50, p95, p99 = (float(v) for v in q)
@@ -238,9 +262,11 @@ def build_table(
     n_cases = int(keep.sum())
     credit = voting.case_credit_first_n(samples, tie)[keep]
     rows: list[CostRow] = []
+    cols: list[np.ndarray] = []
     prev: tuple[str, float, float] | None = None
     by_n: dict[int, tuple[str, float, float]] = {}
     for n in ns:
+        cols.append(credit[:, n - 1])
         correct = float(credit[:, n - 1].sum())
         q = _quantiles(lat.fanout_quantile(model, n, _PERCENTILES))
         r = _row(f"n={n}", n, False, float(n), correct, n_cases, q, price, requests_per_month, prev)
@@ -252,6 +278,7 @@ def build_table(
         n0, m = adaptive
         sub = samples.subset(keep)
         res = voting.adaptive_topup(sub, n0, m, trigger, tie)
+        cols.append(_adaptive_credit(sub, n0, m, trigger, tie))
         share = res.share_topped_up
         q = _quantiles(lat.adaptive_quantile(model, n0, m, share, _PERCENTILES))
         base = by_n.get(n0) or (f"n={n0}", res.flat_n0_correct / n_cases, float(n0))
@@ -268,7 +295,9 @@ def build_table(
             base,
         )
         rows.append(r)
-    rows.sort(key=lambda r: (r.calls, r.adaptive))
+    order = sorted(range(len(rows)), key=lambda i: (rows[i].calls, rows[i].adaptive))
+    rows = [rows[i] for i in order]
+    per_case = np.column_stack([cols[i] for i in order]) if cols else np.zeros((n_cases, 0))
     return CostTable(
         rows=tuple(rows),
         price_per_call=price,
@@ -278,6 +307,7 @@ def build_table(
         trigger=trigger,
         topup_share=share,
         n_cases=n_cases,
+        credit=per_case,
     )
 
 
@@ -327,55 +357,21 @@ def marginal_sentence(row: CostRow) -> str:
 
 
 def recommend(
-    table: CostTable, latency_budget_s: float, percentile: str = "p95", tolerance: float = 0.0
+    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05
 ) -> CostRow | None:
-    """The row to ship under a latency budget: the most accurate row whose ``percentile`` latency fits, the
-    cheapest (fewest calls) among rows within ``tolerance`` of that accuracy; None when no row fits."""
-    if percentile not in ("p50", "p95", "p99"):
-        raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
-    if not latency_budget_s > 0:
-        raise DataError(f"the latency budget must be positive seconds, got {latency_budget_s}")
-    fits = [r for r in table.rows if getattr(r, percentile) <= latency_budget_s]
-    if not fits:
-        return None
-    best_acc = max(r.accuracy for r in fits)
-    return min((r for r in fits if r.accuracy >= best_acc - tolerance - 1e-12), key=lambda r: (r.calls, r.label))
+    """The row to ship under a latency budget (:func:`nkcore.advice.advise`): the cheapest row within the budget
+    that is not resolvably worse (McNemar exact p >= alpha on the same cases) than the most accurate row there;
+    None when no row fits."""
+    pick = advice.advise(table, latency_budget_s, percentile, alpha).pick
+    return None if pick is None else table.row(pick)
 
 
 def recommendation_sentence(
-    table: CostTable, latency_budget_s: float, percentile: str = "p95", tolerance: float = 0.0
+    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05
 ) -> str:
-    """Which row to ship under a latency budget (:func:`recommend`), in words; names what the budget rules out.
+    """Which row to ship under a latency budget, in words, with the paired interval of what a dearer row would add
+    (:func:`nkcore.advice.advise`); names what the budget rules out.
 
-    Reference: the chapter (latency-bound feature ships flat n = 3; without a latency budget the adaptive
-    rule is the better buy).
+    Reference: the chapter (latency-bound feature ships flat n = 3).
     """
-    pick = recommend(table, latency_budget_s, percentile, tolerance)
-    rows = list(table.rows)
-    fits = [r for r in rows if getattr(r, percentile) <= latency_budget_s]
-    if pick is None:
-        fastest = min(rows, key=lambda r: getattr(r, percentile))
-        return (
-            f"No configuration meets a {percentile} latency budget of {latency_budget_s:.1f} s; the fastest, "
-            f"{fastest.label}, has {percentile} {getattr(fastest, percentile):.1f} s. Raise the budget or find a "
-            "faster model."
-        )
-    what = "the adaptive rule " + pick.label if pick.adaptive else f"flat samples per request {pick.label}"
-    text = (
-        f"Under a {percentile} latency budget of {latency_budget_s:.1f} s, ship {what}: {pick.accuracy:.1%} "
-        f"accuracy, {pick.calls:.2f} calls per request, {percentile} {getattr(pick, percentile):.1f} s, "
-        f"{_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
-    )
-    better = [r for r in rows if r.accuracy > pick.accuracy + 1e-12 and r not in fits]
-    if better:
-        b = max(better, key=lambda r: (r.accuracy, -r.calls))
-        text += (
-            f" {b.label} scores {100 * (b.accuracy - pick.accuracy):.1f} percentage points more but its {percentile} is "
-            f"{getattr(b, percentile):.1f} s, over the budget."
-        )
-    dearer = [r for r in fits if r.calls > pick.calls and r.accuracy <= pick.accuracy + 1e-12]
-    if dearer:
-        text += (
-            f" Spending more ({', '.join(r.label for r in dearer)}) buys no accuracy on these {table.n_cases} cases."
-        )
-    return text
+    return advice.advise(table, latency_budget_s, percentile, alpha).sentence

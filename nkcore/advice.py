@@ -1,0 +1,287 @@
+"""What to ship under a latency budget, paying only for accuracy gains the paired test on the same cases supports.
+
+Every row of a cost table (:class:`nkcore.cost.CostTable`) is scored on the same cases, so two rows are compared
+paired: only the discordant cases (one row right, the other wrong) say which is better (McNemar's exact test,
+:func:`nkcore.paired.mcnemar`), and the interval on the difference is the exact case-resampling paired bootstrap
+(:func:`nkcore.paired.exact_paired_bootstrap`). The rule:
+
+1. the rows whose latency percentile fits the budget are the candidates; the *best* is the most accurate of them
+   (the fewest calls among equals);
+2. the recommendation is the cheapest candidate (fewest calls) that is not resolvably worse than the best:
+   McNemar exact p >= alpha, or no less accurate. A dearer row is recommended only when every cheaper row is
+   resolvably worse than the best (p < alpha), so money is spent only on a gain the data can tell from noise.
+
+Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
+(``shared/seeds/002_544b9edd7c12c66d.txt``), sections "Two intervals, and only one of them is the right instrument"
+and the latency-bound recommendation (flat n = 3): on its worked example n = 3 to n = 5 is 5 vs 7 discordant cases,
+p = 0.77, +1.0 points (-2.5 to +4.5).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from nkcore.common.checks import check_alpha, check_level
+from nkcore.common.formatting import format_p, percent, points
+from nkcore.common.intervals import proportion_interval
+from nkcore.errors import DataError
+from nkcore.paired.bootstrap import exact_paired_bootstrap
+from nkcore.paired.mcnemar import mcnemar
+
+if TYPE_CHECKING:
+    from nkcore.cost import CostRow, CostTable
+
+__all__ = ["Advice", "Gap", "RowInterval", "advise", "paired_gap", "row_intervals"]
+
+PERCENTILES = ("p50", "p95", "p99")
+
+
+@dataclass(frozen=True, slots=True)
+class RowInterval:
+    """One row's accuracy with its Wilson interval over the table's cases."""
+
+    label: str
+    accuracy: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """The paired difference accuracy(dearer) - accuracy(cheaper) on the same cases.
+
+    ``cheaper_only`` / ``dearer_only``: the discordant cases only that row gets right; ``low``/``high``: the exact
+    paired bootstrap interval of ``diff`` at ``level``; ``p``: McNemar's exact two-sided p; ``resolved``: the
+    dearer row is more accurate and p < alpha.
+    """
+
+    cheaper: str
+    dearer: str
+    cheaper_only: int
+    dearer_only: int
+    n_cases: int
+    diff: float
+    low: float
+    high: float
+    p: float
+    level: float
+    resolved: bool
+
+    def words(self) -> str:
+        """'+1.0 points (-2.5 to +4.5), p = 0.77' (the interval's level in the caller's sentence)."""
+        return f"{points(self.diff)} points ({points(self.low)} to {points(self.high)}), {format_p(self.p)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """What to ship under a latency budget and why (see the module docstring for the rule).
+
+    ``pick``: the recommended row's label (None when no row fits); ``best``: the most accurate row within the budget;
+    ``gap``: ``pick`` against ``best`` (None when they are the same row); ``worse``: the cheaper rows that are
+    resolvably worse than ``best``; ``over_budget``: the most accurate row the budget rules out, if it beats
+    ``pick``, with its gap; ``intervals``: every row's accuracy interval.
+    """
+
+    pick: str | None
+    best: str | None
+    percentile: str
+    budget_s: float
+    alpha: float
+    gap: Gap | None
+    worse: tuple[Gap, ...]
+    over_budget: Gap | None
+    intervals: tuple[RowInterval, ...]
+    sentence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (plain floats, strings and None)."""
+
+        def gap(g: Gap | None) -> dict[str, Any] | None:
+            if g is None:
+                return None
+            return {
+                "cheaper": g.cheaper,
+                "dearer": g.dearer,
+                "cheaper_only": g.cheaper_only,
+                "dearer_only": g.dearer_only,
+                "diff": g.diff,
+                "ci_low": g.low,
+                "ci_high": g.high,
+                "p_exact": g.p,
+                "resolved": g.resolved,
+            }
+
+        return {
+            "pick": self.pick,
+            "best": self.best,
+            "percentile": self.percentile,
+            "budget_s": self.budget_s,
+            "alpha": self.alpha,
+            "versus_best": gap(self.gap),
+            "resolvably_worse": [gap(g) for g in self.worse],
+            "over_budget": gap(self.over_budget),
+            "sentence": self.sentence,
+        }
+
+
+def _binary(credit: np.ndarray) -> np.ndarray:
+    if credit.size and not np.all((credit == 0) | (credit == 1)):
+        raise DataError(
+            "the paired test needs each case right or wrong (0/1 credit); the tie rule 'split' gives fractions: "
+            "use the tie rule 'first' or 'wrong'"
+        )
+    return credit.astype(bool)
+
+
+def paired_gap(
+    cheaper: np.ndarray,
+    dearer: np.ndarray,
+    cheaper_label: str = "A",
+    dearer_label: str = "B",
+    alpha: float = 0.05,
+    level: float = 0.95,
+) -> Gap:
+    """The paired difference of two 0/1 per-case results on the same cases: McNemar exact p and the exact paired
+    bootstrap interval of accuracy(dearer) - accuracy(cheaper).
+
+    diff = (dearer_only - cheaper_only) / n; p = min(1, 2 P(X <= min(c, d))), X ~ Binomial(c + d, 1/2).
+    Reference: the chapter's section "Two intervals" (n=3 -> n=5: 5 vs 7 discordant, p = 0.77).
+
+    >>> a = np.array([1] * 151 + [1] * 5 + [0] * 7 + [0] * 37); b = np.array([1] * 151 + [0] * 5 + [1] * 7 + [0] * 37)
+    >>> paired_gap(a, b, "n=3", "n=5").words()
+    '+1.0 points (-2.5 to +4.5), p = 0.77'
+    """
+    check_alpha(alpha)
+    check_level(level)
+    a = _binary(np.asarray(cheaper, dtype=float).ravel())
+    b = _binary(np.asarray(dearer, dtype=float).ravel())
+    if a.size != b.size or a.size == 0:
+        raise DataError(f"the two settings need the same, non-zero number of cases; got {a.size} and {b.size}")
+    a_only = int((a & ~b).sum())
+    b_only = int((b & ~a).sum())
+    n = int(a.size)
+    boot = exact_paired_bootstrap(a_only, b_only, n, level)
+    p = mcnemar(a_only, b_only).p_exact
+    diff = (b_only - a_only) / n
+    return Gap(cheaper_label, dearer_label, a_only, b_only, n, diff, boot.low, boot.high, p, level,
+               diff > 0 and p < alpha)  # fmt: skip
+
+
+def row_intervals(table: CostTable, level: float = 0.95) -> tuple[RowInterval, ...]:
+    """Each row's accuracy with its Wilson interval (correct of the table's cases; fractional credit rounded).
+
+    >>> from nkcore.common.intervals import wilson
+    >>> [round(x, 4) for x in wilson(156, 200)]
+    [0.7176, 0.8318]
+    """
+    check_level(level)
+    out = []
+    for r in table.rows:
+        low, high = proportion_interval(round(r.correct), r.n_cases, level)
+        out.append(RowInterval(r.label, r.accuracy, low, high))
+    return tuple(out)
+
+
+def _what(row: CostRow) -> str:
+    return f"the adaptive rule {row.label}" if row.adaptive else f"flat samples per request {row.label}"
+
+
+def _money(x: float) -> str:
+    return f"${x:,.2f}" if abs(x) < 100 else f"${x:,.0f}"
+
+
+def advise(
+    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05, level: float = 0.95
+) -> Advice:
+    """What to ship under a ``percentile`` latency budget: the cheapest row within the budget that is not resolvably
+    worse than the most accurate one there (McNemar exact p >= alpha on the same cases), with the paired interval.
+
+    Rule and reference: the module docstring. Raises DataError for an unknown percentile or a budget <= 0.
+    On the chapter's worked example with a p95 budget of 8 s the most accurate row within the budget is the
+    adaptive rule 3+2 (79.0%), and n = 3 (78.0%) is not resolvably worse, so n = 3 is the answer.
+    """
+    if percentile not in PERCENTILES:
+        raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
+    if not latency_budget_s > 0 or not math.isfinite(latency_budget_s):
+        raise DataError(f"the latency budget must be a positive number of seconds, got {latency_budget_s}")
+    check_alpha(alpha)
+    rows = list(table.rows)
+    if table.credit.shape != (table.n_cases, len(rows)):
+        raise DataError("this cost table carries no per-case credit; build it with nkcore.cost.build_table")
+    col = {r.label: table.credit[:, i] for i, r in enumerate(rows)}
+    intervals = row_intervals(table, level)
+    lat = {r.label: float(getattr(r, percentile)) for r in rows}
+    fits = [r for r in rows if lat[r.label] <= latency_budget_s]
+    where = f"a {percentile} latency budget of {latency_budget_s:.1f} s"
+    if not fits:
+        fastest = min(rows, key=lambda r: lat[r.label])
+        text = (
+            f"No configuration meets {where}; the fastest, {fastest.label}, has {percentile} "
+            f"{lat[fastest.label]:.1f} s. Raise the budget or find a faster model."
+        )
+        return Advice(None, None, percentile, latency_budget_s, alpha, None, (), None, intervals, text)
+
+    def gap(cheap: CostRow, dear: CostRow) -> Gap:
+        return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, alpha, level)
+
+    best = max(fits, key=lambda r: (r.accuracy, -r.calls))
+    worse: list[Gap] = []
+    pick = best
+    for r in sorted(fits, key=lambda r: (r.calls, r.label)):
+        if r is best:
+            break
+        g = gap(r, best)
+        if g.resolved:
+            worse.append(g)
+        else:
+            pick = r
+            break
+    versus = None if pick is best else gap(pick, best)
+    outside = [r for r in rows if r not in fits and r.accuracy > pick.accuracy]
+    over = gap(pick, max(outside, key=lambda r: (r.accuracy, -r.calls))) if outside else None
+    ival = next(i for i in intervals if i.label == pick.label)
+    lvl = f"{level:.0%}"
+    text = (
+        f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy ({lvl} interval "
+        f"{percent(ival.low)} to {percent(ival.high)}), {pick.calls:.2f} calls per request, {percentile} "
+        f"{lat[pick.label]:.1f} s, {_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
+    )
+    if versus is not None:
+        extra = best.monthly_cost - pick.monthly_cost
+        text += (
+            f" It is the cheapest setting within the budget that the paired test cannot tell from the most accurate "
+            f"one, {best.label}: {best.label} scores {points(versus.diff)} points ({lvl} paired bootstrap interval "
+            f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases} cases; McNemar exact "
+            f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they disagree). "
+            f"{_money(extra)} a month more for {best.label} would pay for a gain the data cannot tell from noise."
+        )
+    if worse:
+        named = "; ".join(f"{g.cheaper} by {points(g.diff, sign=False)} points, {format_p(g.p)}" for g in worse)
+        text += f" Cheaper settings are resolvably worse than {best.label} ({named})."
+    if over is not None:
+        text += (
+            f" {over.dearer} scores {points(over.diff)} points against "
+            f"{pick.label} ({points(over.low)} to {points(over.high)}, {format_p(over.p)}) but its {percentile} is "
+            f"{lat[over.dearer]:.1f} s, over the budget."
+        )
+    dearer = [r for r in fits if r.calls > pick.calls and r is not best and r.accuracy <= pick.accuracy]
+    if dearer:
+        text += (
+            f" Spending more ({', '.join(r.label for r in dearer)}) buys no accuracy on these {table.n_cases} cases."
+        )
+    return Advice(
+        pick.label,
+        best.label,
+        percentile,
+        latency_budget_s,
+        alpha,
+        versus,
+        tuple(worse),
+        over,
+        intervals,
+        text,
+    )

@@ -1,0 +1,106 @@
+"""Advice under a latency budget pays only for gains the paired test supports; oracles: scipy's binomial test,
+the Monte Carlo paired bootstrap, a brute-force search over the rows, and the chapter's worked numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from nkcore import advice, cost, voting
+from nkcore.common.intervals import wilson
+from nkcore.errors import DataError
+from nkcore.paired import paired_bootstrap_mc
+
+
+def _table(frame: pd.DataFrame, tie: voting.TieRule = "first") -> cost.CostTable:
+    return cost.build_table_from_frame(frame, tie=tie)
+
+
+def test_budget_8s_on_the_worked_example_recommends_n3_and_says_why(worked_frame: pd.DataFrame) -> None:
+    t = _table(worked_frame)
+    a = advice.advise(t, 8.0)
+    assert a.pick == "n=3" and a.best == "3+2"
+    assert a.gap is not None and not a.gap.resolved
+    # oracle: scipy's exact binomial test on the discordant cases of the two per-case credit columns
+    credit = voting.case_credit_first_n(voting.parse_samples(worked_frame), "first")
+    assert a.gap.cheaper_only + a.gap.dearer_only == 2 and a.gap.dearer_only == 2
+    assert a.gap.p == pytest.approx(stats.binomtest(0, 2, 0.5).pvalue)
+    assert "ship flat samples per request n=3" in a.sentence
+    assert "cannot tell from the most accurate one, 3+2" in a.sentence
+    assert "+1.0 points (95% paired bootstrap interval 0.0 to +2.5" in a.sentence
+    assert cost.recommend(t, 8.0) is t.row("n=3")
+    # n=1 -> n=3 is resolvable (12 vs 26 discordant, the chapter's p = 0.034); n=3 -> n=5 is not (5 vs 7, p = 0.77)
+    g13 = advice.paired_gap(credit[:, 0], credit[:, 2], "n=1", "n=3")
+    g35 = advice.paired_gap(credit[:, 2], credit[:, 4], "n=3", "n=5")
+    assert (g13.cheaper_only, g13.dearer_only, g13.resolved) == (12, 26, True)
+    assert g13.p == pytest.approx(stats.binomtest(12, 38, 0.5).pvalue)
+    assert (g35.cheaper_only, g35.dearer_only, g35.resolved) == (5, 7, False)
+    assert g35.words() == "+1.0 points (-2.5 to +4.5), p = 0.77"
+
+
+def test_the_interval_agrees_with_the_monte_carlo_bootstrap(worked_frame: pd.DataFrame) -> None:
+    credit = voting.case_credit_first_n(voting.parse_samples(worked_frame), "first")
+    g = advice.paired_gap(credit[:, 0], credit[:, 2])
+    mc = paired_bootstrap_mc(credit[:, 0].astype(bool), credit[:, 2].astype(bool), reps=40_000, seed=3)
+    assert abs(g.low - mc.low) <= 0.0051 and abs(g.high - mc.high) <= 0.0051
+
+
+def _brute_force(t: cost.CostTable, budget: float, alpha: float) -> str | None:
+    """The rule by enumeration: of the rows within the budget, the fewest calls whose binomial-test p against the
+    most accurate row (fewest calls among equals) is >= alpha or which is not less accurate."""
+    fits = [i for i, r in enumerate(t.rows) if r.p95 <= budget]
+    if not fits:
+        return None
+    best = max(fits, key=lambda i: (t.rows[i].accuracy, -t.rows[i].calls))
+    ok = []
+    for i in fits:
+        a, b = t.credit[:, i].astype(bool), t.credit[:, best].astype(bool)
+        k, m = int((a & ~b).sum()), int((b & ~a).sum())
+        p = stats.binomtest(k, k + m, 0.5).pvalue if k + m else 1.0
+        if not (m > k and p < alpha):
+            ok.append(i)
+    return t.rows[min(ok, key=lambda i: (t.rows[i].calls, t.rows[i].label))].label
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.2])
+@pytest.mark.parametrize("budget", [4.0, 5.0, 6.5, 7.5, 8.0, 60.0])
+def test_pick_equals_brute_force(worked_frame: pd.DataFrame, budget: float, alpha: float) -> None:
+    t = _table(worked_frame)
+    assert advice.advise(t, budget, alpha=alpha).pick == _brute_force(t, budget, alpha)
+
+
+def test_alpha_decides_whether_a_gain_is_paid_for(worked_frame: pd.DataFrame) -> None:
+    t = _table(worked_frame)
+    assert advice.advise(t, 6.5, alpha=0.05).pick == "n=3"  # n=1 -> n=3: p = 0.034 < 0.05
+    strict = advice.advise(t, 6.5, alpha=0.01)
+    assert strict.pick == "n=1" and "cannot tell" in strict.sentence
+
+
+def test_row_intervals_are_wilson(worked_frame: pd.DataFrame) -> None:
+    t = _table(worked_frame)
+    for iv, r in zip(advice.row_intervals(t), t.rows, strict=True):
+        assert (iv.low, iv.high) == pytest.approx(wilson(round(r.correct), r.n_cases))
+        assert iv.low <= iv.accuracy <= iv.high
+
+
+def test_no_row_fits_and_bad_inputs(worked_frame: pd.DataFrame) -> None:
+    t = _table(worked_frame)
+    none = advice.advise(t, 1.0)
+    assert none.pick is None and none.sentence.startswith("No configuration meets")
+    assert none.to_dict()["pick"] is None
+    with pytest.raises(DataError, match="percentile"):
+        advice.advise(t, 5.0, percentile="p90")
+    with pytest.raises(DataError, match="budget"):
+        advice.advise(t, 0.0)
+    with pytest.raises(DataError, match="0/1 credit"):
+        advice.advise(_table(worked_frame, "split"), 8.0)
+    with pytest.raises(DataError, match="same, non-zero"):
+        advice.paired_gap(np.ones(3), np.ones(4))
+
+
+def test_to_dict_is_plain(worked_frame: pd.DataFrame) -> None:
+    d = advice.advise(_table(worked_frame), 8.0).to_dict()
+    assert d["pick"] == "n=3" and d["versus_best"]["dearer"] == "3+2" and d["versus_best"]["resolved"] is False
+    assert [g["cheaper"] for g in d["resolvably_worse"]] == ["n=1"]
