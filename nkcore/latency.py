@@ -11,6 +11,7 @@ break it (see :func:`queued_fanout`).
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,6 +23,7 @@ from nkcore.common import limits
 from nkcore.common.rows import rows_where
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
+from nkcore.kinds import show_names
 
 __all__ = [
     "MAX_N",
@@ -50,6 +52,7 @@ __all__ = [
 _Z95 = float(stats.norm.ppf(0.95))
 MAX_N = 1000  # samples per request (n) beyond this are a typo, not a plan (as for the vote curve's samples per case)
 _U_POINTS = 1 << 14  # midpoints in u of the adaptive rule's convolution integral
+_MAX_S = sys.float_info.max  # the largest latency a double holds; beyond it a quantile is inf
 
 
 def _check_n(n: float, what: str = "samples per request n") -> None:
@@ -72,10 +75,11 @@ class LatencyModel:
     values: tuple[float, ...] = ()
 
     def quantile(self, q: float | np.ndarray) -> np.ndarray:
-        """Single-call q-quantile (seconds)."""
+        """Single-call q-quantile (seconds); inf where a lognormal quantile is beyond the largest double (1.8e308)."""
         q = np.asarray(q, dtype=float)
         if self.kind == "lognormal":
-            return np.exp(self.mu + self.sigma * stats.norm.ppf(q))
+            with np.errstate(over="ignore"):  # exp overflows to inf exactly when the quantile exceeds 1.8e308 s
+                return np.exp(self.mu + self.sigma * stats.norm.ppf(q))
         v = np.asarray(self.values)
         # type 7 on sorted values: linear interpolation between v[k] at probability k / (len - 1)
         return np.interp(np.clip(q, 0.0, 1.0), np.linspace(0.0, 1.0, len(v)), v)
@@ -96,7 +100,8 @@ class LatencyModel:
         """Seeded single-call draws (inverse transform)."""
         rng = as_generator(seed)
         if self.kind == "lognormal":
-            return np.exp(self.mu + self.sigma * rng.standard_normal(size))
+            with np.errstate(over="ignore"):  # a draw beyond 1.8e308 s is inf, as in quantile
+                return np.exp(self.mu + self.sigma * rng.standard_normal(size))
         return self.quantile(rng.random(size))
 
 
@@ -146,7 +151,7 @@ def latency_model_from_frame(frame: pd.DataFrame) -> LatencyModel:
     else:
         raise DataError(
             f"no latency_s column: give a samples table with latency_s or a one-column file of latencies "
-            f"(found columns {', '.join(map(str, frame.columns))})"
+            f"(found columns {show_names(frame.columns)})"
         )
     values = pd.to_numeric(frame[col], errors="coerce").reset_index(drop=True)
     if values.isna().any():
@@ -200,6 +205,8 @@ def _sum_cdf(model: LatencyModel, n0: int, m: int, x: float, points: int = _U_PO
     u > G1(x) the first fan-out alone exceeds x). Midpoint rule in u on (0, G1(x)): the integrand is monotone and
     bounded, so the rule needs no latency grid and works for any scale or tail (heavy lognormals, stalls).
     """
+    if x == math.inf:
+        return 1.0
     g1 = float(model.cdf(x)) ** n0
     if g1 <= 0.0:
         return 0.0
@@ -230,7 +237,8 @@ def adaptive_quantile(model: LatencyModel, n0: int, m: int, share: float, q: flo
     """q-quantile of the adaptive rule's latency: the root of :func:`adaptive_cdf` = q (Brent's method).
 
     Bracket: T >= T1 gives the flat-n0 quantile Q1(q) as a lower end; P(T1 + T2 <= a + b) >= G1(a) G2(b) gives
-    Q1(sqrt q) + Q2(sqrt q) as an upper end. share = 0 is flat n0 exactly.
+    Q1(sqrt q) + Q2(sqrt q) as an upper end. share = 0 is flat n0 exactly. A quantile beyond the largest double
+    (1.8e308 s, a lognormal with an absurd spread) is inf, as in :meth:`LatencyModel.quantile`.
     """
     _check_rule(n0, m, share)
     qs = np.atleast_1d(np.asarray(q, dtype=float))
@@ -239,16 +247,21 @@ def adaptive_quantile(model: LatencyModel, n0: int, m: int, share: float, q: flo
     out = []
     for qi in qs:
         lo = float(fanout_quantile(model, n0, qi))
-        if share == 0.0:
+        if share == 0.0 or lo == math.inf:
             out.append(lo)
             continue
-        hi = float(fanout_quantile(model, n0, math.sqrt(qi)) + fanout_quantile(model, m, math.sqrt(qi)))
+        hi = min(
+            float(fanout_quantile(model, n0, math.sqrt(qi))) + float(fanout_quantile(model, m, math.sqrt(qi))), _MAX_S
+        )
 
         def f(x: float, qi: float = qi) -> float:
             return float(adaptive_cdf(model, n0, m, share, x)) - qi
 
-        while f(hi) < 0:  # the bound holds exactly; this only guards the quadrature's last digits
-            hi *= 1.5
+        while f(hi) < 0 and hi < _MAX_S:  # the bound holds exactly; this only guards the quadrature's last digits
+            hi = min(hi * 1.5, _MAX_S)
+        if f(hi) < 0:  # beyond the largest double
+            out.append(math.inf)
+            continue
         out.append(lo if f(lo) >= 0 else optimize.brentq(f, lo, hi, xtol=1e-9 * hi, rtol=1e-10))
     return np.array(out).reshape(np.shape(q))
 

@@ -17,6 +17,7 @@ from nkcore.kinds import (
     detect_kind,
     format_rows,
     natural_order,
+    show_names,
     show_value,
     to_text,
 )
@@ -142,7 +143,7 @@ def test_apply_mapping_renames_keeps_only_mapped_and_normalises_ids() -> None:
         ({"item": "item_id", "rater": "who"}, ["missing column for label"]),
         (
             {"item": "item_id", "rater": "nope", "label": "lab"},
-            ["'nope'", "rater", "not in the file", "item_id, who, lab"],
+            ["'nope'", "rater", "not in the file", "'item_id', 'who', 'lab'"],
         ),
         ({"item": "item_id", "rater": "who", "label": "who"}, ["'who'", "more than one role"]),
         (
@@ -247,3 +248,28 @@ def test_messages_show_cut_values() -> None:
         apply_mapping(frame, "paired", {"case": "case", "config": "config", "correct": "ok"})
     assert "data row 1 holds 'zzz" in str(err.value) and "(10,000 characters)" in str(err.value)
     assert len(str(err.value)) < 300
+
+
+# Column names a JSONL file can carry: every character str.splitlines() breaks at, and a comma inside a name.
+ODD_NAMES = ["it\nem", "rat\rer", "a\x0bb", "c\x1ed", "e\u2028f", "g, h"]
+
+
+@pytest.mark.parametrize("kind", ["ratings", "samples", "paired", "predictions"])
+def test_missing_column_messages_quote_the_files_columns_on_one_line(kind: str) -> None:
+    """The columns listed in a refusal are quoted with their escapes (repr), so each name reads as one name and the
+    message is one line (str.splitlines as the oracle)."""
+    frame = pd.DataFrame({name: [1, 2] for name in ODD_NAMES})
+    with pytest.raises(DataError) as err:
+        apply_mapping(frame, kind, {})
+    message = str(err.value)
+    assert message.splitlines() == [message]
+    assert message.endswith(show_names(ODD_NAMES))
+    assert show_names(ODD_NAMES) == ", ".join(repr(name) for name in ODD_NAMES)
+
+
+def test_show_names_cuts_long_lists_and_long_names() -> None:
+    names = [f"c{i}" for i in range(25)] + ["x" * 100]
+    shown = show_names(names)
+    assert shown == ", ".join(repr(f"c{i}") for i in range(20)) + ", ... (26 in all)"
+    assert show_names(["x" * 100], limit=1) == show_value("x" * 100)
+    assert show_names([]) == ""

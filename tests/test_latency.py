@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -227,3 +229,31 @@ def test_inputs_table_and_queue_entry_points() -> None:
     assert [round(r.times_as_often, 2) for r in rows] == [1.0, 3.0, 6.99]
     q = lat.queued_fanout_from_frame(None, 3, 3, "lognormal", 1.0, 2.0, draws=20_000, seed=1)
     assert q.p95 == pytest.approx(q.identity_p95, rel=0.05)
+
+
+def test_no_latency_column_quotes_the_files_columns_on_one_line() -> None:
+    """Column names with line breaks are listed with their escapes (repr); str.splitlines is the one-line oracle."""
+    frame = pd.DataFrame({"it\nem": [1.0], "rat\rer": [2.0], "label\u2028": [3.0]})
+    with pytest.raises(DataError) as err:
+        lat.latency_model_from_frame(frame)
+    message = str(err.value)
+    assert message.splitlines() == [message]
+    assert message.endswith(f"(found columns {', '.join(map(repr, frame.columns))})")
+
+
+def test_quantiles_beyond_the_largest_double_are_inf_without_warnings() -> None:
+    """p50 1e-300 s and p95 1e308 s: sigma = (ln 1e308 - ln 1e-300) / z_0.95 ~ 852, so the p99 is exp(ln 1e-300 +
+    852 z_0.99) ~ e^1291, beyond 1.8e308: inf, with no RuntimeWarning (the suite turns warnings into errors here).
+    Oracle for the finite ones: the same quantiles in log space, exp(mu + sigma z_q) ** applied to q**(1/n)."""
+    model = lat.lognormal_from_p50_p95(1e-300, 1e308)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = lat.fanout_rows(model, (1, 2), (2, 2, 0.5))
+        draws = model.sample(1000, seed=1)
+    log_q = [model.mu + model.sigma * stats.norm.ppf(q ** (1 / n)) for n in (1, 2) for q in (0.5, 0.95, 0.99)]
+    expected = [math.exp(v) if v < math.log(sys.float_info.max) else math.inf for v in log_q]
+    got = [v for r in rows[:2] for v in (r.p50, r.p95, r.p99)]
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert math.isinf(got[2]) and math.isinf(rows[2].p99)  # the adaptive rule is slower than flat n0 = 2
+    assert rows[1].p50 <= rows[2].p50 < math.inf
+    assert np.isinf(draws).any() and not np.isnan(draws).any()

@@ -7,6 +7,7 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from nkcore.voting.rules import as_tie_rule, as_trigger
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _binary(correct: list[object], per_case: int = 3) -> pd.DataFrame:
+def _binary(correct: Sequence[object], per_case: int = 3) -> pd.DataFrame:
     n = len(correct)
     return pd.DataFrame(
         {"case": np.arange(n) // per_case, "sample": np.arange(n) % per_case + 1, "correct": pd.Series(correct)}
@@ -164,3 +165,15 @@ def test_a_step_that_rounds_to_zero_reads_without_a_sign() -> None:
     text = v.curve_sentence(v.VoteCurve(points=tuple(pts), tie="first", n_boot=100, seed=0))
     assert "n = 1 to 3: 0.0 points (95% paired interval -3.0 to +2.0)" in text
     assert "interval includes zero" in text
+
+
+def test_missing_sample_columns_quote_the_files_columns_on_one_line() -> None:
+    """Column names with line breaks are listed with their escapes (repr); str.splitlines is the one-line oracle."""
+    frame = pd.DataFrame({"it\nem": [1], "rat\rer": ["a"], "label": ["x"]})
+    with pytest.raises(DataError) as err:
+        v.parse_samples(frame)
+    message = str(err.value)
+    assert message.splitlines() == [message]
+    assert message.endswith("found 'it\\nem', 'rat\\rer', 'label'")
+    with pytest.raises(DataError, match=r"duplicate column names: 'case'$"):
+        v.parse_samples(pd.DataFrame([[1, 2]], columns=["case", "CASE "]))

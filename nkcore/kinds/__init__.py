@@ -26,7 +26,7 @@ from nkcore.common.rows import format_rows
 from nkcore.kinds.columns import KINDS, ROLE_WORDS, kind_columns, probability_role
 from nkcore.kinds.detect import KindGuess, detect_kind
 from nkcore.kinds.mapping import apply_mapping
-from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, natural_order, show_value, to_text
+from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, natural_order, show_names, show_value, to_text
 
 __all__ = [
     "KINDS",
@@ -40,6 +40,7 @@ __all__ = [
     "kind_columns",
     "natural_order",
     "probability_role",
+    "show_names",
     "show_value",
     "to_text",
 ]

@@ -16,7 +16,7 @@ from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds.columns import ID_ROLES, ROLES, TEXT_ROLES, describe_role, is_role_of, kind_columns
-from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, bounded_text, show_value, to_text
+from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, bounded_text, show_names, show_value, to_text
 
 __all__ = ["apply_mapping"]
 
@@ -58,7 +58,7 @@ def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> b
     """
     required, _optional = kind_columns(kind)
     columns = [str(c) for c in frame.columns]
-    listed = ", ".join(columns[:20]) + (" ..." if len(columns) > 20 else "")
+    listed = show_names(columns)
     for role, col in mapping.items():
         if not is_role_of(kind, role):
             raise DataError(f"{role!r} is not a column of {kind} data; the {kind} columns are {', '.join(required)}")

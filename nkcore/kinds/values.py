@@ -17,7 +17,15 @@ import pandas as pd
 from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
 
-__all__ = ["MAX_ANSWER_CHARS", "MAX_LABEL_CHARS", "bounded_text", "natural_order", "show_value", "to_text"]
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "MAX_LABEL_CHARS",
+    "bounded_text",
+    "natural_order",
+    "show_names",
+    "show_value",
+    "to_text",
+]
 
 # Longest id or label, and longest answer / gold answer (model answers can be long; ids never are).
 MAX_LABEL_CHARS = 1_000
@@ -41,6 +49,21 @@ def show_value(value: object, limit: int = 60) -> str:
         return text
     size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
     return f"{text[:limit]}…{size}"
+
+
+def show_names(names: Sequence[object], limit: int = 20) -> str:
+    """Names (a file's columns, configs) for a message: each quoted by :func:`show_value`, the first ``limit`` of them.
+
+    Quoting keeps a name with a comma, a space or a line break readable as one name (``'it\\nem'``), and a cut
+    list says how many names there are.
+
+    >>> show_names(["case", "it\\nem", 3])
+    "'case', 'it\\\\nem', '3'"
+    >>> show_names([f"c{i}" for i in range(5)], limit=2)
+    "'c0', 'c1', ... (5 in all)"
+    """
+    shown = ", ".join(show_value(str(name)) for name in list(names)[:limit])
+    return shown + (f", ... ({len(names):,} in all)" if len(names) > limit else "")
 
 
 def to_text(series: pd.Series) -> pd.Series:

@@ -15,6 +15,7 @@ from nkcore.common import limits
 from nkcore.common.rows import rows_where
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
+from nkcore.kinds import show_names
 
 __all__ = ["EXACT_MAX_SAMPLES", "SampleSet", "parse_samples"]
 
@@ -154,7 +155,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
     df.columns = [str(c).strip().lower() for c in df.columns]
     if df.columns.duplicated().any():
         dup = sorted({c for c in df.columns[df.columns.duplicated()]})
-        raise DataError(f"duplicate column names: {', '.join(dup)}")
+        raise DataError(f"duplicate column names: {show_names(dup)}")
     if len(df) == 0:
         raise DataError("the samples table is empty")
     missing = [c for c in ("case", "sample") if c not in df.columns]
@@ -162,7 +163,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
     if missing:
         raise DataError(
             f"missing column(s) {', '.join(missing)}: samples need case, sample, answer, gold "
-            f"(or a 0/1 correct column instead of gold); found {', '.join(map(str, df.columns))}"
+            f"(or a 0/1 correct column instead of gold); found {show_names(df.columns)}"
         )
     if not has_gold and not has_correct:
         raise DataError("missing gold: add a gold column (the right answer per case) or a 0/1 correct column")
