@@ -132,6 +132,11 @@ def compare_report(
     """The ``compare`` JSON document for a paired-results table (config a -> config b)."""
     if not (0.0 < alpha < 1.0):
         raise DataError(f"--alpha must be between 0 and 1, e.g. 0.05; got {alpha}")
+    if 1.0 - alpha == 1.0:  # alpha below ~1.1e-16: the interval's level 1 - alpha rounds to 1 (a 100% interval)
+        raise DataError(
+            f"--alpha {alpha:g} is too small: the intervals are at 1 - alpha, which rounds to 1 below about 1e-16; "
+            "give --alpha 1e-16 or more, e.g. 0.05"
+        )
     ca, cb = _choose_configs(frame, a, b)
     table = paired.parse_paired(frame, (ca, cb))
     comp = paired.compare_pair(table, ca, cb, level=1.0 - alpha, ci_method=interval)

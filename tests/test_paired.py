@@ -19,6 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from nkcore import paired as pr
+from nkcore.cli_paired import compare_report
 from nkcore.common import formatting, intervals
 from nkcore.errors import DataError
 
@@ -376,3 +377,20 @@ def test_the_package_exports_one_object_per_name() -> None:
     assert all(hasattr(pr, name) for name in pr.__all__)
     assert pr.proportion_interval is intervals.proportion_interval  # one home for the interval of a proportion
     assert pr.ConfigAccuracy.__module__ == "nkcore.paired.accuracy"
+
+
+@pytest.mark.parametrize("alpha", [1e-300, 5e-324, 2.0**-54])
+def test_compare_refuses_an_alpha_whose_level_rounds_to_one_naming_alpha(
+    alpha: float, worked_paired_frame: pd.DataFrame
+) -> None:
+    """1 - alpha == 1.0 in floating point (alpha <= 2**-54): the refusal names --alpha, not the derived level."""
+    assert 1.0 - alpha == 1.0
+    with pytest.raises(DataError, match=r"^--alpha .* is too small") as err:
+        compare_report(worked_paired_frame, "n=1", "n=3", alpha)
+    assert "level" not in str(err.value)
+
+
+def test_compare_takes_the_smallest_alpha_whose_level_is_below_one(worked_paired_frame: pd.DataFrame) -> None:
+    alpha = 2.0**-52
+    doc = compare_report(worked_paired_frame, "n=1", "n=3", alpha)
+    assert doc["level"] == 1.0 - alpha < 1.0 and doc["alpha"] == alpha
