@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 import pandas as pd
@@ -13,14 +14,13 @@ from nkcore import summary as nksummary
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import ROLE_WORDS, apply_mapping, detect_kind, kind_columns, probability_role
-from ui import cache, charts_data, datasets, exports, page
+from nkcore.kinds import apply_mapping, detect_kind
+from ui import cache, charts_data, data_derive, data_flows, datasets, exports, page
 from ui.text import md
 
 MAX_MB = max(1, limits.get("file_bytes") // 2**20)  # the server's file-size limit (NKP_MAX_FILE_BYTES), in MB
-NONE = "(not in the file)"
 VIEW_KINDS = ("ratings", "predictions", "paired", "samples")
-KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
+KIND_WORDS = data_derive.KIND_WORDS
 
 page.setup_page(
     "Data",
@@ -63,19 +63,22 @@ def _memo(key: tuple, compute):  # the last read / check per session, so other w
     return memo[1]
 
 
-def _save(table: pd.DataFrame, kind: str, name: str, mapping: dict[str, str]) -> None:
+def _store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, mapping: dict[str, str]) -> None:
+    """Validate every part (one per kept dataset/split) with the analysis parser, then store each."""
     try:
-        meta = store.put(table, kind, name, mapping)
-    except (DataError, OSError) as exc:
-        st.session_state["_dat_flash"] = ("error", f"Could not store the dataset: {md(exc)}")
+        for _, table in parts:
+            nksummary.validate_and_summarize(table, kind)
+    except DataError as exc:
+        st.session_state[data_derive.FLASH] = ("error", f"Nothing was stored: {md(exc)}")
         return
-    st.query_params[kind] = meta.id
-    st.session_state["dat_view"] = kind
-    st.session_state["_dat_flash"] = (
-        "success",
-        f"Stored **{md(meta.name)}** ({meta.n_rows:,} rows) as {KIND_WORDS[kind].lower()} dataset `{meta.id[:12]}`. "
-        "It is now chosen in the sidebar of every page, and the link to this view carries it.",
-    )
+    names = [f"{name} [{value}]" if value else name for value, _ in parts]
+    ids = []
+    for (_, table), part_name in zip(parts, names, strict=True):
+        ds_id = data_derive.save(table, kind, part_name, mapping)
+        if ds_id is None:
+            return
+        ids.append(ds_id)
+    data_derive.stored_message(ids, kind, names)
 
 
 def _delete(ds_id: str, kind: str) -> None:
@@ -89,59 +92,36 @@ def _delete(ds_id: str, kind: str) -> None:
     st.session_state["_dat_flash"] = ("success", f"Deleted dataset `{ds_id[:12]}` from this server.")
 
 
-def mapping_editor(frame: pd.DataFrame, kind: str, token: str) -> dict[str, str]:
-    """Selectboxes pre-filled with the detected column of each role; the user corrects them."""
-    guess = detect_kind(frame, kind)
-    columns = [str(c) for c in frame.columns]
-    required, optional = kind_columns(kind)
-    roles = [*required, *optional]
-    wide = False
-    if kind == "paired":
-        wide = (
-            st.radio(
-                "Layout of the paired results",
-                ["long", "wide"],
-                index=1 if guess.layout == "wide" else 0,
-                format_func=lambda v: {
-                    "long": "long: one row per case and config (case, config, correct)",
-                    "wide": "wide: one row per case, one 0/1 column per config",
-                }[v],
-                key=f"_dat_layout_{token}",
-            )
-            == "wide"
-        )
-        roles = ["case"] if wide else roles
-    mapping: dict[str, str] = {}
-    cols = st.columns(min(len(roles), 3))
-    for i, role in enumerate(roles):
-        options = [NONE, *columns]
-        default = guess.mapping.get(role)
-        label = ROLE_WORDS[role] + (" (optional)" if role in optional else "")
-        choice = cols[i % len(cols)].selectbox(
-            label,
-            options,
-            index=options.index(default) if default in options else 0,
-            key=f"_dat_map_{token}_{kind}_{role}",
-        )
-        if choice != NONE:
-            mapping[role] = choice
-    if kind == "predictions":
-        probs = st.multiselect(
-            "Probability columns, one per label (p_<label>); leave empty if the file has only hard labels",
-            columns,
-            default=[c for r, c in guess.mapping.items() if r.startswith("p_")],
-            key=f"_dat_probs_{token}",
-        )
-        mapping.update({probability_role(c): c for c in probs})
-    if wide:
-        configs = st.multiselect(
-            "Config columns (each holds 0/1 per case; an empty cell means no result)",
-            [c for c in columns if c != mapping.get("case")],
-            default=[c for r, c in guess.mapping.items() if r != "case"] if guess.layout == "wide" else [],
-            key=f"_dat_cfgs_{token}",
-        )
-        mapping.update({c: c for c in configs})
-    return mapping
+def _table_of(part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str) -> pd.DataFrame:
+    """One part of the file as the canonical table: label counts kept as counts, else the mapping applied."""
+    if counts:
+        found = data_flows.counts_table(part)
+        if found is None:
+            raise DataError("this part of the file has no label-count columns with values")
+        return found[0]
+    table = apply_mapping(part, kind, mapping)
+    if kind == "ratings" and dups in ("first", "last"):
+        table = data_flows.drop_duplicates(table, dups)
+    return table
+
+
+def _check_target(table: pd.DataFrame, token: str) -> tuple[str | None, str]:
+    """The stored ratings to check predictions against: the one sharing the most items (the user may change it)."""
+    predicted = set(table["item"].dropna().astype(str))
+    best = data_derive.best_ratings(predicted)
+    options = {"": "(do not check against ratings)"} | {m.id: m.name for m in store.list_datasets("ratings")}
+    ids = list(options)
+    chosen = st.selectbox(
+        "Check the predictions against these stored ratings (same items and labels)",
+        ids,
+        index=ids.index(best[0]) if best else 0,
+        format_func=lambda i: options[i],
+        key=f"_dat_against_{token}",
+    )
+    if not chosen:
+        st.caption("No stored ratings share items with these predictions: they are checked on their own.")
+        return None, ""
+    return chosen, options[chosen]
 
 
 def upload_section() -> None:
@@ -152,6 +132,7 @@ def upload_section() -> None:
     st.markdown(
         f"CSV, TSV, Parquet or JSONL, optionally gzipped (`.gz`), up to {MAX_MB} MB. NK Planner guesses what the "
         "file holds and which column is which; check the guess, correct it if needed, then store the dataset. "
+        "Label counts (an item column plus one `count_<label>` column per label) are kept as counts. "
         "A file that cannot be used is explained below and changes nothing that is already loaded."
     )
     up = st.file_uploader(
@@ -164,52 +145,93 @@ def upload_section() -> None:
         return
     token = up.file_id.replace("-", "")[:16]
     with st.container(border=True), shown_errors():  # the message stays in the upload's box
-        frame = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name))
+        raw = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name))
+        choice = data_flows.subset_chooser(raw, token)
+        first = data_flows.item_key_chooser(choice.parts[0][1], token)
+        key_cols = list(st.session_state.get(f"_dat_key_{token}") or [])
+        rest = [(v, data_flows.with_key(p, key_cols) if len(key_cols) >= 2 else p) for v, p in choice.parts[1:]]
+        parts = [(choice.parts[0][0], first), *rest]
+        frame = parts[0][1]
         detected = detect_kind(frame)
-        choice = st.selectbox(
+        map_token = token + ("k" if data_flows.KEY_COLUMN in frame.columns else "")  # a new key: new defaults
+        counts = data_flows.counts_table(frame) if detected.missing else None
+        guess_word = "Ratings (label counts)" if counts else KIND_WORDS[detected.kind]
+        kind_choice = st.selectbox(
             "What does the file hold?",
             ["auto", *VIEW_KINDS],
-            format_func=lambda k: f"Detected: {KIND_WORDS[detected.kind]}" if k == "auto" else KIND_WORDS[k],
+            format_func=lambda k: f"Detected: {guess_word}" if k == "auto" else KIND_WORDS[k],
             key=f"_dat_kind_{token}",
         )
-        kind = detected.kind if choice == "auto" else choice
-        if choice == "auto" and detected.confidence == 0:
+        kind = ("ratings" if counts else detected.kind) if kind_choice == "auto" else kind_choice
+        as_counts = counts is not None and kind == "ratings"
+        mapping: dict[str, str]
+        if as_counts:
+            assert counts is not None
+            mapping = counts[1]
+            labels = ", ".join(c for r, c in mapping.items() if r != "item")
+            st.caption(
+                md(f"Why: ratings as label counts: item <- {mapping['item']}, one count column per label ({labels}).")
+            )
+        elif kind_choice == "auto" and detected.confidence == 0:
             st.warning(f"NK Planner cannot tell what this file holds: {md(detected.reason)}. Choose the kind above.")
+            mapping = data_flows.mapping_editor(frame, kind, map_token)
         else:
             st.caption(f"Why: {md(detect_kind(frame, kind).reason)}.")
-        mapping = mapping_editor(frame, kind, token)
-        ratings_id = None
+            mapping = data_flows.mapping_editor(frame, kind, map_token)
+        table = _table_of(frame, kind, mapping, as_counts, "")
+        dups = ""
+        if kind == "ratings" and not as_counts:
+            kept = data_flows.duplicates_chooser(table, token)
+            if kept is None:
+                st.error("The file is refused: repeated (item, rater) rows. Choose how to keep them above.")
+                return
+            dups = str(st.session_state.get(f"_dat_dups_{token}", ""))
+            table = kept
+        ratings_id, ratings_name = (None, "")
         if kind == "predictions":
-            options = datasets.dataset_options("ratings")
-            current = st.query_params.get("ratings")
-            ratings_id = st.selectbox(
-                "Check the predictions against these ratings (same items and labels)",
-                list(options),
-                index=list(options).index(current) if current in options else 0,
-                format_func=lambda i: options[i],
-                key=f"_dat_against_{token}",
-            )
-        table = apply_mapping(frame, kind, mapping)
+            ratings_id, ratings_name = _check_target(table, token)
         st.markdown(f"**Preview** (first 10 of {len(table):,} rows, with NK Planner's column names)")
         exports.table(table.head(10), "upload_preview", download=False, hide_index=True)
-        key = ("check", up.file_id, kind, tuple(sorted(mapping.items())), ratings_id)
+        key = ("check", up.file_id, kind, tuple(sorted(mapping.items())), ratings_id, choice.mode, parts[0][0], dups)
         ratings_frame = datasets.load_dataset("ratings", ratings_id).frame if ratings_id else None
-        result = _memo(key, lambda: (nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table)))
-        summary, ds_id = result
+
+        def _check() -> tuple[nksummary.Summary, str]:
+            try:
+                return nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table)
+            except DataError as exc:
+                if ratings_id:
+                    raise DataError(f"checked against the stored ratings {ratings_name}: {exc}") from None
+                raise
+
+        summary, ds_id = _memo(key, _check)
+        if ratings_id:
+            st.caption(md(f"Checked against the stored ratings {ratings_name}."))
         stored = ds_id in {m.id for m in store.list_datasets()}
-        if stored and st.query_params.get(kind) == ds_id:
+        if stored and st.query_params.get(kind) == ds_id and len(parts) == 1:
             st.success(f"This file is stored and chosen as the {kind} dataset: its numbers are below.")
-            return
-        st.success(f"The file is a valid {KIND_WORDS[kind].lower()} dataset.", icon=":material/check_circle:")
-        show_numbers(summary.numbers)
-        st.button(
-            "Use this stored dataset" if stored else "Store and use this dataset",
-            type="primary",
-            key="dat_save",
-            on_click=_save,
-            args=(table, kind, up.name, mapping),
-            help="Stored under its content hash on this server; every page can then choose it, and links carry it.",
-        )
+        else:
+            st.success(f"The file is a valid {KIND_WORDS[kind].lower()} dataset.", icon=":material/check_circle:")
+            show_numbers(summary.numbers)
+            all_parts = [
+                (v, table if i == 0 else _table_of(p, kind, mapping, as_counts, dups)) for i, (v, p) in enumerate(parts)
+            ]
+            st.button(
+                (
+                    f"Store {len(parts)} datasets, one per {choice.column}"
+                    if len(parts) > 1
+                    else "Use this stored dataset"
+                    if stored
+                    else "Store and use this dataset"
+                ),
+                type="primary",
+                key="dat_save",
+                on_click=_store_parts,
+                args=(all_parts, kind, up.name, mapping),
+                help="Stored under its content hash on this server; every page can then choose it, and links carry it.",
+            )
+        if kind == "predictions":
+            with st.container(border=True):
+                data_derive.derive_panel(frame, ds_id, up.name, token)
 
 
 def view_section() -> tuple[str, datasets.Dataset, object, list]:
@@ -290,6 +312,12 @@ def stored_section() -> None:
     )
     exports.table(table, "stored_datasets", download=False, hide_index=True)
     by_id = {m.id: m for m in metas}
+    if os.environ.get("NKP_ALLOW_DELETE", "").strip() != "1":
+        st.caption(
+            "Deleting is off on this server: a deleted dataset breaks every teammate's link that carries it. The "
+            "server's operator can turn it on with NKP_ALLOW_DELETE=1."
+        )
+        return
     left, right = st.columns([3, 1])
     target = left.selectbox(
         "Delete a dataset",
@@ -308,7 +336,21 @@ def stored_section() -> None:
     )
 
 
+def derive_section() -> None:
+    st.header("Derive from stored predictions")
+    metas = store.list_datasets("predictions")
+    if not metas:
+        st.markdown("No predictions are stored yet: upload a predictions file above (it can be derived from there).")
+        return
+    by_id = {m.id: m for m in metas}
+    pid = st.selectbox("Predictions", list(by_id), format_func=lambda i: by_id[i].name, key="_dat_der_src")
+    with shown_errors(), st.container(border=True):
+        data_derive.derive_panel(datasets.load_dataset("predictions", pid).frame, pid, by_id[pid].name, "stored")
+
+
 upload_section()
+data_derive.harness_section(MAX_MB)
+derive_section()
 view_kind, view_ds, view_summary, view_charts = view_section()
 stored_section()
 if view_summary is not None:

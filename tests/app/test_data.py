@@ -132,7 +132,7 @@ BIG = b"item,rater,label\n" + b"".join(f"{i},r{i % 7},{'ab'[i % 2]}\n".encode() 
 FULL_GZ = gzip.compress(b"item,rater,label\n" + b"".join(f"{i},r{i % 5},{'ab'[i % 2]}\n".encode() for i in range(2000)))
 BAD = [
     ("wrong columns", "odd.csv", b"foo,bar\n1,2\n3,4\n", ["missing column for"]),
-    ("missing column", "two.csv", b"item,rater\n1,a\n2,b\n", ["missing column for label", "item, rater"]),
+    ("missing column", "two.csv", b"item,rater\n1,a\n2,b\n", ["missing column for label", "columns are", "rater"]),
     ("empty file", "empty.csv", b"", ["empty"]),
     ("0-byte gz", "empty.csv.gz", b"", ["empty.csv.gz", "empty (0 bytes)"]),
     ("truncated gz", "cut.csv.gz", FULL_GZ[: len(FULL_GZ) // 2], ["cut.csv.gz", "corrupt or truncated"]),
@@ -143,8 +143,7 @@ BAD = [
     ("blank label", "blank.csv", b"item,rater,label\n1,a,x\n1,b,  \n2,a,y\n3,b,NaN\n", ["data rows 2, 4"]),
     ("one item", "one_item.csv", b"item,rater,label\n1,a,x\n1,b,y\n", ["only one item"]),
     ("one class", "one_class.csv", b"item,rater,label\n1,a,x\n2,b,x\n", ["only one label class"]),
-    ("duplicate rows", "dup.csv", b"item,rater,label\n1,a,x\n1,a,x\n2,b,y\n", ["duplicate ratings"]),
-    ("unknown predicted label", "p.csv", b"item,model,pred_label\n1,m,safe\n2,m,toxic\n", ["never use", "'toxic'"]),
+    ("duplicate rows", "dup.csv", b"item,rater,label\n1,a,x\n1,a,x\n2,b,y\n", ["repeated (item, rater) rows"]),
     (
         "probabilities not summing to 1",
         "p.csv",
@@ -215,7 +214,8 @@ def test_the_minimum_ratings_slider_changes_the_numbers(run_page: RunPage) -> No
     assert at.session_state["dat_min_k"] == 3  # bound to ?dat_min_k= (the browser test checks the URL)
 
 
-def test_delete_a_stored_dataset(run_page: RunPage) -> None:
+def test_delete_a_stored_dataset(run_page: RunPage, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NKP_ALLOW_DELETE", "1")
     at = _save(_upload(run_page(PAGE), "good.csv", _csv(RATINGS)))
     ds_id = at.query_params["ratings"]
     at.file_uploader(key="dat_upload").clear()

@@ -1,0 +1,345 @@
+"""The Data page's upload flows: subsets of a file, an item key from several columns, label counts, duplicates.
+
+The rules are plain functions of a DataFrame (tested without Streamlit); the ``*_chooser`` functions are the widgets
+that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.text.md`.
+
+- A file that holds several datasets or splits (a column named ``dataset``, ``split``, ``task`` or ``subset`` with
+  2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value.
+- An item key can be built from several columns (LeWiDi's ``dataset`` + ``item_id``): their text joined by " / ".
+- A label-count file (an item column plus ``count_<label>`` columns: ChaosNLI, CIFAR-10H) is kept as counts:
+  ``item`` + one ``count_<label>`` column per label (:func:`nkcore.ratings.count_columns`).
+- Repeated (item, rater) rows are counted, three are shown, and the likely causes are named; the user keeps the
+  first, keeps the last, or refuses the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from nkcore.common.formatting import plural
+from nkcore.derive import run_column
+from nkcore.errors import DataError
+from nkcore.kinds import ROLE_WORDS, KindGuess, detect_kind, kind_columns, natural_order, probability_role, to_text
+from nkcore.kinds.columns import normal_name
+from nkcore.ratings import COUNT_PREFIX, count_columns, ratings_from_counts
+from ui import exports
+from ui.text import md
+
+__all__ = [
+    "KEY_COLUMN",
+    "MAX_SUBSETS",
+    "SUBSET_NAMES",
+    "Duplicates",
+    "SubsetChoice",
+    "counts_table",
+    "drop_duplicates",
+    "duplicates",
+    "duplicates_chooser",
+    "item_key_chooser",
+    "mapping_editor",
+    "preferred_guess",
+    "subset_chooser",
+    "subset_columns",
+    "with_key",
+]
+
+SUBSET_NAMES = ("dataset", "split", "task", "subset", "source_dataset", "dataset_name", "data_split")
+MAX_SUBSETS = 50
+KEY_COLUMN = "item_key"
+NONE = "(not in the file)"
+KEEP_ONE, STORE_EACH, ALL_ROWS = "keep one", "store each", "all rows"
+DUP_CHOICES = ("refuse", "first", "last")
+
+
+def subset_columns(frame: pd.DataFrame) -> list[str]:
+    """Columns that name a dataset, split, task or subset and hold 2 to :data:`MAX_SUBSETS` distinct values.
+
+    >>> subset_columns(pd.DataFrame({"dataset": ["a", "b"], "split": ["dev", "dev"], "item": [1, 2]}))
+    ['dataset']
+    """
+    out = []
+    for col in frame.columns:
+        if normal_name(col) in SUBSET_NAMES:
+            n = frame[col].nunique(dropna=True)
+            if 2 <= n <= MAX_SUBSETS:
+                out.append(str(col))
+    return out
+
+
+def subset_values(frame: pd.DataFrame, column: str) -> list[str]:
+    """The distinct values of a subset column as text, in natural order."""
+    return natural_order([str(v) for v in to_text(frame[column]).dropna().unique()])
+
+
+def subset_rows(frame: pd.DataFrame, column: str, value: str) -> pd.DataFrame:
+    """The rows of ``frame`` whose ``column`` reads ``value`` (as text), re-indexed from 0."""
+    return frame[(to_text(frame[column]) == value).to_numpy()].reset_index(drop=True)
+
+
+def with_key(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with an item key column :data:`KEY_COLUMN` = the text of ``columns`` joined by " / ".
+
+    A row with any of those cells empty gets an empty key (the parser then names it).
+
+    >>> with_key(pd.DataFrame({"dataset": ["A", "B"], "item_id": [1, 1]}), ["dataset", "item_id"])["item_key"].tolist()
+    ['A / 1', 'B / 1']
+    """
+    if len(columns) < 2:
+        raise DataError("an item key from several columns needs at least two columns")
+    parts = [to_text(frame[c]).astype(object) for c in columns]
+    key = parts[0]
+    for part in parts[1:]:
+        key = key + " / " + part
+    return frame.assign(**{KEY_COLUMN: key.where(pd.concat(parts, axis=1).notna().all(axis=1))})
+
+
+def counts_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]] | None:
+    """A label-count file as the canonical counts table (``item`` + ``count_<label>`` int columns) and its mapping.
+
+    None when the file has no ``count_<label>`` columns of whole numbers (:func:`nkcore.ratings.count_columns`).
+    The counts are read by :func:`nkcore.ratings.ratings_from_counts` first, so a bad count, a repeated item or a
+    total that disagrees is a DataError naming the rows; count columns that are empty in every row (another
+    subset's labels) are left out; an empty cell is 0.
+
+    >>> t, m = counts_table(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3], "count_z": [None, None]}))
+    >>> t.columns.tolist(), t["count_y"].tolist(), m["item"]
+    (['item', 'count_x', 'count_y'], [1, 3], 'uid')
+    """
+    found = count_columns(frame)
+    if found is None or not any(c.lower().startswith(COUNT_PREFIX) for c in found.labels.values()):
+        return None
+    ratings_from_counts(frame.drop(columns=[found.subset]) if found.subset else frame, found.item, found.labels)
+    out: dict[str, pd.Series] = {"item": to_text(frame[found.item]).reset_index(drop=True)}
+    mapping = {"item": found.item}
+    for label, col in found.labels.items():
+        values = pd.to_numeric(frame[col], errors="coerce").reset_index(drop=True)
+        if values.isna().all():
+            continue
+        out[f"{COUNT_PREFIX}{label}"] = values.fillna(0).astype(np.int64)
+        mapping[f"{COUNT_PREFIX}{label}"] = col
+    return pd.DataFrame(out), mapping
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicates:
+    """Rows that repeat a (key) pair: ``n_rows`` rows beyond the first of each pair, ``n_pairs`` pairs repeated,
+    ``examples`` the first three rows involved (all columns), ``columns`` the pair's columns."""
+
+    n_rows: int
+    n_pairs: int
+    examples: pd.DataFrame
+    columns: tuple[str, ...]
+
+
+def duplicates(table: pd.DataFrame, columns: tuple[str, ...] = ("item", "rater")) -> Duplicates | None:
+    """The repeated (item, rater) pairs of a table, or None when every pair is unique.
+
+    >>> d = duplicates(pd.DataFrame({"item": [1, 1, 1, 2], "rater": ["a", "a", "a", "a"], "label": list("xyzx")}))
+    >>> d.n_rows, d.n_pairs, len(d.examples)
+    (2, 1, 3)
+    """
+    keys = table[list(columns)].astype(str)
+    extra = keys.duplicated(keep="first")
+    if not extra.any():
+        return None
+    involved = keys.duplicated(keep=False)
+    n_pairs = int(keys[involved].drop_duplicates().shape[0])
+    return Duplicates(int(extra.sum()), n_pairs, table[involved.to_numpy()].head(3), columns)
+
+
+def drop_duplicates(table: pd.DataFrame, keep: str, columns: tuple[str, ...] = ("item", "rater")) -> pd.DataFrame:
+    """One row per (item, rater): the first (``keep="first"``) or the last (``"last"``) of each repeated pair.
+
+    >>> t = pd.DataFrame({"item": [1, 1], "rater": ["a", "a"], "label": ["x", "y"]})
+    >>> drop_duplicates(t, "last")["label"].tolist()
+    ['y']
+    """
+    if keep not in ("first", "last"):
+        raise DataError(f"keep must be first or last, not {keep!r}")
+    keys = table[list(columns)].astype(str)
+    return table[~keys.duplicated(keep=keep).to_numpy()].reset_index(drop=True)
+
+
+@dataclass(frozen=True, slots=True)
+class SubsetChoice:
+    """What the subset chooser decided: ``column`` (or None), ``mode`` (keep one / store each / all rows), and the
+    (value, rows) parts to store: one part, or one per value."""
+
+    column: str | None
+    mode: str
+    parts: tuple[tuple[str, pd.DataFrame], ...]
+
+
+def subset_chooser(frame: pd.DataFrame, token: str) -> SubsetChoice:
+    """Offer to keep one dataset/split of the file, store each as its own dataset, or keep all rows."""
+    columns = subset_columns(frame)
+    if not columns:
+        return SubsetChoice(None, ALL_ROWS, (("", frame),))
+    with st.container(border=True):
+        st.markdown(
+            "**This file holds several datasets or splits.** Keep one of them, store each as its own dataset, or "
+            "keep all rows (then build the item key from several columns below if item ids repeat across them)."
+        )
+        left, mid, right = st.columns([1, 1, 2])
+        column = left.selectbox("Column naming them", columns, key=f"_dat_subcol_{token}")
+        values = subset_values(frame, column)
+        mode = mid.radio(
+            "Use",
+            [KEEP_ONE, STORE_EACH, ALL_ROWS],
+            format_func={
+                KEEP_ONE: "one of them",
+                STORE_EACH: f"each as its own dataset ({len(values)})",
+                ALL_ROWS: "all rows as one dataset",
+            }.get,
+            key=f"_dat_submode_{token}",
+        )
+        if mode == KEEP_ONE:
+            value = right.selectbox(
+                f"Keep the rows whose {column} is",
+                values,
+                format_func=lambda v: f"{v} ({int((to_text(frame[column]) == v).sum()):,} rows)",
+                key=f"_dat_subval_{token}",
+            )
+            return SubsetChoice(column, mode, ((value, subset_rows(frame, column, value)),))
+        if mode == STORE_EACH:
+            right.caption(md(f"{plural(len(values), 'dataset')} will be stored: {', '.join(values[:12])}"))
+            return SubsetChoice(column, mode, tuple((v, subset_rows(frame, column, v)) for v in values))
+    return SubsetChoice(column, ALL_ROWS, (("", frame),))
+
+
+def item_key_chooser(frame: pd.DataFrame, token: str) -> pd.DataFrame:
+    """Offer an item key built from several columns; the frame gains :data:`KEY_COLUMN` when two are chosen."""
+    picked = st.multiselect(
+        "Build the item key from several columns (optional: when item ids repeat across datasets or splits)",
+        [str(c) for c in frame.columns if str(c) != KEY_COLUMN],
+        key=f"_dat_key_{token}",
+        help=f"The chosen columns' values joined by ' / ' become a new column {KEY_COLUMN}, chosen as the item.",
+    )
+    if len(picked) < 2:
+        if picked:
+            st.caption("Choose at least two columns to build a key.")
+        return frame
+    return with_key(frame, picked)
+
+
+def duplicates_chooser(table: pd.DataFrame, token: str) -> pd.DataFrame | None:
+    """Explain repeated (item, rater) rows and let the user keep the first, keep the last, or refuse the file.
+
+    Returns the table to use (unchanged when there are no repeats), or None when the user refuses it.
+    """
+    dup = duplicates(table)
+    if dup is None:
+        return table
+    st.warning(
+        f"{plural(dup.n_rows, 'row')} repeat an (item, rater) pair already in the file ({plural(dup.n_pairs, 'pair')} "
+        "repeated); the first three rows involved are below. Likely causes: several datasets or splits in one file "
+        "(keep one of them, or build the item key from several columns, above); a rater who submitted twice (keep "
+        "the first or the last rating); or a multi-select question, one row per ticked option (then the rows are "
+        "not one label per rating, and the file should be refused or split into one yes/no question per option).",
+        icon=":material/content_copy:",
+    )
+    exports.table(dup.examples, f"duplicates_{token}", download=False, hide_index=True)
+    choice = st.radio(
+        "Repeated (item, rater) rows",
+        DUP_CHOICES,
+        format_func={
+            "refuse": "refuse the file",
+            "first": "keep the first row of each pair",
+            "last": "keep the last row of each pair",
+        }.get,
+        horizontal=True,
+        key=f"_dat_dups_{token}",
+    )
+    if choice == "refuse":
+        return None
+    return drop_duplicates(table, choice)
+
+
+def preferred_guess(frame: pd.DataFrame, kind: str) -> KindGuess:
+    """:func:`nkcore.kinds.detect_kind` for ``kind``, with the item key column as the item when one was built, and
+    for predictions the model column that makes (item, model) unique when the detected one repeats pairs.
+
+    >>> f = pd.DataFrame({"uid": [1, 1, 2, 2], "model": ["r", "r"] * 2, "model_run": ["r0", "r1"] * 2,
+    ...                   "pred_label": list("abab")})
+    >>> preferred_guess(f, "predictions").mapping["model"]
+    'model_run'
+    """
+    guess = detect_kind(frame, kind)
+    mapping = dict(guess.mapping)
+    if KEY_COLUMN in frame.columns and kind in ("ratings", "predictions"):
+        mapping = {r: c for r, c in mapping.items() if c != KEY_COLUMN}
+        mapping["item"] = KEY_COLUMN
+    if kind == "predictions" and "item" in mapping and "model" in mapping:
+        pair = frame[[mapping["item"], mapping["model"]]].astype(str)
+        if pair.duplicated().any():
+            exclude = [c for r, c in mapping.items() if r == "pred_label" or r.startswith("p_")]
+            try:
+                run = run_column(frame, mapping["item"], exclude)
+            except DataError:
+                run = ""
+            if run in frame.columns:
+                mapping["model"] = run
+    return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, guess.missing, guess.layout)
+
+
+def mapping_editor(frame: pd.DataFrame, kind: str, token: str) -> dict[str, str]:
+    """Selectboxes pre-filled with the detected column of each role; the user corrects them.
+
+    An item key built from several columns (:data:`KEY_COLUMN`) is the item's default; for predictions the model
+    column is the one that makes (item, model) unique (:func:`nkcore.derive.run_column`: ChaosNLI's ``model_run``).
+    """
+    guess = preferred_guess(frame, kind)
+    columns = [str(c) for c in frame.columns]
+    required, optional = kind_columns(kind)
+    roles = [*required, *optional]
+    wide = False
+    if kind == "paired":
+        wide = (
+            st.radio(
+                "Layout of the paired results",
+                ["long", "wide"],
+                index=1 if guess.layout == "wide" else 0,
+                format_func=lambda v: {
+                    "long": "long: one row per case and config (case, config, correct)",
+                    "wide": "wide: one row per case, one 0/1 column per config",
+                }[v],
+                key=f"_dat_layout_{token}",
+            )
+            == "wide"
+        )
+        roles = ["case"] if wide else roles
+    mapping: dict[str, str] = {}
+    cols = st.columns(min(len(roles), 3))
+    for i, role in enumerate(roles):
+        options = [NONE, *columns]
+        default = guess.mapping.get(role)
+        label = ROLE_WORDS[role] + (" (optional)" if role in optional else "")
+        choice = cols[i % len(cols)].selectbox(
+            label,
+            options,
+            index=options.index(default) if default in options else 0,
+            key=f"_dat_map_{token}_{kind}_{role}",
+        )
+        if choice != NONE:
+            mapping[role] = choice
+    if kind == "predictions":
+        probs = st.multiselect(
+            "Probability columns, one per label (p_<label>); leave empty if the file has only hard labels",
+            columns,
+            default=[c for r, c in guess.mapping.items() if r.startswith("p_")],
+            key=f"_dat_probs_{token}",
+        )
+        mapping.update({probability_role(c): c for c in probs})
+    if wide:
+        configs = st.multiselect(
+            "Config columns (each holds 0/1 per case; an empty cell means no result)",
+            [c for c in columns if c != mapping.get("case")],
+            default=[c for r, c in guess.mapping.items() if r != "case"] if guess.layout == "wide" else [],
+            key=f"_dat_cfgs_{token}",
+        )
+        mapping.update({c: c for c in configs})
+    return mapping
