@@ -49,6 +49,7 @@ with page.user_errors():
 
     # ------------------------------------------------------------------ the source of the numbers
     fitted = run_info = None
+    prior: priors.Prior | None
     eps = 0.3
     s1, s2 = st.columns([1.2, 2])
     if source == "Preset prior":
@@ -149,9 +150,9 @@ with page.user_errors():
     if bar is not None:
         bar.empty()
     if refused:
-        shown = ", ".join(f"{b:,}" for b, _ in refused)
+        left_out = ", ".join(f"{b:,}" for b, _ in refused)
         st.warning(
-            f"Budgets {shown} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
+            f"Budgets {left_out} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
             "Quick preview or a smaller largest budget to stay within the server's limits."
         )
     mcells = [c for c in cells if c.metric == metric]
@@ -191,12 +192,14 @@ with page.user_errors():
 
     # ------------------------------------------------------------------ the heatmap and the budget slider
     shown = [b for b in budgets if any(c.budget == b for c in mcells)]
-    budget = st.select_slider(
-        "Budget (N x K ratings): highlight a row and name its best K",
-        options=shown,
-        value=1000 if 1000 in shown else shown[-1],
-        key="bud_budget",
-        bind="query-params",
+    budget = int(
+        st.select_slider(
+            "Budget (N x K ratings): highlight a row and name its best K",
+            options=shown,
+            value=1000 if 1000 in shown else shown[-1],
+            key="bud_budget",
+            bind="query-params",
+        )
     )
     best = {bk.budget: bk for bk in grid.best_k(mcells, metric)}
     by_cell = {(c.budget, c.k): c for c in mcells}
@@ -205,6 +208,7 @@ with page.user_errors():
     if chosen not in by_cell:
         chosen = (budget, best[budget].k) if budget in best else None
     df = grid.cells_frame(mcells)
+    df["extrapolated"] = [sentences.extrapolated(c) for c in mcells]
     label = sentences.metric_label(metric)
     chart = charts_nk.heatmap(
         df,
@@ -218,23 +222,42 @@ with page.user_errors():
     st.caption(
         "Each square is a split of the budget into items (N) = budget / K and ratings per item (K). Darker = more "
         "repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on the "
-        "slider; star: its best K. Red ring: the cell shown below. Click any square to see its details."
+        "slider; star: its best K. Red ring: the cell shown below. x: extrapolation (more items than the data has). "
+        "Click any square to see its details."
     )
     exports.download_table_and_chart(
         grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
     )
+    note = sentences.extrapolation_note(mcells)
+    if note:
+        st.warning(md(note), icon=":material/warning:")
     if budget in best:
-        st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget]))}")
+        pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
+        st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
 
     # ------------------------------------------------------------------ the chosen cell
     cell = by_cell[chosen] if chosen else None
     if cell is not None:
-        st.subheader(f"Cell: budget {cell.budget:,} = items (N) {cell.n:,} x ratings per item (K) {cell.k}")
+        st.subheader(sentences.cell_heading(cell))
+        if sentences.extrapolated(cell):
+            st.warning(md(sentences.extrapolation_sentence(cell)), icon=":material/warning:")
+        shares = sentences.gap_shares(cell.alt, cell.null)
         m = st.columns(5)
         m[0].metric("p-value", sentences.fmt_p(cell.p), help="The paper's rule: share of null gaps >= alternative gaps")
-        m[1].metric("A ahead in", f"{cell.reproducibility:.0%}", help="share of evaluations in which A comes out ahead")
-        m[2].metric("Delta (mean gap)", f"{cell.delta:.3g}", help="|mean of the score gap when A really is better|")
-        m[3].metric("CI-width", f"{cell.ci_width:.3g}", help="width of the middle 95% of those gaps")
+        m[1].metric(
+            "A ahead in",
+            f"{shares.ahead:.0%}",
+            help="share of evaluations in which A is strictly ahead (a tie is not a win; ties are counted apart)",
+        )
+        m[2].metric(
+            "Delta (mean gap)", sentences.fmt_gap(cell.delta), help="|mean of the score gap when A really is better|"
+        )
+        m[3].metric("CI-width", sentences.fmt_gap(cell.ci_width), help="width of the middle 95% of those gaps")
+        a_name, b_name = (model_a, model_b) if run_info is not None else ("A", "B")
+        if shares.all_tied:
+            st.info(md(sentences.shares_sentence(shares, a_name, b_name)), icon=":material/info:")
+        else:
+            st.markdown(md(sentences.shares_sentence(shares, a_name, b_name)))
         st.caption(
             "'A ahead in' counts how often the better model simply wins. The p-value asks more: could a gap of "
             "that size just as well come from two equally good models? Only when it could not (p < 0.05) is the "

@@ -9,6 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from nkcore.nk.sentences import TIE_TOLERANCE
 from ui.charts import PALETTE
 
 CELL_SELECTION = "cell"
@@ -28,7 +29,8 @@ def heatmap(
 
     ``cells``: one row per cell of ONE metric, columns budget, k, n, p, delta, ci_width, reproducibility.
     Cells with p < 0.05 are outlined in black; the ``budget`` row is framed; its best K carries a star;
-    the ``chosen`` (budget, K) cell is marked with a ring. A click selects a cell (selection ``cell``).
+    the ``chosen`` (budget, K) cell is marked with a ring; cells with a true ``extrapolated`` column (more items than
+    the data has) carry an "x". A click selects a cell (selection ``cell``).
     """
     df = cells.copy()
     df["significant"] = df["p"] < 0.05
@@ -79,11 +81,19 @@ def heatmap(
     )
     row = base.transform_filter("datum.is_row").mark_rect(filled=False, stroke=HIGHLIGHT, strokeWidth=3)
     star = base.transform_filter("datum.is_best").mark_text(text="★", fontSize=15, color=HIGHLIGHT)
+    layers: list[alt.Chart] = []
+    if "extrapolated" in df.columns and bool(df["extrapolated"].any()):
+        # more items (N) than the data has: drawn with replacement, marked so it is not read as a measurement
+        layers.append(
+            base.transform_filter("datum.extrapolated")
+            .mark_text(text="x", fontSize=13, fontWeight="bold", color="#7a7a7a", dy=-8, dx=8)
+            .encode(tooltip=[*tooltip, alt.Tooltip("extrapolated:N", title="extrapolation (items repeat)")])
+        )
     ring = base.transform_filter("datum.is_chosen").mark_point(
         shape="circle", size=140, color="#d1495b", strokeWidth=2.5
     )
     height = max(160, 34 * len(budgets) + 90)
-    return alt.LayerChart(layer=[rect, row, outline, star, ring]).properties(height=height)
+    return alt.LayerChart(layer=[rect, row, outline, star, *layers, ring]).properties(height=height)
 
 
 def gap_distributions(
@@ -102,8 +112,13 @@ def gap_distributions(
     null_gaps = np.asarray(null_gaps, dtype=float)
     lo = float(min(alt_gaps.min(), null_gaps.min()))
     hi = float(max(alt_gaps.max(), null_gaps.max()))
-    if hi <= lo:
-        hi = lo + 1e-9
+    if hi - lo <= TIE_TOLERANCE * max(1.0, abs(lo), abs(hi)):
+        # every gap (nearly) equal, e.g. two models that agree on every item: one bin around it, on a readable axis
+        mid = 0.0 if abs(lo) <= TIE_TOLERANCE else (lo + hi) / 2.0
+        half = max(0.01, abs(mid) * 0.05)
+        alt_gaps = np.where(np.abs(alt_gaps - mid) <= half, mid, alt_gaps)
+        null_gaps = np.where(np.abs(null_gaps - mid) <= half, mid, null_gaps)
+        lo, hi = mid - half, mid + half
     edges = np.linspace(lo, hi, 41)
     rows = []
     for name, data in ((names[0], alt_gaps), (names[1], null_gaps)):
@@ -121,7 +136,12 @@ def gap_distributions(
         alt.Chart(df, title=title)
         .mark_rect(opacity=0.55)
         .encode(
-            x=alt.X("left:Q", title=f"score gap on {metric_label} (positive = A looks better)"),
+            x=alt.X(
+                "left:Q",
+                title=f"score gap on {metric_label} (positive = A looks better)",
+                axis=alt.Axis(labelOverlap=True),
+                scale=alt.Scale(domain=[lo, hi], nice=False),
+            ),
             x2="right:Q",
             y=alt.Y("share:Q", title="share of evaluations", stack=None, axis=alt.Axis(format=".0%")),
             y2=alt.datum(0),

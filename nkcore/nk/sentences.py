@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from nkcore.nk.grid import BestK, MinimalBudget, best_k, minimal_budgets
 from nkcore.nk.metrics import METRICS, kl_artifact_nats
 from nkcore.nk.pvalue import SIGNIFICANCE
@@ -22,6 +24,137 @@ class Claim:
     claim: str
     holds: bool | None
     evidence: str
+
+
+TIE_TOLERANCE = 1e-12
+"""Gaps within this of zero are ties: the float noise of a difference of equal means is far below it."""
+
+
+@dataclass(frozen=True, slots=True)
+class GapShares:
+    """How a cell's alternative gaps split: ``ahead`` (gap > 0: A strictly ahead), ``behind`` (gap < 0) and
+    ``tied`` (|gap| <= :data:`TIE_TOLERANCE`), summing to 1; ``all_tied``: every alternative and null gap is a tie
+    (the two models agree on every item drawn: nothing to detect)."""
+
+    ahead: float
+    behind: float
+    tied: float
+    all_tied: bool
+
+
+def gap_shares(alt: object, null: object | None = None) -> GapShares:
+    """Shares of alternative gaps with A strictly ahead, strictly behind and tied.
+
+    ahead = #{gap > tol} / R, behind = #{gap < -tol} / R, tied = #{|gap| <= tol} / R, tol = 1e-12.
+
+    >>> gap_shares([0.1, -0.2, 0.0, 0.3])
+    GapShares(ahead=0.5, behind=0.25, tied=0.25, all_tied=False)
+    >>> gap_shares([0.0, 1e-17], [0.0, -1e-18]).all_tied
+    True
+    """
+    a = np.asarray(alt, dtype=float).ravel()
+    if a.size == 0:
+        return GapShares(math.nan, math.nan, math.nan, False)
+    everything = a if null is None else np.concatenate([a, np.asarray(null, dtype=float).ravel()])
+    return GapShares(
+        float(np.mean(a > TIE_TOLERANCE)),
+        float(np.mean(a < -TIE_TOLERANCE)),
+        float(np.mean(np.abs(a) <= TIE_TOLERANCE)),
+        bool(np.all(np.abs(everything) <= TIE_TOLERANCE)),
+    )
+
+
+def fmt_gap(x: float) -> str:
+    """A gap or interval width for reading: three significant digits, and 0 for float noise (|x| <= 1e-12).
+
+    >>> fmt_gap(0.07412), fmt_gap(1e-17), fmt_gap(-3.3e-16)
+    ('0.0741', '0', '0')
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    return "0" if abs(x) <= TIE_TOLERANCE else f"{x:.3g}"
+
+
+def shares_sentence(shares: GapShares, model_a: str = "A", model_b: str = "B") -> str:
+    """Where the resampled evaluations put A: strictly ahead, strictly behind, tied; or that there is nothing to
+    detect when the two models agree on every item drawn.
+
+    >>> shares_sentence(GapShares(0.0, 0.0, 1.0, True), "m1", "m2")
+    'These two models agree on every item: nothing to detect (every resampled gap is 0).'
+    >>> shares_sentence(GapShares(0.6, 0.3, 0.1, False))
+    'A is strictly ahead in 60% of the evaluations, B in 30%, and they tie in 10%.'
+    """
+    if shares.all_tied:
+        return "These two models agree on every item: nothing to detect (every resampled gap is 0)."
+    return (
+        f"{model_a} is strictly ahead in {shares.ahead:.0%} of the evaluations, {model_b} in {shares.behind:.0%}, "
+        f"and they tie in {shares.tied:.0%}."
+    )
+
+
+def extrapolated(cell: Any) -> bool:
+    """A real-data cell draws more items (N) than its pool holds (``n_qualifying``: the items with at least K
+    ratings), so items repeat and the cell extrapolates beyond the data. Simulated cells have no pool: False.
+
+    >>> from types import SimpleNamespace as S
+    >>> extrapolated(S(n=2500, k=1, n_qualifying=500)), extrapolated(S(n=111, k=9, n_qualifying=500))
+    (True, False)
+    >>> extrapolated(S(n=2500, k=1))
+    False
+    """
+    pool = getattr(cell, "n_qualifying", None)
+    return pool is not None and int(cell.n) > int(pool)
+
+
+def cell_heading(cell: Any) -> str:
+    """What a cell uses: 'Cell: budget 1,000: 111 items (N) x 9 ratings per item (K) = 999 ratings'.
+
+    N = floor(budget / K), so N x K may fall short of the budget.
+
+    >>> from types import SimpleNamespace as S
+    >>> cell_heading(S(budget=1000, n=111, k=9))
+    'Cell: budget 1,000: 111 items (N) x 9 ratings per item (K) = 999 ratings'
+    """
+    return (
+        f"Cell: budget {fmt_int(cell.budget)}: {fmt_int(cell.n)} items (N) x {cell.k} ratings per item (K) "
+        f"= {fmt_int(cell.n * cell.k)} ratings"
+    )
+
+
+def extrapolation_sentence(cell: Any) -> str:
+    """Why an extrapolated cell (:func:`extrapolated`) is not a measurement of the data; '' for other cells.
+
+    >>> from types import SimpleNamespace as S
+    >>> extrapolation_sentence(S(budget=2500, n=2500, k=1, n_qualifying=500))[:78]
+    'Extrapolation: this cell draws 2,500 items (N) from a pool of 500 items with a'
+    """
+    if not extrapolated(cell):
+        return ""
+    return (
+        f"Extrapolation: this cell draws {fmt_int(cell.n)} items (N) from a pool of {fmt_int(cell.n_qualifying)} "
+        f"items with at least {cell.k} ratings, with replacement, so items repeat about "
+        f"{cell.n / cell.n_qualifying:.1f} times each. It says how an evaluation of this size would behave if new "
+        "items were like these, not what the data measured; collect more items to measure it."
+    )
+
+
+def extrapolation_note(cells: Iterable[Any]) -> str:
+    """One line for the grid: how many cells draw more items than the pool has (marked on the heatmap); ''
+    when none.
+
+    >>> from types import SimpleNamespace as S
+    >>> extrapolation_note([S(n=2500, k=1, n_qualifying=500), S(n=250, k=2, n_qualifying=500)])[:60]
+    '1 of 2 cells (marked x) draw more items (N) than the data ha'
+    """
+    cs = list(cells)
+    ext = [c for c in cs if extrapolated(c)]
+    if not ext:
+        return ""
+    pool = max(int(c.n_qualifying) for c in ext)
+    return (
+        f"{len(ext)} of {len(cs)} cells (marked x) draw more items (N) than the data has items with that many "
+        f"ratings (at most {fmt_int(pool)}): items repeat, so those cells are extrapolation, not measurement."
+    )
 
 
 def fmt_int(x: int) -> str:
@@ -87,12 +220,19 @@ def minimal_budget_sentence(mb: MinimalBudget) -> str:
     )
 
 
-def best_k_sentence(bk: BestK) -> str:
-    """The best K at one budget, in words."""
-    return (
+def best_k_sentence(bk: BestK, pool: int | None = None) -> str:
+    """The best K at one budget, in words; with ``pool`` (items the data has with at least that K), says when the
+    split needs more items than that (extrapolation)."""
+    text = (
         f"At a budget of {fmt_int(bk.budget)}, the best split for {metric_label(bk.metric)} is "
         f"items (N) {fmt_int(bk.n)} x ratings per item (K) {bk.k} ({p_phrase(bk.p)})."
     )
+    if pool is not None and bk.n > pool:
+        text += (
+            f" That split needs {fmt_int(bk.n)} items and the data has {fmt_int(pool)}: it is extrapolation "
+            "(items drawn again and again), not a measurement."
+        )
+    return text
 
 
 def headline_sentence(mins: Sequence[MinimalBudget], metrics: Sequence[str] = ("tv", "kl", "wins", "acc")) -> str:

@@ -46,7 +46,9 @@ def test_url_reproduces_the_view_and_a_chosen_cell(run_page: RunPage) -> None:
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception
     assert at.selectbox(key="bud_prior").value == "DICES" and at.slider(key="bud_eps").value == 0.2
-    assert any(h.value.startswith("Cell: budget 500 = items (N) 25 x ratings per item (K) 20") for h in at.subheader)
+    assert any(
+        h.value == "Cell: budget 500: 25 items (N) x 20 ratings per item (K) = 500 ratings" for h in at.subheader
+    )
     assert "DICES" in " ".join(plain(c.value) for c in at.caption)
 
 
@@ -106,3 +108,69 @@ def test_rows_over_the_work_limit_are_left_out_and_said(run_page: RunPage, monke
     assert "1,000" in warnings  # the default detail budget is over this limit ...
     assert not error_texts(at)
     assert at.metric  # ... and the page still shows the numbers of a budget that fits
+
+
+def _twin_predictions() -> str:
+    """The sample predictions plus 'model-a-copy', identical to model-a on every item (stored; returns its id)."""
+    import pandas as pd
+
+    from nkcore import store
+    from tests.conftest import ROOT
+
+    preds = pd.read_csv(ROOT / "sample_data" / "predictions.csv")
+    twin = preds[preds["model"] == "model-a"].assign(model="model-a-copy")
+    return store.put(pd.concat([preds, twin], ignore_index=True), "predictions", "twins.csv").id
+
+
+def test_two_models_that_agree_on_every_item_are_not_a_win(run_page: RunPage) -> None:
+    """A tie is not 'A ahead': identical models get 0% ahead, the tie share, and 'nothing to detect'."""
+    query = {
+        "bud_src": "Resample ratings + predictions",
+        "predictions": _twin_predictions(),
+        "bud_ma": "model-a",
+        "bud_mb": "model-a-copy",
+        "bud_maxb": "500",
+        "bud_ks": "1,5",
+        "bud_prec": "Quick preview (200 rounds)",
+    }
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    m = _metrics(at)
+    assert m["A ahead in"] == "0%" and m["Delta (mean gap)"] == "0" and m["CI-width"] == "0"
+    infos = " ".join(plain(i.value) for i in at.info)
+    assert "These two models agree on every item: nothing to detect" in infos
+    # the gap chart's x axis is a readable range around 0, not float noise (a 1e-9 wide domain)
+    import json
+
+    xs = [
+        layer["encoding"]["x"]
+        for chart in at.get("vega_lite_chart")
+        for layer in json.loads(chart.proto.spec).get("layer", [])
+        if layer.get("encoding", {}).get("x", {}).get("field") == "left"
+    ]
+    assert xs and all(x["scale"]["domain"][1] - x["scale"]["domain"][0] >= 0.01 for x in xs)
+
+
+def test_resampling_more_items_than_the_pool_is_marked_as_extrapolation(run_page: RunPage) -> None:
+    """The sample ratings have 500 items: budget 2,500 at K = 1 draws 2,500 items from 500 and must say so."""
+    query = {
+        "bud_src": "Resample ratings + predictions",
+        "bud_maxb": "2500",
+        "bud_ks": "1,9",
+        "bud_prec": "Quick preview (200 rounds)",
+        "bud_budget": "2500",
+        "bud_cell": "2500x1",
+    }
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    headings = [plain(h.value) for h in at.subheader]
+    assert "Cell: budget 2,500: 2,500 items (N) x 1 ratings per item (K) = 2,500 ratings" in headings
+    warnings = " ".join(plain(w.value) for w in at.warning)
+    assert "Extrapolation: this cell draws 2,500 items (N) from a pool of 500 items" in warnings
+    assert "(marked x) draw more items (N) than the data has" in warnings
+    # a cell within the pool says what it uses and is not called extrapolation
+    at = run_page(PAGE, query={**query, "bud_budget": "1000", "bud_cell": "1000x9"}, timeout=TIMEOUT)
+    assert "Cell: budget 1,000: 111 items (N) x 9 ratings per item (K) = 999 ratings" in [
+        plain(h.value) for h in at.subheader
+    ]
+    assert "Extrapolation: this cell" not in " ".join(plain(w.value) for w in at.warning)
