@@ -17,7 +17,9 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
 from nkcore.errors import DataError
+from nkcore.nk import count_gaps as cg
 from nkcore.nk import metrics as mt
+from nkcore.nk import scores as sc
 from nkcore.nk.priors import expected_accuracy_gap_k1, get_prior, parse_alpha, preset_names, resolve_prior
 from nkcore.nk.pvalue import cell_stats, ci_width, delta, p_value, reproducibility
 
@@ -68,7 +70,7 @@ def test_kl_paper_matches_scipy_and_artifact() -> None:
     rng = np.random.default_rng(1)
     g, a = _rand_counts(rng, (50,), 3, 4), _rand_counts(rng, (50,), 3, 4)
     oracle = np.mean(entropy(g + 1e-12, a + 1e-12, axis=-1))
-    assert float(mt.kl_paper(g, a)) == pytest.approx(oracle, rel=1e-10)
+    assert float(sc.kl_paper(g, a)) == pytest.approx(oracle, rel=1e-10)
     # the artifact: one-hot mismatch at K = 1 costs ln(1e12) nats
     assert mt.kl_artifact_nats() == pytest.approx(math.log(1e12), rel=1e-9)
     assert mt.kl_artifact_nats() == pytest.approx(27.631, abs=1e-3)
@@ -77,13 +79,13 @@ def test_kl_paper_matches_scipy_and_artifact() -> None:
 def test_js_and_smoothed_kl_and_ce_match_oracles() -> None:
     rng = np.random.default_rng(2)
     g, a = _rand_counts(rng, (40,), 4, 6), _rand_counts(rng, (40,), 4, 6)
-    assert float(mt.js_distance(g, a)) == pytest.approx(np.mean(jensenshannon(g, a, axis=-1)), rel=1e-9)
+    assert float(sc.js_distance(g, a)) == pytest.approx(np.mean(jensenshannon(g, a, axis=-1)), rel=1e-9)
     gs, as_ = (g + 0.5) / (6 + 2.0), (a + 0.5) / (6 + 2.0)
-    assert float(mt.kl_smoothed(g, a)) == pytest.approx(np.mean(entropy(gs, as_, axis=-1)), rel=1e-10)
+    assert float(sc.kl_smoothed(g, a)) == pytest.approx(np.mean(entropy(gs, as_, axis=-1)), rel=1e-10)
     ce = np.mean(-np.sum(g / 6 * np.log(as_), axis=-1))
-    assert float(mt.cross_entropy(g, a)) == pytest.approx(ce, rel=1e-10)
+    assert float(sc.cross_entropy(g, a)) == pytest.approx(ce, rel=1e-10)
     q = rng.dirichlet(np.ones(4), size=40)
-    assert float(mt.cross_entropy(g, q, machine_is_prob=True)) == pytest.approx(
+    assert float(sc.cross_entropy(g, q, machine_is_prob=True)) == pytest.approx(
         np.mean(-np.sum(g / 6 * np.log(q), axis=-1)), rel=1e-10
     )
 
@@ -104,14 +106,14 @@ def _f1_brute(gold: list[int], pred: list[int]) -> float:
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40))
 def test_macro_f1_equals_brute_force(pairs: list[tuple[int, int]]) -> None:
     gold, pred = [p[0] for p in pairs], [p[1] for p in pairs]
-    assert float(mt.macro_f1(np.array(gold), np.array(pred), 4)) == pytest.approx(_f1_brute(gold, pred), abs=1e-12)
+    assert float(sc.macro_f1(np.array(gold), np.array(pred), 4)) == pytest.approx(_f1_brute(gold, pred), abs=1e-12)
 
 
 def test_plurality_ties_go_to_lowest_index() -> None:
     c = np.array([[2, 2, 1], [0, 3, 3], [1, 1, 1]])
-    assert mt.plurality(c).tolist() == [0, 1, 0]
-    assert mt.plurality_cm(np.ascontiguousarray(c.T)).tolist() == [0, 1, 0]
-    assert mt.plurality_cm(np.array([[1, 0, 2], [1, 2, 0]])).tolist() == [0, 1, 0]
+    assert sc.plurality(c).tolist() == [0, 1, 0]
+    assert cg.plurality_cm(np.ascontiguousarray(c.T)).tolist() == [0, 1, 0]
+    assert cg.plurality_cm(np.array([[1, 0, 2], [1, 2, 0]])).tolist() == [0, 1, 0]
 
 
 def test_tv_and_wins_by_hand() -> None:
@@ -119,25 +121,25 @@ def test_tv_and_wins_by_hand() -> None:
     a = np.array([[2, 2], [0, 4]])
     b = np.array([[4, 0], [2, 2]])
     # per item TV = L1 / M of the shares: A: (0.5/2, 0), B: (0.5/2, 1/2)
-    assert float(mt.total_variation(g, a)) == pytest.approx((0.25 + 0.0) / 2)
-    assert float(mt.total_variation(g, b)) == pytest.approx((0.25 + 0.5) / 2)
-    assert float(mt.wins(g, a, b)) == pytest.approx(0.5)  # a tie on item 1, A wins item 2
+    assert float(sc.total_variation(g, a)) == pytest.approx((0.25 + 0.0) / 2)
+    assert float(sc.total_variation(g, b)) == pytest.approx((0.25 + 0.5) / 2)
+    assert float(sc.wins(g, a, b)) == pytest.approx(0.5)  # a tie on item 1, A wins item 2
 
 
 @pytest.mark.parametrize(("m", "k"), [(2, 1), (2, 7), (3, 5), (5, 60), (12, 3)])
 def test_fast_kernel_equals_generic_metrics(m: int, k: int) -> None:
     rng = np.random.default_rng(m * 100 + k)
     g, a, b = (rng.multinomial(k, rng.dirichlet(np.ones(m)), size=(6, 30)) for _ in range(3))
-    fast = mt.gaps_from_counts(g, a, b, k, mt.ALL_METRICS)
+    fast = cg.gaps_from_counts(g, a, b, k, mt.ALL_METRICS)
     for name in mt.ALL_METRICS:
-        slow = mt.score_gap(name, g, a, b)
+        slow = sc.score_gap(name, g, a, b)
         np.testing.assert_allclose(fast[name], slow, rtol=1e-9, atol=1e-12, err_msg=name)
 
 
 def test_gap_orientation_positive_means_a_better() -> None:
     g = np.array([[[4, 0], [0, 4]]])
     a, b = g.copy(), np.array([[[0, 4], [4, 0]]])
-    gaps = mt.gaps_from_counts(g, a, b, 4, mt.ALL_METRICS)
+    gaps = cg.gaps_from_counts(g, a, b, 4, mt.ALL_METRICS)
     assert all(float(v[0]) > 0 for v in gaps.values())
 
 

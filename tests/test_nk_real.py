@@ -14,9 +14,9 @@ import pytest
 
 from nkcore.nk.fit import assess_alpha, fit_dirichlet
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import score
 from nkcore.nk.priors import get_prior
 from nkcore.nk.resample import prepare_pair, resample_cells
+from nkcore.nk.scores import score
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DATA = SHARED / "datasets"

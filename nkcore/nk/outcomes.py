@@ -31,7 +31,8 @@ import numpy as np
 from scipy.special import gammaln, xlogy
 
 from nkcore.common import limits
-from nkcore.nk.metrics import item_units_cm, macro_f1_from_tallies, plurality_cm
+from nkcore.nk.count_gaps import item_units_cm, plurality_cm
+from nkcore.nk.scores import macro_f1_from_tallies
 
 MAX_TERMS = 250_000
 """Largest enumeration (terms of the sum over response splits) computed for an exact law."""

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from nkcore.nk.metrics import PAPER_METRICS, score_gap
+from nkcore.nk.metrics import PAPER_METRICS
 from nkcore.nk.priors import validate_alpha
+from nkcore.nk.scores import score_gap
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,7 @@ def reference_gaps(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Alternative and null score gaps from ``rounds`` response-level datasets each (a Python loop over rounds).
 
-    Metrics use the generic float implementations in ``nkcore.nk.metrics`` (not the fast kernel).
+    Metrics use the generic float implementations in ``nkcore.nk.scores`` (not the fast kernel).
     """
     a = validate_alpha(alpha)
     m = len(a)

@@ -28,17 +28,9 @@ from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import (
-    ITEM_METRICS,
-    PAPER_METRICS,
-    item_gaps,
-    macro_f1,
-    parse_metrics,
-    plurality,
-    score_gap,
-    tie_exact_mean,
-)
+from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.scores import item_gaps, macro_f1, plurality, score_gap, tie_exact_mean
 from nkcore.nk.simulate import WORK_MAX_K, default_workers
 
 ALPHA = 0.05
