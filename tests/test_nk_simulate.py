@@ -14,19 +14,24 @@ Monte Carlo tolerances are 4 standard errors computed from the samples themselve
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from scipy.special import roots_jacobi
 from scipy.stats import binom, chisquare, ks_2samp
 
 from nkcore.errors import DataError
-from nkcore.nk import outcomes
+from nkcore.nk import outcomes, simulate
+from nkcore.nk.count_gaps import gaps_from_counts_cm, item_units_cm
 from nkcore.nk.grid import simulate_cell, simulate_grid
-from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, gaps_from_counts_cm, item_units_cm, kl_artifact_nats
+from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, kl_artifact_nats
 from nkcore.nk.priors import expected_accuracy_gap_k1, get_prior
 from nkcore.nk.pvalue import p_value
 from nkcore.nk.reference import _categorical, reference_gaps, response_counts
-from nkcore.nk.simulate import draw_counts, draw_dirichlet, simulate_counts, simulate_gaps
+from nkcore.nk.samplers import draw_counts, draw_dirichlet
+from nkcore.nk.simulate import simulate_counts, simulate_gaps
 
 TOX = get_prior("Toxicity").alpha
 DICES = get_prior("DICES").alpha
@@ -288,3 +293,44 @@ def test_bad_parameters_raise_data_error() -> None:
         simulate_gaps(TOX, 0.3, [(10, 2)], sampler="fast")
     with pytest.raises(DataError, match="too large"):
         simulate_gaps(TOX, 0.3, [(10, 200)], sampler="types")
+
+
+# ---- a stopped run frees the workers -----------------------------------------------------------------------------
+def test_a_progress_callback_that_raises_cancels_the_tasks_not_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page cancels a grid by raising from ``progress``: the queued chunks must never run.
+
+    The first chunk returns at once; every other chunk waits until the pool is shut down, so before that moment
+    at most one chunk per worker can have started besides the first. Without cancelling, shutting the pool down
+    runs all 20 chunks.
+    """
+    release = threading.Event()
+    started: list[tuple[int, int]] = []
+
+    def fake_task(*args: object) -> dict[str, np.ndarray]:
+        side, chunk, size = args[5], args[6], args[7]
+        assert isinstance(side, int) and isinstance(chunk, int) and isinstance(size, int)
+        started.append((side, chunk))
+        if (side, chunk) != (simulate.ALT, 0):
+            assert release.wait(timeout=60), "the pool was never shut down"
+        return {mt: np.zeros(size) for mt in PAPER_METRICS}
+
+    class Pool(ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+            release.set()
+            if wait:
+                super().shutdown(wait=True)
+
+    class Stop(Exception):
+        pass
+
+    def progress(done: float) -> None:
+        raise Stop
+
+    monkeypatch.setattr(simulate, "_task", fake_task)
+    monkeypatch.setattr(simulate, "ThreadPoolExecutor", Pool)
+    # 1000 items x 2 labels: 262 rounds a chunk, so 2620 rounds are 10 equal chunks a side (20 tasks)
+    with pytest.raises(Stop):
+        simulate_gaps((1.0, 1.0), 0.3, [(1000, 5)], rounds=2620, workers=2, progress=progress, sampler="dirichlet")
+    assert (simulate.ALT, 0) in started
+    assert 1 <= len(started) <= 3, started
