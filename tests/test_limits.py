@@ -20,7 +20,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import read_table
 from nkcore.nk import grid, resample, simulate
-from nkcore.nk.metrics import gaps_from_counts_cm
+from nkcore.nk.count_gaps import gaps_from_counts_cm
 from nkcore.nk.priors import get_prior, validate_alpha
 from nkcore.ratings import ratings_from_frame
 

@@ -1,14 +1,17 @@
 """The (N, K) engine: how many items (N) and ratings per item (K) to buy with a budget N x K.
 
 Reproduces the simulation of "Forest vs Tree: The (N, K) Trade-off in Reproducible ML Evaluation"
-(AAAI-26, arXiv 2508.03663) exactly as stated in ``shared/spec/forest-vs-tree-method.md``, fast
+(AAAI-26, arXiv 2508.03663) exactly as stated in ``docs/nk-method.md``, fast
 (count-based sampling, vectorised over rounds, both cores), and extends it to real multi-annotator data.
 
 Modules (one concept each):
 - ``priors``   preset priors (alpha) and parsing of a typed alpha
-- ``simulate`` count-based sampling of the alternative and the null (the paper's generative model)
+- ``samplers`` exact count samplers of the generative model and its null (Dirichlet, Polya urn, counts)
+- ``simulate`` the driver: chunks of rounds, seeds, threads, the request's work and memory checks
 - ``outcomes`` the exact law of one item's (gold, A, B) counts; datasets as counts of outcome types
-- ``metrics``  Accuracy, TV, Wins, KL (1e-12 convention) and smoothed KL, Jensen-Shannon, cross-entropy, macro F1
+- ``metrics``  the metrics' names, direction and parsing: Accuracy, TV, Wins, KL (1e-12), smoothed KL, JS, CE, F1
+- ``scores``   float scores of a machine against the gold and score gaps between two machines
+- ``count_gaps`` the simulation's integer kernel: per-item gaps from (gold, A, B) counts
 - ``pvalue``   the paper's p-value rule, Delta, CI-width, reproducibility
 - ``grid``     cells, the paper's grid (282 configurations), minimal budget, best K
 - ``fit``      Dirichlet-multinomial fit of a prior to real ratings, with fit quality (MAB)

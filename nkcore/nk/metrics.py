@@ -25,9 +25,8 @@ so a positive gap always means "A looks better".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -127,20 +126,6 @@ ITEM_METRICS: tuple[str, ...] = ("acc", "tv", "wins", "kl", "kl_smooth", "js", "
 def is_larger_better(metric: str) -> bool:
     """True when a larger score is better (Accuracy, Wins, F1)."""
     return METRICS[metric].larger_is_better
-
-
-def __getattr__(name: str) -> Callable[..., Any]:
-    """``gaps_from_counts_cm`` read from its old home (it lives in ``nkcore.nk.count_gaps``), loaded on first use.
-
-    >>> from nkcore.nk.metrics import gaps_from_counts_cm
-    >>> gaps_from_counts_cm.__module__
-    'nkcore.nk.count_gaps'
-    """
-    if name == "gaps_from_counts_cm":
-        from nkcore.nk.count_gaps import gaps_from_counts_cm
-
-        return gaps_from_counts_cm
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
