@@ -40,6 +40,7 @@ with page.user_errors():
     level = 1.0 - alpha
     pct = f"{100 * level:g}%"
     ordered = None
+    holm_p: tuple[float | None, ...]
     if mode == ADJACENT:
         order = st.multiselect(
             "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
@@ -95,8 +96,9 @@ with page.user_errors():
             else ""
         )
     )
-    if ordered is not None:
-        st.info(md(paired.ordering_sentence(ordered)), icon=":material/trending_up:")
+    trend_note = paired.ordering_sentence(ordered) if ordered is not None else ""
+    if trend_note:  # only when the accuracies rise (or fall) in the listed order: otherwise no trend to warn about
+        st.info(md(trend_note), icon=":material/trending_up:")
 
     # ------------------------------------------------------------------ accuracy per config
     st.subheader("Accuracy of each config")
@@ -199,7 +201,7 @@ numbers += [
 numbers += [
     (f"{c.config_a} → {c.config_b}", f"{100 * c.diff:+.1f} points", v) for c, v in zip(comps, verdicts, strict=True)
 ]
-if ordered is not None:
+if ordered is not None and paired.ordering_sentence(ordered):
     numbers.append(
         ("ordering by luck", f"1 in {round(1 / ordered.chance_non_decreasing):,}", paired.ordering_sentence(ordered))
     )

@@ -8,7 +8,9 @@ accuracy curve flattens sooner than the sample count suggests" (``shared/seeds/0
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 
 from nkcore.common.checks import check_alpha
 from nkcore.common.formatting import format_p, plural, points
@@ -140,29 +142,54 @@ def marginal_sentence(comparison: PairedComparison) -> str:
     )
 
 
+def _direction(values: Sequence[float]) -> str | None:
+    """'rising' (non-decreasing), 'falling' (non-increasing) or None (neither) for values in the listed order."""
+    pairs = list(itertools.pairwise(values))
+    if all(b >= a for a, b in pairs):
+        return "rising"
+    if all(b <= a for a, b in pairs):
+        return "falling"
+    return None
+
+
 def ordering_sentence(ordered: OrderedComparison) -> str:
-    """The 1/k! note for ordered configs in plain words (the chapter's "one time in six").
+    """The 1/k! note for ordered configs in plain words (the chapter's "one time in six"); '' when the accuracies
+    are not monotone in the listed order (then there is no trend to warn about).
+
+    The note is about the configs the data cannot tell apart (``tied_run``) when there are some, else all of them;
+    it is given only when their accuracies (correct counts, in the listed order) all rise or all fall.
 
     >>> from nkcore.paired import compare_ordered, paired_table_from_counts
     >>> t = paired_table_from_counts("n=3", "n=5", 151, 5, 7, 37)
     >>> ordering_sentence(compare_ordered(t))[:54]
     'n=3 and n=5 cannot be told apart (every adjacent compa'
+    >>> ordering_sentence(compare_ordered(paired_table_from_counts("a", "b", 151, 7, 5, 37)))[-87:]
+    'order by luck 1 time in 2, so a falling sequence among them is not evidence of a trend.'
     """
     o = ordered
     k = len(o.configs)
+    correct = {a.config: float(a.correct) for a in o.accuracies}
     if o.tied_run:
         run = o.tied_run
+        way = _direction([correct[c] for c in run])
+        if way is None:
+            return ""
         names = ", ".join(run[:-1]) + f" and {run[-1]}"
         r = len(run)
+        order = "non-decreasing" if way == "rising" else "non-increasing"
         text = (
             f"{names} cannot be told apart (every adjacent comparison has p >= {o.alpha:g}). {r} measurements "
-            f"with no real difference come out in non-decreasing order by luck 1 time in {math.factorial(r):,}, so "
-            "a rising sequence among them is not evidence of a trend."
+            f"with no real difference come out in {order} order by luck 1 time in {math.factorial(r):,}, so "
+            f"a {way} sequence among them is not evidence of a trend."
         )
-        if r < k:
+        if r < k and _direction([correct[c] for c in o.configs]) is not None:
             text += f" For all {k} configs the chance is 1 in {math.factorial(k):,}."
         return text
+    way = _direction([correct[c] for c in o.configs])
+    if way is None:
+        return ""
+    order = "non-decreasing" if way == "rising" else "non-increasing"
     return (
         f"Every adjacent comparison reaches p < {o.alpha:g}. For reference, {k} measurements with no real difference "
-        f"come out in non-decreasing order by luck 1 time in {math.factorial(k):,}."
+        f"come out in {order} order by luck 1 time in {math.factorial(k):,}."
     )

@@ -109,3 +109,31 @@ def test_uploaded_wide_table_with_gaps_reports_dropped_cases(run_page: RunPage) 
     at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     assert _metrics(at) == {"paired cases": "36", "configs compared": "2", "cases dropped to pair them": "4"}
+
+
+def _four_configs(correct: tuple[int, ...], n: int = 1000) -> str:
+    """A stored wide paired table: config j right on a random ``correct[j]`` of ``n`` cases (seeded)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"case": [str(i) for i in range(n)]})
+    for j, k in enumerate(correct):
+        right = np.zeros(n, dtype=int)
+        right[rng.choice(n, size=k, replace=False)] = 1
+        frame[f"cfg{j + 1}"] = right
+    return store.put(frame, "paired", "four.csv").id
+
+
+def test_trend_note_only_when_the_accuracies_are_monotone(run_page: RunPage) -> None:
+    """75.1, 73.9, 73.7, 75.2 do not rise: no 'a rising sequence is not evidence of a trend' note."""
+    at = run_page(PAGE, query={"paired": _four_configs((751, 739, 737, 752))}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "cfg1: 751 of 1,000 correct = 75.1%" in _markdown(at)
+    assert not any("sequence" in plain(i.value) for i in at.info)
+    at = run_page(PAGE, query={"paired": _four_configs((737, 739, 751, 752))}, timeout=120)
+    notes = [plain(i.value) for i in at.info if "sequence" in plain(i.value)]
+    assert len(notes) == 1 and "a rising sequence among them is not evidence of a trend" in notes[0]
+    assert "1 time in 24" in notes[0]
+    at = run_page(PAGE, query={"paired": _four_configs((752, 751, 739, 737))}, timeout=120)
+    notes = [plain(i.value) for i in at.info if "sequence" in plain(i.value)]
+    assert len(notes) == 1 and "a falling sequence among them" in notes[0]
