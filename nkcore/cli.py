@@ -14,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from nkcore.errors import DataError
+from nkcore.errors import DataError, one_line
 
 # Topic modules that add subcommands; a module that is not written yet is skipped.
 _TOPICS = ("cli_data", "cli_paired", "cli_voting", "cli_nk", "cli_limits")
@@ -24,7 +24,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one line (its default already uses 2; keep the message short)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")  # an argument can hold a line break
         raise SystemExit(2)
 
 

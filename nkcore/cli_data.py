@@ -19,7 +19,7 @@ from nkcore.cli_util import print_json
 from nkcore.derive import TIES, Derived, derive_paired, derive_samples
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import KINDS, ROLE_WORDS, KindGuess, apply_mapping, detect_kind, kind_columns
+from nkcore.kinds import KINDS, ROLE_WORDS, KindGuess, apply_mapping, detect_kind, kind_columns, show_names
 from nkcore.ratings import Ratings, count_columns, ratings_from_counts, ratings_from_frame
 from nkcore.summary import validate_and_summarize
 from nkcore.summary.ratings import summarize_ratings
@@ -115,7 +115,7 @@ def _usable(guess: KindGuess, columns: list[str], forced: dict[str, str], kind_g
         words = "; ".join(ROLE_WORDS.get(m, m) for m in missing)
         raise DataError(
             f"cannot use this file as {guess.kind} data: no column found for {words}. Columns: "
-            f"{', '.join(columns[:20])}{' ...' if len(columns) > 20 else ''}. Pass --map ROLE=COLUMN, or --kind"
+            f"{show_names(columns)}. Pass --map ROLE=COLUMN, or --kind"
         )
     return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, (), guess.layout)
 

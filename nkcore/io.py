@@ -64,9 +64,9 @@ _SUPPORTED = "CSV, TSV, Parquet or JSONL (optionally gzipped)"
 
 
 def _fail(name: str, message: str) -> DataError:
-    """The error for file ``name``; one line even when the name or a library's message holds line breaks."""
-    text = f"{name}: {message}"
-    return DataError(text if text.isprintable() else "".join(ch if ch.isprintable() else " " for ch in text))
+    """The error for file ``name``; one line even when the name or a library's message holds line breaks
+    (:class:`DataError` shows each non-printable character as its escape, :func:`nkcore.errors.one_line`)."""
+    return DataError(f"{name}: {message}")
 
 
 def _limit(name: str, key: str, value: int | float, what: str) -> None:

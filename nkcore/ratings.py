@@ -16,7 +16,7 @@ import pandas as pd
 from nkcore.common import limits
 from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
-from nkcore.kinds import natural_order, show_value, to_text
+from nkcore.kinds import natural_order, show_names, show_value, to_text
 from nkcore.kinds.columns import SYNONYMS, normal_name
 
 __all__ = [
@@ -84,7 +84,7 @@ def need_columns(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     """DataError naming the canonical ``columns`` that ``df`` lacks (and the columns it has)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        have = ", ".join(map(str, df.columns[:20]))
+        have = show_names(df.columns)
         raise DataError(
             f"{what} need the columns {', '.join(columns)}; missing: {', '.join(missing)} (the table has: {have}). "
             "Map the file's columns first."

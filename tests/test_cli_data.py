@@ -164,3 +164,24 @@ def test_every_kind_numbers_rows_the_same_way(
     found = re.search(r"rows? (\d+(?:, \d+)*)", err)
     assert found and found.group(1) == rows, err
     assert "header as row" not in err
+
+
+def test_column_names_with_line_breaks_are_quoted_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSONL keys can hold any character: the refusal lists them quoted with their escapes, on one line."""
+    p = tmp_path / "control.jsonl"
+    p.write_text('{"it\\nem": 1, "rat\\rer": "a", "label": "x"}\n{"it\\nem": 2, "rat\\rer": "b", "label": "y"}\n')
+    assert main(["data", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [err[:-1]] and "Columns: 'it\\nem', 'rat\\rer', 'label'. Pass --map" in err
+
+
+@pytest.mark.parametrize("word", ["extra\nword", "a\rb", "x\u2028y", "tab\there"])
+def test_argparse_refusals_are_one_line(word: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse echoes unrecognised arguments as typed; the refusal shows their escapes instead (one line)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--cases", "4", "--discordance", "0.1", word])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.endswith(f"error: unrecognized arguments: {repr(word)[1:-1]}\n") and err.splitlines() == [err[:-1]]

@@ -151,3 +151,12 @@ def test_bad_predictions(ratings: Ratings, frame: pd.DataFrame, words: list[str]
 def test_rounded_probabilities_are_accepted(ratings: Ratings) -> None:
     frame = BASE.assign(p_1=[0.333333, 0.1], p_2=[0.333333, 0.8], p_10=[0.333333, 0.1])
     assert predictions_from_frame(frame, ratings).probs is not None
+
+
+def test_need_columns_quotes_the_tables_columns_on_one_line() -> None:
+    frame = pd.DataFrame({"it\nem": ["1"], "rat\rer": ["a"], "label": ["x"]})
+    with pytest.raises(DataError) as err:
+        ratings_from_frame(frame)
+    message = str(err.value)
+    assert message.splitlines() == [message]
+    assert "missing: item, rater (the table has: 'it\\nem', 'rat\\rer', 'label')" in message
