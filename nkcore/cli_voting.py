@@ -3,7 +3,9 @@
 JSON keys are a contract: ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
 ``ci_high``, ``first_n_accuracy``), ``rho``, ``rho_ci_low``, ``rho_ci_high``, ``p_single``, ``n_eff`` (``n``,
 ``n_eff``), ``unfixable``, ``unanimous_wrong``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
-and, with a price, ``cost_per_1k`` and ``monthly_cost``. Extra keys may be added, never renamed (an
+and, with a price, ``cost_per_1k`` and ``monthly_cost``; and ``recommendation``: null, or with
+``--latency-budget`` and a samples file with answers, what to ship (:meth:`nkcore.advice.Advice.to_dict`: pay
+only for accuracy gains the paired test on the same cases supports). Extra keys may be added, never renamed (an
 evaluation-harness file adds ``notes``: how it was read).
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from nkcore import cost, latency, voting
+from nkcore import advice, cost, latency, voting
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
@@ -67,6 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--trigger", choices=voting.TRIGGERS, default="no_plurality", help="top-up trigger for the share")
     f.add_argument("--price-per-call", type=float, help="dollars per call")
     f.add_argument("--requests-per-month", type=float, help="requests per month (for the monthly cost)")
+    f.add_argument(
+        "--latency-budget",
+        type=float,
+        help="p95 latency budget in seconds: recommend what to ship (needs a samples file with answers); a dearer "
+        "setting is recommended only when the paired test on the same cases shows its gain (McNemar exact p < 0.05)",
+    )
     f.add_argument("--json", action="store_true", help="machine-readable output")
     f.set_defaults(func=run_fanout)
 
@@ -190,8 +198,11 @@ def fanout_report(
     trigger: str = "no_plurality",
     price_per_call: float | None = None,
     requests_per_month: float | None = None,
+    latency_budget: float | None = None,
 ) -> dict[str, Any]:
-    """The ``fanout`` JSON document: latency rows (and cost fields when a price is given)."""
+    """The ``fanout`` JSON document: latency rows (and cost fields when a price is given), and ``recommendation``
+    (None without ``latency_budget``): :func:`nkcore.advice.advise` on the samples' vote accuracy, the same flat
+    n and adaptive rule, the file's latencies and the price (0 when none is given)."""
     if frame is not None:
         model = latency.latency_model_from_frame(frame)
     else:
@@ -239,11 +250,30 @@ def fanout_report(
                 else None
             )
         rows.append(row)
+    recommendation = None
+    if latency_budget is not None:
+        cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
+        if frame is None or not {"answer", "correct"} & cols:
+            raise DataError(
+                "--latency-budget needs --latencies FILE with the samples' answers (or correct), so that accuracy "
+                "can be compared on the same cases"
+            )
+        table = cost.build_table(
+            voting.parse_samples(frame),
+            model,
+            tuple(ns),
+            price_per_call if price_per_call is not None else 0.0,
+            requests_per_month if requests_per_month is not None else 0.0,
+            (rule[0], rule[1]) if rule else None,
+            as_trigger(trigger),
+        )
+        recommendation = advice.advise(table, latency_budget).to_dict()
     return {
         "latency_source": "empirical" if model.kind == "empirical" else "lognormal",
         "topup_share": rule[2] if rule else None,
         "requests_per_month": requests_per_month,
         "rows": rows,
+        "recommendation": recommendation,
     }
 
 
@@ -264,6 +294,7 @@ def run_fanout(args: argparse.Namespace) -> int:
         args.trigger,
         args.price_per_call,
         args.requests_per_month,
+        args.latency_budget,
     )
     if args.json:
         print_json(doc)
@@ -280,4 +311,6 @@ def run_fanout(args: argparse.Namespace) -> int:
             if r["monthly_cost"] is not None and math.isfinite(r["monthly_cost"]):
                 line += f"  ${r['monthly_cost']:,.0f} a month"
         print(line)
+    if doc["recommendation"] is not None:
+        print(doc["recommendation"]["sentence"])
     return 0

@@ -262,3 +262,25 @@ def test_vote_config_flag_on_a_samples_table_exits_2(
 ) -> None:
     code, _, err = _run(capsys, "vote", str(worked_samples_path), "--config", "x")
     assert code == 2 and "--config applies to evaluation-harness files" in err
+
+
+def test_fanout_recommendation_pays_only_for_resolvable_gains(
+    capsys: pytest.CaptureFixture[str], worked_samples_path: Path
+) -> None:
+    """Worked example, p95 budget 8 s: n=3 (3+2 scores +1.0 points on 2 discordant cases, p = 0.50)."""
+    code, out, _ = _run(
+        capsys,
+        *f"fanout --latencies {worked_samples_path} --n 1 3 5 7 --adaptive 3+2 --json".split(),
+        *"--price-per-call 0.0062 --requests-per-month 400000 --latency-budget 8".split(),
+    )
+    assert code == 0
+    doc = _strict(out)
+    assert {"latency_source", "topup_share", "requests_per_month", "rows"} <= set(doc)
+    rec = doc["recommendation"]
+    assert rec["pick"] == "n=3" and rec["best"] == "3+2"
+    assert rec["versus_best"]["p_exact"] == pytest.approx(0.5) and rec["versus_best"]["resolved"] is False
+    assert "ship flat samples per request n=3" in rec["sentence"]
+    code, out, _ = _run(capsys, *f"fanout --latencies {worked_samples_path} --n 1 3 --json".split())
+    assert json.loads(out)["recommendation"] is None
+    code, _, err = _run(capsys, *"fanout --p50 1.9 --p95 4.6 --n 1 3 --latency-budget 8".split())
+    assert code == 2 and "answers" in err
