@@ -11,6 +11,7 @@ import numpy as np
 
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.nk.fit import MAX_ALPHA
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +105,9 @@ def get_prior(name: str) -> Prior:
 
 
 def validate_alpha(alpha: object) -> tuple[float, ...]:
-    """Check a Dirichlet parameter vector: at least 2 finite values, all > 0, at most ``limits.get("labels")``
-    categories; return it as a tuple of floats.
+    """Check a Dirichlet parameter vector: at least 2 finite values, all > 0 and at most
+    :data:`~nkcore.nk.fit.MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
+    floats.
 
     >>> validate_alpha([1, 2.5])
     (1.0, 2.5)
@@ -120,6 +122,12 @@ def validate_alpha(alpha: object) -> tuple[float, ...]:
     bad = [i + 1 for i, v in enumerate(arr) if not np.isfinite(v) or v <= 0]
     if bad:
         raise DataError(f"alpha values must be finite and > 0; bad position(s): {bad}")
+    big = [i + 1 for i, v in enumerate(arr) if v > MAX_ALPHA * (1 + 1e-9)]  # a fit at its bound: exp(log(1e7))
+    if big:
+        raise DataError(
+            f"alpha values must be at most {MAX_ALPHA:,.0f} (the fit's ceiling: beyond it items do not differ at all, "
+            f"and sums of alpha overflow); too large at position(s): {big}"
+        )
     return tuple(float(v) for v in arr)
 
 

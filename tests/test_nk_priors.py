@@ -1,0 +1,35 @@
+"""nkcore.nk.priors: a typed or fitted alpha is accepted up to the fit's ceiling and refused in one line above it."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from nkcore.errors import DataError
+from nkcore.nk.fit import MAX_ALPHA
+from nkcore.nk.priors import parse_alpha, resolve_prior, validate_alpha
+
+
+@pytest.mark.parametrize("text", ["1e308,1e308", "1e8, 1", "1,10000001", "1.7976931348623157e308 2"])
+def test_alpha_above_the_fits_ceiling_is_refused_naming_its_positions(text: str) -> None:
+    """Above MAX_ALPHA (1e7) items do not differ at all, and alpha0 = sum(alpha) overflows to inf at 1e308."""
+    values = [float(v) for v in text.replace(",", " ").split()]
+    positions = [i + 1 for i, v in enumerate(values) if v > MAX_ALPHA]
+    with pytest.raises(DataError) as err:
+        parse_alpha(text)
+    message = str(err.value)
+    assert message.endswith(f"too large at position(s): {positions}") and "10,000,000" in message
+
+
+def test_alpha_at_the_ceiling_is_accepted_as_the_fit_returns_it() -> None:
+    """The fit's bound is log(1e7) in log space; exp of it is 1e7 plus a few ulps, and must pass as it is."""
+    at_bound = float(np.exp(np.log(MAX_ALPHA)))
+    assert at_bound != MAX_ALPHA  # the case the tolerance is for
+    assert validate_alpha([at_bound, 1.0]) == (at_bound, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prior = resolve_prior(alpha=(MAX_ALPHA, MAX_ALPHA))
+    assert prior.alpha0 == 2 * MAX_ALPHA and math.isfinite(prior.alpha0)
