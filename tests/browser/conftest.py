@@ -3,17 +3,25 @@ headless Chromium (``/usr/bin/chromium``; never ``playwright install``).
 
 Under ``CI=true`` a missing browser FAILS the run; elsewhere browser tests skip with a reason.
 
+Assertions on what a page shows go through Playwright's retrying ``expect(...)`` (re-exported here), as Streamlit's
+own e2e tests do: a rerun may swap elements between two reads, so a value is never read once and compared; the
+expectation is retried until it holds or its timeout (``EXPECT_TIMEOUT_MS`` by default) runs out.
+
 Fixtures:
 - ``server``: one app server for the session (base URL, e.g. ``http://127.0.0.1:PORT``).
 - ``start_server``: a context manager that starts a FRESH server (for tests whose first request matters).
-- ``browser``: the Chromium browser; ``new_page()`` gives a page in a fresh context (no shared cookies/storage).
-Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running.
+- ``browser``: the Chromium browser; ``new_page()`` gives a page in a fresh context (no shared cookies/storage),
+  ``new_page(viewport=(1024, 768))`` one of another size.
+Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running; ``wait_for_app_run(page)``
+waits for the end of a rerun; ``main(page)`` is the main block; ``screenshot(page, name)`` saves a full-page
+screenshot under ``tests/browser/artifacts/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -21,10 +29,30 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.conftest import ROOT
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Locator, Page
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the fixtures skip (or fail under CI=true) and say why
+    expect = None  # type: ignore[assignment]
+
+# Default patience of every expect(...): generous, the machine running the tests may be busy (2 cores, 8 jobs).
+EXPECT_TIMEOUT_MS = 30_000
+if expect is not None:
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+# Streamlit marks its root with the connection and script state, as its own e2e helper (wait_for_app_run) reads.
+APP_READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+MAIN = '[data-testid="stMain"]'
+EXCEPTION = '[data-testid="stException"]'
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -70,6 +98,8 @@ def run_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str]:
         [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+            # a test server runs the code it started with: an edit of the working tree meanwhile reruns nothing
+            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
         ],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -117,7 +147,7 @@ def start_server(_browser_required: None, tmp_path: Path) -> Callable[[], contex
 
 
 @pytest.fixture(scope="session")
-def browser(_browser_required: None):
+def browser(_browser_required: None) -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -127,12 +157,13 @@ def browser(_browser_required: None):
 
 
 @pytest.fixture
-def new_page(browser):
-    """``new_page()`` -> a Playwright page in a fresh browser context (as a teammate opening a link would)."""
+def new_page(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """``new_page()`` -> a Playwright page in a fresh browser context (as a teammate opening a link would);
+    ``new_page(viewport=(width, height))`` for another window size (default 1400 x 1000)."""
     contexts = []
 
-    def _new():
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    def _new(viewport: tuple[int, int] = (1400, 1000)) -> Page:
+        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         contexts.append(ctx)
         return ctx.new_page()
 
@@ -141,22 +172,67 @@ def new_page(browser):
         ctx.close()
 
 
-def wait_idle(page, timeout: float = 60_000) -> None:
-    """Wait until the Streamlit script has finished running (no 'running' status, main block present)."""
-    # Streamlit marks the app root with its script state, as its own e2e helper (wait_for_app_run) reads it.
-    # A rerun triggered by an interaction may start a moment after it; the short pause lets it begin first.
-    page.wait_for_timeout(100)
-    page.wait_for_selector(
-        '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]',
-        timeout=timeout,
-    )
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+def wait_for_app_run(page: Page, timeout: float = 60_000) -> None:
+    """Wait until the Streamlit script has finished running: connected, script state ``notRunning``, no running
+    status widget, no loading skeleton left (the conditions Streamlit's own e2e ``wait_for_app_run`` reads).
+
+    Call it after a sign that the rerun has begun (the URL changed, an expected text appeared); right after a click
+    it may see the finished previous run, so the assertion that follows must be a retrying ``expect(...)``."""
+    page.locator(APP_READY).wait_for(state="attached", timeout=timeout)
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=timeout)
+    expect(page.get_by_test_id("stSkeleton")).to_have_count(0, timeout=timeout)
 
 
-def goto(page, url: str, timeout: float = 60_000) -> None:
-    """Open ``url`` and wait until the app has rendered and finished running."""
+def goto(page: Page, url: str, timeout: float = 60_000) -> None:
+    """Open ``url`` and wait until the app has rendered its title and finished running."""
     page.goto(url, timeout=timeout)
-    page.wait_for_selector("h1", timeout=timeout)
-    wait_idle(page, timeout)
+    expect(page.locator("h1").first).to_be_visible(timeout=timeout)
+    wait_for_app_run(page, timeout)
     # element renderers (metrics, charts, tables) are code-split chunks fetched after the script has run
     page.wait_for_load_state("networkidle", timeout=timeout)
+
+
+def main(page: Page) -> Locator:
+    """The main block of the page (the sidebar excluded)."""
+    return page.locator(MAIN)
+
+
+def expect_title(page: Page, title: str, timeout: float = EXPECT_TIMEOUT_MS) -> None:
+    """The page's first heading is exactly ``title`` (retried until it is, or ``timeout`` ms)."""
+    expect(page.locator("h1").first).to_have_text(re.compile(rf"^\s*{re.escape(title)}\s*$"), timeout=timeout)
+
+
+def expect_url(page: Page, pattern: str, timeout: float = EXPECT_TIMEOUT_MS) -> None:
+    """The page's URL matches the regular expression ``pattern`` somewhere (retried)."""
+    expect(page).to_have_url(re.compile(pattern), timeout=timeout)
+
+
+_CONTENT_HEIGHT_JS = """() => Math.max(
+    document.documentElement.scrollHeight,
+    ...['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]', '[data-testid="stMainBlockContainer"]']
+        .map(s => document.querySelector(s)).filter(Boolean).map(e => e.scrollHeight))"""
+_TWO_FRAMES_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(null))))"
+
+
+def screenshot(page: Page, name: str, max_height: int = 20_000) -> Path:
+    """Save a full-page screenshot of ``page`` as ``tests/browser/artifacts/<name>.png``; return its path.
+
+    Streamlit scrolls inside its main block, so a plain full-page screenshot stops at the window: the viewport is
+    first grown to the content height (the largest ``scrollHeight`` of the document, ``stMain`` and
+    ``stAppViewContainer``, at most ``max_height``) until the height no longer changes, then restored."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    height = size["height"]
+    for _ in range(5):  # charts re-lay out at the new size: measure again until the height holds
+        wanted = min(max(int(page.evaluate(_CONTENT_HEIGHT_JS)), size["height"]), max_height)
+        if wanted == height:
+            break
+        height = wanted
+        page.set_viewport_size({"width": size["width"], "height": height})
+        page.evaluate(_TWO_FRAMES_JS)
+    path = ARTIFACTS / f"{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}.png"
+    try:
+        page.screenshot(path=str(path), full_page=True)
+    finally:
+        page.set_viewport_size(size)
+    return path

@@ -2,61 +2,74 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import pytest
 
-from tests.browser.conftest import goto
+from tests.browser.conftest import EXPECT_TIMEOUT_MS, expect, expect_title, expect_url, goto, main
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 
 N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
+CHARTS = '[data-testid="stVegaLiteChart"]'
+# the drawing (canvas or svg) of chart i, at least 200 x 100 pixels
+_CHART_DRAWN_JS = """([selector, i]) => {
+    const drawn = document.querySelectorAll(selector)[i]?.querySelector('canvas, svg');
+    if (!drawn) return false;
+    const r = drawn.getBoundingClientRect();
+    return r.width > 200 && r.height > 100;
+}"""
 
 
-def _charts_drawn(page, expected: int) -> None:
-    from playwright.sync_api import expect
-
-    charts = page.locator('[data-testid="stVegaLiteChart"]')
-    expect(charts).to_have_count(expected, timeout=30_000)
+def _charts_drawn(page: Page, expected: int) -> None:
+    charts = page.locator(CHARTS)
+    expect(charts).to_have_count(expected)
     for i in range(expected):
         chart = charts.nth(i)
         chart.scroll_into_view_if_needed()
         drawn = chart.locator("canvas, svg").first
-        drawn.wait_for(timeout=30_000)
-        box = drawn.bounding_box()
-        assert box is not None and box["width"] > 200 and box["height"] > 100, box
+        expect(drawn).to_be_visible()
+        try:
+            page.wait_for_function(_CHART_DRAWN_JS, arg=[CHARTS, i], timeout=EXPECT_TIMEOUT_MS)
+        except Exception as exc:  # playwright's TimeoutError: say what the page shows instead
+            raise AssertionError(f"chart {i} is not drawn at 200 x 100 or more: {drawn.bounding_box()}") from exc
 
 
-def test_compare_shows_the_verdicts_and_draws_its_charts(server, new_page) -> None:
+def test_compare_shows_the_verdicts_and_draws_its_charts(server: str, new_page: Callable[..., Page]) -> None:
     page = new_page()
     goto(page, f"{server}/Compare")
-    assert page.locator("h1").first.inner_text().strip() == "Compare"
-    main = page.locator('[data-testid="stMain"]')
-    assert main.get_by_text(N1_N3).first.is_visible()
-    assert main.get_by_text(
-        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)"
-    ).first.is_visible()
-    assert main.get_by_text("so treat the win as tentative").first.is_visible()
-    assert main.get_by_text("1 time in 6").first.is_visible()
+    expect_title(page, "Compare")
+    area = main(page)
+    expect(area.get_by_text(N1_N3).first).to_be_visible()
+    expect(
+        area.get_by_text("cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)").first
+    ).to_be_visible()
+    expect(area.get_by_text("so treat the win as tentative").first).to_be_visible()
+    expect(area.get_by_text("1 time in 6").first).to_be_visible()
     _charts_drawn(page, 2)
 
 
-def test_compare_link_to_one_pair(server, new_page) -> None:
+def test_compare_link_to_one_pair(server: str, new_page: Callable[..., Page]) -> None:
     page = new_page()
     goto(page, f"{server}/Compare?cmp_mode=one+pair+of+my+choice&cmp_a=n%3D3&cmp_b=n%3D5")
-    assert "cmp_mode=" in page.url  # the link's values were used, not dropped
-    main = page.locator('[data-testid="stMain"]')
-    assert main.get_by_text("cannot tell n=5 from n=3", exact=False).first.is_visible()
-    assert main.get_by_text(N1_N3).count() == 0
+    expect_url(page, r"cmp_mode=")  # the link's values were used, not dropped
+    area = main(page)
+    expect(area.get_by_text("cannot tell n=5 from n=3", exact=False).first).to_be_visible()
+    expect(area.get_by_text(N1_N3)).to_have_count(0)
     _charts_drawn(page, 2)
 
 
-def test_planner_states_its_numbers_and_draws_the_curve(server, new_page) -> None:
+def test_planner_states_its_numbers_and_draws_the_curve(server: str, new_page: Callable[..., Page]) -> None:
     page = new_page()
     goto(page, f"{server}/Planner")
-    main = page.locator('[data-testid="stMain"]')
-    assert main.get_by_text("a net of 8 cases = 4.0 points", exact=False).first.is_visible()
-    assert main.get_by_text("a perfect system scores 97.0%", exact=False).first.is_visible()
-    metrics = main.locator('[data-testid="stMetric"]')
-    texts = [metrics.nth(i).inner_text() for i in range(metrics.count())]
-    assert any("cases to resolve it (exact)" in t and "2,600" in t for t in texts), texts
-    assert any("square-root law (the chapter)" in t and "3,200" in t for t in texts), texts
+    area = main(page)
+    expect(area.get_by_text("a net of 8 cases = 4.0 points", exact=False).first).to_be_visible()
+    expect(area.get_by_text("a perfect system scores 97.0%", exact=False).first).to_be_visible()
+    metrics = area.locator('[data-testid="stMetric"]')
+    expect(metrics.filter(has_text="cases to resolve it (exact)").filter(has_text="2,600").first).to_be_visible()
+    expect(metrics.filter(has_text="square-root law (the chapter)").filter(has_text="3,200").first).to_be_visible()
     _charts_drawn(page, 1)

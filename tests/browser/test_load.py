@@ -11,6 +11,7 @@ import asyncio
 import collections
 import json
 import os
+import re
 import signal
 import statistics
 import threading
@@ -23,7 +24,16 @@ import pytest
 
 from nkcore import store
 from nkcore.io import fingerprint
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, goto, wait_idle
+from tests.browser.conftest import (
+    APP_READY,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    EXCEPTION,
+    MAIN,
+    expect,
+    goto,
+    wait_for_app_run,
+)
 from ui.cache import LOG_ENV
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # a fresh server each, 20 contexts: a minute or two
@@ -32,57 +42,66 @@ VIEWERS = 20
 # Preset prior, budgets 100 to 1,000, the paper's K list, 200 rounds: about 3 s of grid on one idle core.
 LINK = "/Budget?bud_maxb=1000&bud_seed=7&bud_cell=1000x1"
 TIMEOUT_MS = 240_000
-READY = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
-METRICS_JS = """() => Object.fromEntries(
-    [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
-        m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-        m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
-    ]))"""
+READY = APP_READY
+METRIC = '[data-testid="stMetric"]'
+LABEL = '[data-testid="stMetricLabel"]'
+VALUE = '[data-testid="stMetricValue"]'
+ERROR_ALERT = '[data-testid="stAlertContentError"]'
+# every metric of the main area as [label, value], read in one step (a rerun cannot swap elements midway)
+METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
+    m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+    m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
+])"""
 
 
-async def _open(browser: Any, url: str, start: asyncio.Event) -> tuple[float, dict[str, str], int]:
-    """One viewer: a fresh context opens ``url``; returns (seconds until the numbers show, the numbers, errors)."""
-    ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = await ctx.new_page()
-        await start.wait()
-        t0 = time.monotonic()
-        await page.goto(url, timeout=TIMEOUT_MS)
-        await page.wait_for_selector("h1", timeout=TIMEOUT_MS)
-        # the cell's five numbers (the last one: items (N)) on a page whose script has finished
-        await page.wait_for_function(
-            "() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')]"
-            ".some(e => e.innerText.trim() === 'items (N)')",
-            timeout=TIMEOUT_MS,
-        )
-        await page.wait_for_selector(READY, timeout=TIMEOUT_MS)
-        await page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=TIMEOUT_MS
-        )
-        seconds = time.monotonic() - t0
-        numbers = await page.evaluate(METRICS_JS)
-        errors = await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').count()
-        return seconds, numbers, errors
-    finally:
-        await ctx.close()
+def _metric_value(page: Any, label: str) -> Any:
+    """The value of the main area's metric labelled exactly ``label`` (a Playwright locator, sync or async)."""
+    exact = page.locator(LABEL).filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+    return page.locator(f"{MAIN} {METRIC}").filter(has=exact).locator(VALUE)
 
 
-async def _many(url: str, n: int) -> list[tuple[float, dict[str, str], int]]:
+async def _open(page: Any, url: str, reference: list[list[list[str]]]) -> tuple[float, dict[str, str]]:
+    """One viewer: its page (in a fresh context) opens ``url`` and expects the cell's numbers with no error on the
+    page, and every number the same as the first viewer to get there; returns (seconds until the numbers show on a
+    page whose script has finished, every number of the page)."""
+    from playwright.async_api import expect
+
+    t0 = time.monotonic()
+    await page.goto(url, timeout=TIMEOUT_MS)
+    await expect(page.locator("h1").first).to_be_visible(timeout=TIMEOUT_MS)
+    # the cell's five numbers (the last one: items (N), oracle: budget 1,000 / K = 1) once the script has finished
+    await expect(_metric_value(page, "items (N)")).to_have_text("1,000", timeout=TIMEOUT_MS)
+    await page.locator(READY).wait_for(state="attached", timeout=TIMEOUT_MS)
+    await page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=TIMEOUT_MS)
+    seconds = time.monotonic() - t0
+    await expect(_metric_value(page, "p-value")).to_have_text(re.compile(r"\S"), timeout=TIMEOUT_MS)
+    await expect(page.locator(f"{EXCEPTION}, {ERROR_ALERT}")).to_have_count(0, timeout=TIMEOUT_MS)
+    if not reference:  # the first viewer here: its numbers, read in one step, are what every other one must show
+        reference.append(await page.evaluate(METRICS_JS))
+    metrics = page.locator(f"{MAIN} {METRIC}")
+    await expect(metrics.locator(LABEL)).to_have_text([k for k, _ in reference[0]], timeout=TIMEOUT_MS)
+    await expect(metrics.locator(VALUE)).to_have_text([v for _, v in reference[0]], timeout=TIMEOUT_MS)
+    return seconds, dict(await page.evaluate(METRICS_JS))
+
+
+async def _many(url: str, n: int) -> list[tuple[float, dict[str, str]]]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         try:
-            start = asyncio.Event()
-            tasks = [asyncio.create_task(_open(browser, url, start)) for _ in range(n)]
-            await asyncio.sleep(0.5)  # every context exists: now all of them open the link at once
-            start.set()
-            return list(await asyncio.gather(*tasks))
+            contexts = await asyncio.gather(
+                *(browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(n))
+            )
+            pages = await asyncio.gather(*(ctx.new_page() for ctx in contexts))
+            # every context and page exists: now all of them open the link at once
+            reference: list[list[list[str]]] = []
+            return list(await asyncio.gather(*(_open(page, url, reference) for page in pages)))
         finally:
             await browser.close()
 
 
-def _in_own_thread(url: str, n: int) -> list[tuple[float, dict[str, str], int]]:
+def _in_own_thread(url: str, n: int) -> list[tuple[float, dict[str, str]]]:
     """Run the asyncio viewers in a thread of their own (no event loop of the sync Playwright in the way)."""
     out: list[Any] = []
 
@@ -120,7 +139,9 @@ def test_twenty_viewers_of_one_link_all_answer_and_the_grid_is_computed_once(
         f"grid computations run: {sum(per_key[k] for k in grid_keys)} over {len(grid_keys)} keys "
         f"({grid_seconds:.1f} s of computing); all computations: {sum(per_key.values())} over {len(per_key)} keys"
     )
-    assert len(results) == VIEWERS and all(r[2] == 0 for r in results)
+    # each viewer expected items (N) 1,000, a p-value, no error and the first viewer's numbers on its page; the
+    # numbers read afterwards (the pages are closed now) say the same
+    assert len(results) == VIEWERS
     assert numbers[0].get("p-value") and numbers[0].get("items (N)") == "1,000"  # oracle: budget 1,000 / K = 1
     assert all(n == numbers[0] for n in numbers)
     assert grid_keys, "the server logged no grid computation"
@@ -149,6 +170,20 @@ def _server_pid(port: str) -> int:
             if argv[argv.index(b"--server.port") + 1] == port.encode():
                 return int(entry.name)
     raise AssertionError(f"no streamlit server on port {port}")
+
+
+def _wait_until_dead(pid: int, timeout: float = 30.0) -> None:
+    """Wait until process ``pid`` has exited (gone, or a zombie its parent has not reaped yet)."""
+    deadline = time.monotonic() + timeout
+    stat = Path(f"/proc/{pid}/stat")
+    while time.monotonic() < deadline:
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        except OSError:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} still runs {timeout} s after SIGKILL")
 
 
 def test_kill_9_in_the_middle_of_storing_an_upload_then_restart(
@@ -194,7 +229,7 @@ def test_kill_9_in_the_middle_of_storing_an_upload_then_restart(
                 break  # stored completely before a temporary file was seen: kill anyway
             time.sleep(0.002)
         os.kill(pid, signal.SIGKILL)
-        page.wait_for_timeout(300)
+        _wait_until_dead(pid)
     print(f"\nkill -9 of the server {'in the middle of the write' if killed_mid_write else 'after the write'}")
     assert killed_mid_write, "the kill did not land in the middle of the write"
     listed = {m.id: m for m in store.list_datasets(root=tmp_path)}
@@ -202,13 +237,13 @@ def test_kill_9_in_the_middle_of_storing_an_upload_then_restart(
     with start_server() as base:  # the restart
         page = new_page()
         goto(page, f"{base}/Data", timeout=TIMEOUT_MS)
-        assert page.locator('[data-testid="stException"]').count() == 0
+        expect(page.locator(EXCEPTION)).to_have_count(0)
         ratings_id = next(i for i, m in earlier.items() if m.kind == "ratings")
         other = new_page()
         goto(other, f"{base}/Data?ratings={ratings_id}", timeout=TIMEOUT_MS)
-        wait_idle(other)
-        assert other.locator('[data-testid="stException"]').count() == 0
-        assert other.get_by_text("earlier_ratings.csv").count() >= 1
+        wait_for_app_run(other)
+        expect(other.locator(EXCEPTION)).to_have_count(0)
+        expect(other.get_by_text("earlier_ratings.csv").first).to_be_attached()
     for ds_id in earlier:
         assert fingerprint(store.get(ds_id, root=tmp_path)[1]) == ds_id
     assert {m.id for m in store.list_datasets(root=tmp_path)} == set(earlier)
