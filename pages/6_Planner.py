@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from nkcore import paired, resolution
+from nkcore.resolution import sentences as resolution_text
 from ui import cache, charts_paired, datasets, exports, page
 from ui.text import md
 
@@ -26,18 +27,46 @@ with page.user_errors():
         help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "
         "chosen in the sidebar",
     )
+    # With "read from data" the numbers come from the dataset: read them first, so the controls show the values in use.
+    data_values: tuple[int, float] | None = None
+    if from_data:
+        ds = datasets.choose_dataset("paired")
+        ordered = cache.compute(paired.analyse_paired, ds)
+        if ordered.mean_discordance > 0:
+            data_values = (ordered.n_cases, round(ordered.mean_discordance, 6))
+        else:
+            st.warning(
+                f"In {md(ds.name)} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
+                "there is no discordance to plan from; the sliders' values are used instead."
+            )
     c1, c2 = st.columns(2)
-    cases = c1.select_slider(
-        "cases in the evaluation set",
-        options=CASE_STEPS, value=200, key="pln_cases", bind="query-params", disabled=from_data,
-        help="evaluation cases that both configs are run on",
-    )  # fmt: skip
-    disc_pct = c2.slider(
-        "discordance: % of cases two configs disagree on (one right, the other wrong)",
-        min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc", bind="query-params",
-        disabled=from_data,
-        help="the chapter's adjacent sample counts disagree on about 6% of cases",
-    )  # fmt: skip
+    if data_values is None:
+        cases = c1.select_slider(
+            "cases in the evaluation set",
+            options=CASE_STEPS, value=200, key="pln_cases", bind="query-params",
+            help="evaluation cases that both configs are run on",
+        )  # fmt: skip
+        disc_pct = c2.slider(
+            "discordance: % of cases two configs disagree on (one right, the other wrong)",
+            min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc", bind="query-params",
+            help="the chapter's adjacent sample counts disagree on about 6% of cases",
+        )  # fmt: skip
+        discordance = disc_pct / 100.0
+    else:
+        # the values in use, shown where the sliders were (greyed: they come from the data, not from a control)
+        cases, discordance = data_values
+        c1.number_input("cases in the evaluation set (from the data)", value=cases, disabled=True)
+        c2.number_input(
+            "discordance: % of cases two configs disagree on (from the data)",
+            value=round(100 * discordance, 1),
+            format="%.1f",
+            disabled=True,
+            help="the mean share of cases on which adjacent configs of the dataset disagree",
+        )
+        st.caption(
+            f"From {md(ds.name)}: {cases:,} paired cases; adjacent configs disagree on "
+            f"{md(resolution_text.discordance_text(discordance))} of them on average."
+        )
     c3, c4, c5 = st.columns(3)
     alpha = c3.select_slider(
         "significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1], value=0.05, key="pln_alpha",
@@ -51,25 +80,11 @@ with page.user_errors():
         "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
         bind="query-params", help="a difference you need to be able to resolve, in percentage points",
     )  # fmt: skip
-    discordance = disc_pct / 100.0
-    if from_data:
-        ds = datasets.choose_dataset("paired")
-        ordered = cache.compute(paired.analyse_paired, ds)
-        if ordered.mean_discordance > 0:
-            cases, discordance = ordered.n_cases, round(ordered.mean_discordance, 6)
-            st.caption(
-                f"From {md(ds.name)}: {cases:,} paired cases; adjacent configs disagree on {100 * discordance:.1f}% of "
-                "them on average."
-            )
-        else:
-            st.warning(
-                f"In {md(ds.name)} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
-                "there is no discordance to plan from; the sliders' values are used instead."
-            )
-    target = target_pts / 100.0
-    if target > discordance:
+    target: float | None = target_pts / 100.0
+    if target_pts / 100.0 > discordance:
         st.warning(
-            f"A target of {target_pts:.1f} points is more than the discordance ({100 * discordance:.1f}%): two "
+            f"A target of {target_pts:.1f} points is more than the discordance "
+            f"({resolution_text.discordance_text(discordance)}): two "
             "configs can never differ by more than the share of cases they disagree on. The target is left out."
         )
         target = None
@@ -91,7 +106,8 @@ with page.user_errors():
     m1.metric(
         "discordant cases expected",
         f"{p.discordant:,}",
-        help=f"{cases:,} cases x {100 * discordance:.1f}% = {p.expected_discordant:,.2f}, rounded (halves up)",
+        help=f"{cases:,} cases x {resolution_text.discordance_text(discordance)} = {p.expected_discordant:,.2f}, "
+        "rounded (halves up)",
     )
     m2.metric(
         "smallest resolvable difference",
@@ -107,30 +123,25 @@ with page.user_errors():
     st.markdown(f"**At {100 * power:.0f}% power.** {md(s.mde)}")
 
     st.subheader(f"Cases for a target of {target_pts:.1f} points" if target is not None else "Cases for the target")
-    t1, t2, t3, t4 = st.columns(4)
-    t1.metric(
-        "cases to resolve it (exact)",
-        _cases(p.cases_for_target),
-        help="the first number of cases at which an observed difference of the target size can reach p < alpha",
+    answer = resolution_text.cases_answer(p)
+    st.metric(
+        f"cases you need to detect it {100 * power:.0f}% of the time",
+        _cases(answer.cases) if answer is not None else "-",
+        help="the exact power of McNemar's exact test; the other counts are under 'How this is computed'",
     )
-    t2.metric(
-        "resolved for good from",
-        _cases(p.cases_for_target_stable),
-        help="from this number of cases on every larger evaluation resolves the target too",
-    )
-    t3.metric(
-        "square-root law (the chapter)",
-        _cases(p.cases_for_target_sqrt_law),
-        help="today's smallest resolvable difference scaled by the square-root law: cases x (today / target)^2",
-    )
-    t4.metric(
-        f"cases to detect it {100 * power:.0f}% of the time"
-        + (" (exact)" if p.cases_for_target_at_power_exact else " (Connor)" if p.cases_for_target_at_power else ""),
-        _cases(p.cases_for_target_at_power_exact or p.cases_for_target_at_power),
-        help=f"exact power; Connor's formula gives {_cases(p.cases_for_target_at_power)}",
-    )
-    if s.target is not None:
-        st.markdown(md(s.target))
+    if answer is not None:
+        st.markdown(md(answer.headline))
+        more = f"more than {resolution.SEARCH_CEILING:,}"
+        with st.expander("How this is computed, and the other counts"):
+            st.markdown(
+                "\n".join(
+                    f"- **{md(m.name)}: {md(_cases(m.cases) if m.cases is not None else more)} cases.** "
+                    f"{md(m.use_when[:1].upper() + m.use_when[1:])}."
+                    for m in answer.methods
+                )
+            )
+            if s.target is not None:
+                st.markdown(md(s.target))
 
     # ------------------------------------------------------------------ the curve
     st.subheader("Resolvable difference against cases: the square-root law")
@@ -195,20 +206,20 @@ with page.user_errors():
     st.caption("Set the label error rate above to this estimate to see the floor it implies.")
 
 numbers = [
-    ("cases", f"{cases:,}", f"at {100 * discordance:.1f}% discordance, alpha {alpha:g}"),
+    ("cases", f"{cases:,}", f"at {resolution_text.discordance_text(discordance)} discordance, alpha {alpha:g}"),
     ("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points", s.min_resolvable),
     (f"detectable at {100 * power:.0f}% power", f"{100 * p.mde_at_power:.1f} points", s.mde),
     ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
 ]
-if s.target is not None and p.cases_for_target is not None:
-    numbers.append((f"cases to resolve {target_pts:.1f} points (exact)", f"{p.cases_for_target:,}", s.target))
+if answer is not None and answer.cases is not None:
+    numbers.append((f"cases to detect {target_pts:.1f} points", f"{answer.cases:,}", answer.headline))
 numbers.append(
     ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
 )
 numbers.append(("estimated label error", f"{100 * est.error_rate:.1f}%", resolution.label_estimate_sentence(est)))
 exports.summary_download(
     "Planner",
-    {"cases": cases, "discordance": f"{100 * discordance:.1f}%", "alpha": alpha, "power": power,
+    {"cases": cases, "discordance": resolution_text.discordance_text(discordance), "alpha": alpha, "power": power,
      "target difference": f"{target_pts:.1f} points", "label error rate": f"{e_pct:.1f}%"},
     numbers,
     [chart],

@@ -356,3 +356,23 @@ def test_label_error_estimate_values_and_errors() -> None:
         rs.estimate_label_error(10, 11)
     with pytest.raises(DataError, match="model"):
         rs.estimate_label_error(10, 1, model="other")
+
+
+def test_measured_discordance_reads_with_one_decimal() -> None:
+    """A discordance read from data (1,514 cases, 0.130284) reads 13.0%, never 13.0284%."""
+    from nkcore.resolution.sentences import cases_answer
+
+    p = rs.plan(1514, 0.130284, target_diff=0.01)
+    s = rs.plan_sentences(p)
+    assert "1,514 cases at 13.0% discordance" in s.min_resolvable and "13.0284" not in s.min_resolvable
+    assert "sqrt(0.1303 / 1,514)" in s.sqrt_law
+    a = cases_answer(p)
+    assert a is not None and a.cases == p.cases_for_target_at_power_exact
+    assert a.headline.startswith(
+        f"To detect a true difference of 1.0 points 80% of the time (p < 0.05), you need {a.cases:,}"
+    )
+    assert [m.cases for m in a.methods][2:] == [
+        p.cases_for_target,
+        p.cases_for_target_stable,
+        p.cases_for_target_sqrt_law,
+    ]

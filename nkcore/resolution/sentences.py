@@ -8,14 +8,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from nkcore.common.formatting import count, points
+from nkcore.common.formatting import count, percent, points
 from nkcore.resolution.critical import z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING, max_cases
 from nkcore.resolution.label_error import LabelErrorEstimate, LabelErrorFloor
 from nkcore.resolution.plan import Plan
 
 __all__ = [
+    "CasesAnswer",
+    "CasesMethod",
     "PlanSentences",
+    "cases_answer",
+    "discordance_text",
     "label_error_sentence",
     "label_estimate_sentence",
     "plan_sentences",
@@ -38,6 +42,19 @@ def _pts(x: float) -> str:
     return points(x, sign=False)
 
 
+def discordance_text(d: float) -> str:
+    """A discordance for reading: as typed when it has at most two decimals in percent ('6%', '6.25%'), else one
+    decimal ('13.0%' for a measured 0.130284).
+
+    >>> discordance_text(0.06), discordance_text(0.0625), discordance_text(0.130284)
+    ('6%', '6.25%', '13.0%')
+    """
+    v = 100.0 * d
+    if abs(v - round(v, 2)) < 1e-9:
+        return f"{round(v, 2):g}%"
+    return percent(d)
+
+
 def plan_sentences(p: Plan) -> PlanSentences:
     """The plain-language sentence for each of a :class:`Plan`'s numbers; every symbol is named where it appears.
 
@@ -48,7 +65,7 @@ def plan_sentences(p: Plan) -> PlanSentences:
     >>> s.target[:86]
     'Resolving 1.0 points (an observed difference that large reaching p < 0.05) first becom'
     """
-    pct = f"{100 * p.discordance:g}%"
+    pct = discordance_text(p.discordance)
     expected = p.expected_discordant
     give = "gives" if p.cases == 1 else "give"
     if abs(expected - p.discordant) < 1e-9 * max(1.0, expected):
@@ -87,7 +104,7 @@ def plan_sentences(p: Plan) -> PlanSentences:
     value = f"{_pts(p.sqrt_law_diff)} points" if p.sqrt_law_diff <= 1.0 else "more than 100 points, i.e. nothing"
     sqrt_law = (
         f"Ignoring that discordant cases come in whole numbers, the threshold is z x sqrt(discordance / cases) = "
-        f"{z:.2f} x sqrt({p.discordance:g} / {p.cases:,}) = {value} (z = {z:.2f}, the two-sided critical value for "
+        f"{z:.2f} x sqrt({p.discordance:.4g} / {p.cases:,}) = {value} (z = {z:.2f}, the two-sided critical value for "
         f"alpha = {p.alpha:g}). It shrinks as the square root of the cases: half the difference needs four times "
         "the cases."
     )
@@ -200,3 +217,94 @@ def label_estimate_sentence(est: LabelErrorEstimate) -> str:
         f"({100 * est.disagreement_rate:.1f}%) mean a label error rate of about {100 * est.error_rate:.1f}% "
         f"({100 * est.level:.0f}% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%), assuming {model}."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CasesMethod:
+    """One way of counting the cases a target difference needs: its name, its number (None: beyond the search
+    ceiling), and when to use it."""
+
+    name: str
+    cases: int | None
+    use_when: str
+
+
+@dataclass(frozen=True, slots=True)
+class CasesAnswer:
+    """The one answer to "how many cases do I need" for a :class:`Plan`'s target, and the other counts beside it.
+
+    ``cases``: cases to detect a true difference of the target with the plan's power, by the exact power of
+    McNemar's exact test (Connor's formula when the exact search is skipped); ``headline``: that answer in words;
+    ``methods``: every count, the answer first, each with when to use it.
+    """
+
+    cases: int | None
+    headline: str
+    methods: tuple[CasesMethod, ...]
+
+
+def _n(x: int | None) -> str:
+    return f"{x:,}" if x is not None else f"more than {SEARCH_CEILING:,}"
+
+
+def cases_answer(p: Plan) -> CasesAnswer | None:
+    """Lead with one answer to "how many cases do I need" for the target (None without a target).
+
+    Planning asks for a real difference of the target size to be *found* with the chosen power, so the answer is
+    the exact-power count (:func:`nkcore.resolution.cases_for_power_exact`); Connor's formula (1987) approximates
+    it; the exact critical count says when the target is resolvable at all (a real difference of that size is then
+    found only about half the time); the square-root law is the chapter's back-of-the-envelope scaling.
+
+    >>> from nkcore.resolution.plan import plan
+    >>> a = cases_answer(plan(200, 0.06, target_diff=0.01))
+    >>> a.cases, [m.cases for m in a.methods]
+    (4876, [4876, 4707, 2600, 2800, 3200])
+    >>> a.headline[:78]
+    'To detect a true difference of 1.0 points 80% of the time (p < 0.05), you need'
+    """
+    if p.target_diff is None:
+        return None
+    tp = _pts(p.target_diff)
+    power = f"{100 * p.power:.0f}%"
+    exact = p.cases_for_target_at_power_exact
+    lead = exact if exact is not None else p.cases_for_target_at_power
+    how = (
+        "by the exact power of McNemar's exact test"
+        if exact is not None
+        else f"by Connor's formula (the exact check is skipped above {max_cases():,} cases)"
+    )
+    headline = (
+        f"To detect a true difference of {tp} points {power} of the time (p < {p.alpha:g}), you need "
+        f"{_n(lead)} cases at {discordance_text(p.discordance)} discordance, {how}."
+    )
+    methods = (
+        CasesMethod(
+            f"detect it {power} of the time (exact power)",
+            exact,
+            "the number to plan with: a real difference of the target size is found with the chosen power",
+        ),
+        CasesMethod(
+            f"detect it {power} of the time (Connor's formula)",
+            p.cases_for_target_at_power,
+            "a closed-form approximation of the line above, to check by hand; it can be a few percent off",
+        ),
+        CasesMethod(
+            "resolvable at all (exact critical count)",
+            p.cases_for_target,
+            "the fewest cases at which an observed difference of the target size can reach p < alpha; a real "
+            "difference that size is then found only about half the time",
+        ),
+        CasesMethod(
+            "resolvable at every larger size",
+            p.cases_for_target_stable,
+            "the same, from where every larger evaluation resolves it too (whole discordant cases make the "
+            "threshold zigzag)",
+        ),
+        CasesMethod(
+            "square-root law (the chapter)",
+            p.cases_for_target_sqrt_law,
+            "the chapter's rule of thumb: today's smallest resolvable difference scaled by cases x (today / "
+            "target)^2; a quick sanity check",
+        ),
+    )
+    return CasesAnswer(lead, headline, methods)

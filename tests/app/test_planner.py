@@ -27,11 +27,21 @@ def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
     assert m["discordant cases expected"] == "12"
     assert m["smallest resolvable difference"] == "4.0 points"
     assert m["detectable at 80% power (Connor)"] == "4.8 points"
-    # the four answers to "how many cases for 1 point", each under its own name
-    assert m["cases to resolve it (exact)"] == "2,600"
-    assert m["resolved for good from"] == "2,800"
-    assert m["square-root law (the chapter)"] == "3,200"
-    assert m["cases to detect it 80% of the time (exact)"] == "4,876"
+    # one answer to "how many cases for 1 point" leads; the other four are in "How this is computed", named
+    assert m["cases you need to detect it 80% of the time"] == "4,876"
+    assert not {"cases to resolve it (exact)", "resolved for good from", "square-root law (the chapter)"} & set(m)
+    assert "you need 4,876 cases at 6% discordance, by the exact power of McNemar's exact test" in _markdown(at)
+    how = at.expander[0]
+    assert how.label == "How this is computed, and the other counts"
+    inside = "\n".join(plain(x.value) for x in how.markdown)
+    for name, value in [
+        ("80% of the time (Connor's formula)", "4,707"),
+        ("resolvable at all (exact critical count)", "2,600"),
+        ("resolvable at every larger size", "2,800"),
+        ("square-root law (the chapter)", "3,200"),
+    ]:
+        assert f"{name}: {value} cases." in inside
+    assert "the number to plan with" in inside.lower()
     assert m["best measurable accuracy"] == "97.0%"
     text = _markdown(at)
     assert "10 of them must fall the same way to reach p < 0.05, a net of 8 cases = 4.0 points" in text
@@ -67,7 +77,7 @@ def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
     assert not at.exception
     assert any("never differ by more than" in plain(w.value) for w in at.warning)
     m = _metrics(at)
-    assert m["cases to resolve it (exact)"] == "-" and m["cases to detect it 80% of the time"] == "-"
+    assert m["cases you need to detect it 80% of the time"] == "-"
 
 
 def test_impossible_double_labelling_counts_are_an_error(run_page: RunPage) -> None:
@@ -83,6 +93,16 @@ def test_reading_cases_and_discordance_from_the_paired_data(run_page: RunPage) -
     assert not at.exception, [e.value for e in at.exception]
     assert any("200 paired cases" in c.value and "9.3%" in plain(c.value) for c in at.caption)
     assert _metrics(at)["discordant cases expected"] == "19"
+    # the controls show the values in use (not the sliders' 200 cases / 6.0%), greyed
+    shown = {n.label: n for n in at.number_input}
+    assert shown["cases in the evaluation set (from the data)"].value == 200
+    disc = shown["discordance: % of cases two configs disagree on (from the data)"]
+    assert disc.value == 9.3 and disc.disabled
+    assert not [s for s in at.select_slider if s.key == "pln_cases"] and not [
+        s for s in at.slider if s.key == "pln_disc"
+    ]
+    text = _markdown(at)
+    assert "200 cases at 9.3% discordance" in text and "9.33" not in text.split("sqrt(")[0]
 
 
 def test_non_integer_expected_discordant_cases_are_rounded_half_up(run_page: RunPage) -> None:
