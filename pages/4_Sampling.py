@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import voting
+from nkcore.common.formatting import points_between
 from ui import cache, charts_voting, datasets, exports, page
 from ui.text import md
 
@@ -24,14 +25,6 @@ TIE_HELP = {
     "split": "a tie shares the credit (1/2 for a two-way tie)",
     "wrong": "a tie counts as wrong",
 }
-# The chapter's 31 unanimous errors cannot coexist with its other figures under this vote rule (sample_data/README.md).
-CHAPTER_31_NOTE = (
-    "The chapter says 31; this sample data has 30 on purpose. Under this vote rule the chapter's other figures "
-    "leave room for at most 30: the 44 cases wrong at n = 3 would have to hold the 31 unanimous ones, the 12 that "
-    "n = 1 gets right and n = 3 gets wrong, and at least 2 without a majority for the adaptive rule to gain its 2 "
-    "cases, which is 45 (see sample_data/README.md)."
-)
-
 with page.user_errors():
     left, right = st.columns([1, 1])
     tie = left.radio(
@@ -79,7 +72,7 @@ with page.user_errors():
         f"{curve.points[-1].accuracy:.1%}",
         help=f"Majority vote over {a.max_n} samples per request, averaged over every subset of each case's samples.",
     )
-    st.markdown(md(voting.rho_sentence(a.rho, a.max_n)))
+    st.markdown(md(voting.rho_sentence(a.rho, a.max_n, measured=curve.points[-1].accuracy)))
     if order := voting.order_sentence(curve):
         st.markdown(md(order))
     counts = [pt.n_cases for pt in curve.points]
@@ -174,14 +167,17 @@ with page.user_errors():
     ks = [k for k in range(3, a.max_n - 1) if k % 2 == 1]
     check = None
     if ks:
-        k = st.select_slider(
-            "Fit rho on samples per request up to n =",
-            options=ks,
-            value=ks[-1],
-            key="smp_fit",
-            bind="query-params",
-            help="rho is fitted to the measured curve at odd n up to this value; the check is at n + 2.",
-        )
+        if len(ks) > 1:
+            k = st.select_slider(
+                "Fit rho on samples per request up to n =",
+                options=ks,
+                value=ks[-1],
+                key="smp_fit",
+                bind="query-params",
+                help="rho is fitted to the measured curve at odd n up to this value; the check is at n + 2.",
+            )
+        else:  # one possible value: nothing to choose, no slider
+            k = ks[0]
         check = cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
         c1, c2, c3 = st.columns(3)
         c1.metric(
@@ -193,7 +189,7 @@ with page.user_errors():
         c2.metric(
             f"measured at n = {check.predict_n}",
             f"{check.measured:.1%}",
-            delta=f"{100 * check.missed_by:+.1f} points vs prediction",
+            delta=f"{points_between(check.predicted, check.measured)} points vs prediction",
             delta_color="off",
         )
         c3.metric(
@@ -202,7 +198,7 @@ with page.user_errors():
             help="Each case has its own accuracy, drawn from a beta distribution fitted to each case's first "
             f"{check.fit_upto} samples; like the other models it counts a vote against one wrong answer.",
         )
-        st.markdown(md(voting.next_step_sentence(check)))
+        st.markdown(md(voting.next_step_sentence(check, a.rho.rho if rho_known else None)))
     else:
         st.info("The check needs at least 5 samples per case (fit on n up to 3, check at n = 5).")
 
@@ -219,9 +215,6 @@ with page.user_errors():
     )
     u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
     st.markdown(md(voting.unfixable_sentence(u)))
-    chapter_note = ds.builtin and int(from_n) == 3 and u.unanimous_wrong == 30
-    if chapter_note:
-        st.caption(CHAPTER_31_NOTE)
     cases = pd.DataFrame(
         [
             {
@@ -247,18 +240,22 @@ numbers = [
     (
         "rho",
         f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})" if rho_known else "n/a",
-        voting.rho_sentence(a.rho, a.max_n),
+        voting.rho_sentence(a.rho, a.max_n, measured=curve.points[-1].accuracy),
     ),
     ("what-if rho", f"{rho_what_if:.2f}", what_if),
     (
         "errors more samples cannot fix",
         f"{u.still_wrong} of {u.wrong_at_from_n}, {u.unanimous_wrong} unanimous",
-        voting.unfixable_sentence(u) + (" " + CHAPTER_31_NOTE if chapter_note else ""),
+        voting.unfixable_sentence(u),
     ),
 ]
 if check is not None:
     numbers.append(
-        ("next-step check", f"{check.measured:.1%} vs {check.predicted:.1%}", voting.next_step_sentence(check))
+        (
+            "next-step check",
+            f"{check.measured:.1%} vs {check.predicted:.1%}",
+            voting.next_step_sentence(check, a.rho.rho if rho_known else None),
+        )
     )
 exports.summary_download(
     "Sampling", {"dataset": ds.name, "tie rule": tie, "what-if rho": rho_what_if}, numbers, [chart]

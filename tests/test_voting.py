@@ -603,3 +603,16 @@ def test_rho_and_what_if_sentences() -> None:
     assert "rho = 0.17" in text and "N_eff = 3.5" in text
     what = v.what_if_sentence(0.71, 0.17, 5)
     assert "N_eff = 3.0" in what and f"{v.correlated_accuracy(0.71, 5, 0.17):.1%}" in what and "85.0%" in what
+
+
+def test_next_step_differences_are_between_the_shown_values() -> None:
+    """75.1% predicted, 75.4% measured (0.7514 and 0.7536): '0.3 points', as the reader computes it, not 0.2."""
+    from nkcore.voting.next_step import NextStepCheck
+    from nkcore.voting.sentences import next_step_sentence
+
+    check = NextStepCheck(5, 7, 0.63, 0.2, 0.7514, 0.70, 0.7536, 0.70, 0.80, 0.0022, "above", True)
+    text = next_step_sentence(check, estimated=0.21)
+    assert "predicts 75.1% at n = 7 and the data measured 75.4%" in text
+    assert "climbed 0.3 points higher" in text
+    assert "differ because" not in text  # 0.20 vs 0.21: no story about two rhos
+    assert "The two rhos differ because" in next_step_sentence(check, estimated=0.35)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from nkcore.common.formatting import percent, plural, points
+from nkcore.common.formatting import percent, plural, points, points_between
 from nkcore.voting.adaptive import AdaptiveResult
 from nkcore.voting.curve import VoteCurve
 from nkcore.voting.frames import VoteAnalysis
@@ -59,16 +59,39 @@ def curve_sentence(curve: VoteCurve) -> str:
     return text
 
 
-def rho_sentence(est: RhoEstimate, n: int) -> str:
-    """Plain-language reading of the rho estimate and what it means for N_eff at samples per request n."""
+def rho_sentence(est: RhoEstimate, n: int, measured: float | None = None) -> str:
+    """Plain-language reading of the rho estimate and what it means for N_eff at samples per request n.
+
+    With ``measured`` (the measured accuracy at n), the sentence follows the data: when the measured curve reaches
+    the independent-samples model I_p(n) (p = ``est.p_single``), it does not claim the curve "flattens at a level
+    set by rho" but says the vote does better than the correlated (and even the independent) model predicts.
+
+    >>> from nkcore.voting.models import RhoEstimate
+    >>> r = RhoEstimate(0.35, 0.27, 0.43, 0.631, 200, 1400, 7.0, "ANOVA ICC(1)")
+    >>> rho_sentence(r, 7)[-60:]
+    'the curve flattens at a level set by rho, not by the budget.'
+    >>> rho_sentence(r, 7, measured=0.79)[-101:]
+    'r several values, so the right answer wins pluralities that a two-answer model of rho does not count.'
+    """
     if not math.isfinite(est.rho):
         return "rho cannot be estimated: every sample is correct, or every sample is wrong."
     r = max(est.rho, 0.0)
-    return (
+    head = (
         f"Samples of the same case are correlated: rho = {est.rho:.2f} (95% interval {est.ci_low:.2f} to "
-        f"{est.ci_high:.2f}, {est.n_cases} cases). So samples per request n = {n} act like N_eff = "
-        f"{n_eff(n, r):.1f} independent samples, and the curve flattens at a level set by rho, not by the budget."
+        f"{est.ci_high:.2f}, {est.n_cases} cases, from how alike each case's samples are). So samples per request "
+        f"n = {n} act like N_eff = {n_eff(n, r):.1f} independent samples"
     )
+    p = est.p_single
+    if measured is not None and 0 < p < 1:
+        indep = independent_accuracy(p, n)
+        if round(measured, 3) >= round(indep, 3):
+            return (
+                f"{head} by the correlated model, which would predict {percent(correlated_accuracy(p, n, r))} at "
+                f"n = {n}. The data does better: {percent(measured)}, at or above even fully independent samples "
+                f"({percent(indep)}). Here the wrong answers scatter over several values, so the right answer wins "
+                "pluralities that a two-answer model of rho does not count."
+            )
+    return f"{head}, and the curve flattens at a level set by rho, not by the budget."
 
 
 def what_if_sentence(p: float, rho: float, n: int) -> str:
@@ -97,27 +120,49 @@ def order_sentence(curve: VoteCurve) -> str:
     )
 
 
-def next_step_sentence(check: NextStepCheck) -> str:
-    """A plain-language reading of :class:`NextStepCheck`: which way the prediction missed and what it suggests."""
-    head = (
-        f"Fitting rho on samples per request n up to {check.fit_upto} gives rho = {check.rho_fitted:.2f}, which "
-        f"predicts {percent(check.predicted)} at n = {check.predict_n}; the data measured {percent(check.measured)} "
-        f"(95% interval {percent(check.ci_low)} to {percent(check.ci_high)})."
-    )
+def next_step_sentence(check: NextStepCheck, estimated: float | None = None) -> str:
+    """A plain-language reading of :class:`NextStepCheck`: which way the prediction missed and what it suggests.
+
+    With ``estimated`` (the rho estimated from the samples, which leads on the page), the fitted rho is presented
+    as a check of the correlated model, and a difference between the two is explained: the estimate measures how
+    alike a case's samples are; the fit reads rho off the curve's shape through a model that counts a vote as right
+    or wrong against one wrong answer. Differences are taken between the shown (rounded) percentages.
+    """
+    gap = points_between(check.predicted, check.measured).lstrip("+-")
+    if estimated is None:
+        head = (
+            f"Fitting rho on samples per request n up to {check.fit_upto} gives rho = {check.rho_fitted:.2f}, which "
+            f"predicts {percent(check.predicted)} at n = {check.predict_n}; the data measured "
+            f"{percent(check.measured)} (95% interval {percent(check.ci_low)} to {percent(check.ci_high)})."
+        )
+    else:
+        head = (
+            f"As a check of the correlated model: rho fitted to the measured curve at n up to {check.fit_upto} is "
+            f"{check.rho_fitted:.2f} (the estimate above, from the samples themselves, is {estimated:.2f}); the fit "
+            f"predicts {percent(check.predicted)} at n = {check.predict_n} and the data measured "
+            f"{percent(check.measured)} (95% interval {percent(check.ci_low)} to {percent(check.ci_high)})."
+        )
+        if abs(check.rho_fitted - estimated) >= 0.05:
+            head += (
+                " The two rhos differ because they answer different questions: the estimate measures how alike each "
+                "case's samples are, the fit asks which rho makes a model that counts a vote as right or wrong "
+                "against one wrong answer pass through the curve. The estimate leads; the fit says whether that "
+                "model describes the vote."
+            )
     if check.direction == "above" and check.rho_fitted < 1e-3:
         tail = (
-            f" The curve is {points(abs(check.missed_by), sign=False)} points above even the independent-samples model (rho = 0), which "
+            f" The curve is {gap} points above even the independent-samples model (rho = 0), which "
             "counts the vote as correct against one wrong answer: here the wrong answers are scattered over "
             "several values, so the plurality vote beats a two-answer majority and rho cannot be read off the curve."
         )
     elif check.direction == "above":
         tail = (
-            f" The curve climbed {points(abs(check.missed_by), sign=False)} points higher than the correlated model predicts: the samples "
+            f" The curve climbed {gap} points higher than the correlated model predicts: the samples "
             "are more independent than assumed, so a larger n may be worth measuring."
         )
     elif check.direction == "below":
         tail = (
-            f" The curve flattened {points(abs(check.missed_by), sign=False)} points below the prediction: the correlation is worse than "
+            f" The curve flattened {gap} points below the prediction: the correlation is worse than "
             "estimated, which usually points to a systematic misreading in the prompt rather than to bad luck."
         )
     else:

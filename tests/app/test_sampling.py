@@ -28,8 +28,16 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     text = _text(at)
     assert "rho = 0.35" in text
     assert "38 are still wrong" in text and "in 30 of those" in text  # the worked example: 44 -> 38, 30 unanimous
-    captions = " ".join(plain(c.value) for c in at.caption)
-    assert "The chapter says 31; this sample data has 30" in captions  # the documented impossibility, where 30 is
+    everything = " ".join(plain(x.value) for x in [*at.caption, *at.markdown, *at.info])
+    assert "The chapter says 31" not in everything and "sample_data/README.md" not in everything  # maintainers' text
+    # one rho leads (estimated from the samples); the fitted one is a check, with why the two differ
+    assert "rho = 0.35" in text and "flattens at a level set by rho" not in text  # the curve beats independence
+    assert "The data does better: 79.0%, at or above even fully independent samples (76.7%)" in text
+    assert "As a check of the correlated model: rho fitted to the measured curve at n up to 5 is 0.00" in text
+    assert "The two rhos differ because they answer different questions" in text
+    # differences are taken between the shown values: 76.7% -> 79.0% is +2.3 points
+    delta = next(m for m in at.metric if plain(m.label) == "measured at n = 7").proto.delta
+    assert delta == "+2.3 points vs prediction"
     labels = list(_metrics(at))
     assert {"rho model at n = 7 (fit on n ≤ 5)", "beta-binomial at n = 7 (fit on n ≤ 5)"} <= set(labels)
     assert "If rho were 0.17" in text and "N_eff = 3.5" in text
@@ -93,3 +101,5 @@ def test_uploaded_data_gets_no_chapter_note(run_page: RunPage) -> None:
     assert not at.exception and not error_texts(at)
     assert "in 14 of those" in _text(at)  # cases 0, 3, ..., 39: every sample "w"
     assert "The chapter says 31" not in " ".join(plain(c.value) for c in at.caption)
+    assert not [s for s in at.select_slider if s.key == "smp_fit"]  # 5 samples: only n <= 3 to fit on, no slider
+    assert "rho fitted to the measured curve at n up to 3" in _text(at)
