@@ -26,7 +26,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -36,18 +36,24 @@ from nkcore.io import fingerprint
 from nkcore.kinds import KINDS
 
 __all__ = [
+    "DELETE_ENV_VAR",
     "ENV_VAR",
     "StoredDataset",
     "data_dir",
     "delete",
+    "delete_allowed",
+    "deleted_at",
     "get",
     "list_datasets",
     "put",
+    "rename",
     "storage_fault",
     "validate_id",
 ]
 
 ENV_VAR = "NKP_DATA_DIR"
+DELETE_ENV_VAR = "NKP_ALLOW_DELETE"
+_TOMBSTONES = "deleted"  # <data dir>/deleted/<id>.json: what was deleted and when, so a link can say so
 _ID = re.compile(r"[0-9a-f]{64}")
 _MAX_NAME = 200
 _TMP_SUFFIX = ".tmp"
@@ -58,7 +64,8 @@ _STALE_TMP_S = 3600.0  # a temporary file this old was left by a crashed write; 
 class StoredDataset:
     """Metadata of a stored dataset: ``id`` (sha256 hex of the table), ``kind``, ``name`` (e.g. the uploaded file's
     name), ``n_rows``, ``columns`` (canonical names), ``mapping`` (canonical -> the original file's column),
-    ``created`` (ISO 8601 UTC time of the first store)."""
+    ``created`` (ISO 8601 UTC time of the first store), ``derived_from`` (ids of the datasets a derived dataset was
+    made from, e.g. predictions and ratings for derived paired results; empty for an upload)."""
 
     id: str
     kind: str
@@ -67,6 +74,7 @@ class StoredDataset:
     columns: tuple[str, ...]
     mapping: dict[str, str] = field(default_factory=dict)
     created: str = ""
+    derived_from: tuple[str, ...] = ()
 
 
 def data_dir() -> Path:
@@ -260,6 +268,7 @@ def _read_meta(path: Path) -> StoredDataset:
         raise _Damaged("mapping is not an object of names")
     if not all(isinstance(raw[key], str) for key in ("id", "kind", "name")):
         raise _Damaged("id, kind or name is not text")
+    derived = raw.get("derived_from") or []
     return StoredDataset(
         id=validate_id(raw["id"]),
         kind=raw["kind"],
@@ -268,6 +277,7 @@ def _read_meta(path: Path) -> StoredDataset:
         columns=tuple(_texts(raw["columns"], "columns")),
         mapping=dict(mapping),
         created=str(raw.get("created", "")),
+        derived_from=tuple(validate_id(i) for i in _texts(derived, "derived_from")),
     )
 
 
@@ -277,8 +287,11 @@ def put(
     name: str,
     mapping: dict[str, str] | None = None,
     root: Path | str | None = None,
+    derived_from: tuple[str, ...] = (),
 ) -> StoredDataset:
     """Store ``frame`` under ``fingerprint(frame)`` and return its metadata; storing the same table again is a no-op.
+
+    ``derived_from``: the ids of the datasets a derived table was made from (each a valid id), kept in the metadata.
 
     ``frame`` should be the canonical table (``nkcore.kinds.apply_mapping``); columns of mixed Python types are
     stored as text (which does not change the fingerprint). Writes ``<id>.parquet`` then ``<id>.json``, each via a
@@ -290,6 +303,7 @@ def put(
     """
     if kind not in KINDS:
         raise DataError(f"unknown data kind {kind!r}; choose one of {', '.join(KINDS)}")
+    sources = tuple(validate_id(i) for i in derived_from)
     table = frame.reset_index(drop=True).copy()
     table.columns = [str(c) for c in table.columns]
     for col in table.columns:
@@ -317,6 +331,7 @@ def put(
         columns=tuple(table.columns),
         mapping={str(k): str(v) for k, v in (mapping or {}).items()},
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        derived_from=sources,
     )
     text = json.dumps(asdict(meta), ensure_ascii=False, indent=2)
     had_data = data_path.is_file()
@@ -329,7 +344,45 @@ def put(
             with contextlib.suppress(OSError):
                 data_path.unlink()
         raise
+    with contextlib.suppress(OSError):  # stored again: a link to it works again
+        (base / _TOMBSTONES / f"{ds_id}.json").unlink()
     return meta
+
+
+def rename(ds_id: str, name: str, root: Path | str | None = None) -> StoredDataset:
+    """Give a stored dataset a new display name; its id (and so every link to it) stays the same.
+
+    The name is cleaned as on put (printable, at most 200 characters); the metadata is rewritten atomically.
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> m = put(pd.DataFrame({"item": ["1"]}), "ratings", "x.csv", root=d)
+    >>> rename(m.id, "pilot ratings", root=d).name, get(m.id, root=d)[0].name
+    ('pilot ratings', 'pilot ratings')
+    """
+    meta, _ = get(ds_id, root)
+    new = replace(meta, name=_clean_name(name))
+    text = json.dumps(asdict(new), ensure_ascii=False, indent=2)
+    with _storage_faults("rename datasets"):
+        _atomic_write(_root(root) / f"{meta.id}.json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return new
+
+
+def delete_allowed() -> bool:
+    """Whether this server lets users delete datasets: only when ``$NKP_ALLOW_DELETE`` is ``1`` (a deletion breaks
+    every link that carries the dataset's id, so a shared server keeps it off)."""
+    return os.environ.get(DELETE_ENV_VAR, "").strip() == "1"
+
+
+def deleted_at(ds_id: str, root: Path | str | None = None) -> str | None:
+    """When the dataset ``ds_id`` was deleted from this server (ISO 8601 UTC), or None if it never was (or was
+    stored again since). The id is validated before any file access."""
+    path = _root(root) / _TOMBSTONES / f"{validate_id(ds_id)}.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8")[:4096])
+    except (OSError, ValueError):
+        return None
+    when = raw.get("deleted") if isinstance(raw, dict) else None
+    return when if isinstance(when, str) else None
 
 
 def get(ds_id: str, root: Path | str | None = None) -> tuple[StoredDataset, pd.DataFrame]:
@@ -381,14 +434,21 @@ def list_datasets(kind: str | None = None, root: Path | str | None = None) -> li
 
 
 def delete(ds_id: str, root: Path | str | None = None) -> None:
-    """Remove a stored dataset (metadata first, so it stops being listed at once); DataError if it is absent."""
+    """Remove a stored dataset (metadata first, so it stops being listed at once); DataError if it is absent.
+
+    A tombstone ``deleted/<id>.json`` records when, so a link to it can say so (:func:`deleted_at`). Whether users
+    may delete is the caller's check (:func:`delete_allowed`).
+    """
     ds_id = validate_id(ds_id)
     base = _root(root)
     meta_path = base / f"{ds_id}.json"
     data_path = base / f"{ds_id}.parquet"
     if not meta_path.exists() and not data_path.exists():
         raise DataError(f"no dataset {ds_id} on this server")
+    stone = {"id": ds_id, "deleted": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
     with _storage_faults("delete datasets"):
         for path in (meta_path, data_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+        (base / _TOMBSTONES).mkdir(exist_ok=True)
+        _atomic_write(base / _TOMBSTONES / f"{ds_id}.json", lambda tmp: Path(tmp).write_text(json.dumps(stone)))

@@ -337,3 +337,50 @@ def test_a_huge_description_is_refused_before_it_is_read(tmp_path: Path, monkeyp
     meta_path.write_text(text)
     with pytest.raises(DataError, match="its description: over"):
         store.get(meta_path.stem, root=tmp_path)
+
+
+def test_derived_from_is_kept_and_checked(tmp_path: Path) -> None:
+    a = store.put(pd.DataFrame({"item": ["1", "2"], "x": [1, 2]}), "ratings", "a.csv", root=tmp_path)
+    b = store.put(pd.DataFrame({"item": ["1", "2"], "y": [1, 2]}), "predictions", "b.csv", root=tmp_path)
+    d = store.put(
+        pd.DataFrame({"case": ["1"], "config": ["m"], "correct": [1]}),
+        "paired",
+        "derived",
+        root=tmp_path,
+        derived_from=(b.id, a.id),
+    )
+    assert store.get(d.id, root=tmp_path)[0].derived_from == (b.id, a.id)
+    assert store.get(a.id, root=tmp_path)[0].derived_from == ()
+    with pytest.raises(DataError, match="not a valid dataset id"):
+        store.put(pd.DataFrame({"z": [1]}), "paired", "bad", root=tmp_path, derived_from=("../x",))
+
+
+def test_rename_changes_the_name_not_the_id(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"item": ["1", "2"], "x": [1, 2]})
+    a = store.put(frame, "ratings", "a.csv", root=tmp_path)
+    renamed = store.rename(a.id, "pilot\nratings", root=tmp_path)
+    meta, data = store.get(a.id, root=tmp_path)
+    assert (renamed.id, meta.name, meta.created) == (a.id, "pilot ratings", a.created)
+    pd.testing.assert_frame_equal(data, frame)
+    with pytest.raises(DataError, match="no dataset"):
+        store.rename("0" * 64, "x", root=tmp_path)
+
+
+def test_a_deleted_dataset_leaves_a_tombstone_until_it_is_stored_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frame = pd.DataFrame({"item": ["1", "2"], "x": [1, 2]})
+    a = store.put(frame, "ratings", "a.csv", root=tmp_path)
+    assert store.deleted_at(a.id, root=tmp_path) is None
+    store.delete(a.id, root=tmp_path)
+    when = store.deleted_at(a.id, root=tmp_path)
+    assert when is not None and when[:4].isdigit() and when >= a.created
+    assert [m.id for m in store.list_datasets(root=tmp_path)] == []
+    store.put(frame, "ratings", "a.csv", root=tmp_path)
+    assert store.deleted_at(a.id, root=tmp_path) is None
+    monkeypatch.delenv(store.DELETE_ENV_VAR, raising=False)
+    assert not store.delete_allowed()
+    monkeypatch.setenv(store.DELETE_ENV_VAR, "1")
+    assert store.delete_allowed()
+    with pytest.raises(DataError):
+        store.deleted_at("../../etc/passwd", root=tmp_path)
