@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
 import pandas as pd
@@ -79,6 +78,16 @@ def _store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, ma
             return
         ids.append(ds_id)
     data_derive.stored_message(ids, kind, names)
+
+
+def _rename(ds_id: str, name: str) -> None:
+    try:
+        meta = store.rename(ds_id, name)
+    except DataError as exc:
+        st.session_state["_dat_flash"] = ("error", md(exc))
+        return
+    st.cache_resource.clear()  # the loaded dataset carries its name
+    st.session_state["_dat_flash"] = ("success", f"Renamed dataset `{ds_id[:12]}` to **{md(meta.name)}**.")
 
 
 def _delete(ds_id: str, kind: str) -> None:
@@ -312,7 +321,16 @@ def stored_section() -> None:
     )
     exports.table(table, "stored_datasets", download=False, hide_index=True)
     by_id = {m.id: m for m in metas}
-    if os.environ.get("NKP_ALLOW_DELETE", "").strip() != "1":
+    left, right = st.columns([3, 1])
+    chosen = left.selectbox(
+        "Rename a dataset (its id, and so every link to it, stays the same)",
+        list(by_id),
+        format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind}, {i[:12]})",
+        key="_dat_rename_choice",
+    )
+    new_name = right.text_input("New name", key="_dat_rename_name", max_chars=200)
+    right.button("Rename", key="dat_rename", disabled=not new_name.strip(), on_click=_rename, args=(chosen, new_name))
+    if not store.delete_allowed():
         st.caption(
             "Deleting is off on this server: a deleted dataset breaks every teammate's link that carries it. The "
             "server's operator can turn it on with NKP_ALLOW_DELETE=1."

@@ -11,9 +11,7 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -46,11 +44,7 @@ def save(
     """Store ``table`` (recording ``derived_from``), choose it in the link when ``choose``; a DataError or a full
     data folder is a flash message. Returns the id, or None when nothing was stored."""
     try:
-        put: Any = store.put
-        if derived_from and "derived_from" in inspect.signature(store.put).parameters:
-            meta = put(table, kind, name, mapping, derived_from=tuple(derived_from))
-        else:
-            meta = put(table, kind, name, mapping)
+        meta = store.put(table, kind, name, mapping, derived_from=tuple(derived_from))
     except (DataError, OSError) as exc:
         st.session_state[FLASH] = ("error", f"Could not store the dataset: {md(exc)}")
         return None

@@ -106,6 +106,14 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
         held = KIND_LABELS.get(other.kind, other.kind).split(" (")[0].lower()
         st.warning(f"The link's {what} dataset {md(raw[:12])}… holds {held}, not {what}; showing {fallback} instead.")
         return
+    when = store.deleted_at(raw)
+    if when is not None:
+        st.warning(
+            f"The link asks for {what} dataset {md(raw[:12])}…, which was deleted from this server on "
+            f"{md(when.replace('T', ' at ').replace('+00:00', ' UTC'))}. Showing {fallback} instead; upload the "
+            "file again on the Data page (the same file gets the same id, so the link works again)."
+        )
+        return
     st.warning(
         f"The link asks for {what} dataset {md(raw[:12])}…, which is not on this server (it may have been deleted or "
         f"uploaded elsewhere). Showing {fallback} instead; upload the file on the Data page."

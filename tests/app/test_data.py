@@ -376,7 +376,12 @@ def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunP
     clear_streamlit_caches()
     at = run_page("pages/3_Compare.py", query={"paired": ds_id})
     assert not at.exception
-    assert any("not on this server" in w.value and ds_id[:12] in plain(w.value) for w in at.warning)
+    when = store.deleted_at(ds_id)
+    assert when is not None
+    assert any(
+        f"was deleted from this server on {when[:10]}" in plain(w.value) and ds_id[:12] in plain(w.value)
+        for w in at.warning
+    )
     assert "paired" not in at.query_params
 
 

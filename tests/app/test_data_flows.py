@@ -227,7 +227,7 @@ def test_derive_paired_results_from_predictions_and_stored_ratings_reaches_compa
     assert not error_texts(at), error_texts(at)
     pid = at.query_params["paired"]
     meta, frame = store.get(pid)
-    assert meta.kind == "paired" and set(getattr(meta, "derived_from", (rid,))) >= {rid}
+    assert meta.kind == "paired" and rid in meta.derived_from and len(meta.derived_from) == 2
     # hand count against the plurality gold x, y, y, x
     acc = frame.groupby("config")["correct"].sum().to_dict()
     assert acc == {"big_s0": 4, "big_s1": 3, "small_s0": 2, "small_s1": 2}
@@ -273,3 +273,22 @@ def test_deleting_is_off_unless_the_server_allows_it(run_page: RunPage) -> None:
     at = _ok(run_page(PAGE))
     assert "dat_delete" not in [b.key for b in at.button]
     assert "NKP_ALLOW_DELETE=1" in _texts(at)
+
+
+def test_rename_keeps_the_id_and_a_link_to_a_deleted_dataset_says_when(
+    run_page: RunPage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rid = store.put(RATINGS, "ratings", "rated.csv").id
+    at = _ok(run_page(PAGE, query={"ratings": rid}))
+    at.selectbox(key="_dat_rename_choice").set_value(rid)
+    at = _ok(at.text_input(key="_dat_rename_name").input("pilot ratings").run())
+    at = _ok(at.button(key="dat_rename").click().run())
+    assert store.get(rid)[0].name == "pilot ratings" and at.query_params["ratings"] == rid
+    assert "Renamed dataset" in _texts(at) and "pilot ratings" in _texts(at)
+    monkeypatch.setenv("NKP_ALLOW_DELETE", "1")
+    store.delete(rid)
+    when = store.deleted_at(rid)
+    assert when is not None
+    at = _ok(run_page(PAGE, query={"ratings": rid}))
+    warning = " ".join(plain(w.value) for w in at.warning)
+    assert "was deleted from this server on " + when[:10] in warning
