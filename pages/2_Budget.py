@@ -171,11 +171,12 @@ with page.user_errors():
         )
     if fitted is not None:
         f = fitted.fit
+        comparisons = cache.compute(frames.preset_comparisons, rds)
         st.caption(
             f"Fitted to {fitted.n_items:,} items ({fitted.ratings_per_item[1]:.0f} ratings per item (K) typical) over "
-            f"labels {md(', '.join(fitted.labels))}; mean absolute bias MAB = {f.mab:.3f} (how far the fitted label "
-            "shares are from the data's)."
+            f"labels {md(', '.join(fitted.labels))}."
         )
+        st.markdown(md(sentences.fit_source_sentence(fitted, comparisons, rds.name)))
         for w in f.warnings:
             st.warning(f"Fit warning: {md(w)}. The simulation may not describe this data well; try 'Resample'.")
     if run_info is not None:
@@ -313,6 +314,8 @@ with page.user_errors():
         f"'never' = not within the grid. {md(sentences.kl_artifact_short())} {md(sentences.precision_sentence(rounds))}"
     )
     st.subheader("The paper's claims, checked on these numbers")
+    if prior is not None:
+        st.markdown(md(sentences.claims_basis_sentence(prior.name, prior.alpha0, fitted is not None)))
     for cl in sentences.claims_check(cells):
         mark = ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
         st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")

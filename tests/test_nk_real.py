@@ -78,3 +78,28 @@ def test_jobs_q1_fit_beats_the_paper_prior_in_likelihood() -> None:
     assert fit.converged and fit.log_likelihood > paper.log_likelihood
     assert int(np.argmax(fit.alpha)) == 0  # 1st_person is the most common label
     assert fit.mab < paper.mab
+
+
+def test_jobs_q1_fitted_prior_and_the_paper_preset_are_told_apart() -> None:
+    """Jobs Q1: ML on the public ratings gives alpha0 about 4.5, the paper's preset about 1,470; the page's sentence
+    names both, where each comes from, and how much better the fit explains these ratings."""
+    from nkcore.nk.frames import fit_prior_frame, preset_comparisons
+    from nkcore.nk.sentences import fit_source_sentence
+
+    ann = pd.read_csv(DATA / "jobs" / "annotations_q1_point_of_view.csv.gz")
+    frame = ann.rename(columns={"item_id": "item"}).assign(rater=np.arange(len(ann)).astype(str))[
+        ["item", "rater", "label"]
+    ]
+    fitted = fit_prior_frame(frame)
+    comps = preset_comparisons(frame)
+    assert [c.name for c in comps] == ["JobsQ1"]
+    assert fitted.fit.alpha0 == pytest.approx(4.5, abs=0.5) and comps[0].alpha0 == pytest.approx(1470, abs=1)
+    # the rank matching gives the preset its best label order here: 1st_person is the most common label for both
+    labels = ["1st_person", "2nd_person", "3rd_person", "not_jobrelated", "unclear"]
+    counts = pd.crosstab(ann["item_id"], ann["label"]).reindex(columns=labels, fill_value=0).to_numpy()
+    paper = assess_alpha(counts, get_prior("JobsQ1").alpha)
+    assert comps[0].log_likelihood >= paper.log_likelihood - 1e-6
+    assert comps[0].per_item > 0
+    text = fit_source_sentence(fitted, comps, "Jobs Q1")
+    assert "maximum likelihood" in text and "alpha0 = 4." in text and "alpha0 = 1,470" in text
+    assert "not public" in text
