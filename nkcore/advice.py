@@ -27,7 +27,6 @@ import numpy as np
 
 from nkcore.common.checks import check_alpha, check_level
 from nkcore.common.formatting import format_p, percent, points
-from nkcore.common.intervals import proportion_interval
 from nkcore.errors import DataError
 from nkcore.paired.bootstrap import exact_paired_bootstrap
 from nkcore.paired.mcnemar import mcnemar
@@ -171,19 +170,14 @@ def paired_gap(
                diff > 0 and p < alpha)  # fmt: skip
 
 
-def row_intervals(table: CostTable, level: float = 0.95) -> tuple[RowInterval, ...]:
-    """Each row's accuracy with its Wilson interval (correct of the table's cases; fractional credit rounded).
+def row_intervals(table: CostTable) -> tuple[RowInterval, ...]:
+    """Each row's accuracy with its 95% Wilson interval (the table's ``accuracy_low`` / ``accuracy_high``).
 
     >>> from nkcore.common.intervals import wilson
     >>> [round(x, 4) for x in wilson(156, 200)]
     [0.7176, 0.8318]
     """
-    check_level(level)
-    out = []
-    for r in table.rows:
-        low, high = proportion_interval(round(r.correct), r.n_cases, level)
-        out.append(RowInterval(r.label, r.accuracy, low, high))
-    return tuple(out)
+    return tuple(RowInterval(r.label, r.accuracy, r.accuracy_low, r.accuracy_high) for r in table.rows)
 
 
 def _what(row: CostRow) -> str:
@@ -213,7 +207,7 @@ def advise(
     if table.credit.shape != (table.n_cases, len(rows)):
         raise DataError("this cost table carries no per-case credit; build it with nkcore.cost.build_table")
     col = {r.label: table.credit[:, i] for i, r in enumerate(rows)}
-    intervals = row_intervals(table, level)
+    intervals = row_intervals(table)
     lat = {r.label: float(getattr(r, percentile)) for r in rows}
     fits = [r for r in rows if lat[r.label] <= latency_budget_s]
     where = f"a {percentile} latency budget of {latency_budget_s:.1f} s"
@@ -246,7 +240,7 @@ def advise(
     ival = next(i for i in intervals if i.label == pick.label)
     lvl = f"{level:.0%}"
     text = (
-        f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy ({lvl} interval "
+        f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy (95% interval "
         f"{percent(ival.low)} to {percent(ival.high)}), {pick.calls:.2f} calls per request, {percentile} "
         f"{lat[pick.label]:.1f} s, {_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
     )

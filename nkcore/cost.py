@@ -16,6 +16,7 @@ import pandas as pd
 
 from nkcore import advice, voting
 from nkcore import latency as lat
+from nkcore.common.intervals import proportion_interval
 from nkcore.errors import DataError
 from nkcore.voting.exact import credit_from_stats, first_n_stats
 
@@ -108,7 +109,8 @@ def calls_per_extra_correct(acc_a: float, calls_a: float, acc_b: float, calls_b:
 class CostRow:
     """One configuration: flat n (``label`` "n=3") or the adaptive rule (``label`` "3+2").
 
-    ``accuracy`` is the vote over each case's first samples (``correct`` of ``n_cases``); latency percentiles in
+    ``accuracy`` is the vote over each case's first samples (``correct`` of ``n_cases``), with its 95% Wilson
+    interval ``accuracy_low`` to ``accuracy_high`` (fractional credit rounded to whole cases); latency percentiles in
     seconds; money in dollars; ``compared_with`` names the row the marginal columns are measured from
     (flat rows: the previous flat row; the adaptive row: flat n0).
     """
@@ -118,6 +120,8 @@ class CostRow:
     adaptive: bool
     calls: float
     accuracy: float
+    accuracy_low: float
+    accuracy_high: float
     correct: float
     n_cases: int
     p50: float
@@ -177,6 +181,7 @@ def _row(
     base: tuple[str, float, float] | None,
 ) -> CostRow:
     acc = correct / n_cases
+    low, high = proportion_interval(round(correct), n_cases)
     if base is None:
         cmp, per_call, cpc, extra_calls = None, math.nan, math.nan, math.nan
     else:
@@ -190,6 +195,8 @@ def _row(
         adaptive=adaptive,
         calls=calls,
         accuracy=acc,
+        accuracy_low=low,
+        accuracy_high=high,
         correct=correct,
         n_cases=n_cases,
         p50=quant[0],

@@ -81,6 +81,7 @@ def test_alpha_decides_whether_a_gain_is_paid_for(worked_frame: pd.DataFrame) ->
 def test_row_intervals_are_wilson(worked_frame: pd.DataFrame) -> None:
     t = _table(worked_frame)
     for iv, r in zip(advice.row_intervals(t), t.rows, strict=True):
+        assert (r.accuracy_low, r.accuracy_high) == (iv.low, iv.high)
         assert (iv.low, iv.high) == pytest.approx(wilson(round(r.correct), r.n_cases))
         assert iv.low <= iv.accuracy <= iv.high
 

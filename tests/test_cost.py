@@ -145,3 +145,20 @@ def test_table_uses_only_cases_with_enough_samples_and_free_calls() -> None:
     for r in t.rows:
         assert r.cost_per_1k == 0 and r.monthly_cost == 0
         assert r.compared_with is None or r.cost_per_extra_correct in (0.0, math.inf)
+
+
+def test_accuracy_carries_its_wilson_interval_in_the_table_and_the_chart(worked_frame: pd.DataFrame) -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    from ui.charts_voting import cost_accuracy_chart
+
+    t = cost.build_table_from_frame(worked_frame)
+    for r in t.rows:
+        low, high = proportion_confint(round(r.correct), r.n_cases, alpha=0.05, method="wilson")
+        assert (r.accuracy_low, r.accuracy_high) == (pytest.approx(low), pytest.approx(high))
+    frame = t.to_frame()
+    assert {"accuracy_low", "accuracy_high"} <= set(frame.columns)
+    spec = cost_accuracy_chart(frame, 8.0).to_dict()
+    bars = [la for la in spec["layer"] if la.get("mark", {}).get("type") == "rule"]
+    assert bars and bars[0]["encoding"]["y"]["field"] == "accuracy_low"
+    assert bars[0]["encoding"]["y2"]["field"] == "accuracy_high"

@@ -94,8 +94,10 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
 
 def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     """Accuracy against cost per 1,000 requests, one labelled point per row, coloured by p95 latency; rows over
-    the latency budget are drawn hollow. Columns: label, accuracy, cost_per_1k, p95, calls."""
+    the latency budget are drawn hollow; with ``accuracy_low`` / ``accuracy_high`` columns each point carries its
+    interval as a vertical bar. Columns: label, accuracy, cost_per_1k, p95, calls."""
     data = table.assign(within=table["p95"] <= budget_s)
+    has_ci = {"accuracy_low", "accuracy_high"} <= set(table.columns)
     scale = alt.Scale(scheme="orangered")
     base = alt.Chart(data).encode(
         x=alt.X(
@@ -112,13 +114,24 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
         tooltip=[
             alt.Tooltip("label:N", title="configuration"),
             alt.Tooltip("accuracy:Q", format=".1%"),
+            *(
+                [
+                    alt.Tooltip("accuracy_low:Q", title="95% interval from", format=".1%"),
+                    alt.Tooltip("accuracy_high:Q", title="to", format=".1%"),
+                ]
+                if has_ci
+                else []
+            ),
             alt.Tooltip("calls:Q", title="calls per request", format=".2f"),
             alt.Tooltip("cost_per_1k:Q", title="$ per 1,000 requests", format="$,.2f"),
             alt.Tooltip("p95:Q", title="p95 latency (s)", format=".1f"),
         ],
     )
-    labels = base.mark_text(dy=-18, fontSize=13).encode(text="label:N")
-    return alt.LayerChart(layer=[points, labels]).properties(
+    labels = base.mark_text(dx=14, align="left", fontSize=13).encode(text="label:N")
+    layers: list[alt.Chart] = []
+    if has_ci:
+        layers.append(base.mark_rule(color="#888", strokeWidth=2).encode(y="accuracy_low:Q", y2="accuracy_high:Q"))
+    return alt.LayerChart(layer=[*layers, points, labels]).properties(
         height=340, title="Accuracy against cost per 1,000 requests, coloured by p95 latency"
     )
 
