@@ -210,6 +210,9 @@ with page.user_errors():
         chosen = (budget, best[budget].k) if budget in best else None
     df = grid.cells_frame(mcells)
     df["extrapolated"] = [sentences.extrapolated(c) for c in mcells]
+    # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
+    # rounds in the full data's direction, which counts ties when the full data has no difference)
+    df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
     label = sentences.metric_label(metric)
     chart = charts_nk.heatmap(
         df,

@@ -149,6 +149,12 @@ def test_two_models_that_agree_on_every_item_are_not_a_win(run_page: RunPage) ->
         if layer.get("encoding", {}).get("x", {}).get("field") == "left"
     ]
     assert xs and all(x["scale"]["domain"][1] - x["scale"]["domain"][0] >= 0.01 for x in xs)
+    # the heatmap colours "A ahead in" by strict wins too: 0 everywhere, not 100% of ties
+    import pyarrow as pa
+
+    heat = next(c for c in at.get("vega_lite_chart") if "reproducibility" in c.proto.spec)
+    cells = pa.ipc.open_stream(heat.proto.datasets[0].data.data).read_pandas()
+    assert len(cells) and (cells["reproducibility"] == 0).all() and (cells["direction"] == 0).all()
 
 
 def test_resampling_more_items_than_the_pool_is_marked_as_extrapolation(run_page: RunPage) -> None:
