@@ -204,16 +204,23 @@ def upload_section() -> None:
         key = ("check", up.file_id, kind, tuple(sorted(mapping.items())), ratings_id, choice.mode, parts[0][0], dups)
         ratings_frame = datasets.load_dataset("ratings", ratings_id).frame if ratings_id else None
 
-        def _check() -> tuple[nksummary.Summary, str]:
+        def _check() -> tuple[nksummary.Summary, str, str]:
+            """The summary, the id, and why the check against the stored ratings failed ("" when it passed)."""
             try:
-                return nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table)
+                return nksummary.validate_and_summarize(table, kind, ratings_frame), fingerprint(table), ""
             except DataError as exc:
-                if ratings_id:
-                    raise DataError(f"checked against the stored ratings {ratings_name}: {exc}") from None
-                raise
+                if not ratings_id:
+                    raise
+                return nksummary.validate_and_summarize(table, kind), fingerprint(table), str(exc)
 
-        summary, ds_id = _memo(key, _check)
-        if ratings_id:
+        summary, ds_id, misfit = _memo(key, _check)
+        if ratings_id and misfit:
+            st.warning(
+                md(f"Checked against the stored ratings {ratings_name}: {misfit}. The predictions are valid on their "
+                   "own and can be stored; derived datasets keep only the rated items."),
+                icon=":material/rule:",
+            )  # fmt: skip
+        elif ratings_id:
             st.caption(md(f"Checked against the stored ratings {ratings_name}."))
         stored = ds_id in {m.id for m in store.list_datasets()}
         if stored and st.query_params.get(kind) == ds_id and len(parts) == 1:

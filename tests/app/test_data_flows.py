@@ -292,3 +292,12 @@ def test_rename_keeps_the_id_and_a_link_to_a_deleted_dataset_says_when(
     at = _ok(run_page(PAGE, query={"ratings": rid}))
     warning = " ".join(plain(w.value) for w in at.warning)
     assert "was deleted from this server on " + when[:10] in warning
+
+
+def test_predictions_partly_outside_the_stored_ratings_can_still_be_stored(run_page: RunPage) -> None:
+    store.put(RATINGS, "ratings", "rated.csv")
+    extra = pd.DataFrame({"item": ["9"], "model": ["big"], "model_run": ["big_s0"], "pred_label": ["x"]})
+    at = _ok(_upload(run_page(PAGE), "preds.csv", _csv(pd.concat([PREDICTIONS, extra]))))
+    warning = " ".join(plain(w.value) for w in at.warning)
+    assert "Checked against the stored ratings rated.csv" in warning and "'9'" in warning
+    assert "dat_save" in [b.key for b in at.button] and not error_texts(at)
