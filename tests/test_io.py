@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nkcore.errors import DataError
-from nkcore.io import MAX_COLUMNS, csv_safe, fingerprint, read_table
+from nkcore.io import MAX_COLUMNS, check_json_depth, csv_safe, fingerprint, load_json, read_table
 
 FRAME = pd.DataFrame({"item": ["a", "a", "b"], "rater": ["r1", "r2", "r1"], "label": ["yes", "no", "None"]})
 CSV = b"item,rater,label\na,r1,yes\na,r2,no\nb,r1,None\n"
@@ -281,3 +281,74 @@ def test_messages_are_one_line_whatever_the_file_name_or_library_says() -> None:
     with pytest.raises(DataError) as err:
         read_table(b"", "evil\nname\x1b[31m.csv")
     assert str(err.value).isprintable() and "evil\\nname\\x1b[31m.csv: the file is empty" in str(err.value)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# load_json: the one safe JSON loader
+
+
+def _depth(value: object) -> int:
+    """Nesting depth by recursion (the oracle; a scalar is 0, ``[]`` 1, ``{"a": [1]}`` 2)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}"\\ab\n', max_size=6),
+    lambda kids: (
+        st.lists(kids, max_size=3) | st.dictionaries(st.text(alphabet='[]{}"\\a', max_size=3), kids, max_size=3)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=_JSON_VALUES, cap=st.integers(1, 6))
+def test_load_json_matches_json_and_refuses_exactly_past_the_depth_limit(value: object, cap: int) -> None:
+    """Under the limit load_json is json.loads; past it (recursive depth oracle) one DataError naming line 1.
+    Brackets, quotes and backslashes inside strings never count."""
+    text = json.dumps(value)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NKP_MAX_JSON_DEPTH", str(cap))
+        if _depth(value) <= cap:
+            assert load_json(text.encode(), "x.json") == value
+            assert load_json(text, "x.json") == value
+        else:
+            with pytest.raises(DataError, match=f"x.json: the JSON on line 1 is nested more than {cap} levels deep"):
+                load_json(text.encode(), "x.json")
+
+
+def test_load_json_errors_are_one_line_and_name_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_json(b'\xef\xbb\xbf{"a": 1}', "bom.json") == {"a": 1}
+    cases: list[tuple[bytes, str]] = [
+        (b'{"a": 1,', r"not valid JSON: Expecting property name enclosed in double quotes at line 1, column 9"),
+        (b'{"a": "\xff"}', r"not UTF-8 text \(byte 7\)"),
+        (b'{"a": ' + b"9" * 5_000 + b"}", r"not readable JSON \(Exceeds the limit"),
+        (b"[" * 65 + b"]" * 65, "the JSON on line 1 is nested more than 64 levels deep.*NKP_MAX_JSON_DEPTH"),
+    ]
+    for data, message in cases:
+        with pytest.raises(DataError, match=f"^bad\\\\nname.json: {message}") as err:
+            load_json(data, "bad\nname.json")
+        assert "\n" not in str(err.value)
+    assert load_json(b"[" * 64 + b"]" * 64, "x.json") is not None
+    with pytest.raises(DataError, match=r"the file is 11 bytes, over the size limit of 10 bytes$"):
+        load_json(b'{"a": 1234}', "x.json", max_bytes=10)
+    monkeypatch.setenv("NKP_MAX_FILE_BYTES", "10")
+    with pytest.raises(DataError, match=r"over the size limit of 10 bytes \(server setting NKP_MAX_FILE_BYTES\)"):
+        load_json(b'{"a": 1234}', "x.json")
+    monkeypatch.setenv("NKP_MAX_JSON_DEPTH", "100000")  # the scan lets it through: the parser's own failure
+    monkeypatch.delenv("NKP_MAX_FILE_BYTES")
+    with pytest.raises(DataError, match=r"x\.json: the JSON is nested too deeply to read"):
+        load_json(b"[" * 50_000 + b"]" * 50_000, "x.json")
+
+
+def test_the_depth_scan_names_the_line_and_ignores_unterminated_strings() -> None:
+    """The line counts from ``first_line``; an unterminated string blanks the rest (the parser refuses it)."""
+    deep = b'{"a": 1}\n{"b": "[[["}\n' + b"[" * 70 + b"]" * 70
+    with pytest.raises(DataError, match=r"x\.jsonl: the JSON on line 12 is nested more than 64 levels deep"):
+        check_json_depth(deep, "x.jsonl", first_line=10)
+    check_json_depth(b'{"a": "' + b"[" * 100 + b'\\"' * 100, "x.json")
+    check_json_depth(b"[" * 64 + b"]" * 64, "x.json")

@@ -1,0 +1,39 @@
+"""Reading user files into tables: CSV, TSV, Parquet and JSONL (optionally gzipped), with precise errors; the one
+safe JSON loader; table fingerprints; spreadsheet-safe exports.
+
+The format is decided by the file's content first (gzip, Parquet and other binary magic bytes) and by its
+name second (``.csv``, ``.tsv``, ``.jsonl``...; for text files without a telling name the delimiter is sniffed
+from the header line). Everything a user can get wrong raises :class:`nkcore.errors.DataError` with a message
+that names the file, the problem and the line or byte offset involved.
+
+Modules, one idea each: :mod:`~nkcore.io.checks` (limits and error sentences shared by the readers),
+:mod:`~nkcore.io.source` (bytes, size caps, gzip, encoding, binary magic), :mod:`~nkcore.io.text` (delimited
+text), :mod:`~nkcore.io.json_safe` (:func:`load_json`, the depth scan), :mod:`~nkcore.io.jsonl` (JSON tables),
+:mod:`~nkcore.io.parquet`, :mod:`~nkcore.io.read` (:func:`read_table`), :mod:`~nkcore.io.fingerprints`
+(:func:`fingerprint`, the id under which ``nkcore.store`` keeps a table) and :mod:`~nkcore.io.export`
+(:func:`csv_safe`).
+"""
+
+from __future__ import annotations
+
+from nkcore.io.checks import DEFAULT_MAX_BYTES, MAX_COLUMNS, MAX_NAME_CHARS, fail, limit
+from nkcore.io.export import csv_safe
+from nkcore.io.fingerprints import fingerprint
+from nkcore.io.json_safe import check_json_depth, load_json
+from nkcore.io.read import read_table
+from nkcore.io.text import NA_VALUES, line_too_long
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_COLUMNS",
+    "MAX_NAME_CHARS",
+    "NA_VALUES",
+    "check_json_depth",
+    "csv_safe",
+    "fail",
+    "fingerprint",
+    "limit",
+    "line_too_long",
+    "load_json",
+    "read_table",
+]
