@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from nkcore.errors import DataError
-from nkcore.io import fingerprint
+from nkcore.io import fingerprint, load_json
 from nkcore.kinds import KINDS
 
 __all__ = [
@@ -198,38 +198,13 @@ def _clean_name(name: str) -> str:
     return (text or "dataset")[:_MAX_NAME]
 
 
-# put() writes a description two levels deep (an object holding the ``columns`` list and the ``mapping`` object:
-# six brackets outside strings); more brackets or deeper nesting is damaged. The size cap holds the largest one put()
-# can write (``columns`` and ``mapping`` at the column and name limits) several times over.
-_META_MAX_DEPTH = 2
-_META_MAX_BRACKETS = 64
+# The size cap holds the largest description put() can write (``columns`` and ``mapping`` at the column and name
+# limits) several times over.
 _META_MAX_BYTES = 16 << 20
-# A JSON string, or an unterminated one up to the end (so every quote starts a match: one linear pass).
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.?[^"\\]*)*(?:"|\Z)', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class _Damaged(ValueError):
     """A description (``<id>.json``) that put() cannot have written; the message says what is wrong in it."""
-
-
-def _json_depth(text: str, cap: int) -> int:
-    """How deeply brackets nest in JSON ``text`` outside strings, counted without recursion; ``cap + 1`` for any
-    text with more than ``_META_MAX_BRACKETS`` brackets (a description put() did not write).
-
-    >>> _json_depth('{"a": [1, "[[[\\\\"], "b": {}}', cap=2)
-    2
-    >>> _json_depth("[" * 2_000, cap=2)
-    3
-    """
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    if len(brackets) > _META_MAX_BRACKETS:
-        return cap + 1
-    depth = deepest = 0
-    for ch in brackets:
-        depth += 1 if ch in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def _whole(value: object, what: str) -> int:
@@ -248,16 +223,16 @@ def _texts(value: object, what: str) -> list[str]:
 def _read_meta(path: Path) -> StoredDataset:
     """The description ``<id>.json`` as written by put(); _Damaged (a ValueError) for anything else.
 
-    The file is checked for size and nesting depth before it is parsed (Python's parser recurses once per level,
-    so ``[[[[...`` of a few KB would end in a RecursionError), then each field for its type: ``n_rows`` a whole
-    number (``1e400`` parses as infinity), ``columns`` a list of names, ``mapping`` an object of names.
+    The file is checked for size before it is read, then parsed by :func:`nkcore.io.load_json` (nesting depth
+    scanned before parsing, invalid JSON refused), then each field for its type: ``n_rows`` a whole number
+    (``1e400`` parses as infinity), ``columns`` a list of names, ``mapping`` an object of names.
     """
     if path.stat().st_size > _META_MAX_BYTES:
         raise _Damaged(f"over {_META_MAX_BYTES >> 20} MiB")
-    text = path.read_text(encoding="utf-8")
-    if _json_depth(text, _META_MAX_DEPTH) > _META_MAX_DEPTH:
-        raise _Damaged(f"nested more than {_META_MAX_DEPTH} levels deep")
-    raw = json.loads(text)
+    try:
+        raw = load_json(path.read_bytes(), path.name, max_bytes=_META_MAX_BYTES)
+    except DataError as exc:
+        raise _Damaged(str(exc).removeprefix(f"{path.name}: ")) from None
     if not isinstance(raw, dict):
         raise _Damaged("not a JSON object")
     fields = {"id", "kind", "name", "n_rows", "columns"}
@@ -378,8 +353,8 @@ def deleted_at(ds_id: str, root: Path | str | None = None) -> str | None:
     stored again since). The id is validated before any file access."""
     path = _root(root) / _TOMBSTONES / f"{validate_id(ds_id)}.json"
     try:
-        raw = json.loads(path.read_text(encoding="utf-8")[:4096])
-    except (OSError, ValueError):
+        raw = load_json(path.read_bytes()[:4096], path.name)
+    except (OSError, DataError):
         return None
     when = raw.get("deleted") if isinstance(raw, dict) else None
     return when if isinstance(when, str) else None

@@ -296,12 +296,14 @@ def _description(tmp_path: Path) -> str:
 @pytest.mark.parametrize(
     ("edit", "reason"),
     [
-        (lambda text: "[" * 2_000, "nested more than 2 levels deep"),
-        (lambda text: '{"a":' * 2_000 + "1" + "}" * 2_000, "nested more than 2 levels deep"),
+        (lambda text: "[" * 2_000, "the JSON on line 1 is nested more than 64 levels deep"),
+        (lambda text: '{"a":' * 2_000 + "1" + "}" * 2_000, "the JSON on line 1 is nested more than 64 levels deep"),
+        (lambda text: text[:-1], "not valid JSON"),
         (lambda text: text.replace('"n_rows": 3', '"n_rows": 1e400'), "n_rows is not a whole number"),
         (lambda text: text.replace('"n_rows": 3', '"n_rows": 3.0'), "n_rows is not a whole number"),
         (lambda text: text.replace('"n_rows": 3', '"n_rows": true'), "n_rows is not a whole number"),
-        (lambda text: text.replace('"columns": [', '"columns": [{"a": ["b"]}, '), "nested more than 2 levels"),
+        (lambda text: text.replace('"columns": [', '"columns": [{"a": ["b"]}, '), "columns is not a list of names"),
+        (lambda text: text.replace('"mapping": {}', '"mapping": {"a": {"b": "c"}}'), "mapping is not"),
         (lambda text: text.replace('"columns": ["item", "rater", "label"]', '"columns": "abc"'), "columns is not"),
         (lambda text: text.replace('"mapping": {}', '"mapping": ["a", "b"]'), "mapping is not"),
         (lambda text: text.replace('"kind": "ratings"', '"kind": 7'), "id, kind or name is not text"),
@@ -384,3 +386,14 @@ def test_a_deleted_dataset_leaves_a_tombstone_until_it_is_stored_again(
     assert store.delete_allowed()
     with pytest.raises(DataError):
         store.deleted_at("../../etc/passwd", root=tmp_path)
+
+
+@pytest.mark.parametrize("stone", ["[" * 4_000, '{"deleted": ' * 3_000, "not json", '{"deleted": 7}'])
+def test_a_damaged_tombstone_reads_as_no_deletion(tmp_path: Path, stone: str) -> None:
+    """A tombstone put() cannot have written (nested past Python's recursion limit, not JSON, no date) says
+    nothing about the dataset: deleted_at() is None, never a RecursionError."""
+    a = store.put(FRAME, "ratings", "a", root=tmp_path)
+    store.delete(a.id, root=tmp_path)
+    assert store.deleted_at(a.id, root=tmp_path) is not None
+    (tmp_path / "deleted" / f"{a.id}.json").write_text(stone)
+    assert store.deleted_at(a.id, root=tmp_path) is None
