@@ -527,3 +527,19 @@ def test_damaged_eval_archive_is_one_data_error() -> None:
     damaged = _eval_zip({"header.json": b"{not json", "_journal/start.json": b"[]"})
     with pytest.raises(DataError, match=r"^x\.eval: not a readable inspect_ai log \("):
         read_harness([("x.eval", damaged)])
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"results": [}', "not valid JSON: Expecting value at line 1, column 14"),
+        (b'{"doc_id": 0}\n[' + b"[" * 70 + b"]" * 71 + b"\n", "the JSON on line 2 is nested more than 64 levels"),
+    ],
+)
+def test_a_file_name_with_line_breaks_gives_a_one_line_error(content: bytes, message: str) -> None:
+    """The error names the file as escapes (``\\n``, ``\\r``), not as line breaks or blanks."""
+    name = "evil\nname\r.jsonl" if content.startswith(b'{"doc_id"') else "evil\nname\r.json"
+    with pytest.raises(DataError) as err:
+        read_harness([(name, content)])
+    assert str(err.value).startswith(name.replace("\n", "\\n").replace("\r", "\\r") + ": ")
+    assert message in str(err.value) and "\n" not in str(err.value) and "\r" not in str(err.value)
