@@ -62,45 +62,6 @@ def _memo(key: tuple, compute):  # the last read / check per session, so other w
     return memo[1]
 
 
-def _store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, mapping: dict[str, str]) -> None:
-    """Validate every part (one per kept dataset/split) with the analysis parser, then store each."""
-    try:
-        for _, table in parts:
-            nksummary.validate_and_summarize(table, kind)
-    except DataError as exc:
-        st.session_state[data_derive.FLASH] = ("error", f"Nothing was stored: {md(exc)}")
-        return
-    names = [f"{name} [{value}]" if value else name for value, _ in parts]
-    ids = []
-    for (_, table), part_name in zip(parts, names, strict=True):
-        ds_id = data_derive.save(table, kind, part_name, mapping)
-        if ds_id is None:
-            return
-        ids.append(ds_id)
-    data_derive.stored_message(ids, kind, names)
-
-
-def _rename(ds_id: str, name: str) -> None:
-    try:
-        meta = store.rename(ds_id, name)
-    except DataError as exc:
-        st.session_state["_dat_flash"] = ("error", md(exc))
-        return
-    st.cache_resource.clear()  # the loaded dataset carries its name
-    st.session_state["_dat_flash"] = ("success", f"Renamed dataset `{ds_id[:12]}` to **{md(meta.name)}**.")
-
-
-def _delete(ds_id: str, kind: str) -> None:
-    try:
-        store.delete(ds_id)
-    except DataError as exc:
-        st.session_state["_dat_flash"] = ("error", md(exc))
-        return
-    if st.query_params.get(kind) == ds_id:
-        del st.query_params[kind]
-    st.session_state["_dat_flash"] = ("success", f"Deleted dataset `{ds_id[:12]}` from this server.")
-
-
 def _table_of(part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str) -> pd.DataFrame:
     """One part of the file as the canonical table: label counts kept as counts, else the mapping applied."""
     if counts:
@@ -241,7 +202,7 @@ def upload_section() -> None:
                 ),
                 type="primary",
                 key="dat_save",
-                on_click=_store_parts,
+                on_click=data_derive.store_parts,
                 args=(all_parts, kind, up.name, mapping),
                 help="Stored under its content hash on this server; every page can then choose it, and links carry it.",
             )
@@ -336,7 +297,9 @@ def stored_section() -> None:
         key="_dat_rename_choice",
     )
     new_name = right.text_input("New name", key="_dat_rename_name", max_chars=200)
-    right.button("Rename", key="dat_rename", disabled=not new_name.strip(), on_click=_rename, args=(chosen, new_name))
+    right.button(
+        "Rename", key="dat_rename", disabled=not new_name.strip(), on_click=data_derive.rename, args=(chosen, new_name)
+    )
     if not store.delete_allowed():
         st.caption(
             "Deleting is off on this server: a deleted dataset breaks every teammate's link that carries it. The "
@@ -355,7 +318,7 @@ def stored_section() -> None:
         "Delete",
         key="dat_delete",
         disabled=not sure,
-        on_click=_delete,
+        on_click=data_derive.delete,
         args=(target, by_id[target].kind),
         icon=":material/delete:",
     )

@@ -1,4 +1,4 @@
-"""The Data page's derived datasets and evaluation-harness uploads, and storing with a one-line confirmation.
+"""The Data page's derived datasets and evaluation-harness uploads; storing, renaming and deleting datasets.
 
 - :func:`best_ratings`: the stored ratings dataset that shares the most items with a predictions table (the one
   predictions are checked against by default; the built-in sample is never guessed);
@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import store
+from nkcore import summary as nksummary
 from nkcore.derive import Derived, derive_paired, derive_samples
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
@@ -26,7 +27,17 @@ from nkcore.summary import ratings_of_table
 from ui import datasets, exports
 from ui.text import md
 
-__all__ = ["KIND_WORDS", "best_ratings", "derive_panel", "harness_section", "save", "shared_items"]
+__all__ = [
+    "KIND_WORDS",
+    "best_ratings",
+    "delete",
+    "derive_panel",
+    "harness_section",
+    "rename",
+    "save",
+    "shared_items",
+    "store_parts",
+]
 
 KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
 FLASH = "_dat_flash"
@@ -240,3 +251,47 @@ def harness_section(max_mb: int) -> None:
         args=(paired, samples, stem),
         help=f"Stored as {fingerprint(paired)[:12]}… on this server; Compare and the Planner can then choose it.",
     )
+
+
+def store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, mapping: dict[str, str]) -> None:
+    """Validate every part (one per kept dataset/split) with the analysis parser, then store each."""
+    try:
+        for _, table in parts:
+            nksummary.validate_and_summarize(table, kind)
+    except DataError as exc:
+        st.session_state[FLASH] = ("error", f"Nothing was stored: {md(exc)}")
+        return
+    names = [f"{name} [{value}]" if value else name for value, _ in parts]
+    ids = []
+    for (_, table), part_name in zip(parts, names, strict=True):
+        ds_id = save(table, kind, part_name, mapping)
+        if ds_id is None:
+            return
+        ids.append(ds_id)
+    stored_message(ids, kind, names)
+
+
+def rename(ds_id: str, name: str) -> None:
+    """Rename a stored dataset (display name only; the id and links stay); the outcome is the flash message."""
+    try:
+        meta = store.rename(ds_id, name)
+    except DataError as exc:
+        st.session_state[FLASH] = ("error", md(exc))
+        return
+    st.cache_resource.clear()  # the loaded dataset carries its name
+    st.session_state[FLASH] = ("success", f"Renamed dataset `{ds_id[:12]}` to **{md(meta.name)}**.")
+
+
+def delete(ds_id: str, kind: str) -> None:
+    """Delete a stored dataset for everyone (the page offers it only when the server allows it)."""
+    if not store.delete_allowed():
+        st.session_state[FLASH] = ("error", "Deleting is off on this server (NKP_ALLOW_DELETE is not 1).")
+        return
+    try:
+        store.delete(ds_id)
+    except DataError as exc:
+        st.session_state[FLASH] = ("error", md(exc))
+        return
+    if st.query_params.get(kind) == ds_id:
+        del st.query_params[kind]
+    st.session_state[FLASH] = ("success", f"Deleted dataset `{ds_id[:12]}` from this server.")
