@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 DEFAULT_CELL = re.compile(r"Cell: budget 1,000\b")  # default: the best K at budget 1,000
-CLICKED_CELL = "Cell: budget 2,500 = items (N) 125 x ratings per item (K) 20"
+# budget 2,500 = items (N) 125 x ratings per item (K) 20, in either wording of the heading
+CLICKED_CELL = re.compile(
+    r"Cell: budget 2,500\b.*(?:items \(N\) 125|\b125 items \(N\)).*(?:ratings per item \(K\) 20|\b20 ratings per item \(K\))"
+)
 
 
 def _cell_heading(page: Page) -> Locator:

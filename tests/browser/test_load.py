@@ -213,7 +213,7 @@ def test_kill_9_in_the_middle_of_storing_an_upload_then_restart(
     with start_server() as base:
         page = new_page()
         goto(page, f"{base}/Data", timeout=TIMEOUT_MS)
-        page.locator('[data-testid="stMain"] input[type="file"]').set_input_files(
+        page.locator('[data-testid="stMain"] input[type="file"]').first.set_input_files(
             files=[{"name": "big_ratings.csv", "mimeType": "text/csv", "buffer": BIG_CSV}]
         )
         button = page.get_by_role("button", name="Store and use this dataset")

@@ -51,7 +51,7 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(
         page = new_page()
         goto(page, f"{base}/Data")
         upload: FilePayload = {"name": "team_ratings.csv", "mimeType": "text/csv", "buffer": CSV}
-        main(page).locator('input[type="file"]').set_input_files(files=[upload])
+        main(page).locator('input[type="file"]').first.set_input_files(files=[upload])
         page.get_by_role("button", name="Store and use this dataset").click(timeout=30_000)
         expect_url(page, DATASET_ID)
         wait_for_app_run(page)
