@@ -14,6 +14,7 @@ from nkcore.kinds import (
     MAX_ANSWER_CHARS,
     MAX_LABEL_CHARS,
     apply_mapping,
+    detect_counts,
     detect_kind,
     format_rows,
     natural_order,
@@ -273,3 +274,56 @@ def test_show_names_cuts_long_lists_and_long_names() -> None:
     assert shown == ", ".join(repr(f"c{i}") for i in range(20)) + ", ... (26 in all)"
     assert show_names(["x" * 100], limit=1) == show_value("x" * 100)
     assert show_names([]) == ""
+
+
+def test_label_counts_are_ratings_with_a_counts_layout_and_map_to_item_plus_counts() -> None:
+    frame = pd.DataFrame(
+        {"uid": ["a", "b", "c"], "count_e": [3, 0, None], "count_n": [1, 4, 2], "n_annotations": [4, 4, 2]}
+    )
+    guess = detect_counts(frame)
+    assert guess is not None and (guess.kind, guess.layout, guess.missing) == ("ratings", "counts", ())
+    assert guess.mapping == {"item": "uid", "count_e": "count_e", "count_n": "count_n"}
+    table = apply_mapping(frame, "ratings", guess.mapping)
+    assert list(table.columns) == ["item", "count_e", "count_n"]
+    assert table["count_e"].tolist() == [3, 0, 0] and str(table["count_e"].dtype) == "int64"  # empty = 0 ratings
+    assert detect_counts(pd.DataFrame({"item": [1], "rater": ["a"], "label": ["x"]})) is None
+
+
+@pytest.mark.parametrize(
+    ("mapping", "words"),
+    [
+        ({"item": "uid", "count_e": "count_e"}, "at least 2 count_<label> columns"),
+        ({"item": "uid", "rater": "count_n", "count_e": "count_e", "count_x": "n_annotations"}, "not both"),
+    ],
+)
+def test_bad_count_mappings_are_refused(mapping: dict[str, str], words: str) -> None:
+    frame = pd.DataFrame({"uid": ["a", "b"], "count_e": [3, 0], "count_n": [1, 4], "n_annotations": [4, 4]})
+    with pytest.raises(DataError, match=words):
+        apply_mapping(frame, "ratings", mapping)
+
+
+def test_a_count_that_is_not_a_whole_number_names_its_row() -> None:
+    frame = pd.DataFrame({"uid": ["a", "b"], "count_e": [3, 1.5], "count_n": [1, 4]})
+    with pytest.raises(DataError, match="data row 2"):
+        apply_mapping(frame, "ratings", {"item": "uid", "count_e": "count_e", "count_n": "count_n"})
+
+
+def test_predictions_model_is_the_column_that_makes_item_and_model_unique() -> None:
+    # ChaosNLI's layout: model repeats across seeds, model_run tells the runs apart
+    frame = pd.DataFrame(
+        {
+            "uid": [1, 2] * 4,
+            "model": ["roberta"] * 4 + ["bert"] * 4,
+            "model_run": ["roberta_s0"] * 2 + ["roberta_s1"] * 2 + ["bert_s0"] * 2 + ["bert_s1"] * 2,
+            "seed": [0, 0, 1, 1] * 2,
+            "pred_label": list("abab" * 2),
+        }
+    )
+    guess = detect_kind(frame)
+    assert (guess.kind, guess.mapping["model"]) == ("predictions", "model_run")
+    assert not apply_mapping(frame, "predictions", guess.mapping)[["item", "model"]].duplicated().any()
+    # a column that separates datasets, not runs, is never taken for the model
+    lewidi = pd.DataFrame({"dataset": ["A", "B"], "item_id": [1, 1], "model": ["m", "m"], "pred_label": ["x", "y"]})
+    assert detect_kind(lewidi, "predictions").mapping["model"] == "model"
+    # unique already: unchanged
+    assert detect_kind(frame[frame["model_run"].isin(["roberta_s0", "bert_s0"])]).mapping["model"] == "model"

@@ -19,7 +19,7 @@ and :attr:`Derived.source_ids` names the datasets it was derived from.
 from __future__ import annotations
 
 from nkcore.derive.build import paired_from_predictions, samples_from_runs
-from nkcore.derive.columns import run_column, run_values
+from nkcore.derive.columns import model_name_column, run_column, run_values
 from nkcore.derive.gold import TIES, gold_from_column
 from nkcore.derive.result import Derived
 from nkcore.derive.tables import derive_paired, derive_samples
@@ -30,6 +30,7 @@ __all__ = [
     "derive_paired",
     "derive_samples",
     "gold_from_column",
+    "model_name_column",
     "paired_from_predictions",
     "run_column",
     "run_values",

@@ -10,9 +10,9 @@ import pandas as pd
 
 from nkcore.errors import DataError
 from nkcore.kinds import natural_order, to_text
-from nkcore.kinds.columns import SYNONYMS, normal_name
+from nkcore.kinds.columns import RUN_NAMES, SYNONYMS, normal_name
 
-__all__ = ["choose_subset", "run_column", "run_values"]
+__all__ = ["choose_subset", "model_name_column", "run_column", "run_values"]
 
 
 _RUN_WORDS = ("model_run", "run", "run_id", "checkpoint", "seed", "model_seed", "replicate")
@@ -69,6 +69,18 @@ def run_column(frame: pd.DataFrame, item_col: str, exclude: Sequence[str] = ()) 
         f"no column tells the model runs apart: some item has two rows for every choice of "
         f"{', '.join(cands[:8]) or 'run column'}; add a column naming the model run (e.g. model_run)"
     )
+
+
+def model_name_column(frame: pd.DataFrame, detected: str | None) -> str | None:
+    """The column naming the model itself (``model``, ``system``...), not its run (``model_run``, ``seed``): the
+    first column named like a model that is not named like a run, else ``detected``.
+
+    >>> model_name_column(pd.DataFrame({"model_run": ["r0"], "model": ["r"]}), "model_run")
+    'model'
+    """
+    synonyms = SYNONYMS["model"]
+    named = [str(c) for c in frame.columns if normal_name(c) in synonyms and normal_name(c) not in RUN_NAMES]
+    return min(named, key=lambda c: synonyms.index(normal_name(c))) if named else detected
 
 
 def run_values(frame: pd.DataFrame, column: str) -> pd.Series:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.derive.build import paired_from_predictions, samples_from_runs
-from nkcore.derive.columns import choose_subset, run_column, run_values
+from nkcore.derive.columns import choose_subset, model_name_column, run_column, run_values
 from nkcore.derive.gold import NOT_RATED, gold_from_column
 from nkcore.derive.result import Derived
 from nkcore.errors import DataError
@@ -48,7 +48,7 @@ def _prepare(
         )
     notes: list[str] = []
     if model is not None:
-        coarse = guess.mapping.get("model")
+        coarse = model_name_column(frame, guess.mapping.get("model"))
         if coarse is None:
             raise DataError("a model was named, but the predictions have no model column")
         names = to_text(frame[coarse])
@@ -140,7 +140,7 @@ def derive_samples(
     """
     if model is None:
         guess = detect_kind(frame, "predictions")
-        coarse = guess.mapping.get("model")
+        coarse = model_name_column(frame, guess.mapping.get("model"))
         sub = choose_subset(frame, subset, "predictions")
         if coarse is not None and normal_name(coarse) == "model" and sub[coarse].nunique() > 1:
             names = natural_order([str(v) for v in to_text(sub[coarse]).dropna().unique()])

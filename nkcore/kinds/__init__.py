@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from nkcore.common.rows import format_rows
 from nkcore.kinds.columns import KINDS, ROLE_WORDS, kind_columns, probability_role
-from nkcore.kinds.detect import KindGuess, detect_kind
+from nkcore.kinds.detect import KindGuess, detect_counts, detect_kind
 from nkcore.kinds.mapping import apply_mapping
 from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, natural_order, show_names, show_value, to_text
 
@@ -35,6 +35,7 @@ __all__ = [
     "ROLE_WORDS",
     "KindGuess",
     "apply_mapping",
+    "detect_counts",
     "detect_kind",
     "format_rows",
     "kind_columns",

@@ -18,11 +18,13 @@ import re
 from nkcore.errors import DataError
 
 __all__ = [
+    "COUNT_PREFIX",
     "ID_ROLES",
     "KINDS",
     "PROB_PREFIXES",
     "ROLES",
     "ROLE_WORDS",
+    "RUN_NAMES",
     "SYNONYMS",
     "TEXT_ROLES",
     "describe_role",
@@ -33,6 +35,10 @@ __all__ = [
 ]
 
 KINDS: tuple[str, ...] = ("samples", "paired", "ratings", "predictions")
+# Column names that say "which run of a model" (a checkpoint, a seed), not the model itself.
+RUN_NAMES: tuple[str, ...] = ("model_run", "run", "run_id", "checkpoint", "seed", "model_seed", "replicate")
+# Ratings may also come as label counts: item + one ``count_<label>`` column per label (ChaosNLI, CIFAR-10H).
+COUNT_PREFIX = "count_"
 
 # Plain-language meaning of each canonical column (used in messages and in the UI's mapping editor).
 ROLE_WORDS: dict[str, str] = {
@@ -290,6 +296,8 @@ def is_role_of(kind: str, role: str) -> bool:
         return True
     if kind == "predictions" and role.startswith("p_") and len(role) > 2:
         return True
+    if kind == "ratings" and role.startswith(COUNT_PREFIX) and len(role) > len(COUNT_PREFIX):
+        return True  # the label-count layout: item + one count_<label> column per label
     return kind == "paired"
 
 
@@ -310,6 +318,8 @@ def describe_role(role: str) -> str:
     """
     if role.startswith("p_"):
         return f"{role} (probability of label {role[2:]!r})"
+    if role.startswith(COUNT_PREFIX) and len(role) > len(COUNT_PREFIX):
+        return f"{role} (how many ratings gave label {role[len(COUNT_PREFIX) :]!r})"
     return ROLE_WORDS.get(role, role)
 
 

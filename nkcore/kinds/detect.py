@@ -13,9 +13,19 @@ import numpy as np
 import pandas as pd
 
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS, is_truth_column
-from nkcore.kinds.columns import KINDS, PROB_PREFIXES, ROLES, SYNONYMS, kind_columns, normal_name, probability_role
+from nkcore.kinds.columns import (
+    COUNT_PREFIX,
+    KINDS,
+    PROB_PREFIXES,
+    ROLES,
+    RUN_NAMES,
+    SYNONYMS,
+    kind_columns,
+    normal_name,
+    probability_role,
+)
 
-__all__ = ["KindGuess", "detect_kind", "looks_binary"]
+__all__ = ["KindGuess", "detect_counts", "detect_kind", "looks_binary"]
 
 # More distinct values than the vocabulary has words cannot be a 0/1 column (a cheap early exit on big columns).
 _MAX_TRUTH_VALUES = len(TRUE_WORDS | FALSE_WORDS)
@@ -131,6 +141,42 @@ def _assign(frame: pd.DataFrame, roles: tuple[str, ...], used: set[str]) -> dict
     return out
 
 
+def _run_model_column(frame: pd.DataFrame, mapping: dict[str, str]) -> str | None:
+    """A column named like a model run that makes (item, model) unique, when the detected model column does not."""
+    item, model = mapping["item"], mapping["model"]
+    if not frame[[item, model]].astype(str).duplicated().any():
+        return None
+    from nkcore.derive.columns import run_column  # nkcore.derive reads nkcore.kinds: imported when needed
+    from nkcore.errors import DataError
+
+    others = [c for r, c in mapping.items() if r not in ("item", "model")]
+    try:
+        run = run_column(frame, item, others)
+    except DataError:
+        return None
+    named = normal_name(run) in RUN_NAMES or normal_name(run) in SYNONYMS["model"]
+    return run if run in frame.columns and named else None
+
+
+def detect_counts(frame: pd.DataFrame) -> KindGuess | None:
+    """The ratings guess of a label-count table (layout ``"counts"``: item + one ``count_<label>`` column per label,
+    found by :func:`nkcore.ratings.count_columns`), or None when the table has no ``count_<label>`` columns.
+
+    >>> g = detect_counts(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]}))
+    >>> g.kind, g.layout, g.mapping
+    ('ratings', 'counts', {'item': 'uid', 'count_x': 'count_x', 'count_y': 'count_y'})
+    """
+    from nkcore.ratings import count_columns  # nkcore.ratings reads nkcore.kinds: imported when needed
+
+    found = count_columns(frame)
+    if found is None or not any(c.lower().startswith(COUNT_PREFIX) for c in found.labels.values()):
+        return None
+    mapping = {"item": found.item, **{f"{COUNT_PREFIX}{label}": col for label, col in found.labels.items()}}
+    shown = ", ".join(list(found.labels.values())[:6]) + (" ..." if len(found.labels) > 6 else "")
+    reason = f"ratings as label counts: item <- {found.item}, one count column per label ({shown})"
+    return KindGuess("ratings", mapping, 1.0, reason, (), "counts")
+
+
 def _guess(frame: pd.DataFrame, kind: str) -> KindGuess:
     required, optional = ROLES[kind]
     got = _assign(frame, required + optional, set())
@@ -149,6 +195,11 @@ def _guess(frame: pd.DataFrame, kind: str) -> KindGuess:
             notes.append(f"{len(probs)} probability columns ({', '.join(list(probs.values())[:6])})")
         if "pred_label" not in got and not probs:
             missing.append("pred_label or p_<label> columns")
+        if "item" in mapping and "model" in mapping:
+            run = _run_model_column(frame, mapping)
+            if run is not None:
+                mapping["model"] = run
+                notes.append(f"model <- {run}, the column that makes (item, model) unique")
     if kind == "paired" and missing:
         case = got.get("case")
         others = [str(c) for c in frame.columns if case is None or str(c) != case[0]]

@@ -15,7 +15,7 @@ import pandas as pd
 from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
-from nkcore.kinds.columns import ID_ROLES, ROLES, TEXT_ROLES, describe_role, is_role_of, kind_columns
+from nkcore.kinds.columns import COUNT_PREFIX, ID_ROLES, ROLES, TEXT_ROLES, describe_role, is_role_of, kind_columns
 from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, bounded_text, show_names, show_value, to_text
 
 __all__ = ["apply_mapping"]
@@ -76,7 +76,17 @@ def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> b
             f"column {col!r} is chosen for more than one role ({', '.join(roles)}); pick one column per role"
         )
     wide = kind == "paired" and "config" not in mapping and "correct" not in mapping
-    need = ("case",) if wide else required
+    counts = [r for r in mapping if r.startswith(COUNT_PREFIX)] if kind == "ratings" else []
+    if counts and ("rater" in mapping or "label" in mapping):
+        raise DataError(
+            "ratings are either one row per rating (item, rater, label) or label counts (item + one count_<label> "
+            "column per label), not both: choose one layout"
+        )
+    if counts and len(counts) < 2:
+        raise DataError(
+            f"label counts need at least 2 count_<label> columns, one per label; the file's columns are: {listed}"
+        )
+    need = ("case",) if wide else ("item",) if counts else required
     missing = [r for r in need if r not in mapping]
     if missing:
         words = "; ".join(describe_role(r) for r in missing)
@@ -110,6 +120,13 @@ def _normalise(series: pd.Series, role: str, what: str, wide: bool) -> pd.Series
             bad = np.flatnonzero((values < 0).to_numpy())
             raise DataError(f"column {what} must not be negative; negative values at {format_rows(bad)}")
         return values
+    if role.startswith(COUNT_PREFIX):
+        values = _numeric(series, what)
+        v = values.to_numpy()
+        bad = np.flatnonzero(np.isfinite(v) & ((v < 0) | (v != np.floor(v))))
+        if len(bad):
+            raise DataError(f"column {what} must hold whole numbers >= 0 (label counts); {format_rows(bad)} do not")
+        return values.fillna(0).astype(np.int64)  # an empty count is 0 ratings of that label
     if role == "sample":
         if pd.api.types.is_integer_dtype(series.dtype) and not series.isna().any():
             return series.astype(np.int64)
@@ -126,7 +143,8 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
     Values: ids and labels become text (missing stays missing), ``correct`` and wide config columns 0/1 integers
     in the vocabulary of :mod:`nkcore.common.truth` (an empty cell of a wide config column means "no result for this
     case" and stays missing), ``latency_s`` and ``p_*`` floats; a ``sample`` column of whole numbers stays integer.
-    Rows keep their order.
+    Ratings as label counts (``item`` + ``count_<label>`` roles, no rater or label) keep the item and one whole-number
+    count column per label (an empty cell is 0). Rows keep their order.
 
     >>> df = pd.DataFrame({"q": [1, 1], "cfg": ["a", "b"], "ok": ["true", "no"]})
     >>> apply_mapping(df, "paired", {"case": "q", "config": "cfg", "correct": "ok"})["correct"].tolist()
