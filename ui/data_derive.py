@@ -18,7 +18,7 @@ import streamlit as st
 
 from nkcore import store
 from nkcore import summary as nksummary
-from nkcore.derive import Derived, derive_paired, derive_samples
+from nkcore.derive import Derived, derive_paired, derive_samples, model_name_column
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
 from nkcore.io import fingerprint
@@ -173,7 +173,7 @@ def derive_panel(frame: pd.DataFrame, source_id: str, source_name: str, token: s
         )
         gold_name = str(args["gold_column"])
     if what == "samples":
-        model_col = guess.mapping.get("model")
+        model_col = model_name_column(frame, guess.mapping.get("model"))
         if model_col is not None:
             models = natural_order([str(v) for v in to_text(frame[model_col]).dropna().unique()])
             args["model"] = st.selectbox(

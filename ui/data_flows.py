@@ -16,16 +16,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from nkcore.common.formatting import plural
-from nkcore.derive import run_column
 from nkcore.errors import DataError
-from nkcore.kinds import ROLE_WORDS, KindGuess, detect_kind, kind_columns, natural_order, probability_role, to_text
+from nkcore.kinds import (
+    ROLE_WORDS,
+    KindGuess,
+    apply_mapping,
+    detect_counts,
+    detect_kind,
+    kind_columns,
+    natural_order,
+    probability_role,
+    to_text,
+)
 from nkcore.kinds.columns import normal_name
-from nkcore.ratings import COUNT_PREFIX, count_columns, ratings_from_counts
+from nkcore.ratings import COUNT_PREFIX, ratings_from_counts
 from ui import exports
 from ui.text import md
 
@@ -109,19 +117,14 @@ def counts_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]] | N
     >>> t.columns.tolist(), t["count_y"].tolist(), m["item"]
     (['item', 'count_x', 'count_y'], [1, 3], 'uid')
     """
-    found = count_columns(frame)
-    if found is None or not any(c.lower().startswith(COUNT_PREFIX) for c in found.labels.values()):
+    guess = detect_counts(frame)
+    if guess is None:
         return None
-    ratings_from_counts(frame.drop(columns=[found.subset]) if found.subset else frame, found.item, found.labels)
-    out: dict[str, pd.Series] = {"item": to_text(frame[found.item]).reset_index(drop=True)}
-    mapping = {"item": found.item}
-    for label, col in found.labels.items():
-        values = pd.to_numeric(frame[col], errors="coerce").reset_index(drop=True)
-        if values.isna().all():
-            continue
-        out[f"{COUNT_PREFIX}{label}"] = values.fillna(0).astype(np.int64)
-        mapping[f"{COUNT_PREFIX}{label}"] = col
-    return pd.DataFrame(out), mapping
+    labels = {role[len(COUNT_PREFIX) :]: col for role, col in guess.mapping.items() if role != "item"}
+    subset = [c for c in frame.columns if normal_name(c) in ("subset", "split", "dataset")]
+    ratings_from_counts(frame.drop(columns=subset), guess.mapping["item"], labels)  # names bad rows, items, totals
+    mapping = {r: c for r, c in guess.mapping.items() if r == "item" or not frame[c].isna().all()}
+    return apply_mapping(frame, "ratings", mapping), mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,8 +263,8 @@ def duplicates_chooser(table: pd.DataFrame, token: str) -> pd.DataFrame | None:
 
 
 def preferred_guess(frame: pd.DataFrame, kind: str) -> KindGuess:
-    """:func:`nkcore.kinds.detect_kind` for ``kind``, with the item key column as the item when one was built, and
-    for predictions the model column that makes (item, model) unique when the detected one repeats pairs.
+    """:func:`nkcore.kinds.detect_kind` for ``kind``, with the item key column as the item when one was built (for
+    predictions detection already takes the model column that makes (item, model) unique).
 
     >>> f = pd.DataFrame({"uid": [1, 1, 2, 2], "model": ["r", "r"] * 2, "model_run": ["r0", "r1"] * 2,
     ...                   "pred_label": list("abab")})
@@ -273,16 +276,6 @@ def preferred_guess(frame: pd.DataFrame, kind: str) -> KindGuess:
     if KEY_COLUMN in frame.columns and kind in ("ratings", "predictions"):
         mapping = {r: c for r, c in mapping.items() if c != KEY_COLUMN}
         mapping["item"] = KEY_COLUMN
-    if kind == "predictions" and "item" in mapping and "model" in mapping:
-        pair = frame[[mapping["item"], mapping["model"]]].astype(str)
-        if pair.duplicated().any():
-            exclude = [c for r, c in mapping.items() if r == "pred_label" or r.startswith("p_")]
-            try:
-                run = run_column(frame, mapping["item"], exclude)
-            except DataError:
-                run = ""
-            if run in frame.columns:
-                mapping["model"] = run
     return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, guess.missing, guess.layout)
 
 
@@ -290,7 +283,7 @@ def mapping_editor(frame: pd.DataFrame, kind: str, token: str) -> dict[str, str]
     """Selectboxes pre-filled with the detected column of each role; the user corrects them.
 
     An item key built from several columns (:data:`KEY_COLUMN`) is the item's default; for predictions the model
-    column is the one that makes (item, model) unique (:func:`nkcore.derive.run_column`: ChaosNLI's ``model_run``).
+    column is the one that makes (item, model) unique (ChaosNLI's ``model_run``, found by :func:`nkcore.kinds.detect_kind`).
     """
     guess = preferred_guess(frame, kind)
     columns = [str(c) for c in frame.columns]
