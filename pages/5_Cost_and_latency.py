@@ -6,7 +6,8 @@ import math
 
 import streamlit as st
 
-from nkcore import cost, latency, voting
+from nkcore import advice, cost, latency, voting
+from nkcore.common.formatting import format_p, points
 from ui import cache, charts_voting, datasets, exports, page
 from ui.text import md
 
@@ -126,7 +127,9 @@ with page.user_errors():
         p95_s=float(p95) if typed else None,
     )
 
-    recommendation = cost.recommendation_sentence(table, float(budget))
+    # what to ship: only a gain the paired test on the same cases supports is paid for (nkcore.advice)
+    adv = advice.advise(table, float(budget))
+    recommendation = adv.sentence
     st.success(md(recommendation), icon=":material/recommend:")
 
     st.subheader("One row per configuration")
@@ -134,6 +137,8 @@ with page.user_errors():
     view = frame.assign(
         label=[f"{r.label} (adaptive)" if r.adaptive else r.label for r in table.rows],
         accuracy=100 * frame["accuracy"],
+        accuracy_low=100 * frame["accuracy_low"],
+        accuracy_high=100 * frame["accuracy_high"],
         calls_per_extra_correct=[
             _per_extra(r.calls_per_extra_correct, r.compared_with, "{:,.0f}") for r in table.rows
         ],
@@ -142,12 +147,12 @@ with page.user_errors():
         ],
         compared_with=[r.compared_with or "—" for r in table.rows],
     )[
-        ["label", "accuracy", "calls", "p50", "p95", "p99", "cost_per_1k", "monthly_cost", "calls_per_extra_correct",
-         "cost_per_extra_correct", "compared_with"]
+        ["label", "accuracy", "accuracy_low", "accuracy_high", "calls", "p50", "p95", "p99", "cost_per_1k",
+         "monthly_cost", "calls_per_extra_correct", "cost_per_extra_correct", "compared_with"]
     ]  # fmt: skip
     view.columns = [
-        "configuration", "accuracy", "calls per request", "p50 (s)", "p95 (s)", "p99 (s)", "$ / 1k requests",
-        "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
+        "configuration", "accuracy", "95% interval from", "to", "calls per request", "p50 (s)", "p95 (s)", "p99 (s)",
+        "$ / 1k requests", "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
     ]  # fmt: skip
     num = st.column_config.NumberColumn
     txt = st.column_config.TextColumn
@@ -160,6 +165,8 @@ with page.user_errors():
         column_config={
             "configuration": txt(help="n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure"),
             "accuracy": num(format="%.1f%%", help="share of the cases the vote gets right"),
+            "95% interval from": num(format="%.1f%%", help="95% Wilson interval of the accuracy on these cases"),
+            "to": num(format="%.1f%%", help="upper end of the 95% interval"),
             "calls per request": num(format="%.2f", help="model calls per request, on average"),
             "p50 (s)": num(format="%.1f", help="median request latency: half of requests are faster"),
             "p95 (s)": num(format="%.1f", help="95% of requests are faster; 1 in 20 is slower"),
@@ -187,14 +194,16 @@ with page.user_errors():
     exports.download_table(frame, "cost_latency_table")
     for r in table.rows:
         st.markdown(f"- {md(cost.marginal_sentence(r))}")
-    pick = cost.recommend(table, float(budget))
+    pick = table.row(adv.pick) if adv.pick is not None else None
     dearest = max((r for r in table.rows if not r.adaptive), key=lambda r: r.calls)
     if pick is not None and dearest.calls > pick.calls:
         diff = cost.monthly_difference(pick.calls, dearest.calls, table.price_per_call, table.requests_per_month)
+        i, j = table.rows.index(pick), table.rows.index(dearest)
+        gap = advice.paired_gap(table.credit[:, i], table.credit[:, j], pick.label, dearest.label)
         st.markdown(
             f"- Running {md(dearest.label)} instead of the recommended {md(pick.label)} would cost **${diff:,.0f} a month** "
-            f"more at {table.requests_per_month:,.0f} requests a month, for "
-            f"{100 * (dearest.accuracy - pick.accuracy):+.1f} percentage points of accuracy on these cases."
+            f"more at {table.requests_per_month:,.0f} requests a month, for {points(gap.diff)} points of accuracy on "
+            f"these cases (95% paired interval {points(gap.low)} to {points(gap.high)}, {format_p(gap.p)})."
         )
 
     st.subheader("Accuracy against cost, with latency as colour")
@@ -202,8 +211,8 @@ with page.user_errors():
     lat_chart = charts_voting.latency_bars_chart(frame, float(budget))
     st.altair_chart(chart, width="stretch")
     st.caption(
-        "Each point is one configuration: further right costs more, higher scores more. Darker points are slower at "
-        "p95; hollow points are over the latency budget."
+        "Each point is one configuration: further right costs more, higher scores more; the grey bar is the 95% "
+        "interval of its accuracy. Darker points are slower at p95; hollow points are over the latency budget."
     )
     exports.download_chart(chart, "accuracy_vs_cost")
     st.altair_chart(lat_chart, width="stretch")

@@ -118,3 +118,21 @@ def test_data_with_latencies_keeps_the_choice(run_page: RunPage) -> None:
     at = run_page(PAGE, timeout=120)
     assert not at.radio(key="lat_src").disabled and at.radio(key="lat_src").value == "latencies in the data"
     assert not any("records no latencies" in plain(i.value) for i in at.info)
+
+
+def test_a_budget_of_8s_recommends_n3_and_says_why(run_page: RunPage) -> None:
+    """3+2 and n=5 fit in 8 s and score 79.0% to n=3's 78.0%, but the paired test on the same cases cannot tell
+    3+2 from n=3 (2 discordant cases, p = 0.50): pay for n=3. Accuracy carries its interval in the table."""
+    at = run_page(PAGE, timeout=120)
+    at.slider(key="lat_budget").set_value(8.0).run()
+    assert not at.exception
+    rec = plain(at.success[0].value)
+    assert "ship flat samples per request n=3: 78.0% accuracy (95% interval 71.8% to 83.2%)" in rec
+    assert "the paired test cannot tell from the most accurate one, 3+2" in rec
+    assert "+1.0 points (95% paired bootstrap interval 0.0 to +2.5 on the same 200 cases" in rec
+    assert "would pay for a gain the data cannot tell from noise" in rec
+    table = at.dataframe[0].value
+    row = table[table["configuration"] == "n=3"].iloc[0]
+    assert round(row["95% interval from"], 1) == 71.8 and round(row["to"], 1) == 83.2
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "for +1.0 points of accuracy on these cases (95% paired interval -2.0 to +4.0, p = 0.75)" in text
