@@ -301,3 +301,21 @@ def test_predictions_partly_outside_the_stored_ratings_can_still_be_stored(run_p
     warning = " ".join(plain(w.value) for w in at.warning)
     assert "Checked against the stored ratings rated.csv" in warning and "'9'" in warning
     assert "dat_save" in [b.key for b in at.button] and not error_texts(at)
+
+
+def test_derive_from_stored_predictions_without_an_upload(run_page: RunPage) -> None:
+    rid = store.put(RATINGS, "ratings", "rated.csv").id
+    canonical = PREDICTIONS.drop(columns="model").rename(columns={"model_run": "model"})
+    pid = store.put(canonical, "predictions", "preds.csv").id
+    at = _ok(run_page(PAGE))
+    at = _ok(at.selectbox(key="_dat_der_src").set_value(pid).run())
+    at = _ok(at.button(key="dat_derive_stored").click().run())
+    assert not error_texts(at), error_texts(at)
+    meta, frame = store.get(at.query_params["paired"])
+    assert meta.derived_from == (pid, rid)
+    assert frame.groupby("config")["correct"].sum().to_dict() == {
+        "big_s0": 4,
+        "big_s1": 3,
+        "small_s0": 2,
+        "small_s1": 2,
+    }
