@@ -149,8 +149,10 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
         first = order[dup[0] + 1]
         raise DataError(
             f"duplicate ratings: rater {show_value(raters.iloc[first])} rated item {show_value(items.iloc[first])} more than once "
-            f"({len(dup)} duplicated (item, rater) pairs; {format_rows(rows)}). Keep one label per rater and item "
-            "(multi-select answers are not single-label ratings)."
+            f"({len(dup)} duplicated (item, rater) pairs; {format_rows(rows)}). Likely causes: several datasets or splits in "
+            "one file (keep one, or build the item id from the dataset and item columns); a rater who submitted twice "
+            "(keep the first or last rating); a multi-select question (one row per ticked option). Keep one label per "
+            "rater and item."
         )
     if n_items < 2:
         raise DataError(
