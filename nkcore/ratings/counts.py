@@ -1,0 +1,257 @@
+"""Label-count files (an item column plus one count column per label) read as ratings, kept as counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from nkcore.common import limits
+from nkcore.common.rows import format_rows
+from nkcore.errors import DataError
+from nkcore.kinds import natural_order, show_value, to_text
+from nkcore.kinds.columns import SYNONYMS, normal_name
+from nkcore.ratings.tables import COUNT_TABLE_BYTES_PER_CELL, Ratings, text_column
+
+# Prefix of a label-count column (count_e, count_airplane); columns named like these hold per-item totals or other
+# bookkeeping, never one label's count.
+COUNT_PREFIX = "count_"
+_NOT_LABELS = frozenset(
+    {
+        "n",
+        "k",
+        "total",
+        "count",
+        "counts",
+        "n_annotations",
+        "n_annotators",
+        "n_ratings",
+        "n_raters",
+        "n_labels",
+        "num_annotations",
+        "num_ratings",
+        "annotations",
+        "ratings",
+        "subset",
+        "split",
+    }
+)
+# Columns that may state each item's number of ratings; when present they must equal the row's count sum.
+_TOTAL_NAMES = ("n_annotations", "n_ratings", "num_annotations", "num_ratings", "total", "n")
+
+
+@dataclass(frozen=True, slots=True)
+class CountColumns:
+    """Which columns of a label-count table hold what: ``item`` the item id, ``labels`` label -> its count column,
+    ``total`` a column stating each item's number of ratings (or None), ``subset`` a subset column (or None)."""
+
+    item: str
+    labels: dict[str, str]
+    total: str | None = None
+    subset: str | None = None
+
+
+def _whole_nonneg(col: pd.Series) -> bool:
+    """Numeric (not boolean) column whose present values are whole numbers >= 0 (empty cells allowed)."""
+    if col.isna().all():
+        return True
+    if not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+        return False
+    v = col.to_numpy(dtype=np.float64, na_value=np.nan)
+    v = v[~np.isnan(v)]
+    return bool(np.all((v >= 0) & (v == np.floor(v))))
+
+
+def _item_column(columns: list[str], taken: set[str]) -> str | None:
+    """The column named most like an item id (:data:`nkcore.kinds.columns.SYNONYMS`), else None."""
+    synonyms = SYNONYMS["item"]
+    best: tuple[int, str] | None = None
+    for col in columns:
+        if col in taken:
+            continue
+        n = normal_name(col)
+        rank = synonyms.index(n) if n in synonyms else (len(synonyms) if n.endswith("_id") or n == "idx" else None)
+        if rank is None and n.endswith("_idx"):
+            rank = len(synonyms)
+        if rank is not None and (best is None or rank < best[0]):
+            best = (rank, col)
+    return best[1] if best else None
+
+
+def count_columns(
+    frame: pd.DataFrame, item_col: str | None = None, *, named_labels: bool = True, check_values: bool = True
+) -> CountColumns | None:
+    """Recognise a label-count table: an item column plus one column of whole numbers >= 0 per label.
+
+    Count columns are ``count_<label>`` (the label is the rest of the name); without any, and with
+    ``named_labels``, every other column of whole numbers >= 0 that is not a total or a subset (``n_annotations``,
+    ``total``, ``subset``...) is a label named by its column. At least 2 count columns are needed. The item column
+    is ``item_col`` or the column named most like an item id (``item``, ``uid``, ``image_id``, ``*_idx``...), else
+    the first column that is not a count. Returns None when the table does not look like label counts
+    (``check_values=False``: ``count_<label>`` columns count whatever they hold, for the parser to name bad rows).
+
+    >>> f = pd.DataFrame({"uid": ["a", "b"], "count_e": [3, 0], "count_n": [1, 4], "n_annotations": [4, 4]})
+    >>> c = count_columns(f)
+    >>> c.item, c.labels, c.total
+    ('uid', {'e': 'count_e', 'n': 'count_n'}, 'n_annotations')
+    """
+    columns = [str(c) for c in frame.columns]
+    if item_col is not None and item_col not in columns:
+        raise DataError(f"no column {item_col!r} for the item ids; the columns are {', '.join(columns[:20])}")
+    prefixed = {
+        c[len(COUNT_PREFIX) :]: c
+        for c in columns
+        if c.lower().startswith(COUNT_PREFIX) and len(c) > len(COUNT_PREFIX) and c != item_col
+    }
+    if prefixed:
+        if check_values and not all(_whole_nonneg(frame[c]) for c in prefixed.values()):
+            return None
+        labels = prefixed
+    elif named_labels:
+        item_guess = item_col or _item_column(columns, set())
+        labels = {
+            c: c for c in columns if c != item_guess and normal_name(c) not in _NOT_LABELS and _whole_nonneg(frame[c])
+        }
+    else:
+        return None
+    if len(labels) < 2:
+        return None
+    taken = set(labels.values())
+    item = item_col or _item_column(columns, taken) or next((c for c in columns if c not in taken), None)
+    if item is None:
+        return None
+    rest = [c for c in columns if c not in taken and c != item]
+    total = next((c for c in rest if normal_name(c) in _TOTAL_NAMES and _whole_nonneg(frame[c])), None)
+    subset = next((c for c in rest if normal_name(c) in ("subset", "split", "dataset")), None)
+    return CountColumns(item, labels, total, subset)
+
+
+def ratings_from_counts(
+    frame: pd.DataFrame,
+    item_col: str | None = None,
+    count_cols: Mapping[str, str] | Sequence[str] | None = None,
+    *,
+    subset: str | None = None,
+) -> Ratings:
+    """Ratings from a label-count table (one row per item, one count column per label), kept as counts.
+
+    counts[i, m] = the item's value in label m's column; an empty cell is 0 (a label that does not apply to the
+    row's subset). ``count_cols`` is label -> column, or a list of columns (``count_<label>`` names the label
+    ``<label>``, any other column is the label of its own name); without it :func:`count_columns` finds them, and
+    the item column too when ``item_col`` is None. A file with a subset column (``subset``, ``split``) holding
+    several values needs ``subset=`` to pick one; count columns left all empty by that choice are dropped. The
+    result is the :class:`Ratings` the per-rating parser :func:`ratings_from_frame` gives for the same ratings
+    (items and labels in natural order), except ``n_raters``, which counts carry no ids for: it is the largest
+    ratings per item (K), a lower bound.
+
+    Errors (DataError, naming rows or columns): no count columns; a count that is not a whole number >= 0; an item
+    id missing, blank or repeated; an item with no ratings; a total column (``n_annotations``) that differs from the
+    row's count sum; a mixed-subset file without ``subset=``; fewer than 2 items or labels; the labels, items and
+    memory limits.
+
+    Reference: ChaosNLI (Nie, Zhou & Bansal 2020) and CIFAR-10H (Peterson et al. 2019) publish their ratings this way.
+
+    >>> f = pd.DataFrame({"item": [2, 1], "count_y": [0, 1], "count_x": [1, 1]})
+    >>> r = ratings_from_counts(f)
+    >>> r.items, r.labels, r.counts.tolist(), r.n_ratings
+    (('1', '2'), ('x', 'y'), [[1, 1], [1, 0]], 3)
+    """
+    if len(frame) == 0:
+        raise DataError("the label-count table has no rows")
+    if count_cols is None:
+        found = count_columns(frame, item_col, check_values=False)
+        if found is None:
+            raise DataError(
+                "no label-count columns found: give one column of whole numbers >= 0 per label, named count_<label> "
+                f"(the table has: {', '.join(map(str, frame.columns[:20]))})"
+            )
+    else:
+        pairs = (
+            dict(count_cols)
+            if isinstance(count_cols, Mapping)
+            else {
+                (c[len(COUNT_PREFIX) :] if c.lower().startswith(COUNT_PREFIX) and len(c) > len(COUNT_PREFIX) else c): c
+                for c in map(str, count_cols)
+            }
+        )
+        absent = [c for c in pairs.values() if c not in frame.columns]
+        if absent:
+            raise DataError(f"no count column {', '.join(map(repr, absent))} in the table")
+        guess = count_columns(frame.drop(columns=list(pairs.values())), item_col, named_labels=False)
+        item = item_col or _item_column([str(c) for c in frame.columns], set(pairs.values()))
+        if item is None:
+            raise DataError("no item column found in the label-count table; name it item (or pass item_col)")
+        sub = next((str(c) for c in frame.columns if normal_name(c) in ("subset", "split", "dataset")), None)
+        found = CountColumns(item, pairs, guess.total if guess else None, sub)
+    if subset is not None:
+        if found.subset is None:
+            raise DataError(f"subset={subset!r} given, but the table has no subset column")
+        frame = frame[to_text(frame[found.subset]) == subset]
+        if len(frame) == 0:
+            raise DataError(f"no rows of subset {subset!r} in the label-count table")
+    elif found.subset is not None:
+        names = natural_order([str(v) for v in to_text(frame[found.subset]).dropna().unique()])
+        if len(names) > 1:
+            shown = ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
+            raise DataError(
+                f"the label-count table mixes {len(names)} subsets in column {found.subset!r} ({shown}); choose one "
+                "(subset=..., --subset)"
+            )
+    frame = frame.reset_index(drop=True)
+    values: dict[str, np.ndarray] = {}
+    for label, col in found.labels.items():
+        v = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(frame[col].notna().to_numpy() & ~np.isfinite(v))
+        bad = np.union1d(bad, np.flatnonzero(np.isfinite(v) & ((v < 0) | (v != np.floor(v)))))
+        if len(bad):
+            raise DataError(f"column {col} must hold whole numbers >= 0 (label counts); {format_rows(bad)} do not")
+        if np.isnan(v).all():
+            continue  # a label of another subset
+        values[label] = np.nan_to_num(v, nan=0.0).astype(np.int64)
+    items = text_column(frame, found.item, "item id")
+    label_names = tuple(natural_order(list(values)))
+    limits.check("labels", len(label_names), "the label-count table")
+    limits.check("items", len(items), "the label-count table")
+    limits.check_memory(
+        len(items) * max(len(label_names), 1) * COUNT_TABLE_BYTES_PER_CELL,
+        f"the count table of {len(items):,} items x {len(label_names):,} labels",
+    )
+    if len(label_names) < 2:
+        raise DataError(
+            f"only {len(label_names)} label count column{'s' if len(label_names) != 1 else ''} with values; agreement "
+            "and the (N, K) planner need at least 2 labels"
+        )
+    dup = np.flatnonzero(items.duplicated(keep=False).to_numpy())
+    if len(dup):
+        raise DataError(
+            f"item {show_value(items.iloc[dup[0]])} has more than one row of label counts ({format_rows(dup)}); "
+            "give one row per item"
+        )
+    counts = np.column_stack([values[lab] for lab in label_names])
+    per_item = counts.sum(axis=1)
+    empty = np.flatnonzero(per_item == 0)
+    if len(empty):
+        raise DataError(f"items with no ratings (every count 0 or empty) in {format_rows(empty)}; drop those rows")
+    if found.total is not None:
+        total = pd.to_numeric(frame[found.total], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        off = np.flatnonzero(np.isfinite(total) & (total != per_item))
+        if len(off):
+            i = off[0]
+            raise DataError(
+                f"column {found.total} says {total[i]:.0f} ratings but the label counts add up to {per_item[i]} in "
+                f"{format_rows(off)}; fix the counts or the total"
+            )
+    if len(items) < 2:
+        raise DataError(f"only one item ({show_value(items.iloc[0])}): the (N, K) planner needs at least 2 items (N)")
+    order = np.asarray(pd.Index(items).get_indexer(natural_order(items.tolist())))
+    counts = counts[order]
+    return Ratings(
+        tuple(items.iloc[order].tolist()),
+        label_names,
+        counts.astype(np.int64),
+        int(counts.sum()),
+        int(per_item.max()),
+        from_counts=True,
+    )
