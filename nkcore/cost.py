@@ -223,12 +223,7 @@ def _adaptive_credit(
     stats = first_n_stats(samples)
     credit = credit_from_stats(samples, stats, tie)
     top0, ntop0 = stats.top[:, n0 - 1], stats.n_top[:, n0 - 1]
-    if trigger == "no_plurality":
-        fire = ntop0 > 1
-    elif trigger == "no_majority":
-        fire = 2 * top0 <= n0
-    else:
-        fire = top0 < n0
+    fire = voting.trigger_fires(top0, ntop0, n0, trigger)
     out: np.ndarray = np.where(fire, credit[:, n0 + m - 1], credit[:, n0 - 1])
     return out
 

@@ -50,7 +50,7 @@ from nkcore.voting.models import (
     n_eff_table,
 )
 from nkcore.voting.next_step import NextStepCheck, Reading, predict_next_step
-from nkcore.voting.rules import TIE_RULES, TRIGGERS, TieRule, Trigger, plurality_correct
+from nkcore.voting.rules import TIE_RULES, TRIGGERS, TieRule, Trigger, plurality_correct, trigger_fires
 from nkcore.voting.samples import SampleSet, parse_samples
 from nkcore.voting.sentences import (
     adaptive_sentence,
@@ -105,6 +105,7 @@ __all__ = [
     "plurality_correct",
     "predict_next_step",
     "rho_sentence",
+    "trigger_fires",
     "unfixable_errors",
     "unfixable_from_frame",
     "unfixable_sentence",

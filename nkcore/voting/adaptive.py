@@ -13,7 +13,7 @@ import numpy as np
 
 from nkcore.errors import DataError
 from nkcore.voting.exact import credit_from_stats, first_n_stats
-from nkcore.voting.rules import TieRule, Trigger, check_tie, check_trigger
+from nkcore.voting.rules import TieRule, Trigger, check_tie, check_trigger, trigger_fires
 from nkcore.voting.samples import SampleSet
 
 __all__ = ["AdaptiveResult", "adaptive_topup"]
@@ -74,12 +74,7 @@ def adaptive_topup(
     top, n_top = st.top, st.n_top
     keep = samples.n_samples >= total
     top0, ntop0 = top[keep, n0 - 1], n_top[keep, n0 - 1]
-    if trigger == "no_plurality":
-        fire = ntop0 > 1
-    elif trigger == "no_majority":
-        fire = 2 * top0 <= n0
-    else:
-        fire = top0 < n0
+    fire = trigger_fires(top0, ntop0, n0, trigger)
     c0, c1 = credit[keep, n0 - 1], credit[keep, total - 1]
     final = np.where(fire, c1, c0)
     n_cases = int(keep.sum())

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal, cast
 
+import numpy as np
+
 from nkcore.errors import DataError
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "check_tie",
     "check_trigger",
     "plurality_correct",
+    "trigger_fires",
 ]
 
 TieRule = Literal["wrong", "split", "first"]
@@ -58,6 +61,22 @@ def check_trigger(trigger: str) -> None:
     """
     if trigger not in TRIGGERS:
         raise DataError(f"trigger must be one of {', '.join(TRIGGERS)}, got {trigger!r}")
+
+
+def trigger_fires(top: np.ndarray, n_top: np.ndarray, n0: int, trigger: str) -> np.ndarray:
+    """Where the first ``n0`` samples of a case trigger a top-up: ``top`` is the plurality answer's count among them
+    and ``n_top`` how many answers share that count. no_plurality: n_top > 1; no_majority: 2 top <= n0;
+    not_unanimous: top < n0.
+
+    >>> trigger_fires(np.array([3, 2, 1]), np.array([1, 1, 3]), 3, "no_majority").tolist()
+    [False, False, True]
+    """
+    check_trigger(trigger)
+    if trigger == "no_plurality":
+        return np.asarray(n_top > 1)
+    if trigger == "no_majority":
+        return np.asarray(2 * top <= n0)
+    return np.asarray(top < n0)
 
 
 def as_tie_rule(tie: str) -> TieRule:
