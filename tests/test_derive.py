@@ -257,3 +257,11 @@ def test_chaosnli_snli_paired_from_predictions_and_label_counts(
     frame = read_table(out)
     guess = detect_kind(frame)
     assert guess.kind == "paired" and len(apply_mapping(frame, "paired", guess.mapping)) == len(d.frame)
+
+
+def test_run_column_reads_cells_holding_lists_as_text() -> None:
+    """A JSONL column of lists is compared as text (it once raised TypeError: unhashable type: 'list')."""
+    from nkcore.derive import run_column
+
+    frame = pd.DataFrame({"item": [1, 1, 2, 2], "run": [["a"], ["b"], ["a"], ["b"]]})
+    assert run_column(frame, "item") == "run"

@@ -48,17 +48,17 @@ def run_column(frame: pd.DataFrame, item_col: str, exclude: Sequence[str] = ()) 
     """
     skip = {item_col, *exclude}
     items = to_text(frame[item_col])
-    cands = [
-        str(c)
+    # ids compared as text (the product's id rule), so a cell holding a list or a dict cannot break the count
+    texts = {
+        str(c): to_text(frame[c])
         for c in frame.columns
-        if str(c) not in skip
-        and _is_id_like(frame[c])
-        and not str(c).lower().startswith(("p_", "prob_", "logit"))
-        and frame[c].nunique() >= 2
-    ]
-    unique = [c for c in cands if not pd.DataFrame({"i": items, "r": to_text(frame[c])}).duplicated().any()]
+        if str(c) not in skip and _is_id_like(frame[c]) and not str(c).lower().startswith(("p_", "prob_", "logit"))
+    }
+    distinct = {c: int(t.nunique()) for c, t in texts.items()}
+    cands = [c for c in texts if distinct[c] >= 2]
+    unique = [c for c in cands if not pd.DataFrame({"i": items, "r": texts[c]}).duplicated().any()]
     if unique:
-        return min(unique, key=lambda c: (_run_rank(c), frame[c].nunique(), c))
+        return min(unique, key=lambda c: (_run_rank(c), distinct[c], c))
     named = sorted(cands, key=lambda c: (_run_rank(c), c))[:6]
     for pair in combinations(named, 2):
         a, b = sorted(pair, key=lambda c: normal_name(c) not in SYNONYMS["model"])  # the model's name first
