@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -357,7 +358,14 @@ def run_inspect(log_dir: Path, model_name: str, contents: str, epochs: int, n_ca
         scorer=match(),
         epochs=epochs,
     )
-    logs = inspect_eval(task, model=model, log_dir=str(log_dir), display="none", max_samples=1, max_connections=1)
+    # on a thread of its own: inspect_ai starts an event loop, which fails where one runs (Playwright's sync API
+    # keeps one running in the main thread once the browser tests of the same session have started)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        logs = pool.submit(
+            lambda: inspect_eval(
+                task, model=model, log_dir=str(log_dir), display="none", max_samples=1, max_connections=1
+            )
+        ).result()
     assert logs[0].status == "success"
     return Path(str(logs[0].location))
 
@@ -371,14 +379,17 @@ def inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from inspect_ai.log import read_eval_log, write_eval_log
 
     as_json = root / "three.json"
-    write_eval_log(read_eval_log(str(three)), str(as_json))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(lambda: write_eval_log(read_eval_log(str(three)), str(as_json))).result()
     return {"three": three, "one": one, "json": as_json}
 
 
 def _inspect_scores(path: Path) -> list[float]:
     from inspect_ai.log import read_eval_log
 
-    return [1.0 if (s.scores or {})["match"].value == "C" else 0.0 for s in read_eval_log(str(path)).samples or []]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        log = pool.submit(read_eval_log, str(path)).result()
+    return [1.0 if (s.scores or {})["match"].value == "C" else 0.0 for s in log.samples or []]
 
 
 def test_inspect_epochs_are_samples_and_vote_at_n1_is_the_mean_score(
@@ -424,6 +435,17 @@ def test_inspect_two_models_compare_on_first_epoch(
     assert main(["compare", str(inspect_logs["three"]), str(inspect_logs["one"]), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["a"]["config"], doc["b"]["config"], doc["n_cases"]) == ("mockllm/model", "mockllm/other", 6)
+
+
+def test_inspect_log_is_read_inside_a_running_event_loop(inspect_logs: dict[str, Path]) -> None:
+    """A caller with a running asyncio loop (a notebook, Playwright's sync API) can still read a log."""
+    import asyncio
+
+    async def read() -> object:
+        return read_harness(read_paths([inspect_logs["three"]]))
+
+    res = asyncio.run(read())
+    assert res.samples is not None and res.samples.groupby("case").size().tolist() == [3] * 6  # type: ignore[attr-defined]
 
 
 def test_inspect_missing_package_names_the_install(

@@ -12,15 +12,20 @@ have no score and are left out (a note says how many).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import math
 import zipfile
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from nkcore.common import limits
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS
 from nkcore.harness.reading import check_file_size, fail, limit
 from nkcore.harness.result import Run, run_frame
+
+T = TypeVar("T")
 
 __all__ = ["INSTALL_HINT", "is_eval_zip", "looks_like_log", "read_log", "score_value"]
 
@@ -117,6 +122,17 @@ def _text(value: object) -> str | None:
     return None
 
 
+def _outside_event_loop(func: Callable[[], T]) -> T:
+    """``func()``, on a worker thread when this thread already runs an asyncio loop (a notebook, an async caller):
+    inspect_ai's reader starts a loop of its own, which a running loop forbids."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return func()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(func).result()
+
+
 def read_log(
     name: str, data: bytes, scorer: str | None = None, threshold: float | None = None, config: str | None = None
 ) -> Run:
@@ -136,7 +152,7 @@ def read_log(
 
         load_json(data, name)  # size, depth and validity checked before inspect_ai parses it
     try:
-        log: Any = read_eval_log(io.BytesIO(data), format="eval" if zipped else "json")
+        log: Any = _outside_event_loop(lambda: read_eval_log(io.BytesIO(data), format="eval" if zipped else "json"))
     except RecursionError:
         raise fail(name, "the log is nested too deeply to read") from None
     except Exception as exc:  # inspect_ai raises pydantic, zip and JSON errors of several types
