@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from nkcore.common import formatting
+
 __all__ = ["link_value", "md", "shorten"]
 
 # Every Markdown-active ASCII punctuation: images, links and bare-URL autolinks (the ':' of "http:" and the dots),
@@ -50,10 +52,7 @@ def shorten(text: object, limit: int = 80) -> str:
     >>> shorten("abc", 4)
     'abc'
     """
-    if limit < 1:
-        raise ValueError("limit must be at least 1")
-    s = str(text)
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return formatting.shorten(text, limit)
 
 
 def link_value(key: str, values: list[str], limit: int = 80) -> str:

@@ -7,8 +7,9 @@ A difference is formatted from the rounded values it compares when those are giv
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-__all__ = ["count", "format_p", "percent", "plural", "points", "points_between"]
+__all__ = ["count", "format_p", "name_list", "percent", "plural", "points", "points_between", "shorten"]
 
 
 def points(x: float, sign: bool = True, decimals: int = 1) -> str:
@@ -73,3 +74,26 @@ def count(k: float, word: str) -> str:
     """
     number = f"{int(k):,}" if float(k).is_integer() else f"{k:,.1f}"
     return f"{number} {word}" + ("" if k == 1 else "s")
+
+
+def shorten(text: object, limit: int = 40) -> str:
+    """``text`` cut to at most ``limit`` characters, an ellipsis marking the cut (a user's name may be any length).
+
+    >>> shorten("a-very-long-config-name", limit=10), shorten("abc", 4)
+    ('a-very-lo…', 'abc')
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    s = str(text)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def name_list(names: Iterable[object], limit: int = 8, width: int = 40) -> str:
+    """The first ``limit`` names, each cut to ``width``, comma-separated, with " ..." when more were left out.
+
+    >>> name_list(["a", "b", "c"], limit=2)
+    'a, b ...'
+    """
+    items = list(names)
+    shown = ", ".join(shorten(n, width) for n in items[:limit])
+    return shown + (" ..." if len(items) > limit else "")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nkcore.common.formatting import name_list
 from nkcore.paired import ConfigAccuracy, PairedTable, config_accuracy
 from nkcore.summary.results import SummaryNumber, share_text, short_name, whole
 
@@ -75,9 +76,7 @@ def summarize_paired(table: PairedTable) -> PairedSummary:
             "configs",
             len(configs),
             whole(len(configs)),
-            f"{len(configs)} configs compared: {', '.join(map(short_name, configs[:8]))}"
-            + (" ..." if len(configs) > 8 else "")
-            + ".",
+            f"{len(configs)} configs compared: {name_list(configs)}.",
         ),
         SummaryNumber("cases every config has", n_complete, whole(n_complete), complete),
     ]

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from nkcore.common.formatting import name_list
 from nkcore.kinds.values import natural_order, to_text
 from nkcore.ratings import Predictions, Ratings, need_columns, predictions_from_frame
 from nkcore.summary.ratings import ratings_of_table
-from nkcore.summary.results import LabelShare, SummaryNumber, label_shares, share_text, short_name, whole
+from nkcore.summary.results import LabelShare, SummaryNumber, label_shares, share_text, whole
 
 __all__ = ["PredictionsSummary", "summarize_parsed_predictions", "summarize_predictions"]
 
@@ -88,9 +89,7 @@ def summarize_parsed_predictions(
             "models",
             len(models),
             whole(len(models)),
-            f"{len(models)} model{'s' if len(models) != 1 else ''}: {', '.join(map(short_name, models[:8]))}"
-            + (" ..." if len(models) > 8 else "")
-            + ".",
+            f"{len(models)} model{'s' if len(models) != 1 else ''}: {name_list(models)}.",
         ),
         SummaryNumber(
             "predictions per model",

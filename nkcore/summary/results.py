@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nkcore.common.formatting import percent
+from nkcore.common.formatting import percent, shorten
 
 __all__ = ["LabelShare", "SummaryNumber", "label_shares", "number_text", "share_text", "short_name", "whole"]
 
@@ -74,10 +74,9 @@ def share_text(x: float) -> str:
 
 
 def short_name(name: object, limit: int = 40) -> str:
-    """A user's name (config, model) cut for a sentence or a label.
+    """A user's name (config, model) cut for a sentence or a label (:func:`nkcore.common.formatting.shorten`).
 
     >>> short_name("a-very-long-config-name", limit=10)
     'a-very-lo…'
     """
-    text = str(name)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(name, limit)
