@@ -29,7 +29,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -170,6 +170,22 @@ def new_page(browser: Browser) -> Iterator[Callable[..., Page]]:
     yield _new
     for ctx in contexts:
         ctx.close()
+
+
+METRIC = '[data-testid="stMetric"]'
+METRIC_LABEL = '[data-testid="stMetricLabel"]'
+METRIC_VALUE = '[data-testid="stMetricValue"]'
+# every metric of the main area as [label, value], read in one step (a rerun cannot swap elements midway)
+METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
+    m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
+    m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
+])"""
+
+
+def metric_value(page: Any, label: str) -> Any:
+    """The value of the main area's metric labelled exactly ``label`` (a Playwright locator, sync or async API)."""
+    exact = page.locator(METRIC_LABEL).filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
+    return page.locator(f"{MAIN} {METRIC}").filter(has=exact).locator(METRIC_VALUE)
 
 
 def wait_for_app_run(page: Page, timeout: float = 60_000) -> None:

@@ -30,8 +30,13 @@ from tests.browser.conftest import (
     CHROMIUM_ARGS,
     EXCEPTION,
     MAIN,
+    METRIC,
+    METRIC_LABEL,
+    METRIC_VALUE,
+    METRICS_JS,
     expect,
     goto,
+    metric_value,
     wait_for_app_run,
 )
 from ui.cache import LOG_ENV
@@ -43,21 +48,7 @@ VIEWERS = 20
 LINK = "/Budget?bud_maxb=1000&bud_seed=7&bud_cell=1000x1"
 TIMEOUT_MS = 240_000
 READY = APP_READY
-METRIC = '[data-testid="stMetric"]'
-LABEL = '[data-testid="stMetricLabel"]'
-VALUE = '[data-testid="stMetricValue"]'
 ERROR_ALERT = '[data-testid="stAlertContentError"]'
-# every metric of the main area as [label, value], read in one step (a rerun cannot swap elements midway)
-METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
-    m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-    m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
-])"""
-
-
-def _metric_value(page: Any, label: str) -> Any:
-    """The value of the main area's metric labelled exactly ``label`` (a Playwright locator, sync or async)."""
-    exact = page.locator(LABEL).filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
-    return page.locator(f"{MAIN} {METRIC}").filter(has=exact).locator(VALUE)
 
 
 async def _open(page: Any, url: str, reference: list[list[list[str]]]) -> tuple[float, dict[str, str]]:
@@ -70,17 +61,17 @@ async def _open(page: Any, url: str, reference: list[list[list[str]]]) -> tuple[
     await page.goto(url, timeout=TIMEOUT_MS)
     await expect(page.locator("h1").first).to_be_visible(timeout=TIMEOUT_MS)
     # the cell's five numbers (the last one: items (N), oracle: budget 1,000 / K = 1) once the script has finished
-    await expect(_metric_value(page, "items (N)")).to_have_text("1,000", timeout=TIMEOUT_MS)
+    await expect(metric_value(page, "items (N)")).to_have_text("1,000", timeout=TIMEOUT_MS)
     await page.locator(READY).wait_for(state="attached", timeout=TIMEOUT_MS)
     await page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=TIMEOUT_MS)
     seconds = time.monotonic() - t0
-    await expect(_metric_value(page, "p-value")).to_have_text(re.compile(r"\S"), timeout=TIMEOUT_MS)
+    await expect(metric_value(page, "p-value")).to_have_text(re.compile(r"\S"), timeout=TIMEOUT_MS)
     await expect(page.locator(f"{EXCEPTION}, {ERROR_ALERT}")).to_have_count(0, timeout=TIMEOUT_MS)
     if not reference:  # the first viewer here: its numbers, read in one step, are what every other one must show
         reference.append(await page.evaluate(METRICS_JS))
     metrics = page.locator(f"{MAIN} {METRIC}")
-    await expect(metrics.locator(LABEL)).to_have_text([k for k, _ in reference[0]], timeout=TIMEOUT_MS)
-    await expect(metrics.locator(VALUE)).to_have_text([v for _, v in reference[0]], timeout=TIMEOUT_MS)
+    await expect(metrics.locator(METRIC_LABEL)).to_have_text([k for k, _ in reference[0]], timeout=TIMEOUT_MS)
+    await expect(metrics.locator(METRIC_VALUE)).to_have_text([v for _, v in reference[0]], timeout=TIMEOUT_MS)
     return seconds, dict(await page.evaluate(METRICS_JS))
 
 

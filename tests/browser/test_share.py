@@ -10,10 +10,21 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.conftest import expect, expect_url, goto, main, wait_for_app_run
+from tests.browser.conftest import (
+    METRIC,
+    METRIC_LABEL,
+    METRIC_VALUE,
+    METRICS_JS,
+    expect,
+    expect_url,
+    goto,
+    main,
+    metric_value,
+    wait_for_app_run,
+)
 
 if TYPE_CHECKING:
-    from playwright.sync_api import FilePayload, Locator, Page
+    from playwright.sync_api import FilePayload, Page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # each test starts a browser page: 4-15 s
 
@@ -22,26 +33,11 @@ ROWS = [(f"t{i}", f"w{r}", ["pos", "neg", "neutral"][(i + r) % 3]) for i in rang
 CSV = ("item_id,annotator_id,label\n" + "".join(f"{i},{r},{lab}\n" for i, r, lab in ROWS)).encode()
 DATASET_ID = r"ratings=[0-9a-f]{64}"
 
-METRIC = '[data-testid="stMetric"]'
-LABEL = '[data-testid="stMetricLabel"]'
-VALUE = '[data-testid="stMetricValue"]'
-# every metric of the main area as [label, value], read in one step (a rerun cannot swap elements midway)
-_METRICS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMetric"]')].map(m => [
-    m.querySelector('[data-testid="stMetricLabel"]').innerText.trim(),
-    m.querySelector('[data-testid="stMetricValue"]').innerText.trim(),
-])"""
-
-
-def _metric_value(page: Page, label: str) -> Locator:
-    """The value of the main area's metric labelled exactly ``label``."""
-    exact = page.locator(LABEL).filter(has_text=re.compile(rf"^\s*{re.escape(label)}\s*$"))
-    return main(page).locator(METRIC).filter(has=exact).locator(VALUE)
-
 
 def _expect_numbers(page: Page, expected: dict[str, str]) -> None:
     """The page shows ``expected`` (label -> value, a subset of its metrics); retried until it does."""
     for label, value in expected.items():
-        expect(_metric_value(page, label), f"metric {label!r}").to_have_text(value)
+        expect(metric_value(page, label), f"metric {label!r}").to_have_text(value)
 
 
 def test_upload_tune_share_and_reopen_in_a_fresh_browser(
@@ -65,7 +61,7 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(
         wait_for_app_run(page)
         _expect_numbers(page, {"items (N)": "8", "items left out": "4"})
         expect_url(page, DATASET_ID)
-        shared: list[list[str]] = page.evaluate(_METRICS_JS)  # every number of the tuned view, the reference
+        shared: list[list[str]] = page.evaluate(METRICS_JS)  # every number of the tuned view, the reference
         url = page.url
         dataset = re.search(DATASET_ID, url)
         assert dataset is not None, url
@@ -74,8 +70,8 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(
         goto(teammate, url)
         # every number, not only the two above: the same labels with the same values, in the same order
         area = main(teammate)
-        expect(area.locator(f"{METRIC} {LABEL}")).to_have_text([label for label, _ in shared])
-        expect(area.locator(f"{METRIC} {VALUE}")).to_have_text([value for _, value in shared])
+        expect(area.locator(f"{METRIC} {METRIC_LABEL}")).to_have_text([label for label, _ in shared])
+        expect(area.locator(f"{METRIC} {METRIC_VALUE}")).to_have_text([value for _, value in shared])
         expect(area).not_to_contain_text("could not be used")  # nothing in the link dropped
         expect(area).not_to_contain_text("not on this server")
         expect_url(teammate, re.escape(dataset.group(0)))
