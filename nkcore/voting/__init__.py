@@ -20,6 +20,8 @@ Modules (one concept each):
 - ``next_step``  fit rho up to n = k, predict k + 2, compare
 - ``unfixable``  errors more samples cannot fix
 - ``adaptive``   the "draw n0, add m more" rule
+- ``passk``      pass@k (at least one of k right), pass^k (all k right) and majority@k, with paired bands
+- ``flaky``      cases whose samples disagree, and their noise in a single-sample score
 - ``frames``     DataFrame-in entry points for the pages (through ``ui.cache``) and the CLI
 - ``sentences``  the plain-language sentences beside the numbers
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 from nkcore.voting.adaptive import AdaptiveResult, adaptive_topup
 from nkcore.voting.curve import CurvePoint, VoteCurve, vote_curve
 from nkcore.voting.exact import case_credit_exact, case_credit_first_n, exact_case_curve
+from nkcore.voting.flaky import AnswerCount, FlakyCase, FlakyCases, flaky_cases, flaky_from_frame, flaky_sentence
 from nkcore.voting.frames import (
     VoteAnalysis,
     adaptive_from_frame,
@@ -50,6 +53,16 @@ from nkcore.voting.models import (
     n_eff_table,
 )
 from nkcore.voting.next_step import NextStepCheck, Reading, predict_next_step
+from nkcore.voting.passk import (
+    KValue,
+    PassKCurves,
+    case_pass_at_k,
+    case_pass_hat_k,
+    pass_at_k,
+    pass_hat_k,
+    pass_k_curves,
+    passk_from_frame,
+)
 from nkcore.voting.rules import TIE_RULES, TRIGGERS, TieRule, Trigger, plurality_correct, trigger_fires
 from nkcore.voting.samples import SampleSet, parse_samples
 from nkcore.voting.sentences import (
@@ -68,10 +81,15 @@ __all__ = [
     "TIE_RULES",
     "TRIGGERS",
     "AdaptiveResult",
+    "AnswerCount",
     "BetaBinomialFit",
     "CurvePoint",
+    "FlakyCase",
+    "FlakyCases",
+    "KValue",
     "NEffRow",
     "NextStepCheck",
+    "PassKCurves",
     "Reading",
     "RhoEstimate",
     "SampleSet",
@@ -88,12 +106,17 @@ __all__ = [
     "beta_binomial_curve",
     "case_credit_exact",
     "case_credit_first_n",
+    "case_pass_at_k",
+    "case_pass_hat_k",
     "correlated_accuracy",
     "correlated_curve",
     "curve_sentence",
     "estimate_rho",
     "exact_case_curve",
     "fit_beta_binomial",
+    "flaky_cases",
+    "flaky_from_frame",
+    "flaky_sentence",
     "independent_accuracy",
     "model_gap_sentence",
     "n_eff",
@@ -102,6 +125,10 @@ __all__ = [
     "next_step_sentence",
     "order_sentence",
     "parse_samples",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_k_curves",
+    "passk_from_frame",
     "plurality_correct",
     "predict_next_step",
     "rho_sentence",

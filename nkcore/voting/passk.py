@@ -1,0 +1,236 @@
+"""pass@k, pass^k and majority@k over raw samples: three readings of k samples per case, with paired bands.
+
+- pass@k: at least one of k samples right. Unbiased estimator from a case's n >= k samples, c of them right:
+  1 - C(n-c, k) / C(n, k) (Chen et al. 2021, "Evaluating Large Language Models Trained on Code", eq. 1).
+- pass^k: all k samples right, C(c, k) / C(n, k) (the same counting argument; Yao et al. 2024, tau-bench, call
+  it pass^k).
+- majority@k: the plurality of k samples is right, the exact curve of :func:`nkcore.voting.exact.case_credit_exact`.
+
+Each is the share of a case's k-subsets of samples with that property, averaged over the cases with at least k
+samples: cases keep their own n (per-case n), so at k the mean runs over the cases with n >= k, exactly as the
+vote curve does (:mod:`nkcore.voting.curve`). Intervals: a paired bootstrap over cases (resample cases with
+replacement, the same resampled cases for every k and all three readings; percentile 95%, Efron & Tibshirani
+1993, ch. 13), with the replicates the vote curve draws for the same seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from nkcore.common import limits
+from nkcore.common.seeding import as_generator
+from nkcore.errors import DataError
+from nkcore.voting.bootstrap import bootstrap_weights, check_boot
+from nkcore.voting.exact import case_credit_exact
+from nkcore.voting.rules import TieRule, check_tie
+from nkcore.voting.samples import SampleSet, parse_samples
+
+__all__ = [
+    "KValue",
+    "PassKCurves",
+    "case_pass_at_k",
+    "case_pass_hat_k",
+    "pass_at_k",
+    "pass_hat_k",
+    "pass_k_curves",
+    "passk_from_frame",
+]
+
+
+def _check_nck(n: int, c: int, k: int) -> None:
+    if not (n >= 1 and 0 <= c <= n and 1 <= k <= n):
+        raise DataError(f"pass@k needs n >= 1 samples, 0 <= c <= n right and 1 <= k <= n; got n={n}, c={c}, k={k}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k of one case with ``n`` samples, ``c`` of them right: 1 - C(n-c, k) / C(n, k).
+
+    Computed as 1 - prod_{i=n-c+1}^{n} (1 - k/i), every factor in [0, 1] (no huge binomials, no cancellation;
+    a factor is 0 when n - c < k). Reference: Chen et al. 2021, "Evaluating Large Language Models Trained on
+    Code", eq. 1 and its numpy code (Figure 3).
+
+    >>> round(pass_at_k(10, 3, 1), 6), round(pass_at_k(10, 3, 2), 6), pass_at_k(10, 8, 3)
+    (0.3, 0.533333, 1.0)
+    """
+    _check_nck(n, c, k)
+    if n - c < k:
+        return 1.0
+    return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k (all k right) of one case with ``n`` samples, ``c`` right: C(c, k) / C(n, k) = prod_{j<k} (c-j)/(n-j).
+
+    The share of the case's k-subsets whose samples are all right (unbiased for p^k when the samples are
+    independent draws with success probability p). Reference: Yao et al. 2024, "tau-bench", section 5 (pass^k).
+
+    >>> round(pass_hat_k(10, 3, 2), 6), pass_hat_k(10, 3, 4), pass_hat_k(5, 5, 5)
+    (0.066667, 0.0, 1.0)
+    """
+    _check_nck(n, c, k)
+    j = np.arange(k)
+    return float(np.prod(np.clip(c - j, 0, None) / (n - j)))
+
+
+def _counts(samples: SampleSet) -> tuple[np.ndarray, np.ndarray]:
+    """Per-case samples n and right samples c (int64)."""
+    right = (samples.codes == samples.gold_code[:, None]) & (samples.codes >= 0)
+    return samples.n_samples.astype(np.int64), right.sum(axis=1).astype(np.int64)
+
+
+def _ratio_products(n: np.ndarray, top: np.ndarray, m: int) -> np.ndarray:
+    """prod_{j<k} (top - j) / (n - j) for k = 1..m (cases x m), NaN where k > n; 0 once top - j reaches 0."""
+    j = np.arange(m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.clip(top[:, None] - j, 0, None) / (n[:, None] - j)
+    factor[j[None, :] >= n[:, None]] = 1.0  # past a case's last sample: masked below
+    out = np.cumprod(factor, axis=1)
+    out[j[None, :] >= n[:, None]] = np.nan
+    return out
+
+
+def case_pass_at_k(samples: SampleSet) -> np.ndarray:
+    """Per-case unbiased pass@k, cases x max_n (column k-1 is k), NaN where k exceeds the case's samples.
+
+    1 - C(n-c, k)/C(n, k) = 1 - prod_{j<k} (n-c-j)/(n-j): the same product as :func:`pass_at_k` with its factors
+    taken in k order, so one running product gives every k at once (factors in [0, 1]). Reference: Chen et al.
+    2021, eq. 1.
+
+    >>> s = parse_samples(pd.DataFrame({"case": [1] * 4, "sample": [1, 2, 3, 4], "answer": list("abbb"),
+    ...                                 "gold": "a"}))
+    >>> case_pass_at_k(s).round(4).tolist()
+    [[0.25, 0.5, 0.75, 1.0]]
+    """
+    n, c = _counts(samples)
+    return 1.0 - _ratio_products(n, n - c, samples.max_n)
+
+
+def case_pass_hat_k(samples: SampleSet) -> np.ndarray:
+    """Per-case pass^k = C(c, k)/C(n, k), cases x max_n (column k-1 is k), NaN where k exceeds the case's samples.
+
+    >>> s = parse_samples(pd.DataFrame({"case": [1] * 4, "sample": [1, 2, 3, 4], "answer": list("aaab"),
+    ...                                 "gold": "a"}))
+    >>> case_pass_hat_k(s).round(4).tolist()
+    [[0.75, 0.5, 0.25, 0.0]]
+    """
+    n, c = _counts(samples)
+    return _ratio_products(n, c, samples.max_n)
+
+
+@dataclass(frozen=True, slots=True)
+class KValue:
+    """One reading at k samples per case: the mean over the ``n_cases`` cases with at least k samples, and its
+    95% paired-bootstrap interval."""
+
+    k: int
+    n_cases: int
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True, slots=True)
+class PassKCurves:
+    """pass@k, pass^k and (when computed) majority@k for k = 1..max_n, each a tuple of :class:`KValue`.
+
+    ``min_n`` is the smallest number of samples any case has: up to k = min_n every case counts; above it, the
+    cases with at least k samples (per-case n). ``majority_at_k`` is empty when it was not asked for.
+    """
+
+    pass_at_k: tuple[KValue, ...]
+    pass_hat_k: tuple[KValue, ...]
+    majority_at_k: tuple[KValue, ...]
+    n_cases: int
+    min_n: int
+    max_n: int
+    tie: str
+    n_boot: int
+    seed: int
+
+    def at(self, k: int) -> tuple[KValue, KValue]:
+        """(pass@k, pass^k) at ``k`` (DataError when no case has k samples)."""
+        if not 1 <= k <= self.max_n:
+            raise DataError(f"k must be between 1 and {self.max_n} (the most samples any case has), got {k}")
+        return self.pass_at_k[k - 1], self.pass_hat_k[k - 1]
+
+
+def pass_k_curves(
+    samples: SampleSet,
+    tie: TieRule = "first",
+    n_boot: int = 2000,
+    seed: int | np.random.Generator = 0,
+    majority: bool = True,
+) -> PassKCurves:
+    """pass@k, pass^k and majority@k averaged over cases, k = 1..max_n, with paired bootstrap intervals.
+
+    value(k) = mean over cases i with n_i >= k of the case's estimate (:func:`case_pass_at_k`,
+    :func:`case_pass_hat_k`, :func:`nkcore.voting.exact.case_credit_exact` with ``tie``). Each bootstrap replicate
+    draws the cases with replacement once (:func:`nkcore.voting.bootstrap.bootstrap_weights`) and recomputes all
+    three curves at every k on those cases; the interval is the 2.5th to 97.5th percentile. With the same seed
+    and replicates, majority@k's interval is the vote curve's (:func:`nkcore.voting.curve.vote_curve`).
+    On every k-subset "all right" implies "the plurality is right" implies "one right", so
+    pass^k <= majority@k <= pass@k at every k (any tie rule); at k = 1 all three are the single-sample accuracy.
+    References: Chen et al. 2021 (pass@k); Yao et al. 2024 (pass^k); the
+    chapter's ``paired_bootstrap`` (resample cases, not calls).
+
+    >>> f = pd.DataFrame({"case": [1, 1, 1, 2, 2, 2], "sample": [1, 2, 3] * 2,
+    ...                   "answer": list("aab") + list("bbb"), "gold": "a"})
+    >>> r = pass_k_curves(parse_samples(f), n_boot=100)
+    >>> [round(v.value, 4) for v in r.pass_at_k], [round(v.value, 4) for v in r.pass_hat_k]
+    ([0.3333, 0.5, 0.5], [0.3333, 0.1667, 0.0])
+    """
+    check_tie(tie)
+    check_boot(n_boot)
+    m = samples.max_n
+    n_series = 3 if majority else 2
+    limits.check_memory(8 * m * n_series * (4 * samples.n_cases + 2 * n_boot), "the pass@k curves and their bootstrap")
+    series = [case_pass_at_k(samples), case_pass_hat_k(samples)]
+    if majority:
+        series.append(case_credit_exact(samples, tie))
+    mask = samples.n_samples[:, None] > np.arange(m)[None, :]
+    maskf = mask.astype(float)
+    stacked = np.hstack([np.where(mask, s, 0.0) for s in series])  # cases x (series * m)
+    boots = []
+    for w in bootstrap_weights(samples.n_cases, n_boot, as_generator(seed)):
+        den = np.tile(w @ maskf, n_series)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boots.append((w @ stacked) / den)
+    b = np.vstack(boots)
+    lo, hi = np.nanpercentile(b, [2.5, 97.5], axis=0)
+    counts = mask.sum(axis=0)
+    means = stacked.sum(axis=0) / np.tile(counts, n_series)
+    out: list[tuple[KValue, ...]] = []
+    for s in range(n_series):
+        out.append(
+            tuple(
+                KValue(
+                    k=j + 1,
+                    n_cases=int(counts[j]),
+                    value=float(means[s * m + j]),
+                    ci_low=float(lo[s * m + j]),
+                    ci_high=float(hi[s * m + j]),
+                )
+                for j in range(m)
+            )
+        )
+    return PassKCurves(
+        pass_at_k=out[0],
+        pass_hat_k=out[1],
+        majority_at_k=out[2] if majority else (),
+        n_cases=samples.n_cases,
+        min_n=int(samples.n_samples.min()),
+        max_n=m,
+        tie=tie,
+        n_boot=n_boot,
+        seed=seed if isinstance(seed, int) else -1,
+    )
+
+
+def passk_from_frame(
+    frame: pd.DataFrame, tie: TieRule = "first", n_boot: int = 2000, seed: int = 0, majority: bool = True
+) -> PassKCurves:
+    """:func:`pass_k_curves` on a samples table (a module-level entry point for ``ui.cache`` and the CLI)."""
+    return pass_k_curves(parse_samples(frame), tie, n_boot, seed, majority)
