@@ -2,37 +2,88 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from nkcore.errors import DataError
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
-from ui import cache, charts_nk, datasets, exports, page, work
+from ui import cache, charts_nk, charts_plane, datasets, exports, page, work
 from ui.text import md
+
+nk_exact: Any
+try:  # the instant engine (nkcore.nk.exact); until it is installed the page simulates as before
+    from nkcore.nk import exact as nk_exact
+except ImportError:  # pragma: no cover - the engine ships with nkcore
+    nk_exact = None
+
+SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
+PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, as the paper)": 1000}
+COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
+CUSTOM = "custom alpha (type it)"
+VERIFY_SEEDS = 5
+"""The simulation that checks a cell runs this many seeds; their spread gives its Monte Carlo error."""
+PLAIN_METRIC = {"kl": "KL divergence (paper's version)"}
+"""Names on the metric selector where the engine's label is jargon (the sentences keep the engine's label)."""
+METRIC_HELP = (
+    "How the two models are scored against the raters, per item i, then averaged over items (N):  \n"
+    "- Accuracy: 1 if the model's majority label equals the raters' majority label.  \n"
+    "- TV (total variation): mean over labels m of |P_model(m|i) - P_raters(m|i)|.  \n"
+    "- Wins: +1 where A is closer (per-item TV) to the raters than B, -1 where B is.  \n"
+    "- KL divergence (paper's version): sum_m P_raters log(P_raters / P_model), with 1e-12 added to every count, "
+    "so a label the model never gave costs about ln(1e12) = 27.6 nats (natural-log units).  \n"
+    "- KL (smoothed): the same with 1/2 added to every count.  \n"
+    "- Jensen-Shannon distance, cross-entropy, macro F1 of majority labels: beyond the paper."
+)
+
+
+def metric_name(metric: str) -> str:
+    """The metric's name on the selector: the engine's label, or a plain name where that label is jargon."""
+    return PLAIN_METRIC.get(metric, sentences.metric_label(metric))
+
+
+def fmt_error(value: float, error: float, fmt: Any) -> str:
+    """'0.031 (+/- 0.002)', or '0.031 (exact)' when the error is below the last digit shown, or just the value
+    when the error is unknown (NaN)."""
+    text = fmt(value)
+    if error is None or not math.isfinite(error) or not math.isfinite(value):
+        return text
+    if error < 5e-4 and (text.startswith("<") or abs(error) < 0.05 * max(abs(value), 1e-12)):
+        return f"{text} (exact)"
+    return f"{text} (+/- {error:.2g})"
+
+
+def seed_summary(values: list[float]) -> tuple[float, float]:
+    """(mean, standard error of the mean) over the seeds: sd / sqrt(seeds), the simulation's Monte Carlo error."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size < 2:
+        return float(arr.mean()), math.nan
+    return float(arr.mean()), float(arr.std(ddof=1) / math.sqrt(arr.size))
+
 
 # A click on the heatmap (last run's selection) goes into the link first, so the link always names the shown cell.
 _picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(charts_nk.CELL_SELECTION) or []
 if _picked and {"budget", "k"} <= set(_picked[0]):
     st.query_params["bud_cell"] = f"{int(_picked[0]['budget'])}x{int(_picked[0]['k'])}"
 
-# The metric selectbox keeps its label in the link; a link may also name the metric as the CLI does (?bud_metric=kl).
+# The metric selectbox keeps its name in the link; a link may also name the metric as the CLI does (?bud_metric=kl)
+# or by the engine's label that an older view of this page wrote (?bud_metric=KL (paper, 1e-12)).
 _raw_metric = st.query_params.get("bud_metric")
-if _raw_metric in nkm.METRICS:
-    st.query_params["bud_metric"] = sentences.metric_label(_raw_metric)
+_by_name = {sentences.metric_label(m): m for m in nkm.ALL_METRICS if metric_name(m) != sentences.metric_label(m)}
+if _raw_metric in nkm.METRICS or _raw_metric in _by_name:
+    st.query_params["bud_metric"] = metric_name(_by_name.get(_raw_metric, _raw_metric))
     st.rerun()  # the bound selectbox reads its link value when a run starts
 
 page.setup_page(
     "Budget (N x K)",
-    "How reproducibly does 'model A beats model B' hold when a budget of N x K ratings is split into items (N) and "
-    "ratings per item (K)? Pick a prior (alpha) or your data; the heatmap shows where the comparison becomes "
-    "reliable (p < 0.05, the method of *Forest vs Tree*, AAAI-26).",
+    "How many items (N) and ratings per item (K) does an evaluation need before 'model A beats model B' "
+    "holds up when it is run again? (p < 0.05, the method of *Forest vs Tree*, AAAI-26.)",
 )
-
-SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
-PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, as the paper)": 1000}
-COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
-CUSTOM = "custom alpha (type it)"
+verdict_box = st.container()  # the answer leads the page: filled once the numbers are computed
 
 with page.user_errors():
     c1, c2, c3 = st.columns([1.2, 1, 1])
@@ -40,10 +91,10 @@ with page.user_errors():
     metric = c2.selectbox(
         "Metric",
         nkm.ALL_METRICS,
-        format_func=sentences.metric_label,
+        format_func=metric_name,
         key="bud_metric",
         bind="query-params",
-        help="The paper's four: Accuracy, TV, Wins, KL. Beside them: smoothed KL, Jensen-Shannon, cross-entropy, F1.",
+        help=METRIC_HELP,
     )
     color_by = c3.radio("Colour the cells by", list(COLOR_BY), horizontal=True, key="bud_color", bind="query-params")
 
@@ -53,7 +104,14 @@ with page.user_errors():
     eps = 0.3
     s1, s2 = st.columns([1.2, 2])
     if source == "Preset prior":
-        name = s1.selectbox("Prior (alpha)", [*priors.preset_names(), CUSTOM], key="bud_prior", bind="query-params")
+        name = s1.selectbox(
+            "Kind of data: prior (alpha)",
+            [*priors.preset_names(), CUSTOM],
+            key="bud_prior",
+            bind="query-params",
+            help="How the items' label shares vary, as Dirichlet parameters alpha (one per label) fitted by the "
+            "paper's authors to each dataset. alpha0 = sum(alpha): small = items differ a lot, large = items alike.",
+        )
         typed = s1.text_input(
             "alpha, one value per label", "2, 1, 1", key="bud_alpha", bind="query-params", disabled=name != CUSTOM
         )
@@ -74,14 +132,16 @@ with page.user_errors():
         prior = None
     if source != "Resample ratings + predictions":
         eps = s1.slider(
-            "eps: how much worse model B is (pulled towards noise)",
+            "How much worse model B is (eps)",
             min_value=0.0,
             max_value=1.0,
             value=0.3,
             step=0.01,
             key="bud_eps",
             bind="query-params",
-            help="0 = B is as good as A; 1 = B answers pure noise. The paper's tables use 0.3.",
+            help="Model B answers from (1 - eps) x the item's true label shares + eps x random label shares "
+            "(Dirichlet noise); model A answers like the raters. 0 = B is as good as A; 1 = B answers pure noise. "
+            "The paper's tables use 0.3.",
         )
     max_budget = s2.select_slider(
         "Largest budget on the grid (N x K ratings)",
@@ -97,52 +157,64 @@ with page.user_errors():
         bind="query-params",
         help="Numbers and ranges: 1-10 means 1 to 10; 20-500:20 means 20, 40, ..., 500 (the paper's list).",
     )
-    p1, p2 = s2.columns([2, 1])
-    precision = p1.radio("Rounds", list(PRECISION), key="bud_prec", bind="query-params")
-    seed = p2.number_input(
-        "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="bud_seed", bind="query-params"
-    )
     ks = grid.parse_int_list(ks_text, "ratings per item (K)")
-    rounds = PRECISION[precision]
     budgets = [b for b in grid.PAPER_BUDGETS if b <= max_budget]
 
+    # The instant engine computes the cells from the per-item law of the score gap: no rounds, no seed, no noise.
+    # Where it does not apply, the page simulates, and the number of rounds and the seed matter again.
+    exact_grid_fn = getattr(nk_exact, "exact_grid", None) if prior is not None else None
+    exact_real_fn = getattr(nk_exact, "exact_resample_frames", None) if prior is None else None
+    engine = exact_grid_fn is not None or exact_real_fn is not None
+    rounds, seed = 0, 0
+    if not engine:
+        p1, p2 = s2.columns([2, 1])
+        precision = p1.radio("Rounds", list(PRECISION), key="bud_prec", bind="query-params")
+        seed = int(
+            p2.number_input(
+                "Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="bud_seed", bind="query-params"
+            )
+        )
+        rounds = PRECISION[precision]
+
     # ------------------------------------------------------------------ compute, one budget row at a time
-    # Each row is its own cached computation (changing the largest budget reuses the rows already done); a simulated
-    # row runs through ui.work (progress bar, Cancel, one computation per key across viewers). A row over the
-    # server's work limit is left out and said, instead of losing the rows that fit.
-    cells: list = []
+    # Each row is its own cached computation (changing the largest budget reuses the rows already done) and runs
+    # through ui.work (progress bar, Cancel, one computation per key across viewers). A row over the server's work
+    # limit is left out and said, instead of losing the rows that fit.
+    cells: list[Any] = []
     refused: list[tuple[int, str]] = []
-    bar = st.progress(0.0, text="Computing the grid…") if prior is None else None
+    bar = st.progress(0.0, text="Computing the grid…") if prior is None and not engine else None
     for i, b in enumerate(budgets):
         try:
             if prior is None:
-                run_info = cache.compute(
-                    frames.resample_frames,
-                    rds,
-                    pds,
-                    model_a=model_a,
-                    model_b=model_b,
-                    budgets=(b,),
-                    ks=ks,
-                    metrics=nkm.ALL_METRICS,
-                    rounds=rounds,
-                    seed=int(seed),
-                )
+                real_params: dict[str, Any] = {
+                    "model_a": model_a,
+                    "model_b": model_b,
+                    "budgets": (b,),
+                    "ks": ks,
+                    "metrics": nkm.ALL_METRICS,
+                }
+                if exact_real_fn is not None:
+                    run_info = cache.compute(exact_real_fn, rds, pds, **real_params)
+                else:
+                    run_info = cache.compute(frames.resample_frames, rds, pds, rounds=rounds, seed=seed, **real_params)
                 cells.extend(run_info.cells)
             else:
-                cells.extend(
-                    work.compute_with_progress(
-                        grid.simulate_grid,
-                        alpha=prior.alpha,
-                        eps=float(eps),
-                        budgets=(b,),
-                        ks=ks,
-                        metrics=nkm.ALL_METRICS,
-                        rounds=rounds,
-                        seed=int(seed),
-                        progress_label=f"Budget {b:,} ({i + 1} of {len(budgets)})",
+                sim_params: dict[str, Any] = {
+                    "alpha": prior.alpha,
+                    "eps": float(eps),
+                    "budgets": (b,),
+                    "ks": ks,
+                    "metrics": nkm.ALL_METRICS,
+                }
+                label = f"Budget {b:,} ({i + 1} of {len(budgets)})"
+                if exact_grid_fn is not None:
+                    cells.extend(work.compute_with_progress(exact_grid_fn, progress_label=label, **sim_params))
+                else:
+                    cells.extend(
+                        work.compute_with_progress(
+                            grid.simulate_grid, rounds=rounds, seed=seed, progress_label=label, **sim_params
+                        )
                     )
-                )
         except DataError as exc:
             refused.append((b, str(exc)))
         if bar is not None:
@@ -153,91 +225,132 @@ with page.user_errors():
         left_out = ", ".join(f"{b:,}" for b, _ in refused)
         st.warning(
             f"Budgets {left_out} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
-            "Quick preview or a smaller largest budget to stay within the server's limits."
+            f"{'Quick preview or ' if not engine else ''}a smaller largest budget to stay within the server's limits."
         )
     mcells = [c for c in cells if c.metric == metric]
     if not mcells:
         st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")
         st.stop()
+    exact_view = engine and all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
 
-    # ------------------------------------------------------------------ what the prior or data is
-    if prior is not None:
-        alpha_txt = ", ".join(f"{a:.3g}" for a in prior.alpha)
-        st.caption(
-            f"Prior (alpha) **{md(prior.name)}**: {md(f'[{alpha_txt}]')}, M = {prior.m} labels, alpha0 = {prior.alpha0:.3g} "
-            f"(small alpha0: items differ a lot; large: items alike). Model A answers like the raters; model B is "
-            f"pulled towards noise by eps = {eps}. Each cell: {rounds:,} simulated evaluations with A really better "
-            f"and {rounds:,} with no difference."
+    # ------------------------------------------------------------------ the answer: smallest budget for this metric
+    label = sentences.metric_label(metric)
+    a_name, b_name = (model_a, model_b) if run_info is not None else ("A", "B")
+    min_fn = getattr(nk_exact, "min_budget_continuous", None) if prior is not None else None
+    if min_fn is not None and prior is not None:
+        mb = cache.compute_params(
+            min_fn, alpha=prior.alpha, eps=float(eps), metric=metric, ks=ks, level=0.05, max_budget=max(budgets)
         )
-    if fitted is not None:
-        f = fitted.fit
-        comparisons = cache.compute(frames.preset_comparisons, rds)
-        st.caption(
-            f"Fitted to {fitted.n_items:,} items ({fitted.ratings_per_item[1]:.0f} ratings per item (K) typical) over "
-            f"labels {md(', '.join(fitted.labels))}."
+        searched = f"any budget up to {max(budgets):,} ratings"
+    else:
+        mb = grid.minimal_budgets(mcells, [metric])[0]
+        searched = f"the budgets on the grid ({', '.join(f'{b:,}' for b in budgets)})"
+    everything_tied = all(sentences.gap_shares(c.alt, c.null).all_tied for c in mcells)
+    if everything_tied:
+        verdict = "These two models agree on every item: nothing to detect."
+    elif mb.budget is not None and mb.k is not None:
+        n_items = mb.budget // mb.k
+        per = "rating per item" if mb.k == 1 else "ratings per item"
+        verdict = (
+            f"Smallest budget that reaches p < 0.05 for {label}: {mb.budget:,} ratings "
+            f"({n_items:,} items x {mb.k} {per})."
         )
-        st.markdown(md(sentences.fit_source_sentence(fitted, comparisons, rds.name)))
-        for w in f.warnings:
-            st.warning(f"Fit warning: {md(w)}. The simulation may not describe this data well; try 'Resample'.")
-    if run_info is not None:
-        probs = "their probabilities" if run_info.uses_probabilities else "their hard labels (one-hot)"
-        sk = run_info.skipped_k
-        skipped = f" K = {sk[0]} to {sk[-1]} left out: no item has that many ratings." if sk else ""
-        st.caption(
-            f"Resampling {run_info.n_items:,} items that have ratings and both predictions; distribution metrics use "
-            f"{probs}. Each round draws items (N) with replacement and K of each item's ratings without replacement; "
-            f"the null swaps the two models' predictions on each item by a fair coin.{skipped}"
+    else:
+        verdict = f"{label} does not reach p < 0.05 within {searched}: a larger budget is needed."
+    with verdict_box:
+        st.markdown(f"#### {md(verdict)}")
+        who = (
+            f"{a_name} against {b_name}, resampling the real ratings"
+            if run_info is not None
+            else f"prior {prior.name if prior else ''}, model B {eps:.0%} of the way to noise (eps = {eps})"
         )
-    if metric == "kl":
-        st.info(md(sentences.kl_artifact_sentence()))
+        how = (
+            "computed exactly from each item's score law: no simulation noise, no seed"
+            if exact_view
+            else f"simulated, {rounds:,} + {rounds:,} rounds per cell, seed {seed}"
+        )
+        st.caption(f"{md(who)}; searched {md(searched)}; {how}.")
 
-    # ------------------------------------------------------------------ the heatmap and the budget slider
+    # ------------------------------------------------------------------ the one chart: heatmap, and the N x K plane
     shown = [b for b in budgets if any(c.budget == b for c in mcells)]
-    budget = int(
-        st.select_slider(
-            "Budget (N x K ratings): highlight a row and name its best K",
-            options=shown,
-            value=1000 if 1000 in shown else shown[-1],
-            key="bud_budget",
-            bind="query-params",
-        )
-    )
     best = {bk.budget: bk for bk in grid.best_k(mcells, metric)}
     by_cell = {(c.budget, c.k): c for c in mcells}
-    raw = st.query_params.get("bud_cell", "")
-    chosen = tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
-    if chosen not in by_cell:
-        chosen = (budget, best[budget].k) if budget in best else None
     df = grid.cells_frame(mcells)
     df["extrapolated"] = [sentences.extrapolated(c) for c in mcells]
     # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
     # rounds in the full data's direction, which counts ties when the full data has no difference)
     df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
-    label = sentences.metric_label(metric)
-    chart = charts_nk.heatmap(
-        df,
-        COLOR_BY[color_by],
-        budget,
-        best[budget].k if budget in best else None,
-        chosen,
-        f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
+    tab_grid, tab_plane = st.tabs(
+        ["Budget x ratings per item (click a cell)", "Items x ratings per item, budgets as lines"]
     )
-    st.altair_chart(chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat")
-    st.caption(
-        "Each square is a split of the budget into items (N) = budget / K and ratings per item (K). Darker = more "
-        "repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on the "
-        "slider; star: its best K. Red ring: the cell shown below. x: extrapolation (more items than the data has). "
-        "Click any square to see its details."
-    )
+    with tab_grid:
+        budget = int(
+            st.select_slider(
+                "Budget (N x K ratings): highlight a row and name its best K",
+                options=shown,
+                value=1000 if 1000 in shown else shown[-1],
+                key="bud_budget",
+                bind="query-params",
+            )
+        )
+        raw = st.query_params.get("bud_cell", "")
+        chosen = (
+            tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
+        )
+        if chosen not in by_cell:
+            chosen = (budget, best[budget].k) if budget in best else None
+        chart = charts_nk.heatmap(
+            df,
+            COLOR_BY[color_by],
+            budget,
+            best[budget].k if budget in best else None,
+            chosen,
+            f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
+        )
+        st.altair_chart(
+            chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat"
+        )
+        st.caption(
+            "Each square is a split of the budget into items (N) = budget / K and ratings per item (K). Darker = "
+            "more repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on "
+            "the slider; star: its best K. Red ring: the cell shown below. x: extrapolation (more items than the "
+            "data has). Click any square to see its details."
+        )
+        if budget in best:
+            pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
+            st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
+    with tab_plane:
+        point = (
+            charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)
+            if mb.budget is not None and mb.k is not None and not everything_tied
+            else None
+        )
+        plane = charts_plane.nk_plane(
+            df,
+            COLOR_BY[color_by],
+            shown,
+            f"{label}: items (N) x ratings per item (K); each dashed line is one budget N x K",
+            chosen=chosen,
+            minimal=point,
+        )
+        st.altair_chart(plane, width="stretch", key="bud_plane")
+        st.caption(
+            "Each mark is a split of a budget: items (N) across, ratings per item (K) up, both on log scales, so a "
+            "budget N x K is a dashed line (labelled with its ratings at the top). Squares: p < 0.05; circles: not. "
+            + (
+                "Orange line and star: the smallest budget that reaches p < 0.05 and its split. "
+                if point is not None
+                else ""
+            )
+            + "Red ring: the cell shown below."
+        )
+        exports.download_chart(plane, "nk_plane")
     exports.download_table_and_chart(
         grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
     )
     note = sentences.extrapolation_note(mcells)
     if note:
         st.warning(md(note), icon=":material/warning:")
-    if budget in best:
-        pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
-        st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
 
     # ------------------------------------------------------------------ the chosen cell
     cell = by_cell[chosen] if chosen else None
@@ -257,84 +370,248 @@ with page.user_errors():
             "Delta (mean gap)", sentences.fmt_gap(cell.delta), help="|mean of the score gap when A really is better|"
         )
         m[3].metric("CI-width", sentences.fmt_gap(cell.ci_width), help="width of the middle 95% of those gaps")
-        a_name, b_name = (model_a, model_b) if run_info is not None else ("A", "B")
+        if run_info is not None:
+            sig = cell.significant_share
+            m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
+        else:
+            m[4].metric("items (N)", f"{cell.n:,}")
+        if exact_view:
+            st.markdown(
+                "**How exact these numbers are:** "
+                + md(
+                    f"p = {fmt_error(cell.p, cell.p_error, sentences.fmt_p)}, "
+                    f"Delta = {fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)}, "
+                    f"CI-width = {fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)} "
+                    f"(method: {cell.method})."
+                )
+            )
         if shares.all_tied:
             st.info(md(sentences.shares_sentence(shares, a_name, b_name)), icon=":material/info:")
         else:
             st.markdown(md(sentences.shares_sentence(shares, a_name, b_name)))
-        st.caption(
-            "'A ahead in' counts how often the better model simply wins. The p-value asks more: could a gap of "
-            "that size just as well come from two equally good models? Only when it could not (p < 0.05) is the "
-            "comparison reproducible."
-        )
         if run_info is not None:
-            sig = cell.significant_share
-            m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
             st.markdown(md(sentences.resample_sentence(cell, model_a, model_b)))
         else:
-            m[4].metric("items (N)", f"{cell.n:,}")
             st.markdown(md(sentences.cell_sentence(cell)))
-        real = run_info is not None
-        dist = charts_nk.gap_distributions(
-            cell.alt,
-            cell.null,
-            label,
-            "Score gap over resampled evaluations of the real data" if real else "Score gap in simulated evaluations",
-            ("real predictions", "predictions swapped at random (null)") if real else None,
-        )
-        st.altair_chart(dist, width="stretch")
-        st.caption(
-            (
-                "Blue: gaps when the real data is resampled; grey: the same with each item's two predictions swapped "
-                "by a coin (no real difference)."
-                if real
-                else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
-            )
-            + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
-            + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
-        )
-        exports.download_chart(dist, "nk_gap_distribution")
 
-    # ------------------------------------------------------------------ minimal budget and the paper's claims
-    st.subheader("Minimal budget per metric")
+        # -------------------------------------------------------------- verify the engine with the simulation
+        if exact_view:
+            verify = st.toggle(
+                "Verify this cell with simulation",
+                key="bud_verify",
+                bind="query-params",
+                help=f"Simulates this cell {VERIFY_SEEDS} times (seeds seed, seed + 1, ...) the way the paper does "
+                "and shows its numbers beside the engine's, with the simulation's Monte Carlo error (the spread of "
+                "the seeds / sqrt(seeds)).",
+            )
+            if verify:
+                v1, v2 = st.columns([2, 1])
+                precision = v1.radio(
+                    "Rounds per seed", list(PRECISION), key="bud_prec", bind="query-params", horizontal=True
+                )
+                seed = int(
+                    v2.number_input(
+                        "First seed",
+                        min_value=0,
+                        max_value=2**31 - 1,
+                        value=0,
+                        step=1,
+                        key="bud_seed",
+                        bind="query-params",
+                    )
+                )
+                rounds = PRECISION[precision]
+                runs: list[Any] = []
+                for s in range(VERIFY_SEEDS):
+                    step = f"Simulating budget {cell.budget:,}, K = {cell.k}: seed {s + 1} of {VERIFY_SEEDS}"
+                    if prior is not None:
+                        runs.extend(
+                            c
+                            for c in work.compute_with_progress(
+                                grid.simulate_grid,
+                                alpha=prior.alpha,
+                                eps=float(eps),
+                                budgets=(cell.budget,),
+                                ks=(cell.k,),
+                                metrics=(metric,),
+                                rounds=rounds,
+                                seed=seed + s,
+                                progress_label=step,
+                            )
+                            if c.metric == metric
+                        )
+                    else:
+                        sim_run = work.compute_with_progress(
+                            frames.resample_frames,
+                            rds,
+                            pds,
+                            model_a=model_a,
+                            model_b=model_b,
+                            budgets=(cell.budget,),
+                            ks=(cell.k,),
+                            metrics=(metric,),
+                            rounds=rounds,
+                            seed=seed + s,
+                            progress_label=step,
+                        )
+                        runs.extend(c for c in sim_run.cells if c.metric == metric)
+                rows = []
+                worst = 0.0
+                for what, engine_value, engine_error, sims, fmt in (
+                    ("p-value", cell.p, cell.p_error, [c.p for c in runs], sentences.fmt_p),
+                    ("Delta (mean gap)", cell.delta, cell.delta_error, [c.delta for c in runs], sentences.fmt_gap),
+                    ("CI-width", cell.ci_width, cell.ci_width_error, [c.ci_width for c in runs], sentences.fmt_gap),
+                    (
+                        "A ahead in",
+                        shares.ahead,
+                        math.nan,
+                        [sentences.gap_shares(c.alt).ahead for c in runs],
+                        lambda x: f"{x:.1%}",
+                    ),
+                ):
+                    mean, se = seed_summary(sims)
+                    spread = math.sqrt(se**2 + (engine_error if math.isfinite(engine_error) else 0.0) ** 2)
+                    z = (mean - engine_value) / spread if spread > 0 else 0.0
+                    if what != "A ahead in":
+                        worst = max(worst, abs(z))
+                    rows.append(
+                        {
+                            "number": what,
+                            "instant engine": fmt_error(engine_value, engine_error, fmt),
+                            f"simulation ({VERIFY_SEEDS} seeds x {rounds:,} rounds)": (
+                                f"{fmt(mean)} (+/- {se:.2g})" if math.isfinite(se) else fmt(mean)
+                            ),
+                            "difference in standard errors": f"{z:+.1f}",
+                        }
+                    )
+                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+                agree = worst < 3
+                st.markdown(
+                    f"**The simulation agrees with the engine:** every difference is within {worst:.1f} standard "
+                    "errors of the simulation's own noise (below 3 is agreement)."
+                    if agree
+                    else f"**The simulation and the engine differ** by up to {worst:.1f} standard errors: "
+                    "more than the simulation's noise explains. Quote the simulation's numbers for this cell."
+                )
+                st.caption(
+                    "+/- after a simulated number: its Monte Carlo standard error, the spread of the seeds divided "
+                    f"by the square root of {VERIFY_SEEDS}. +/- after an engine number: the engine's own error bound."
+                    " 'A ahead in' is not counted in the verdict: a share of strict wins jumps with ties."
+                )
+        real = run_info is not None
+        with st.expander("Score gaps of this cell (chart)"):
+            dist = charts_nk.gap_distributions(
+                cell.alt,
+                cell.null,
+                label,
+                (
+                    "Score gap over resampled evaluations of the real data"
+                    if real
+                    else "Score gap in repeated evaluations"
+                ),
+                ("real predictions", "predictions swapped at random (null)") if real else None,
+            )
+            st.altair_chart(dist, width="stretch")
+            st.caption(
+                (
+                    "Blue: gaps when the real data is resampled; grey: the same with each item's two predictions "
+                    "swapped by a coin (no real difference)."
+                    if real
+                    else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
+                )
+                + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
+                + (" The engine draws each distribution as 1,000 evenly spaced quantiles." if exact_view else "")
+                + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
+            )
+            exports.download_chart(dist, "nk_gap_distribution")
+
+    # ------------------------------------------------------------------ method notes and secondary tables
+    with st.expander("How these numbers are computed"):
+        if prior is not None:
+            alpha_txt = ", ".join(f"{a:.3g}" for a in prior.alpha)
+            st.caption(
+                f"Prior (alpha) **{md(prior.name)}**: {md(f'[{alpha_txt}]')}, M = {prior.m} labels, item agreement "
+                f"alpha0 = sum(alpha) = {prior.alpha0:.3g} (small: items differ a lot; large: items alike). Model A "
+                f"answers like the raters; model B is pulled towards noise by eps = {eps}."
+            )
+        if exact_view:
+            st.caption(
+                "Every metric is a mean over items of a per-item score gap, and items are independent, so the gap of "
+                "an evaluation with N items is the mean of N draws from one per-item law. The engine works that law "
+                "out for each K and gets every N from it (exact convolution, or a checked approximation for large "
+                "N): the numbers are the paper's in the limit of infinitely many simulated rounds. Each number "
+                "carries its own error (+/-); 'Verify this cell with simulation' runs the paper's simulation beside it."
+            )
+        else:
+            st.caption(
+                f"Each cell: {rounds:,} simulated evaluations with A really better and {rounds:,} with no difference. "
+                f"{md(sentences.precision_sentence(rounds))}"
+            )
+        if run_info is not None:
+            probs = "their probabilities" if run_info.uses_probabilities else "their hard labels (one-hot)"
+            sk = run_info.skipped_k
+            skipped = f" K = {sk[0]} to {sk[-1]} left out: no item has that many ratings." if sk else ""
+            st.caption(
+                f"Resampling {run_info.n_items:,} items that have ratings and both predictions; distribution metrics "
+                f"use {probs}. Each round draws items (N) with replacement and K of each item's ratings without "
+                f"replacement; the null swaps the two models' predictions on each item by a fair coin.{skipped}"
+            )
+        if fitted is not None:
+            st.caption(
+                f"Fitted to {fitted.n_items:,} items ({fitted.ratings_per_item[1]:.0f} ratings per item (K) typical) "
+                f"over labels {md(', '.join(fitted.labels))}."
+            )
+    if fitted is not None:
+        comparisons = cache.compute(frames.preset_comparisons, rds)
+        st.markdown(md(sentences.fit_source_sentence(fitted, comparisons, rds.name)))
+        for w in fitted.fit.warnings:
+            st.warning(f"Fit warning: {md(w)}. The simulation may not describe this data well; try 'Resample'.")
+    if metric == "kl":
+        st.info(md(sentences.kl_artifact_sentence()))
+
     mins = grid.minimal_budgets(cells, nkm.ALL_METRICS)
-    st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
-    table = pd.DataFrame(
-        [
-            {
-                "metric": sentences.metric_label(mb.metric),
-                "minimal budget (N x K)": "never" if mb.budget is None else f"{mb.budget:,}",
-                "ratings per item (K)": "" if mb.k is None else str(mb.k),
-                "items (N)": "" if mb.budget is None or mb.k is None else f"{mb.budget // mb.k:,}",
-                "p-value": "" if mb.p is None else sentences.fmt_p(mb.p),
-            }
-            for mb in mins
-        ]
-    )
-    exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
-    st.caption(
-        f"The smallest budget (up to {max_budget:,}) at which some ratings per item (K) reaches p < 0.05, and that K; "
-        f"'never' = not within the grid. {md(sentences.kl_artifact_short())} {md(sentences.precision_sentence(rounds))}"
-    )
-    st.subheader("The paper's claims, checked on these numbers")
-    if prior is not None:
-        st.markdown(md(sentences.claims_basis_sentence(prior.name, prior.alpha0, fitted is not None)))
-    for cl in sentences.claims_check(cells):
-        mark = ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
-        st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")
+    with st.expander("Minimal budget for every metric"):
+        st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
+        table = pd.DataFrame(
+            [
+                {
+                    "metric": sentences.metric_label(x.metric),
+                    "minimal budget (N x K)": "never" if x.budget is None else f"{x.budget:,}",
+                    "ratings per item (K)": "" if x.k is None else str(x.k),
+                    "items (N)": "" if x.budget is None or x.k is None else f"{x.budget // x.k:,}",
+                    "p-value": "" if x.p is None else sentences.fmt_p(x.p),
+                }
+                for x in mins
+            ]
+        )
+        exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
+        st.caption(
+            f"The smallest budget on the grid (up to {max_budget:,}) at which some ratings per item (K) reaches "
+            f"p < 0.05, and that K; 'never' = not within the grid. {md(sentences.kl_artifact_short())}"
+            + ("" if exact_view else f" {md(sentences.precision_sentence(rounds))}")
+        )
+    with st.expander("The paper's claims, checked on these numbers"):
+        if prior is not None:
+            st.markdown(md(sentences.claims_basis_sentence(prior.name, prior.alpha0, fitted is not None)))
+        for cl in sentences.claims_check(cells):
+            mark = (
+                ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
+            )
+            st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")
 
     # ------------------------------------------------------------------ summary
-    numbers = [
+    numbers = [(f"answer: {label}", "-" if mb.budget is None else f"{mb.budget:,}", verdict)]
+    numbers += [
         (
-            sentences.metric_label(mb.metric),
-            "-" if mb.budget is None else f"{mb.budget:,}",
-            sentences.minimal_budget_sentence(mb),
+            sentences.metric_label(x.metric),
+            "-" if x.budget is None else f"{x.budget:,}",
+            sentences.minimal_budget_sentence(x),
         )
-        for mb in mins
+        for x in mins
     ]
     if cell is not None:
         numbers.insert(
-            0,
+            1,
             (
                 f"cell {cell.budget:,} / K {cell.k}",
                 f"p = {sentences.fmt_p(cell.p)}",
@@ -343,9 +620,14 @@ with page.user_errors():
                 else sentences.resample_sentence(cell, model_a, model_b),
             ),
         )
-    params = {"source": source, "metric": label, "eps": eps, "rounds": rounds, "seed": int(seed), "K": ks_text}
+    params: dict[str, Any] = {"source": source, "metric": label, "K": ks_text}
     if prior is not None:
+        params["eps"] = eps
         params["prior (alpha)"] = f"{prior.name}: {list(prior.alpha)}"
+    if exact_view:
+        params["method"] = "instant engine (exact, no seed)"
+    else:
+        params.update({"rounds": rounds, "seed": seed})
     exports.summary_download("Budget (N x K)", params, numbers, [chart])
 
 page.finish_page()
