@@ -62,6 +62,8 @@ from nkcore.voting.passk import (
     pass_hat_k,
     pass_k_curves,
     passk_from_frame,
+    passk_sentence,
+    verdict_k,
 )
 from nkcore.voting.rules import TIE_RULES, TRIGGERS, TieRule, Trigger, plurality_correct, trigger_fires
 from nkcore.voting.samples import SampleSet, parse_samples
@@ -129,6 +131,7 @@ __all__ = [
     "pass_hat_k",
     "pass_k_curves",
     "passk_from_frame",
+    "passk_sentence",
     "plurality_correct",
     "predict_next_step",
     "rho_sentence",
@@ -136,6 +139,7 @@ __all__ = [
     "unfixable_errors",
     "unfixable_from_frame",
     "unfixable_sentence",
+    "verdict_k",
     "vote_curve",
     "what_if_sentence",
 ]

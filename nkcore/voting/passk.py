@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.common import limits
+from nkcore.common.formatting import percent, plural
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.voting.bootstrap import bootstrap_weights, check_boot
@@ -37,6 +38,8 @@ __all__ = [
     "pass_hat_k",
     "pass_k_curves",
     "passk_from_frame",
+    "passk_sentence",
+    "verdict_k",
 ]
 
 
@@ -234,3 +237,41 @@ def passk_from_frame(
 ) -> PassKCurves:
     """:func:`pass_k_curves` on a samples table (a module-level entry point for ``ui.cache`` and the CLI)."""
     return pass_k_curves(parse_samples(frame), tie, n_boot, seed, majority)
+
+
+def verdict_k(curves: PassKCurves) -> int:
+    """The k the one-line verdict reads: the most samples every case has (``min_n``), or ``max_n`` when some case
+    has a single sample.
+
+    >>> f = pd.DataFrame({"case": [1, 1, 1, 2, 2], "sample": [1, 2, 3, 1, 2], "answer": list("aba") + list("ab"),
+    ...                   "gold": "a"})
+    >>> verdict_k(pass_k_curves(parse_samples(f), n_boot=100, majority=False))
+    2
+    """
+    return curves.min_n if curves.min_n >= 2 else curves.max_n
+
+
+def passk_sentence(curves: PassKCurves, flaky_share: float | None = None, k: int | None = None) -> str:
+    """One sentence: pass@k against all-k-right (pass^k) at ``k`` (default :func:`verdict_k`), and the share of
+    flaky cases (cases whose samples disagree) when given. The gap pass@k - pass^k is the share of a case's
+    k-subsets that mix right and wrong samples, so it is zero exactly when no case is flaky.
+
+    >>> f = pd.DataFrame({"case": [1, 1, 1, 2, 2, 2], "sample": [1, 2, 3] * 2,
+    ...                   "answer": list("aab") + list("aaa"), "gold": "a"})
+    >>> passk_sentence(pass_k_curves(parse_samples(f), n_boot=100), 0.5)
+    'pass@3 (at least one of 3 samples right) is 100% but all 3 right (pass^3) is only 50%: 50% of cases are flaky (their samples disagree).'
+    """
+    k = verdict_k(curves) if k is None else k
+    a, h = curves.at(k)
+    on = "" if a.n_cases == curves.n_cases else f" (on the {plural(a.n_cases, 'case')} with at least {k} samples)"
+    if k == 1:
+        return (
+            f"With one sample per case, pass@1 and all-1-right are both the single-sample accuracy, {percent(a.value)}."
+        )
+    if percent(a.value, 0) == percent(h.value, 0) and (flaky_share is None or flaky_share == 0):
+        return f"pass@{k} and all {k} right (pass^{k}) are both {percent(a.value, 0)}{on}: no case's samples disagree."
+    flaky = "" if flaky_share is None else f": {percent(flaky_share, 0)} of cases are flaky (their samples disagree)"
+    return (
+        f"pass@{k} (at least one of {k} samples right) is {percent(a.value, 0)} but all {k} right (pass^{k}) is only "
+        f"{percent(h.value, 0)}{on}{flaky}."
+    )
