@@ -159,8 +159,6 @@ def flaky_sentence(r: FlakyCases) -> str:
     would move by about ±22.0 points (one standard deviation) just from running it again, 78% of its variance;
     the rest comes from which cases were picked.'
     """
-    if r.max_n < 2:
-        return "Every case has one sample, so flaky cases cannot be seen: draw at least 2 samples per case."
     if r.flaky == 0:
         return (
             f"No case is flaky: in each of the {plural(r.n_cases, 'case')} the samples are all right or all wrong, "
