@@ -17,6 +17,7 @@ import streamlit as st
 from nkcore import io as nkio
 from nkcore import store
 from nkcore.errors import DataError
+from ui import exports
 from ui.text import md
 
 Kind = Literal["samples", "paired", "ratings", "predictions"]
@@ -78,6 +79,21 @@ def load_dataset(kind: str, ds_id: str | None) -> Dataset:
     return ds
 
 
+MODEL_COLUMNS: dict[str, str] = {"paired": "config", "predictions": "model"}
+"""The column that names the models (or configs) in a dataset of each kind."""
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def model_names(kind: str, ds_id: str | None, limit: int = 50) -> tuple[str, ...]:
+    """The models (predictions) or configs (paired results) in a dataset, in order of first appearance, at most
+    ``limit``; () for the other kinds. Cached per dataset id (a content hash)."""
+    column = MODEL_COLUMNS.get(kind)
+    frame = load_dataset(kind, ds_id).frame
+    if column is None or column not in frame.columns:
+        return ()
+    return tuple(str(v) for v in pd.unique(frame[column].dropna())[:limit])
+
+
 def dataset_options(kind: str) -> dict[str, str]:
     """id -> display name of every dataset of ``kind``: the sample first, then stored uploads (newest first)."""
     sample = _load_sample(kind)
@@ -123,6 +139,8 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
 def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
     """A sidebar selectbox of the datasets of ``kind``; the choice is in the URL as ``?<kind>=<id>``.
 
+    The choice is recorded for this run's downloads (:func:`ui.exports.note_dataset`): name, id, kind and models.
+
     The dataset id is kept in the URL by hand rather than with ``bind="query-params"``, because a bound selectbox
     stores its *displayed* label in the URL, and the link must carry the id. The URL wins when it names a dataset
     on this server; otherwise the page says why and falls back to the session's last choice or the sample. The
@@ -165,4 +183,6 @@ def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
         st.query_params.pop(kind, None)
     else:
         st.query_params[kind] = chosen
-    return load_dataset(kind, chosen)
+    ds = load_dataset(kind, chosen)
+    exports.note_dataset(ds.name, ds.id, ds.kind, model_names(kind, chosen), frame=ds.frame)
+    return ds

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import streamlit as st
 
 from nkcore.errors import DataError
-from ui import charts
+from ui import charts, exports
 from ui.datasets import KINDS
 from ui.text import link_value, md
 
@@ -50,8 +50,13 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 
 
 def setup_page(title: str, purpose: str) -> None:
-    """Call first on every page: page config, title, the plain-language purpose, the shared sidebar."""
+    """Call first on every page: page config, title, the plain-language purpose, the shared sidebar.
+
+    It also starts the run's export context with ``title`` (:func:`ui.exports.start_context`): every download on the
+    page is named after it and the datasets chosen on it.
+    """
     st.set_page_config(page_title=f"{title} · NK Planner", page_icon=":material/balance:", layout="wide")
+    exports.start_context(title)
     charts.enable_theme()
     st.title(title)
     st.markdown(purpose)
