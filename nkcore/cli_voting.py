@@ -2,7 +2,8 @@
 
 JSON keys are a contract: ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accuracy``, ``ci_low``,
 ``ci_high``, ``first_n_accuracy``), ``rho``, ``rho_ci_low``, ``rho_ci_high``, ``p_single``, ``n_eff`` (``n``,
-``n_eff``), ``unfixable``, ``unanimous_wrong``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
+``n_eff``), ``unfixable``, ``unanimous_wrong``, ``pass_at_k`` and ``pass_hat_k`` (lists of ``k``, ``value``,
+``ci_low``, ``ci_high``, ``n_cases``), ``flaky`` (count of cases whose samples disagree), ``flaky_share``; ``fanout`` prints ``rows`` with ``n``, ``p50``, ``p95``, ``p99``
 and, with a price, ``cost_per_1k`` and ``monthly_cost``; and ``recommendation``: null, or with
 ``--latency-budget`` and a samples file with answers, what to ship (:meth:`nkcore.advice.Advice.to_dict`: pay
 only for accuracy gains the paired test on the same cases supports). Extra keys may be added, never renamed (an
@@ -82,11 +83,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # ------------------------------------------------------------------------------------------------ vote
 
 
+def _k_values(values: tuple[voting.KValue, ...]) -> list[dict[str, Any]]:
+    return [
+        {"k": v.k, "value": v.value, "ci_low": v.ci_low, "ci_high": v.ci_high, "n_cases": v.n_cases} for v in values
+    ]
+
+
+FLAKY_LISTED = 20  # flaky cases listed in the JSON document, most evenly split first
+
+
 def vote_report(
     frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot: int = 2000, seed: int = 0
 ) -> dict[str, Any]:
-    """The ``vote`` JSON document for a samples table."""
+    """The ``vote`` JSON document for a samples table.
+
+    ``pass_at_k`` / ``pass_hat_k``: :func:`nkcore.voting.pass_k_curves` (per-case n: at k, the cases with at least
+    k samples); ``flaky`` / ``flaky_share`` / ``flaky_cases`` (the 20 most evenly split): :func:`nkcore.voting.flaky_cases`.
+    """
     a = voting.analyze_samples(frame, tie=as_tie_rule(tie), n_boot=n_boot, seed=seed, from_n=from_n)
+    samples = voting.parse_samples(frame)
+    pk = voting.pass_k_curves(samples, as_tie_rule(tie), n_boot=n_boot, seed=seed, majority=False)
+    fl = voting.flaky_cases(samples)
     curve = [
         {
             "n": p.n,
@@ -119,6 +136,22 @@ def vote_report(
         "from_n": a.unfixable.from_n,
         "beta_binomial": {"alpha": a.beta_binomial.alpha, "beta": a.beta_binomial.beta, "rho": a.beta_binomial.rho},
         "unfixable_sentence": voting.unfixable_sentence(a.unfixable),
+        "pass_at_k": _k_values(pk.pass_at_k),
+        "pass_hat_k": _k_values(pk.pass_hat_k),
+        "passk_sentence": voting.passk_sentence(pk, fl.flaky_share),
+        "flaky": fl.flaky,
+        "flaky_share": fl.flaky_share,
+        "flaky_sentence": voting.flaky_sentence(fl),
+        "flaky_cases": [
+            {
+                "case": c.case,
+                "gold": c.gold,
+                "n_samples": c.n_samples,
+                "n_right": c.n_right,
+                "answers": [{"answer": x.answer, "count": x.count, "right": x.right} for x in c.answers],
+            }
+            for c in fl.cases[:FLAKY_LISTED]
+        ],
     }
 
 
@@ -170,6 +203,14 @@ def run_vote(args: argparse.Namespace) -> int:
     else:
         print("rho cannot be estimated: every sample is correct, or every sample is wrong (N_eff taken as n)")
     print("errors more samples cannot fix: " + doc["unfixable_sentence"])
+    print("samples per case (k) | pass@k: at least one of k right | pass^k: all k right (95% paired CI)")
+    for a, h in zip(doc["pass_at_k"], doc["pass_hat_k"], strict=True):
+        print(
+            f"  k={a['k']:<3} {a['value']:.1%} ({a['ci_low']:.1%} to {a['ci_high']:.1%})"
+            f"   {h['value']:.1%} ({h['ci_low']:.1%} to {h['ci_high']:.1%})"
+        )
+    print(doc["passk_sentence"])
+    print("flaky cases: " + doc["flaky_sentence"])
     for note in doc.get("notes", []):
         print(f"note: {note}")
     return 0

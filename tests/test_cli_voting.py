@@ -66,6 +66,44 @@ def test_vote_json_contract(capsys: pytest.CaptureFixture[str], worked_samples_p
     assert doc["n_eff"][4]["n_eff"] == pytest.approx(5 / (1 + 4 * doc["rho"]))
 
 
+K_KEYS = {"k", "value", "ci_low", "ci_high"}
+
+
+def test_vote_json_pass_at_k_and_flaky_keys(capsys: pytest.CaptureFixture[str], worked_samples_path: Path) -> None:
+    """pass@7 and pass^7 are the shares of cases with any / every sample right, counted here in pandas."""
+    code, out, _ = _run(capsys, "vote", str(worked_samples_path), "--json", "--n-boot", "300")
+    doc = _strict(out)
+    assert code == 0 and {"pass_at_k", "pass_hat_k", "flaky", "flaky_share"} <= set(doc)
+    frame = pd.read_csv(worked_samples_path)
+    right = (frame["answer"] == frame["gold"]).groupby(frame["case"]).sum()
+    for key in ("pass_at_k", "pass_hat_k"):
+        assert [v["k"] for v in doc[key]] == list(range(1, 8))
+        for v in doc[key]:
+            assert K_KEYS <= set(v) and v["ci_low"] <= v["value"] <= v["ci_high"]
+    assert doc["pass_at_k"][6]["value"] == pytest.approx((right > 0).mean())
+    assert doc["pass_hat_k"][6]["value"] == pytest.approx((right == 7).mean())
+    assert doc["pass_at_k"][0]["value"] == pytest.approx(doc["p_single"])
+    assert doc["flaky"] == int(((right > 0) & (right < 7)).sum()) == 135
+    assert isinstance(doc["flaky"], int) and doc["flaky_share"] == pytest.approx(135 / 200)
+    first = doc["flaky_cases"][0]
+    assert len(doc["flaky_cases"]) == 20 and abs(first["n_right"] / first["n_samples"] - 0.5) <= 1 / 14
+    assert sum(a["count"] for a in first["answers"]) == first["n_samples"]
+
+
+def test_vote_pass_at_k_on_binary_and_unanimous_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    binary = pd.DataFrame({"case": [1, 1, 2, 2], "sample": [1, 2, 1, 2], "correct": [1, 0, 1, 1]})
+    binary.to_csv(tmp_path / "b.csv", index=False)
+    doc = _strict(_run(capsys, "vote", str(tmp_path / "b.csv"), "--json", "--n-boot", "100", "--from-n", "1")[1])
+    assert doc["flaky"] == 1 and doc["flaky_cases"][0]["answers"] == []
+    assert [v["value"] for v in doc["pass_at_k"]] == [0.75, 1.0]
+    assert [v["value"] for v in doc["pass_hat_k"]] == [0.75, 0.5]
+    same = pd.DataFrame({"case": np.repeat([1, 2], 3), "sample": [1, 2, 3] * 2, "answer": "x", "gold": "x"})
+    same.to_csv(tmp_path / "s.csv", index=False)
+    doc = _strict(_run(capsys, "vote", str(tmp_path / "s.csv"), "--json", "--n-boot", "100")[1])
+    assert doc["flaky"] == 0 and doc["flaky_share"] == 0.0 and doc["flaky_cases"] == []
+    assert [v["value"] for v in doc["pass_hat_k"]] == [1.0, 1.0, 1.0]
+
+
 def test_vote_json_is_strict_when_rho_cannot_be_estimated(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Every sample correct: rho is undefined (0 / 0) and must come out as null, not NaN; the text says why."""
     path = tmp_path / "all_right.csv"
@@ -92,6 +130,9 @@ def test_vote_plain_text_uses_glossary_words(capsys: pytest.CaptureFixture[str],
     code, out, _ = _run(capsys, "vote", str(worked_samples_path), "--n-boot", "200")
     assert code == 0
     assert "samples per request (n)" in out and "rho" in out and "N_eff" in out and "cannot fix" in out
+    assert "pass@k: at least one of k right" in out and "k=7   85.0%" in out
+    assert "pass@7 (at least one of 7 samples right) is 85% but all 7 right (pass^7) is only 18%" in out
+    assert "flaky cases: 135 of 200 cases (67.5%) are flaky" in out
 
 
 def _lines(n: int = 3) -> list[str]:
