@@ -70,7 +70,7 @@ def test_sample_dataset_verdict_chart_and_flaky_table(worked_frame: pd.DataFrame
     first = table.iloc[0]
     assert "(gold)" in first["answers (count)"] and first["right samples"] == "4 of 7"
     assert any("The 20 of 135 flaky cases" in plain(c.value) for c in at.caption)
-    labels = [b.label for b in at.get("download_button")]
+    labels = [str(getattr(b, "label", "")) for b in at.get("download_button")]
     assert "Download all 135 flaky cases (CSV)" in labels and "Chart as PNG" in labels
 
 
