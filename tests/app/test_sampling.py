@@ -1,13 +1,34 @@
-"""AppTest of the Sampling page: default view, a changed widget changes the numbers, bad input shows an error."""
+"""AppTest of the Sampling page: default view, a changed widget changes the numbers, bad input shows an error,
+and the page leads with its verdict and the chart that supports it (the rest in expanders)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import pandas as pd
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block, Element, Expander, Markdown
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/4_Sampling.py"
+
+
+def _walk(node: Block | Element, under: tuple[str, ...] = ()) -> Iterator[tuple[Element, tuple[str, ...]]]:
+    """Every element of the page in reading order, with the labels of the expanders it sits in."""
+    for child in getattr(node, "children", {}).values():
+        if isinstance(child, Expander):
+            yield from _walk(child, (*under, child.label))
+        elif isinstance(child, Block):
+            yield from _walk(child, under)
+        else:
+            yield child, under
+
+
+def _elements(at: AppTest) -> list[tuple[Element, tuple[str, ...]]]:
+    return list(_walk(at._tree.children[0]))
 
 
 def _metrics(at) -> dict[str, str]:
@@ -24,6 +45,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     assert at.title[0].value == "Sampling"
     m = _metrics(at)
     assert m["cases"] == "200" and m["samples per case (largest n)"] == "7"
+    assert m["correlation between samples (rho)"] == "0.35"
     assert m["accuracy at n = 7"] == "79.0%"
     text = _text(at)
     assert "rho = 0.35" in text
@@ -39,7 +61,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     delta = next(m for m in at.metric if plain(m.label) == "measured at n = 7").proto.delta
     assert delta == "+2.3 points vs prediction"
     labels = list(_metrics(at))
-    assert {"rho model at n = 7 (fit on n ≤ 5)", "beta-binomial at n = 7 (fit on n ≤ 5)"} <= set(labels)
+    assert {"correlated model at n = 7 (fit on n ≤ 5)", "difficulty model at n = 7 (fit on n ≤ 5)"} <= set(labels)
     assert "If rho were 0.17" in text and "N_eff = 3.5" in text
 
 
@@ -82,7 +104,7 @@ def test_every_sample_right_has_no_rho_and_no_error(run_page: RunPage) -> None:
     ds = _store([(c, j, "x", "x") for c in range(1, 6) for j in range(1, 4)], "all_right.csv")
     at = run_page(PAGE, query={"samples": ds}, timeout=120)
     assert not at.exception and not error_texts(at)
-    assert _metrics(at)["rho (estimated)"] == "n/a"
+    assert _metrics(at)["correlation between samples (rho)"] == "n/a"
     assert "rho cannot be estimated" in _text(at)
 
 
@@ -103,3 +125,109 @@ def test_uploaded_data_gets_no_chapter_note(run_page: RunPage) -> None:
     assert "The chapter says 31" not in " ".join(plain(c.value) for c in at.caption)
     assert not [s for s in at.select_slider if s.key == "smp_fit"]  # 5 samples: only n <= 3 to fit on, no slider
     assert "rho fitted to the measured curve at n up to 3" in _text(at)
+
+
+def _shown(at: AppTest) -> list[tuple[Element, tuple[str, ...]]]:
+    """The elements a reader sees, in order: empty placeholders left out."""
+    return [(e, under) for e, under in _elements(at) if getattr(e, "type", "") != "empty"]
+
+
+def test_the_verdict_leads_and_its_chart_follows(run_page: RunPage) -> None:
+    """Title, the one-line question, then the verdict in one bold sentence, then the vote curve: nothing between."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    shown = _shown(at)
+    start = next(i for i, (e, _) in enumerate(shown) if getattr(e, "type", "") == "title")
+    (purpose, _), (verdict, _), (chart, _) = shown[start + 1 : start + 4]
+    assert isinstance(purpose, Markdown) and plain(purpose.value).endswith("?")
+    assert isinstance(verdict, Markdown)
+    text = plain(verdict.value)
+    assert text.startswith("**") and text.endswith(".**") and ". " not in text  # one sentence, in bold
+    assert (
+        "Voting over 7 samples per request lifts accuracy from 63.1% (one call) to 79.0% (+15.9 points); the last "
+        "step still helps (n = 5 to 7: +1.6 points); 38 of the 44 cases wrong at n = 3 stay wrong" in text
+    )
+    assert chart.type == "vega_lite_chart" and "Majority-vote accuracy" in chart.proto.spec
+
+
+def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
+    """Outside the expanders the page says little: the verdict, captions, the what-if and the errors sentence."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    where: dict[str, tuple[str, ...]] = {}
+    outside_words = 0
+    for e, under in _shown(at):
+        if e.type in ("markdown", "caption") or isinstance(e, Markdown):
+            text = plain(str(e.value))
+            for probe in (
+                "Samples of the same case are correlated",  # the rho story
+                "Exact vote accuracy, step by step",  # the steps with their intervals
+                "independent samples would give",  # how the models compare
+                "Effective samples: N_eff = n / (1 + (n - 1) rho)",  # the formula
+                "As a check of the correlated model",  # the fitted rho
+                "The curve** is exact",  # the method notes
+            ):
+                if probe in text:
+                    where.setdefault(probe, under)  # the first place it is said (the summary repeats it)
+            if not under:
+                outside_words += len(text.split())
+    assert where["Samples of the same case are correlated"] == ("How to read this",)
+    assert where["Exact vote accuracy, step by step"] == ("How to read this",)
+    assert where["independent samples would give"] == ("How to read this",)
+    assert where["Effective samples: N_eff = n / (1 + (n - 1) rho)"][0].startswith("Effective samples (N_eff)")
+    assert where["As a check of the correlated model"][0].startswith("Check:")
+    assert where["The curve** is exact"][0].startswith("Method")
+    assert at.radio(key="smp_tie") in [e for e, under in _shown(at) if under and under[0].startswith("Method")]
+    assert outside_words < 200, outside_words  # was about 700: ten paragraphs of prose
+
+
+JARGON = re.compile(r"\brho\b|N_eff|\beps\b|beta-binomial|mid-p|\bKL\b|\bnats\b|\bp(50|95|99)\b|ICC", re.I)
+
+
+def test_jargon_labels_have_a_plain_name_and_a_help(run_page: RunPage) -> None:
+    """Every control or number whose label uses a technical term names it in plain words and explains it in help."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    labelled = [*at.metric, *at.slider, *at.select_slider, *at.number_input, *at.radio]
+    jargon = [(w.label, w.help) for w in labelled if JARGON.search(w.label)]
+    assert jargon, "the page has labels with rho in them"
+    for label, help_text in jargon:
+        assert help_text, f"{label!r} has no help"
+        if re.search(r"\brho\b", label):
+            assert "correlat" in label, f"{label!r} does not say what rho is"
+    assert not [m.label for m in at.metric if "beta-binomial" in m.label or m.label.startswith("rho")]
+
+
+def test_a_flat_curve_says_so_in_the_verdict(run_page: RunPage) -> None:
+    """Cases right in 4 of 5 samples are always right at n >= 3: the step n = 3 to 5 is exactly zero."""
+    rows = [(c, j, "g" if j < 5 else "x", "g") for c in range(30) for j in range(1, 6)]
+    rows += [(c, j, "w", "g") for c in range(30, 40) for j in range(1, 6)]
+    at = run_page(PAGE, query={"samples": _store(rows, "flat.csv")}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    verdict = plain(at.markdown[1].value)
+    assert "lifts accuracy from 60.0% (one call) to 75.0% (+15.0 points)" in verdict
+    assert "from n = 3 on, more samples add nothing these cases can tell from zero (n = 3 to 5: 0.0 points" in verdict
+    assert "the last step still helps" not in verdict
+
+
+def test_voting_that_does_not_help_says_so(run_page: RunPage) -> None:
+    rows = [(c, j, "g" if c % 2 else "w", "g") for c in range(20) for j in range(1, 4)]
+    at = run_page(PAGE, query={"samples": _store(rows, "unanimous.csv")}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert plain(at.markdown[1].value).startswith(
+        "**Voting over 3 samples per request does not help here: 50.0% with one call, 50.0% with 3"
+    )
+
+
+def test_fragment_controls_read_the_link(run_page: RunPage) -> None:
+    """The two sections that rerun on their own (fragments) still take their values from the link."""
+    at = run_page(PAGE, query={"smp_from": "5", "smp_fit": "3"}, timeout=120)
+    assert not at.exception and not error_texts(at) and not at.warning
+    assert at.number_input(key="smp_from").value == 5 and at.select_slider(key="smp_fit").value == 3
+    text = _text(at)
+    assert "Of the 42 cases the vote gets wrong at samples per request n = 5, 39 are still wrong" in text
+    assert "correlated model at n = 5 (fit on n ≤ 3)" in _metrics(at)
+    # the verdict and the summary keep the page's own reading (errors from n = 3)
+    assert "38 of the 44 cases wrong at n = 3" in plain(at.markdown[1].value)
+    at.number_input(key="smp_from").set_value(2).run()
+    assert "Of the 58 cases the vote gets wrong at samples per request n = 2" in _text(at)
