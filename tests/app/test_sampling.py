@@ -31,11 +31,11 @@ def _elements(at: AppTest) -> list[tuple[Element, tuple[str, ...]]]:
     return list(_walk(at._tree.children[0]))
 
 
-def _metrics(at) -> dict[str, str]:
+def _metrics(at: AppTest) -> dict[str, str]:
     return {plain(m.label): plain(m.value) for m in at.metric}
 
 
-def _text(at) -> str:
+def _text(at: AppTest) -> str:
     return " ".join(plain(m.value) for m in at.markdown)
 
 
