@@ -104,22 +104,23 @@ def flaky_cases(samples: SampleSet) -> FlakyCases:
     order = np.lexsort((np.arange(n_cases), -n, dist))
     picked = order[is_flaky[order]]
     has_answers = not samples.binary
+    sub = counts[picked]
+    by_count = np.argsort(-sub, axis=1, kind="stable")  # most frequent first, then first seen (lowest code)
+    sorted_counts = np.take_along_axis(sub, by_count, axis=1)
+    n_list, c_list, p_list = n.tolist(), c.tolist(), p.tolist()
     out = []
-    for i in picked:
-        i = int(i)
+    for i, codes, cnts in zip(picked.tolist(), by_count.tolist(), sorted_counts.tolist(), strict=True):
         answers: tuple[AnswerCount, ...] = ()
         if has_answers:
-            row = counts[i]
-            codes = np.flatnonzero(row)
-            codes = codes[np.lexsort((codes, -row[codes]))]  # most frequent first, then first seen
-            answers = tuple(AnswerCount(samples.labels[i][int(k)], int(row[k]), int(k) == int(gold[i])) for k in codes)
+            labels, g = samples.labels[i], int(gold[i])
+            answers = tuple(AnswerCount(labels[k], x, k == g) for k, x in zip(codes, cnts, strict=True) if x > 0)
         out.append(
             FlakyCase(
                 case=samples.cases[i],
                 gold=samples.gold[i],
-                n_samples=int(n[i]),
-                n_right=int(c[i]),
-                share_right=float(p[i]),
+                n_samples=n_list[i],
+                n_right=c_list[i],
+                share_right=p_list[i],
                 answers=answers,
             )
         )
