@@ -143,41 +143,44 @@ def table(df: pd.DataFrame, name: str, *, download: bool = True, **dataframe_kwa
         download_table(df, name)
 
 
-def chart_spec(chart: alt.TopLevelMixin, context_line: str = "", explains: str = "") -> dict[str, Any]:
-    """The chart's Vega-Lite spec; with ``context_line`` or ``explains``, its title carries them
+def chart_spec(chart: alt.TopLevelMixin, context: Iterable[str] = (), explains: str = "") -> dict[str, Any]:
+    """The chart's Vega-Lite spec; with ``context`` lines or ``explains``, its title carries them
     (:func:`nkcore.io.export.titled_spec`)."""
     spec: dict[str, Any] = chart.to_dict()
-    return titled_spec(spec, context_line, explains) if context_line or explains.strip() else spec
+    lines = tuple(context)
+    return titled_spec(spec, lines, explains) if lines or explains.strip() else spec
 
 
-def chart_png(chart: alt.TopLevelMixin, scale: float = 2.0, *, context_line: str = "", explains: str = "") -> bytes:
-    """The chart as a PNG image (vl-convert), its title carrying ``context_line`` and ``explains`` when given."""
+def chart_png(
+    chart: alt.TopLevelMixin, scale: float = 2.0, *, context: Iterable[str] = (), explains: str = ""
+) -> bytes:
+    """The chart as a PNG image (vl-convert), its title carrying ``context`` and ``explains`` when given."""
     import vl_convert as vlc
 
-    return bytes(vlc.vegalite_to_png(chart_spec(chart, context_line, explains), scale=scale))
+    return bytes(vlc.vegalite_to_png(chart_spec(chart, context, explains), scale=scale))
 
 
-def chart_svg(chart: alt.TopLevelMixin, *, context_line: str = "", explains: str = "") -> str:
-    """The chart as an SVG document (vl-convert), its title carrying ``context_line`` and ``explains`` when given."""
+def chart_svg(chart: alt.TopLevelMixin, *, context: Iterable[str] = (), explains: str = "") -> str:
+    """The chart as an SVG document (vl-convert), its title carrying ``context`` and ``explains`` when given."""
     import vl_convert as vlc
 
-    return str(vlc.vegalite_to_svg(chart_spec(chart, context_line, explains)))
+    return str(vlc.vegalite_to_svg(chart_spec(chart, context, explains)))
 
 
 def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -> None:
     """PNG and SVG download buttons for ``chart`` (rendered on click), named by :func:`file_name`.
 
-    The image's title names the page, the datasets and their models or configs ("Compare: <dataset> (configs
-    n=1, n=3)"), under the chart's own title; ``explains``, one line saying what the marks are ("Bars: 95%
+    The image's title names the page, the datasets and their models or configs ("Compare: <dataset>",
+    "configs: n=1, n=3"), under the chart's own title; ``explains``, one line saying what the marks are ("Bars: 95%
     intervals; dashed line: no difference"), is added under it.
     """
-    context_line = current_context().title_line()
+    context = current_context().title_lines()
     key = _key(name)
     left, right = st.columns(2)
     with left:
         st.download_button(
             "Chart as PNG",
-            data=lambda: chart_png(chart, context_line=context_line, explains=explains),
+            data=lambda: chart_png(chart, context=context, explains=explains),
             file_name=file_name(name, "png"),
             mime="image/png",
             key=f"dl_png_{key}",
@@ -187,7 +190,7 @@ def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -
     with right:
         st.download_button(
             "Chart as SVG",
-            data=lambda: chart_svg(chart, context_line=context_line, explains=explains).encode("utf-8"),
+            data=lambda: chart_svg(chart, context=context, explains=explains).encode("utf-8"),
             file_name=file_name(name, "svg"),
             mime="image/svg+xml",
             key=f"dl_svg_{key}",

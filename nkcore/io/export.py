@@ -117,7 +117,7 @@ GRID_NAMES: dict[str, str] = {
     "reproducibility": "share of repeats with the same winner",
     "significant_share": "share of repeats with a significant paired test",
     "ties": "share of tied repeats",
-    "mean_gap": "mean gap (A minus B)",
+    "mean_gap": "signed mean gap (A minus B)",
     "full_gap": "gap on the full data",
     "direction": "winner on the full data (+1 A, -1 B, 0 tie)",
     "rounds": "repeated evaluations per side",
@@ -252,20 +252,22 @@ class ExportContext:
         """The models and configs of every dataset, each once, in order."""
         return tuple(dict.fromkeys(m for d in self.datasets for m in d.models))
 
-    def title_line(self) -> str:
-        """ "<page>: <dataset names>", the line a chart image carries; the page alone when no dataset was chosen.
+    def title_lines(self) -> tuple[str, ...]:
+        """What a chart image says about its view: "<page>: <dataset names>", then the models or configs in them.
 
-        >>> ExportContext("Compare", (DatasetRef("team evals", "ab12", "paired", ("n=1", "n=3")),)).title_line()
-        'Compare: team evals (configs n=1, n=3)'
+        The page alone when no dataset was chosen; no models line when the datasets name none.
+
+        >>> ExportContext("Compare", (DatasetRef("team evals", "ab12", "paired", ("n=1", "n=3")),)).title_lines()
+        ('Compare: team evals', 'configs: n=1, n=3')
         """
         if not self.datasets:
-            return self.page
-        line = f"{self.page}: {self.dataset_names}" if self.page else self.dataset_names
+            return (self.page,) if self.page else ()
+        first = f"{self.page}: {self.dataset_names}" if self.page else self.dataset_names
         models = self.models
-        if models:
-            word = "configs" if all(d.kind == "paired" for d in self.datasets if d.models) else "models"
-            line += f" ({word} {name_list(models, limit=6, width=30)})"
-        return line
+        if not models:
+            return (first,)
+        word = "configs" if all(d.kind == "paired" for d in self.datasets if d.models) else "models"
+        return first, f"{word}: {name_list(models, limit=8, width=30)}"
 
 
 def slug(text: str, limit: int = 40) -> str:
@@ -286,8 +288,9 @@ def slug(text: str, limit: int = 40) -> str:
 def export_file_name(context: ExportContext, name: str, ext: str, day: dt.date) -> str:
     """``nk-planner_<page>_<datasets>_<YYYY-MM-DD>_<name>.<ext>``: where a download comes from, in its name.
 
-    Each part is :func:`slug`-ged and bounded (page 30, datasets 60 in all, name 40 characters), so the name stays
-    under 160 characters whatever users typed; a missing part (no dataset chosen) is left out.
+    Each part is :func:`slug`-ged and bounded (page 24, datasets about 60 in all: each its share, the first two and
+    "and-k-more" past three; name 40 characters), so the name stays under 160 characters whatever users typed; a
+    missing part (no dataset chosen) is left out.
 
     >>> ctx = ExportContext("Budget (N x K)", (DatasetRef("Sample: 500 items x 40 ratings", "ab", "ratings"),))
     >>> export_file_name(ctx, "nk_grid", "csv", dt.date(2026, 12, 1))
@@ -295,11 +298,16 @@ def export_file_name(context: ExportContext, name: str, ext: str, day: dt.date) 
     >>> export_file_name(ExportContext(), "../x", "png", dt.date(2026, 1, 2))
     'nk-planner_2026-01-02_x.png'
     """
-    page = slug(context.page, 30)
+    page = slug(context.page, 24)
     page = "home" if page == "nk-planner" else page
-    data = "+".join(p for p in (slug(d.name, 40) for d in context.datasets) if p)[:60].strip("+.-")
+    names = [d.name for d in context.datasets]
+    if len(names) > 3:
+        names = [*names[:2], f"and {len(names) - 2} more"]
+    each = max(12, 60 // max(1, len(names)) - 1)  # every dataset named, each cut to its share of 60 characters
+    data = "+".join(p for p in (slug(n, each) for n in names) if p)
     parts = ["nk-planner", page, data, day.isoformat(), slug(name, 40) or "export"]
-    return "_".join(p for p in parts if p) + "." + (slug(ext, 8) or "dat")
+    extension = re.sub(r"[^a-z0-9]", "", ext.lower())[:8] or "dat"
+    return "_".join(p for p in parts if p) + "." + extension
 
 
 # ------------------------------------------------------------------ summary parameters and p-values
@@ -371,33 +379,38 @@ def _title_lines(title: object) -> tuple[list[str], dict[str, Any]]:
     return lines, props
 
 
-def titled_spec(spec: Mapping[str, Any], context_line: str, explains: str = "") -> dict[str, Any]:
+def titled_spec(spec: Mapping[str, Any], context: Iterable[str], explains: str = "") -> dict[str, Any]:
     """A copy of the Vega-Lite ``spec`` whose title carries the view's context and a line explaining its marks.
 
-    The chart's own title stays the title (a title set on its first layer is moved up); under it, as subtitle, come
-    ``context_line`` ("<page>: <datasets> (models ...)", left out when the title already says it) and ``explains``.
-    A chart without a title gets ``context_line`` as its title. Lines are cut to 110 characters so that a long name
-    cannot widen the image.
+    The chart's own title stays the title (a title set on its first layer is moved up, and removed from later
+    layers that repeat it); under it, as subtitle, come
+    the ``context`` lines ("<page>: <datasets>", "models: ..."; a line the title already says is left out) and
+    ``explains``. A chart without a title gets the first context line as its title. Lines are cut to 110 characters
+    so that a long name cannot widen the image.
 
-    >>> spec = titled_spec({"mark": "point", "title": "Accuracy"}, "Compare: team evals", "Bars: 95% intervals.")
+    >>> spec = titled_spec({"mark": "point", "title": "Accuracy"}, ["Compare: team evals"], "Bars: 95% intervals.")
     >>> spec["title"]["text"], spec["title"]["subtitle"]
     (['Accuracy'], ['Compare: team evals', 'Bars: 95% intervals.'])
-    >>> titled_spec({"mark": "point"}, "Compare: team evals")["title"]["text"]
-    ['Compare: team evals']
+    >>> titled_spec({"mark": "point"}, ["Compare: team evals", "configs: a, b"])["title"]
+    {'text': ['Compare: team evals'], 'subtitle': ['configs: a, b']}
     """
     out = copy.deepcopy(dict(spec))
     title = out.get("title")
     layers = out.get("layer")
     if not title and isinstance(layers, list) and layers and isinstance(layers[0], dict) and layers[0].get("title"):
         title = layers[0].pop("title")
+        for layer in layers[1:]:  # a layer copied from the first carries the same title: one title, drawn once
+            if isinstance(layer, dict) and layer.get("title") == title:
+                del layer["title"]
     lines, props = _title_lines(title)
     old_sub = title.get("subtitle", []) if isinstance(title, dict) else []
     subtitle = [str(s) for s in old_sub] if isinstance(old_sub, list) else [str(old_sub)] if old_sub else []
-    context_line = " ".join(context_line.split())
-    if not lines:
-        lines = [context_line] if context_line else []
-    elif context_line and not any(context_line in line for line in lines + subtitle):
-        subtitle = [context_line, *subtitle]
+    extra = [" ".join(str(c).split()) for c in context]
+    extra = [c for c in extra if c]
+    if not lines and extra:
+        lines, extra = extra[:1], extra[1:]
+    said = " ".join(lines + subtitle)
+    subtitle = [*(c for c in extra if c not in said), *subtitle]
     if explains.strip():
         subtitle.append(" ".join(explains.split()))
     new: dict[str, Any] = {**props, "text": [shorten(t, 110) for t in lines]}
