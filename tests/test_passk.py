@@ -212,5 +212,5 @@ def test_noise_share_is_at_most_one(cases: list[list[str]]) -> None:
     assert r.flaky == len(r.cases) == sum(0 < sum(a == "a" for a in x) < len(x) for x in cases)
     if r.total_var > 0:
         assert 0 <= r.noise_share <= 1 + 1e-12
-    dists = [abs(c.share_right - 0.5) for c in r.cases]
+    dists = [abs(Fraction(c.n_right, c.n_samples) - Fraction(1, 2)) for c in r.cases]
     assert dists == sorted(dists)
