@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,8 +26,22 @@ SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predic
 PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, as the paper)": 1000}
 COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
 CUSTOM = "custom alpha (type it)"
-VERIFY_SEEDS = 5
+SEARCH_MAX = max(grid.PAPER_BUDGETS)
+"""The headline's smallest budget is searched on the continuous budget axis up to this many ratings."""
+VERIFY_SEEDS = 10
 """The simulation that checks a cell runs this many seeds; their spread gives its Monte Carlo error."""
+AGREE_Z = 4.0
+"""Engine and simulation agree when every difference is within this many standard errors (with 10 seeds, a
+t-distribution with 9 degrees of freedom exceeds 4 in 0.3% of checks)."""
+METHOD_WORDS = {
+    "lattice": "exact convolution of the per-item law",
+    "edgeworth": "normal approximation with a skewness correction (Edgeworth), for many items",
+    "normal": "normal approximation, for many items",
+    "simulate": "simulated",
+}
+"""How the engine computed a cell, in words (the ``method`` field of a cell)."""
+ENGINE_METRICS = nkm.ITEM_METRICS
+"""The metrics of the instant engine: every metric that is a mean over items (macro F1 is not: it is simulated)."""
 PLAIN_METRIC = {"kl": "KL divergence (paper's version)"}
 """Names on the metric selector where the engine's label is jargon (the sentences keep the engine's label)."""
 METRIC_HELP = (
@@ -46,15 +61,25 @@ def metric_name(metric: str) -> str:
     return PLAIN_METRIC.get(metric, sentences.metric_label(metric))
 
 
-def fmt_error(value: float, error: float, fmt: Any) -> str:
-    """'0.031 (+/- 0.002)', or '0.031 (exact)' when the error is below the last digit shown, or just the value
-    when the error is unknown (NaN)."""
+def fmt_error(value: float, error: float, fmt: Callable[[float], str]) -> str:
+    """A number with its accuracy in words: '0.031 (+/- 0.002)' (one standard error), '0.031 (exact)' when the
+    error is 0, '0.0405 (exact to the digits shown)' when it is below half a unit of the last digit shown, and the
+    number alone when its error is unknown (NaN). E.g. 0.0312 with error 0.0021 and three decimals reads
+    '0.031 (+/- 0.002)'; 0.0405 with error 1e-6 and three significant digits '0.0405 (exact to the digits shown)'.
+    """
     text = fmt(value)
     if error is None or not math.isfinite(error) or not math.isfinite(value):
         return text
-    if error < 5e-4 and (text.startswith("<") or abs(error) < 0.05 * max(abs(value), 1e-12)):
+    if error == 0:
         return f"{text} (exact)"
-    return f"{text} (+/- {error:.2g})"
+    if "e" in text:
+        unit = abs(value) * 1e-2
+    else:
+        decimals = text.split(".", 1)[1] if "." in text else ""
+        unit = 10.0 ** -len(decimals)
+    if error < unit / 2:
+        return f"{text} (exact to the digits shown)"
+    return f"{text} (+/- {error:.1g})"
 
 
 def seed_summary(values: list[float]) -> tuple[float, float]:
@@ -161,12 +186,14 @@ with page.user_errors():
     budgets = [b for b in grid.PAPER_BUDGETS if b <= max_budget]
 
     # The instant engine computes the cells from the per-item law of the score gap: no rounds, no seed, no noise.
-    # Where it does not apply, the page simulates, and the number of rounds and the seed matter again.
+    # It covers every metric that is a mean over items; macro F1 and sources without the engine are simulated, and
+    # only then do the number of rounds and the seed matter (and show).
     exact_grid_fn = getattr(nk_exact, "exact_grid", None) if prior is not None else None
     exact_real_fn = getattr(nk_exact, "exact_resample_frames", None) if prior is None else None
-    engine = exact_grid_fn is not None or exact_real_fn is not None
+    has_engine = exact_grid_fn is not None or exact_real_fn is not None
+    sim_metrics = nkm.ALL_METRICS if not has_engine else tuple(m for m in (metric,) if m not in ENGINE_METRICS)
     rounds, seed = 0, 0
-    if not engine:
+    if sim_metrics:
         p1, p2 = s2.columns([2, 1])
         precision = p1.radio("Rounds", list(PRECISION), key="bud_prec", bind="query-params")
         seed = int(
@@ -176,45 +203,70 @@ with page.user_errors():
         )
         rounds = PRECISION[precision]
 
-    # ------------------------------------------------------------------ compute, one budget row at a time
-    # Each row is its own cached computation (changing the largest budget reuses the rows already done) and runs
-    # through ui.work (progress bar, Cancel, one computation per key across viewers). A row over the server's work
-    # limit is left out and said, instead of losing the rows that fit.
+    # ------------------------------------------------------------------ compute
+    # The engine's grid is one cached computation (its per-item laws serve every budget). A simulated grid is
+    # computed one budget row at a time: each row is its own cached computation (changing the largest budget
+    # reuses the rows already done) and runs through ui.work (progress bar, Cancel, one computation per key across
+    # viewers); a row over the server's work limit is left out and said, instead of losing the rows that fit.
     cells: list[Any] = []
+    if exact_grid_fn is not None and prior is not None:
+        cells.extend(
+            work.compute_with_progress(
+                exact_grid_fn,
+                alpha=prior.alpha,
+                eps=float(eps),
+                budgets=tuple(budgets),
+                ks=ks,
+                metrics=ENGINE_METRICS,
+                progress_label="Computing the grid",
+            )
+        )
+    if exact_real_fn is not None:
+        run_info = work.compute_with_progress(
+            exact_real_fn,
+            rds,
+            pds,
+            model_a=model_a,
+            model_b=model_b,
+            budgets=tuple(budgets),
+            ks=ks,
+            metrics=ENGINE_METRICS,
+            progress_label="Computing the grid",
+        )
+        cells.extend(run_info.cells)
     refused: list[tuple[int, str]] = []
-    bar = st.progress(0.0, text="Computing the grid…") if prior is None and not engine else None
-    for i, b in enumerate(budgets):
+    bar = st.progress(0.0, text="Computing the grid…") if prior is None and sim_metrics else None
+    for i, b in enumerate(budgets if sim_metrics else []):
         try:
             if prior is None:
-                real_params: dict[str, Any] = {
-                    "model_a": model_a,
-                    "model_b": model_b,
-                    "budgets": (b,),
-                    "ks": ks,
-                    "metrics": nkm.ALL_METRICS,
-                }
-                if exact_real_fn is not None:
-                    run_info = cache.compute(exact_real_fn, rds, pds, **real_params)
-                else:
-                    run_info = cache.compute(frames.resample_frames, rds, pds, rounds=rounds, seed=seed, **real_params)
-                cells.extend(run_info.cells)
+                sim_run = cache.compute(
+                    frames.resample_frames,
+                    rds,
+                    pds,
+                    model_a=model_a,
+                    model_b=model_b,
+                    budgets=(b,),
+                    ks=ks,
+                    metrics=sim_metrics,
+                    rounds=rounds,
+                    seed=seed,
+                )
+                run_info = run_info or sim_run
+                cells.extend(sim_run.cells)
             else:
-                sim_params: dict[str, Any] = {
-                    "alpha": prior.alpha,
-                    "eps": float(eps),
-                    "budgets": (b,),
-                    "ks": ks,
-                    "metrics": nkm.ALL_METRICS,
-                }
-                label = f"Budget {b:,} ({i + 1} of {len(budgets)})"
-                if exact_grid_fn is not None:
-                    cells.extend(work.compute_with_progress(exact_grid_fn, progress_label=label, **sim_params))
-                else:
-                    cells.extend(
-                        work.compute_with_progress(
-                            grid.simulate_grid, rounds=rounds, seed=seed, progress_label=label, **sim_params
-                        )
+                cells.extend(
+                    work.compute_with_progress(
+                        grid.simulate_grid,
+                        alpha=prior.alpha,
+                        eps=float(eps),
+                        budgets=(b,),
+                        ks=ks,
+                        metrics=sim_metrics,
+                        rounds=rounds,
+                        seed=seed,
+                        progress_label=f"Budget {b:,} ({i + 1} of {len(budgets)})",
                     )
+                )
         except DataError as exc:
             refused.append((b, str(exc)))
         if bar is not None:
@@ -225,23 +277,24 @@ with page.user_errors():
         left_out = ", ".join(f"{b:,}" for b, _ in refused)
         st.warning(
             f"Budgets {left_out} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
-            f"{'Quick preview or ' if not engine else ''}a smaller largest budget to stay within the server's limits."
+            "Quick preview or a smaller largest budget to stay within the server's limits."
         )
     mcells = [c for c in cells if c.metric == metric]
     if not mcells:
         st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")
         st.stop()
-    exact_view = engine and all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
+    exact_view = has_engine and all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
 
     # ------------------------------------------------------------------ the answer: smallest budget for this metric
-    label = sentences.metric_label(metric)
+    label = metric_name(metric)
     a_name, b_name = (model_a, model_b) if run_info is not None else ("A", "B")
     min_fn = getattr(nk_exact, "min_budget_continuous", None) if prior is not None else None
-    if min_fn is not None and prior is not None:
+    if min_fn is not None and prior is not None and metric in ENGINE_METRICS:
+        # the answer is not bound to the grid on show: any budget up to the paper's largest
         mb = cache.compute_params(
-            min_fn, alpha=prior.alpha, eps=float(eps), metric=metric, ks=ks, level=0.05, max_budget=max(budgets)
+            min_fn, alpha=prior.alpha, eps=float(eps), metric=metric, ks=ks, level=0.05, max_budget=SEARCH_MAX
         )
-        searched = f"any budget up to {max(budgets):,} ratings"
+        searched = f"any budget up to {SEARCH_MAX:,} ratings"
     else:
         mb = grid.minimal_budgets(mcells, [metric])[0]
         searched = f"the budgets on the grid ({', '.join(f'{b:,}' for b in budgets)})"
@@ -269,7 +322,13 @@ with page.user_errors():
             if exact_view
             else f"simulated, {rounds:,} + {rounds:,} rounds per cell, seed {seed}"
         )
-        st.caption(f"{md(who)}; searched {md(searched)}; {how}.")
+        beyond = (
+            f" That is beyond this grid's largest budget ({max(budgets):,}): raise 'Largest budget on the grid' to "
+            "see it on the charts."
+            if mb.budget is not None and mb.budget > max(budgets) and not everything_tied
+            else ""
+        )
+        st.caption(f"{md(who)}; searched {md(searched)}; {how}.{beyond}")
 
     # ------------------------------------------------------------------ the one chart: heatmap, and the N x K plane
     shown = [b for b in budgets if any(c.budget == b for c in mcells)]
@@ -382,7 +441,7 @@ with page.user_errors():
                     f"p = {fmt_error(cell.p, cell.p_error, sentences.fmt_p)}, "
                     f"Delta = {fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)}, "
                     f"CI-width = {fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)} "
-                    f"(method: {cell.method})."
+                    f"({METHOD_WORDS.get(cell.method, cell.method)})."
                 )
             )
         if shares.all_tied:
@@ -461,42 +520,39 @@ with page.user_errors():
                     ("p-value", cell.p, cell.p_error, [c.p for c in runs], sentences.fmt_p),
                     ("Delta (mean gap)", cell.delta, cell.delta_error, [c.delta for c in runs], sentences.fmt_gap),
                     ("CI-width", cell.ci_width, cell.ci_width_error, [c.ci_width for c in runs], sentences.fmt_gap),
-                    (
-                        "A ahead in",
-                        shares.ahead,
-                        math.nan,
-                        [sentences.gap_shares(c.alt).ahead for c in runs],
-                        lambda x: f"{x:.1%}",
-                    ),
+                    ("A ahead in", shares.ahead, math.nan, [sentences.gap_shares(c.alt).ahead for c in runs], None),
                 ):
                     mean, se = seed_summary(sims)
                     spread = math.sqrt(se**2 + (engine_error if math.isfinite(engine_error) else 0.0) ** 2)
-                    z = (mean - engine_value) / spread if spread > 0 else 0.0
-                    if what != "A ahead in":
-                        worst = max(worst, abs(z))
+                    diff = mean - engine_value
+                    z = 0.0 if abs(diff) <= 1e-12 else (diff / spread if spread > 0 else math.inf)
+                    worst = max(worst, abs(z))
+                    if fmt is None:  # a share: in percent, its error in percentage points
+                        engine_text = f"{engine_value:.1%}"
+                        sim_text = f"{mean:.1%}" + (f" (+/- {100 * se:.1g} points)" if math.isfinite(se) else "")
+                    else:
+                        engine_text = fmt_error(engine_value, engine_error, fmt)
+                        sim_text = fmt_error(mean, se, fmt)
                     rows.append(
                         {
                             "number": what,
-                            "instant engine": fmt_error(engine_value, engine_error, fmt),
-                            f"simulation ({VERIFY_SEEDS} seeds x {rounds:,} rounds)": (
-                                f"{fmt(mean)} (+/- {se:.2g})" if math.isfinite(se) else fmt(mean)
-                            ),
-                            "difference in standard errors": f"{z:+.1f}",
+                            "instant engine": engine_text,
+                            f"simulation ({VERIFY_SEEDS} seeds x {rounds:,} rounds)": sim_text,
+                            "difference / standard error": "0" if z == 0 else f"{z:+.1f}",
                         }
                     )
                 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-                agree = worst < 3
                 st.markdown(
                     f"**The simulation agrees with the engine:** every difference is within {worst:.1f} standard "
-                    "errors of the simulation's own noise (below 3 is agreement)."
-                    if agree
+                    f"errors of the simulation's own noise (below {AGREE_Z:g} is agreement)."
+                    if worst < AGREE_Z
                     else f"**The simulation and the engine differ** by up to {worst:.1f} standard errors: "
                     "more than the simulation's noise explains. Quote the simulation's numbers for this cell."
                 )
                 st.caption(
                     "+/- after a simulated number: its Monte Carlo standard error, the spread of the seeds divided "
-                    f"by the square root of {VERIFY_SEEDS}. +/- after an engine number: the engine's own error bound."
-                    " 'A ahead in' is not counted in the verdict: a share of strict wins jumps with ties."
+                    f"by the square root of {VERIFY_SEEDS}. +/- after an engine number: its own standard error (0 "
+                    "where it is exact). difference / standard error: (simulation - engine) / both errors combined."
                 )
         real = run_info is not None
         with st.expander("Score gaps of this cell (chart)"):
@@ -569,13 +625,13 @@ with page.user_errors():
     if metric == "kl":
         st.info(md(sentences.kl_artifact_sentence()))
 
-    mins = grid.minimal_budgets(cells, nkm.ALL_METRICS)
+    mins = grid.minimal_budgets(cells, [m for m in nkm.ALL_METRICS if any(c.metric == m for c in cells)])
     with st.expander("Minimal budget for every metric"):
         st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
         table = pd.DataFrame(
             [
                 {
-                    "metric": sentences.metric_label(x.metric),
+                    "metric": metric_name(x.metric),
                     "minimal budget (N x K)": "never" if x.budget is None else f"{x.budget:,}",
                     "ratings per item (K)": "" if x.k is None else str(x.k),
                     "items (N)": "" if x.budget is None or x.k is None else f"{x.budget // x.k:,}",
@@ -603,7 +659,7 @@ with page.user_errors():
     numbers = [(f"answer: {label}", "-" if mb.budget is None else f"{mb.budget:,}", verdict)]
     numbers += [
         (
-            sentences.metric_label(x.metric),
+            metric_name(x.metric),
             "-" if x.budget is None else f"{x.budget:,}",
             sentences.minimal_budget_sentence(x),
         )
