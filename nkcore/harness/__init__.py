@@ -20,8 +20,9 @@ from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness import lm_eval, promptfoo
-from nkcore.harness.reading import check_file_size, fail, limit, load_json, long_line
+from nkcore.harness.reading import fail, limit, load_json, long_line, plain_bytes
 from nkcore.harness.result import TOOLS, HarnessResult, Run
+from nkcore.io.source import GZIP_MAGIC
 
 __all__ = ["TOOLS", "HarnessResult", "Run", "detect_tool", "read_harness"]
 
@@ -85,13 +86,19 @@ def _sniff(data: bytes) -> str | None:
 def detect_tool(data: bytes, name: str = "") -> str | None:
     """The tool that wrote a file (``lm_eval``, ``inspect`` or ``promptfoo``), from its content, or None when the
     file is not an evaluation-harness output (a CSV, a plain JSON Lines table...). Looks at the first 64 KB
-    (an ``.eval`` archive's entry names); :func:`read_harness` checks the whole file.
+    (an ``.eval`` archive's entry names) of the file, unpacked when it is gzip (:func:`nkcore.io.unpack`, under
+    its limits); :func:`read_harness` checks the whole file.
 
     >>> detect_tool(b'{"doc_id": 0, "target": "B", "filtered_resps": ["B"], "exact_match": 1.0}\\n')
     'lm_eval'
     >>> detect_tool(b'{"case": 1, "config": "A", "correct": 1}\\n') is None
     True
     """
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = plain_bytes(name or "the file", data)
+        except DataError:
+            return None
     kind = _sniff(data)
     return "lm_eval" if kind == "lm_eval_results" else kind
 
@@ -99,20 +106,21 @@ def detect_tool(data: bytes, name: str = "") -> str | None:
 def _read_file(
     name: str, data: bytes, metric: str | None, threshold: float | None, scorer: str | None
 ) -> tuple[str, list[Run], str | None]:
-    """(kind, runs, lm-eval model name when the file is a results_<date>.json)."""
-    check_file_size(name, len(data))
-    if not data.strip():
+    """(kind, runs, lm-eval model name when the file is a results_<date>.json); gzip is unpacked here for the
+    sniffing and by each reader for its own (the readers take the file as given)."""
+    plain = plain_bytes(name, data)
+    if not plain.strip():
         raise fail(name, "the file is empty")
-    if inspect_log.is_eval_zip(data):
+    if inspect_log.is_eval_zip(plain):
         return "inspect", [inspect_log.read_log(name, data, scorer, threshold)], None
-    body = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    body = plain.lstrip(b"\xef\xbb\xbf \t\r\n")
     end = body.find(b"\n")
     if end > limits.get("line_bytes") and body[end:].strip():  # JSON Lines with a line over the limit
-        raise long_line(name, data[: len(data) - len(body)].count(b"\n") + 1)
+        raise long_line(name, plain[: len(plain) - len(body)].count(b"\n") + 1)
     first = _first_line_object(body)
     if first is not None and lm_eval.is_samples_record(first):
         return "lm_eval", [lm_eval.read_samples(name, data, None, metric, threshold)], None
-    doc = load_json(data, name)
+    doc = load_json(plain, name, max_bytes=len(plain))
     kind = _kind(doc)
     if kind == "inspect":
         return kind, [inspect_log.read_log(name, data, scorer, threshold)], None

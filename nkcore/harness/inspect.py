@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from nkcore.common import limits
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS
-from nkcore.harness.reading import check_file_size, fail, limit
+from nkcore.harness.reading import fail, limit, load_json, plain_bytes
 from nkcore.harness.result import Run, run_frame
 
 T = TypeVar("T")
@@ -138,8 +138,9 @@ def read_log(
 ) -> Run:
     """Read one inspect_ai log (``.eval`` archive or ``.json``) into a :class:`Run`: case = sample ``id``,
     sample = ``epoch``, correct = the scorer's value, answer = the score's ``answer`` (else the completion),
-    gold = ``target``, latency_s = ``total_time``. ``config`` overrides the log's model name."""
-    check_file_size(name, len(data))
+    gold = ``target``, latency_s = ``total_time``. ``config`` overrides the log's model name. A gzipped ``.json``
+    log (``.json.gz``) is unpacked first."""
+    data = plain_bytes(name, data)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -148,9 +149,7 @@ def read_log(
     if zipped:
         _check_zip(name, data)
     else:
-        from nkcore.harness.reading import load_json
-
-        load_json(data, name)  # size, depth and validity checked before inspect_ai parses it
+        load_json(data, name, max_bytes=len(data))  # size, depth and validity checked before inspect_ai parses it
     try:
         log: Any = _outside_event_loop(lambda: read_eval_log(io.BytesIO(data), format="eval" if zipped else "json"))
     except RecursionError:

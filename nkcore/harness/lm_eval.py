@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 
 from nkcore.errors import DataError
-from nkcore.harness.reading import fail, iter_json_lines
+from nkcore.harness.reading import fail, iter_json_lines, plain_bytes
 from nkcore.harness.result import Run, run_frame
 
 __all__ = [
@@ -41,8 +41,8 @@ _RECORD_KEYS = frozenset(
     | {"doc_hash", "prompt_hash", "target_hash", "task", "task_name"}
 )
 _DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
-_SAMPLES_NAME = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl$")
-_RESULTS_NAME = re.compile(rf"^results_(?P<date>{_DATE})\.json$")
+_SAMPLES_NAME = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl(?:\.gz)?$")
+_RESULTS_NAME = re.compile(rf"^results_(?P<date>{_DATE})\.json(?:\.gz)?$")
 _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")  # lm-eval's own order
 
 
@@ -110,15 +110,16 @@ def file_date(name: str) -> str | None:
 
 
 def task_name(name: str) -> str:
-    """The task of a ``samples_<task>_<date>.jsonl`` file name; the file's stem for other names.
+    """The task of a ``samples_<task>_<date>.jsonl`` (or ``.jsonl.gz``) file name; the file's stem for other names.
 
-    >>> task_name("samples_arc_easy_2024-06-27T12-33-15.123456.jsonl")
-    'arc_easy'
+    >>> task_name("samples_arc_easy_2024-06-27T12-33-15.123456.jsonl"), task_name("run.jsonl.gz")
+    ('arc_easy', 'run')
     """
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     m = _SAMPLES_NAME.match(base)
     if m:
         return m.group("task")
+    base = base.removesuffix(".gz")
     return base.rsplit(".", 1)[0] if "." in base else base
 
 
@@ -209,7 +210,8 @@ def read_samples(
 
     ``config`` names the model (from the sibling results file, or the caller); the file name is used without it.
     ``metric`` picks the metric (default: ``acc``, ``exact_match``, the first 0/1 metric); ``threshold`` reads a
-    metric with other values as correct when value >= threshold. Case = ``doc_id``.
+    metric with other values as correct when value >= threshold. Case = ``doc_id``. A gzipped file
+    (``.jsonl.gz``) is unpacked first.
 
     >>> rows = b'{"doc_id": 0, "target": "A", "resps": [], "filtered_resps": [], "metrics": ["acc"], "acc": 1.0}\\n'
     >>> run = read_samples("samples_t_2024-01-01T00-00-00.000001.jsonl", rows, config="m")
@@ -218,7 +220,8 @@ def read_samples(
     """
     records: list[tuple[int, dict[str, object]]] = []
     filters: dict[str, None] = {}
-    for lineno, rec in iter_json_lines(data, name):
+    plain = plain_bytes(name, data)
+    for lineno, rec in iter_json_lines(plain, name, max_bytes=len(plain)):
         if not is_samples_record(rec):
             raise fail(
                 name,

@@ -7,8 +7,8 @@ from the header line). Everything a user can get wrong raises :class:`nkcore.err
 that names the file, the problem and the line or byte offset involved.
 
 Modules, one idea each: :mod:`~nkcore.io.checks` (limits and error sentences shared by the readers),
-:mod:`~nkcore.io.source` (bytes, size caps, gzip, encoding, binary magic), :mod:`~nkcore.io.text` (delimited
-text), :mod:`~nkcore.io.json_safe` (:func:`load_json`, the depth scan), :mod:`~nkcore.io.jsonl` (JSON tables),
+:mod:`~nkcore.io.source` (bytes, size caps, gzip and :func:`unpack`, encoding, binary magic), :mod:`~nkcore.io.text` (delimited
+text), :mod:`~nkcore.io.json_safe` (:func:`load_json`, the depth scan), :mod:`~nkcore.io.jsonl` (JSON tables; :func:`iter_json_lines`, the one JSON Lines reader),
 :mod:`~nkcore.io.parquet`, :mod:`~nkcore.io.read` (:func:`read_table`), :mod:`~nkcore.io.fingerprints`
 (:func:`fingerprint`, the id under which ``nkcore.store`` keeps a table) and :mod:`~nkcore.io.export`
 (:func:`csv_safe`).
@@ -20,7 +20,9 @@ from nkcore.io.checks import DEFAULT_MAX_BYTES, MAX_COLUMNS, MAX_NAME_CHARS, fai
 from nkcore.io.export import csv_safe
 from nkcore.io.fingerprints import fingerprint
 from nkcore.io.json_safe import check_json_depth, load_json
+from nkcore.io.jsonl import iter_json_lines
 from nkcore.io.read import read_table
+from nkcore.io.source import unpack
 from nkcore.io.text import NA_VALUES, line_too_long
 
 __all__ = [
@@ -32,8 +34,10 @@ __all__ = [
     "csv_safe",
     "fail",
     "fingerprint",
+    "iter_json_lines",
     "limit",
     "line_too_long",
     "load_json",
     "read_table",
+    "unpack",
 ]

@@ -1,5 +1,6 @@
-"""JSON tables: a JSON array of objects or JSON Lines (one object per line), one row per object, under the depth,
-row, column and cell limits.
+"""JSON tables and JSON Lines: the one JSON-lines reader (:func:`iter_json_lines`, also used by the evaluation-harness
+readers), and :func:`read_json`, which makes a table of a JSON array of objects, JSON Lines (one object per line) or
+an object of objects keyed by id (one row per key), under the depth, row, column and cell limits.
 
 Reference: JSON Lines (jsonlines.org), RFC 8259 (JSON).
 """
@@ -12,10 +13,62 @@ from collections.abc import Iterator
 import pandas as pd
 
 from nkcore.common import limits
-from nkcore.io.checks import check_columns, check_rows, fail, row_cap
-from nkcore.io.json_safe import check_json_depth
+from nkcore.io.checks import check_columns, check_rows, fail, limit, row_cap
+from nkcore.io.json_safe import check_json_depth, load_json
+from nkcore.io.text import line_too_long
 
-__all__ = ["read_json"]
+__all__ = ["KEY_COLUMN", "iter_json_lines", "read_json"]
+
+# The column that holds each record's key when a file is a JSON object of records keyed by id (LeWiDi's files).
+KEY_COLUMN = "key"
+
+
+def iter_json_lines(data: bytes, name: str, max_bytes: int | None = None) -> Iterator[tuple[int, dict[str, object]]]:
+    """Yield (line number, object) for every non-blank line of a JSON Lines file; every line must hold one object.
+
+    Limits (``nkcore.common.limits``): file size (``max_bytes`` when given, else ``file_bytes``), line length (``line_bytes``), nesting depth of
+    each line (``json_depth``, scanned before parsing) and rows (``rows``). A byte-order mark on line 1 is dropped.
+    Errors are one-line :class:`nkcore.errors.DataError` naming the file and the line.
+
+    >>> list(iter_json_lines(b'{"a": 1}\\n\\n{"a": [2]}\\n', "x.jsonl"))
+    [(1, {'a': 1}), (3, {'a': [2]})]
+    >>> list(iter_json_lines(b'{"a": 1}\\n[1]\\n', "x.jsonl"))
+    Traceback (most recent call last):
+    nkcore.errors.DataError: x.jsonl: line 2 (data row 2) holds a JSON list, not one object per line ({"item": ..., ...})
+    """
+    if max_bytes is None:
+        limit(name, "file_bytes", len(data), "the file")
+    elif len(data) > max_bytes:
+        raise fail(name, f"the file is {len(data):,} bytes, over the size limit of {max_bytes:,} bytes")
+    line_cap = limits.get("line_bytes")
+    rows_cap = limits.get("rows")
+    rows = 0
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > line_cap:
+            raise line_too_long(name, lineno)
+        if not raw.strip():
+            continue
+        check_json_depth(raw, name, first_line=lineno, advice=" (one object per row with plain values)")
+        try:
+            obj = json.loads(raw.decode("utf-8-sig") if lineno == 1 else raw)
+        except RecursionError:
+            raise fail(name, f"line {lineno:,} is nested too deeply to read: flatten the records") from None
+        except UnicodeDecodeError as exc:
+            raise fail(name, f"line {lineno:,} is not UTF-8 text (byte {exc.start:,}): save it as UTF-8") from None
+        except json.JSONDecodeError as exc:
+            raise fail(name, f"line {lineno:,} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise fail(name, f"line {lineno:,} is not readable JSON ({str(exc)[:120]})") from None
+        if not isinstance(obj, dict):
+            raise fail(
+                name,
+                f"line {lineno:,} (data row {rows + 1:,}) holds a JSON {type(obj).__name__}, not one object per line "
+                '({"item": ..., ...})',
+            )
+        rows += 1
+        if rows > rows_cap:
+            limit(name, "rows", rows, "the file (at least)")
+        yield lineno, obj
 
 
 def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.DataFrame:
@@ -42,22 +95,42 @@ def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.Da
     return pd.DataFrame.from_records(records, columns=list(keys))
 
 
-def _json_lines(text: bytes, name: str) -> Iterator[tuple[int, object]]:
-    for lineno, raw in enumerate(text.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            yield lineno, json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise fail(name, f"unparseable line {lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+def _keyed(doc: dict[str, object]) -> Iterator[tuple[None, dict[str, object]]]:
+    """One record per key of an object of objects: the key in :data:`KEY_COLUMN` (or ``_key`` when a record has a
+    field of that name), then the record's fields."""
+    column = "_" + KEY_COLUMN if any(isinstance(v, dict) and KEY_COLUMN in v for v in doc.values()) else KEY_COLUMN
+    for key, record in doc.items():
+        assert isinstance(record, dict)  # checked by _is_keyed
+        yield None, {column: key, **record}
+
+
+def _is_keyed(doc: object) -> bool:
+    """An object whose values are all objects (records keyed by id), with at least one key."""
+    return isinstance(doc, dict) and bool(doc) and all(isinstance(v, dict) for v in doc.values())
+
+
+def _one_document(body: bytes) -> bool:
+    """Whether a body starting with ``{`` is one JSON document spread over several lines (its first line is not a
+    complete JSON value), rather than JSON Lines."""
+    end = body.find(b"\n")
+    if end < 0:
+        return False
+    try:
+        json.loads(body[:end])
+    except (ValueError, RecursionError):
+        return True
+    return False
 
 
 def read_json(text: bytes, name: str) -> pd.DataFrame:
-    """A table from UTF-8 ``text`` holding a JSON array of objects (it starts with ``[``) or JSON Lines; the
+    """A table from UTF-8 ``text`` holding a JSON array of objects (it starts with ``[``), JSON Lines, or one JSON
+    object of records keyed by id (``{"1": {...}, "2": {...}}``: one row per key, the key in column ``key``); the
     nesting depth is scanned before parsing (:func:`nkcore.io.json_safe.check_json_depth`).
 
     >>> read_json(b'{"item": 1, "label": "a"}\\n\\n{"item": 2}\\n', "x.jsonl").to_dict("list")
     {'item': [1, 2], 'label': ['a', nan]}
+    >>> read_json(b'{\\n "a1": {"text": "x", "n": 2},\\n "a2": {"text": "y"}\\n}', "x.json").to_dict("list")
+    {'key': ['a1', 'a2'], 'text': ['x', 'y'], 'n': [2.0, nan]}
     """
     body = text.strip()
     if not body:
@@ -71,4 +144,22 @@ def read_json(text: bytes, name: str) -> pd.DataFrame:
         if not isinstance(records, list):
             raise fail(name, 'a JSON file must hold an array of objects, one per row ({"item": ..., ...})')
         return _json_records(((None, r) for r in records), name)
-    return _json_records(_json_lines(body, name), name)
+    if body.startswith(b"{") and _one_document(body):
+        doc = load_json(body, name, max_bytes=len(body))
+        if not _is_keyed(doc):
+            raise fail(
+                name,
+                "one JSON object spread over several lines, not a table: give JSON Lines (one object per line), an "
+                'array of objects, or an object of records keyed by id ({"id1": {...}, "id2": {...}})',
+            )
+        assert isinstance(doc, dict)
+        return _json_records(_keyed(doc), name)
+    if b"\n" not in body:  # one line: a one-row table, or an object of records keyed by id
+        try:
+            only = json.loads(body)
+        except (ValueError, RecursionError):
+            only = None
+        if _is_keyed(only):
+            assert isinstance(only, dict)
+            return _json_records(_keyed(only), name)
+    return _json_records(iter_json_lines(body, name, max_bytes=len(body)), name)

@@ -26,6 +26,7 @@ __all__ = [
     "gunzip",
     "load_source",
     "suffix_format",
+    "unpack",
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -117,6 +118,23 @@ def gunzip(data: bytes, name: str, max_bytes: int) -> bytes:
             f"the uncompressed content is over the size limit of {size_text(max_bytes)}{limit_hint('unpacked_bytes')}",
         )
     return b"".join(parts)
+
+
+def unpack(data: bytes, name: str, max_bytes: int | None = None) -> bytes:
+    """``data`` gunzipped (:func:`gunzip`) when it starts with the gzip magic ``1f 8b``, else ``data`` itself.
+
+    The cap is ``max_bytes`` when given, else ``limits.get("unpacked_bytes")``; the ratio limit applies too. An
+    empty compressed file is refused.
+
+    >>> unpack(gzip.compress(b'{"a": 1}'), "x.jsonl.gz"), unpack(b"plain", "x.jsonl")
+    (b'{"a": 1}', b'plain')
+    """
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    out = gunzip(data, name, limits.get("unpacked_bytes") if max_bytes is None else max_bytes)
+    if not out:
+        raise fail(name, "the file is empty (the compressed file holds 0 bytes)")
+    return out
 
 
 def suffix_format(name: str) -> tuple[str | None, bool]:
