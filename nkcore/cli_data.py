@@ -5,12 +5,16 @@ several models' predictions + gold -> paired results, or several runs of one mod
 ``derive`` is still read as a file when no ``paired``/``samples`` follows it.
 
 A label-count file (an item column plus ``count_<label>`` columns, e.g. ChaosNLI, CIFAR-10H) is read as ratings
-kept as counts (:func:`nkcore.ratings.ratings_from_counts`); ``--subset`` picks one subset of a mixed file.
+kept as counts (:func:`nkcore.ratings.ratings_from_counts`); ratings nested per item (LeWiDi's JSON, ChaosNLI's
+JSON Lines) are made flat first (:func:`nkcore.kinds.flatten_nested`). ``--subset COLUMN=VALUE`` (or ``VALUE``)
+keeps one dataset or split of a file that holds several, ``--item-key COL1,COL2`` names each item by several
+columns, ``--keep first|last`` keeps one of repeated (item, rater) / (item, model) rows.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -19,8 +23,29 @@ from nkcore.cli_util import print_json
 from nkcore.derive import TIES, Derived, derive_paired, derive_samples
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import KINDS, ROLE_WORDS, KindGuess, apply_mapping, detect_kind, kind_columns, show_names
-from nkcore.ratings import Ratings, count_columns, ratings_from_counts, ratings_from_frame
+from nkcore.kinds import (
+    KEEP_CHOICES,
+    KEY_COLUMN,
+    KINDS,
+    ROLE_WORDS,
+    KindGuess,
+    apply_mapping,
+    detect_kind,
+    drop_duplicates,
+    duplicates,
+    duplicates_advice,
+    flatten_nested,
+    key_columns,
+    kind_columns,
+    parse_item_key,
+    parse_subset,
+    show_names,
+    subset_rows,
+    with_key,
+)
+from nkcore.kinds.columns import COUNT_PREFIX
+from nkcore.kinds.values import graded_advice, graded_scores
+from nkcore.ratings import Ratings, ratings_from_counts, ratings_from_frame
 from nkcore.summary import validate_and_summarize
 from nkcore.summary.ratings import summarize_ratings
 
@@ -56,7 +81,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="use COLUMN of the file for ROLE (e.g. --map item=thing --map rater=person); overrides the detected "
         "column, repeatable. Roles: " + ", ".join(ROLE_WORDS) + ", p_<label>",
     )
-    p.add_argument("--subset", help="use only this subset (a subset/split column, e.g. ChaosNLI's snli)")
+    p.add_argument(
+        "--subset",
+        metavar="COLUMN=VALUE",
+        help="use only the rows whose COLUMN is VALUE (a dataset/split/task column, e.g. --subset dataset=ArMIS); "
+        "VALUE alone picks it from the file's one subset column (e.g. ChaosNLI's snli)",
+    )
+    p.add_argument(
+        "--item-key",
+        metavar="COL1,COL2",
+        help="name each item by several columns joined (e.g. dataset,item_id) when item ids repeat across datasets",
+    )
+    p.add_argument(
+        "--keep",
+        choices=KEEP_CHOICES,
+        help="repeated (item, rater) or (item, model) rows: keep the first or the last of each (default: refuse)",
+    )
     p.add_argument("--predictions", type=Path, help="derive: the predictions file")
     p.add_argument("--gold-column", help="derive: the predictions file's column of gold labels (instead of --ratings)")
     p.add_argument("--model", help="derive samples: the model whose runs (seeds) are the samples")
@@ -100,7 +140,9 @@ def _guess(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> Kin
     return guess
 
 
-def _usable(guess: KindGuess, columns: list[str], forced: dict[str, str], kind_given: bool) -> KindGuess:
+def _usable(frame: pd.DataFrame, guess: KindGuess, forced: dict[str, str], kind_given: bool) -> KindGuess:
+    """The guess with the roles forced by --map, or a refusal naming what is missing and what to pass."""
+    columns = [str(c) for c in frame.columns]
     for role, column in forced.items():
         if column not in columns:
             raise DataError(
@@ -111,6 +153,9 @@ def _usable(guess: KindGuess, columns: list[str], forced: dict[str, str], kind_g
     missing = [m for m in guess.missing if not set(m.replace("p_<label> columns", "p_").split(" or ")) & set(mapping)]
     if missing and not forced and not kind_given and guess.confidence == 0:
         raise DataError(f"cannot tell what this file holds: {guess.reason}. Pass --kind and --map ROLE=COLUMN")
+    graded = graded_scores(frame[mapping["label"]]) if guess.kind == "ratings" and "label" in mapping else None
+    if "rater" in missing and graded is not None:
+        raise DataError(graded_advice(mapping["label"], graded))
     if missing:
         words = "; ".join(ROLE_WORDS.get(m, m) for m in missing)
         raise DataError(
@@ -120,43 +165,73 @@ def _usable(guess: KindGuess, columns: list[str], forced: dict[str, str], kind_g
     return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, (), guess.layout)
 
 
-def _counts_result(path: Path, frame: pd.DataFrame, subset: str | None) -> dict | None:
-    """The ``data`` result of a label-count file (ratings kept as counts), or None when it is not one."""
-    found = count_columns(frame)
-    if found is None or not any(c.lower().startswith("count_") for c in found.labels.values()):
-        return None
-    ratings = ratings_from_counts(frame, found.item, found.labels, subset=subset)
-    mapping = {
-        "item": found.item,
-        **{f"count_{lab}": col for lab, col in found.labels.items() if lab in ratings.labels},
-    }
-    return {
-        "file": str(path),
-        "kind": "ratings",
-        "layout": None,
-        "mapping": mapping,
-        "confidence": 1.0,
-        "reason": f"ratings as label counts: item <- {found.item}, one count column per label "
-        f"({', '.join(mapping[k] for k in list(mapping)[1:7])})",
-        "n_rows": len(ratings.items),
-        "fingerprint": fingerprint(frame),
-        "summary": summarize_ratings(ratings),
-    }
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A file read for ``data``: ``frame`` the table to detect (flattened, one subset, with the item key), ``whole``
+    the table before the subset was cut (its subset columns name the likely cause of repeated rows), ``forced``
+    roles the flags fix (the item key), ``note`` what was done to the file ("" when nothing)."""
+
+    frame: pd.DataFrame
+    whole: pd.DataFrame
+    forced: dict[str, str]
+    note: str
 
 
-def read_ratings(path: Path, subset: str | None = None) -> tuple[Ratings, str]:
-    """A ratings file (one row per rating, or label counts) as :class:`Ratings`, and the file's fingerprint."""
+def _read(path: Path, subset: str | None, item_key: str | None, flatten: bool = True) -> _Read:
+    """Read a file; ratings nested per item made flat (:func:`nkcore.kinds.flatten_nested`); ``--subset`` and
+    ``--item-key`` applied (:mod:`nkcore.kinds.subsets`)."""
     frame = read_table(path)
-    found = count_columns(frame)
-    if found is not None and any(c.lower().startswith("count_") for c in found.labels.values()):
-        return ratings_from_counts(frame, found.item, found.labels, subset=subset), fingerprint(frame)
+    notes: list[str] = []
+    flat = flatten_nested(frame, path.name) if flatten else None
+    if flat is not None:
+        frame = flat.frame
+        notes.append(flat.reason)
+    whole = frame
     if subset is not None:
-        col = next((str(c) for c in frame.columns if str(c).lower() in ("subset", "split")), None)
-        if col is None:
-            raise DataError(f"--subset {subset!r} given, but the ratings file has no subset column")
-        frame = frame[frame[col].astype(str) == subset]
-    guess = _usable(detect_kind(frame, "ratings"), [str(c) for c in frame.columns], {}, True)
-    return ratings_from_frame(apply_mapping(frame, "ratings", guess.mapping)), fingerprint(frame)
+        column, value = parse_subset(subset, frame)
+        frame = subset_rows(frame, column, value)
+        notes.append(f"subset {column} = {value} ({len(frame):,} of {len(whole):,} rows)")
+    forced: dict[str, str] = {}
+    if item_key is not None:
+        columns = parse_item_key(item_key)
+        frame = with_key(frame, columns)
+        forced["item"] = KEY_COLUMN
+        notes.append(f"item <- {KEY_COLUMN} ({' / '.join(columns)})")
+    return _Read(frame, whole, forced, "; ".join(notes))
+
+
+def _counts_ratings(frame: pd.DataFrame, guess: KindGuess, forced: dict[str, str]) -> Ratings:
+    """The ratings of a label-count table detected as such (layout ``counts``)."""
+    labels = {role[len(COUNT_PREFIX) :]: col for role, col in guess.mapping.items() if role.startswith(COUNT_PREFIX)}
+    return ratings_from_counts(frame, forced.get("item", guess.mapping["item"]), labels)
+
+
+def _unique_pairs(table: pd.DataFrame, kind: str, got: _Read, item: str | None, keep: str | None) -> pd.DataFrame:
+    """The table with repeated (item, rater) / (item, model) rows kept once (``--keep``), or a refusal that says
+    how many, the likely cause and the flag to pass."""
+    columns = key_columns(kind)
+    dup = duplicates(table, columns) if columns else None
+    if dup is None or columns is None:
+        return table
+    if keep is None:
+        raise DataError(duplicates_advice(dup, got.whole, None if item == KEY_COLUMN else item, kind))
+    return drop_duplicates(table, keep, columns)
+
+
+def read_ratings(
+    path: Path, subset: str | None = None, item_key: str | None = None, keep: str | None = None
+) -> tuple[Ratings, str]:
+    """A ratings file (one row per rating, label counts, or ratings nested per item) as :class:`Ratings`, and the
+    file's fingerprint; ``subset`` (``COLUMN=VALUE`` or ``VALUE``), ``item_key`` (``COL1,COL2``) and ``keep``
+    (``first`` / ``last`` of repeated (item, rater) rows) as in ``data FILE``."""
+    got = _read(path, subset, item_key)
+    guess = _guess(got.frame, "ratings", got.forced)
+    if guess.layout == "counts":
+        return _counts_ratings(got.frame, guess, got.forced), fingerprint(got.frame)
+    guess = _usable(got.frame, guess, got.forced, True)
+    table = apply_mapping(got.frame, "ratings", guess.mapping)
+    table = _unique_pairs(table, "ratings", got, guess.mapping.get("item"), keep)
+    return ratings_from_frame(table), fingerprint(got.frame)
 
 
 def derive_files(
@@ -167,17 +242,28 @@ def derive_files(
     model: str | None = None,
     subset: str | None = None,
     ties: str = "drop",
+    item_key: str | None = None,
 ) -> Derived:
-    """``data derive paired|samples``: read the files and derive; ``source_ids`` are the files' fingerprints."""
+    """``data derive paired|samples``: read the files and derive; ``source_ids`` are the files' fingerprints.
+
+    ``subset`` keeps one dataset or split of both files (``COLUMN=VALUE`` or ``VALUE``); ``item_key`` names each
+    item by several columns of both files (``COL1,COL2``).
+    """
     if ratings is None and gold_column is None:
         raise DataError("derive needs the gold labels: --ratings FILE (their plurality) or --gold-column COLUMN")
     if ratings is not None and gold_column is not None:
         raise DataError("give the gold labels one way: --ratings or --gold-column, not both")
     frame = read_table(predictions)
     ids = [fingerprint(frame)]
+    if item_key is not None:
+        item = detect_kind(frame, "predictions").mapping.get("item")
+        if item is None:
+            raise DataError(f"--item-key: no item column found in {predictions.name} to replace by the key")
+        frame = with_key(frame, parse_item_key(item_key))
+        frame = frame.assign(**{item: frame[KEY_COLUMN]}).drop(columns=[KEY_COLUMN])
     gold = None
     if ratings is not None:
-        gold, rid = read_ratings(ratings, subset)
+        gold, rid = read_ratings(ratings, subset, item_key)
         ids.append(rid)
     if what == "paired":
         if model is not None:
@@ -193,7 +279,18 @@ def _run_derive(args: argparse.Namespace) -> int:
         raise DataError(f"data derive {args.derived} needs --predictions FILE")
     if args.kind is not None or args.map:
         raise DataError("--kind and --map are for data FILE, not for data derive")
-    d = derive_files(args.derived, args.predictions, args.ratings, args.gold_column, args.model, args.subset, args.ties)
+    if args.keep is not None:
+        raise DataError("--keep is for data FILE; derive keeps one prediction per (item, model run) as the file has it")
+    d = derive_files(
+        args.derived,
+        args.predictions,
+        args.ratings,
+        args.gold_column,
+        args.model,
+        args.subset,
+        args.ties,
+        args.item_key,
+    )
     if args.out is not None:
         try:
             d.frame.to_csv(args.out, index=False)
@@ -220,29 +317,53 @@ def inspect_file(
     ratings: Path | None = None,
     mapping: dict[str, str] | None = None,
     subset: str | None = None,
+    item_key: str | None = None,
+    keep: str | None = None,
 ) -> dict:
     """Read, detect, map, validate and summarise one file; the dictionary the CLI prints with ``--json``.
 
-    ``mapping`` (role -> column) overrides the detected columns, as the Data page's mapping editor does. A file of
-    label counts (item + ``count_<label>`` columns) is summarised as ratings kept as counts; ``subset`` picks one
-    subset of a file that mixes several.
+    ``mapping`` (role -> column) overrides the detected columns, as the Data page's mapping editor does. Ratings
+    nested per item (LeWiDi's rater lists, ChaosNLI's label counters) are made flat first
+    (:func:`nkcore.kinds.flatten_nested`, when no ``mapping`` is given); a file of label counts (item +
+    ``count_<label>`` columns, detected by :func:`nkcore.kinds.detect_kind` as layout ``counts``) is summarised as
+    ratings kept as counts. ``subset`` keeps one dataset or split (``COLUMN=VALUE``, or ``VALUE`` of the file's one
+    subset column), ``item_key`` builds the item from several columns (``COL1,COL2``), ``keep`` keeps the
+    ``first`` or ``last`` of repeated (item, rater) / (item, model) rows; without it they are refused with the
+    likely cause and the flag to pass.
     """
-    frame = read_table(path)
-    # label counts, unless a kind fits the file completely (a per-rating file, a samples file with a count_* column)
-    if kind in (None, "ratings") and not mapping and detect_kind(frame, kind).missing:
-        counted = _counts_result(path, frame, subset)
-        if counted is not None:
-            return counted
-    if subset is not None:
-        raise DataError("--subset is for label-count files and data derive")
-    guess = _usable(
-        _guess(frame, kind, mapping or {}), [str(c) for c in frame.columns], mapping or {}, kind is not None
-    )
+    got = _read(path, subset, item_key, flatten=not mapping)
+    forced = {**got.forced, **(mapping or {})}
+    frame = got.frame
+    guess = _guess(frame, kind, forced)
+    lead = f"{got.note}; " if got.note else ""
+    if guess.layout == "counts" and guess.kind == "ratings" and not mapping:
+        counted = _counts_ratings(frame, guess, got.forced)
+        shown = {
+            "item": forced.get("item", guess.mapping["item"]),
+            **{f"{COUNT_PREFIX}{lab}": guess.mapping[f"{COUNT_PREFIX}{lab}"] for lab in counted.labels},
+        }
+        return {
+            "file": str(path),
+            "kind": "ratings",
+            "layout": None,
+            "mapping": shown,
+            "confidence": guess.confidence,
+            "reason": lead + guess.reason,
+            "n_rows": len(counted.items),
+            "fingerprint": fingerprint(frame),
+            "summary": summarize_ratings(counted),
+        }
+    guess = _usable(frame, guess, forced, kind is not None)
     table = apply_mapping(frame, guess.kind, guess.mapping)
+    table = _unique_pairs(table, guess.kind, got, guess.mapping.get("item"), keep)
     ratings_table = None
     if guess.kind == "predictions" and ratings is not None:
         r_frame = read_table(ratings)
-        r_guess = _usable(detect_kind(r_frame, "ratings"), [str(c) for c in r_frame.columns], {}, True)
+        r_flat = flatten_nested(r_frame, ratings.name)
+        r_frame = r_flat.frame if r_flat is not None else r_frame
+        r_guess = detect_kind(r_frame, "ratings")
+        if r_guess.layout != "counts":
+            r_guess = _usable(r_frame, r_guess, {}, True)
         ratings_table = apply_mapping(r_frame, "ratings", r_guess.mapping)
     summary = validate_and_summarize(table, guess.kind, ratings_table)
     return {
@@ -251,7 +372,7 @@ def inspect_file(
         "layout": guess.layout if guess.kind == "paired" else None,
         "mapping": dict(guess.mapping),
         "confidence": guess.confidence,
-        "reason": guess.reason,
+        "reason": lead + guess.reason,
         "n_rows": len(table),
         "fingerprint": fingerprint(table),
         "summary": summary,
@@ -278,7 +399,9 @@ def run(args: argparse.Namespace) -> int:
     ]
     if derive_only:
         raise DataError(f"{', '.join(derive_only)} only work with data derive paired|samples")
-    result = inspect_file(args.file, args.kind, args.ratings, _overrides(args.map), args.subset)
+    result = inspect_file(
+        args.file, args.kind, args.ratings, _overrides(args.map), args.subset, args.item_key, args.keep
+    )
     if args.json:
         print_json(result)
         return 0

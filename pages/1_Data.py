@@ -13,7 +13,7 @@ from nkcore import summary as nksummary
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import apply_mapping, detect_kind
+from nkcore.kinds import apply_mapping, detect_kind, flatten_nested
 from ui import cache, charts_data, data_derive, data_flows, datasets, exports, page
 from ui.text import md
 
@@ -60,6 +60,13 @@ def _memo(key: tuple, compute):  # the last read / check per session, so other w
     if memo[2] is not None:
         raise DataError(memo[2])
     return memo[1]
+
+
+def _read_upload(data: bytes, name: str) -> tuple[pd.DataFrame, str]:
+    """The uploaded file as a table, ratings nested per item made flat (and the sentence saying so, else "")."""
+    frame = read_table(data, name)
+    flat = flatten_nested(frame, name)
+    return (frame, "") if flat is None else (flat.frame, flat.reason)
 
 
 def _table_of(part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str) -> pd.DataFrame:
@@ -115,7 +122,9 @@ def upload_section() -> None:
         return
     token = up.file_id.replace("-", "")[:16]
     with st.container(border=True), shown_errors():  # the message stays in the upload's box
-        raw = _memo(("read", up.file_id), lambda: read_table(up.getvalue(), up.name))
+        raw, flattened = _memo(("read", up.file_id), lambda: _read_upload(up.getvalue(), up.name))
+        if flattened:
+            st.caption(md(f"Read as: {flattened}."))
         choice = data_flows.subset_chooser(raw, token)
         first = data_flows.item_key_chooser(choice.parts[0][1], token)
         key_cols = list(st.session_state.get(f"_dat_key_{token}") or [])
@@ -124,7 +133,7 @@ def upload_section() -> None:
         frame = parts[0][1]
         detected = detect_kind(frame)
         map_token = token + ("k" if data_flows.KEY_COLUMN in frame.columns else "")  # a new key: new defaults
-        counts = data_flows.counts_table(frame) if detected.missing else None
+        counts = data_flows.counts_table(frame, detected)
         guess_word = "Ratings (label counts)" if counts else KIND_WORDS[detected.kind]
         kind_choice = st.selectbox(
             "What does the file hold?",
@@ -138,10 +147,7 @@ def upload_section() -> None:
         if as_counts:
             assert counts is not None
             mapping = counts[1]
-            labels = ", ".join(c for r, c in mapping.items() if r != "item")
-            st.caption(
-                md(f"Why: ratings as label counts: item <- {mapping['item']}, one count column per label ({labels}).")
-            )
+            st.caption(md(f"Why: {detected.reason}."))
         elif kind_choice == "auto" and detected.confidence == 0:
             st.warning(f"NK Planner cannot tell what this file holds: {md(detected.reason)}. Choose the kind above.")
             mapping = data_flows.mapping_editor(frame, kind, map_token)

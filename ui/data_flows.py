@@ -1,7 +1,7 @@
 """The Data page's upload flows: subsets of a file, an item key from several columns, label counts, duplicates.
 
-The rules are plain functions of a DataFrame (tested without Streamlit); the ``*_chooser`` functions are the widgets
-that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.text.md`.
+The rules live in :mod:`nkcore.kinds` (subsets, item keys, duplicates, label counts; the CLI uses the same ones
+and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.text.md`.
 
 - A file that holds several datasets or splits (a column named ``dataset``, ``split``, ``task`` or ``subset`` with
   2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value.
@@ -20,17 +20,24 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.common.formatting import plural
-from nkcore.errors import DataError
 from nkcore.kinds import (
+    KEY_COLUMN,
+    MAX_SUBSETS,
     ROLE_WORDS,
+    SUBSET_NAMES,
+    Duplicates,
     KindGuess,
     apply_mapping,
-    detect_counts,
     detect_kind,
+    drop_duplicates,
+    duplicates,
     kind_columns,
-    natural_order,
     probability_role,
+    subset_columns,
+    subset_rows,
+    subset_values,
     to_text,
+    with_key,
 )
 from nkcore.kinds.columns import normal_name
 from nkcore.ratings import COUNT_PREFIX, ratings_from_counts
@@ -52,119 +59,35 @@ __all__ = [
     "preferred_guess",
     "subset_chooser",
     "subset_columns",
+    "subset_rows",
+    "subset_values",
     "with_key",
 ]
 
-SUBSET_NAMES = ("dataset", "split", "task", "subset", "source_dataset", "dataset_name", "data_split")
-MAX_SUBSETS = 50
-KEY_COLUMN = "item_key"
 NONE = "(not in the file)"
 KEEP_ONE, STORE_EACH, ALL_ROWS = "keep one", "store each", "all rows"
 DUP_CHOICES = ("refuse", "first", "last")
 
 
-def subset_columns(frame: pd.DataFrame) -> list[str]:
-    """Columns that name a dataset, split, task or subset and hold 2 to :data:`MAX_SUBSETS` distinct values.
-
-    >>> subset_columns(pd.DataFrame({"dataset": ["a", "b"], "split": ["dev", "dev"], "item": [1, 2]}))
-    ['dataset']
-    """
-    out = []
-    for col in frame.columns:
-        if normal_name(col) in SUBSET_NAMES:
-            n = frame[col].nunique(dropna=True)
-            if 2 <= n <= MAX_SUBSETS:
-                out.append(str(col))
-    return out
-
-
-def subset_values(frame: pd.DataFrame, column: str) -> list[str]:
-    """The distinct values of a subset column as text, in natural order."""
-    return natural_order([str(v) for v in to_text(frame[column]).dropna().unique()])
-
-
-def subset_rows(frame: pd.DataFrame, column: str, value: str) -> pd.DataFrame:
-    """The rows of ``frame`` whose ``column`` reads ``value`` (as text), re-indexed from 0."""
-    return frame[(to_text(frame[column]) == value).to_numpy()].reset_index(drop=True)
-
-
-def with_key(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """``frame`` with an item key column :data:`KEY_COLUMN` = the text of ``columns`` joined by " / ".
-
-    A row with any of those cells empty gets an empty key (the parser then names it).
-
-    >>> with_key(pd.DataFrame({"dataset": ["A", "B"], "item_id": [1, 1]}), ["dataset", "item_id"])["item_key"].tolist()
-    ['A / 1', 'B / 1']
-    """
-    if len(columns) < 2:
-        raise DataError("an item key from several columns needs at least two columns")
-    parts = [to_text(frame[c]).astype(object) for c in columns]
-    key = parts[0]
-    for part in parts[1:]:
-        key = key + " / " + part
-    return frame.assign(**{KEY_COLUMN: key.where(pd.concat(parts, axis=1).notna().all(axis=1))})
-
-
-def counts_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]] | None:
+def counts_table(frame: pd.DataFrame, guess: KindGuess | None = None) -> tuple[pd.DataFrame, dict[str, str]] | None:
     """A label-count file as the canonical counts table (``item`` + ``count_<label>`` int columns) and its mapping.
 
-    None when the file has no ``count_<label>`` columns of whole numbers (:func:`nkcore.ratings.count_columns`).
-    The counts are read by :func:`nkcore.ratings.ratings_from_counts` first, so a bad count, a repeated item or a
-    total that disagrees is a DataError naming the rows; count columns that are empty in every row (another
-    subset's labels) are left out; an empty cell is 0.
+    ``guess`` is the file's :func:`nkcore.kinds.detect_kind` (detected here when not given); None unless its layout
+    is ``counts``. The counts are read by :func:`nkcore.ratings.ratings_from_counts` first, so a bad count, a
+    repeated item or a total that disagrees is a DataError naming the rows; count columns that are empty in every
+    row (another subset's labels) are left out; an empty cell is 0.
 
     >>> t, m = counts_table(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3], "count_z": [None, None]}))
     >>> t.columns.tolist(), t["count_y"].tolist(), m["item"]
     (['item', 'count_x', 'count_y'], [1, 3], 'uid')
     """
-    guess = detect_counts(frame)
-    if guess is None:
+    guess = detect_kind(frame) if guess is None else guess
+    if guess.layout != "counts" or guess.kind != "ratings":
         return None
     labels = {role[len(COUNT_PREFIX) :]: col for role, col in guess.mapping.items() if role != "item"}
     subset = [c for c in frame.columns if normal_name(c) in ("subset", "split", "dataset")]
     ratings_from_counts(frame.drop(columns=subset), guess.mapping["item"], labels)  # names bad rows, items, totals
-    mapping = {r: c for r, c in guess.mapping.items() if r == "item" or not frame[c].isna().all()}
-    return apply_mapping(frame, "ratings", mapping), mapping
-
-
-@dataclass(frozen=True, slots=True)
-class Duplicates:
-    """Rows that repeat a (key) pair: ``n_rows`` rows beyond the first of each pair, ``n_pairs`` pairs repeated,
-    ``examples`` the first three rows involved (all columns), ``columns`` the pair's columns."""
-
-    n_rows: int
-    n_pairs: int
-    examples: pd.DataFrame
-    columns: tuple[str, ...]
-
-
-def duplicates(table: pd.DataFrame, columns: tuple[str, ...] = ("item", "rater")) -> Duplicates | None:
-    """The repeated (item, rater) pairs of a table, or None when every pair is unique.
-
-    >>> d = duplicates(pd.DataFrame({"item": [1, 1, 1, 2], "rater": ["a", "a", "a", "a"], "label": list("xyzx")}))
-    >>> d.n_rows, d.n_pairs, len(d.examples)
-    (2, 1, 3)
-    """
-    keys = table[list(columns)].astype(str)
-    extra = keys.duplicated(keep="first")
-    if not extra.any():
-        return None
-    involved = keys.duplicated(keep=False)
-    n_pairs = int(keys[involved].drop_duplicates().shape[0])
-    return Duplicates(int(extra.sum()), n_pairs, table[involved.to_numpy()].head(3), columns)
-
-
-def drop_duplicates(table: pd.DataFrame, keep: str, columns: tuple[str, ...] = ("item", "rater")) -> pd.DataFrame:
-    """One row per (item, rater): the first (``keep="first"``) or the last (``"last"``) of each repeated pair.
-
-    >>> t = pd.DataFrame({"item": [1, 1], "rater": ["a", "a"], "label": ["x", "y"]})
-    >>> drop_duplicates(t, "last")["label"].tolist()
-    ['y']
-    """
-    if keep not in ("first", "last"):
-        raise DataError(f"keep must be first or last, not {keep!r}")
-    keys = table[list(columns)].astype(str)
-    return table[~keys.duplicated(keep=keep).to_numpy()].reset_index(drop=True)
+    return apply_mapping(frame, "ratings", guess.mapping), dict(guess.mapping)
 
 
 @dataclass(frozen=True, slots=True)

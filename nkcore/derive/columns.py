@@ -9,14 +9,10 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
-from nkcore.kinds import natural_order, to_text
+from nkcore.kinds import parse_subset, subset_rows, to_text
 from nkcore.kinds.columns import RUN_NAMES, SYNONYMS, normal_name
 
 __all__ = ["choose_subset", "model_name_column", "run_column", "run_values"]
-
-
-_RUN_WORDS = ("model_run", "run", "run_id", "checkpoint", "seed", "model_seed", "replicate")
-_SUBSET_NAMES = ("subset", "split", "dataset")
 
 
 def _is_id_like(col: pd.Series) -> bool:
@@ -28,7 +24,7 @@ def _is_id_like(col: pd.Series) -> bool:
 
 def _run_rank(name: str) -> int:
     n = normal_name(name)
-    words = _RUN_WORDS + SYNONYMS["model"]
+    words = RUN_NAMES + SYNONYMS["model"]
     return words.index(n) if n in words else len(words)
 
 
@@ -92,13 +88,17 @@ def run_values(frame: pd.DataFrame, column: str) -> pd.Series:
 
 
 def choose_subset(frame: pd.DataFrame, subset: str | None, what: str) -> pd.DataFrame:
-    col = next((str(c) for c in frame.columns if normal_name(c) in _SUBSET_NAMES), None)
+    """The rows of ``subset`` (``COLUMN=VALUE``, or ``VALUE`` of the table's one subset column; see
+    :func:`nkcore.kinds.parse_subset`), re-indexed from 0; the whole table when ``subset`` is None.
+
+    >>> f = pd.DataFrame({"subset": ["snli", "mnli", "snli"], "uid": [1, 2, 3]})
+    >>> choose_subset(f, "snli", "predictions")["uid"].tolist(), len(choose_subset(f, "subset=mnli", "predictions"))
+    ([1, 3], 1)
+    """
     if subset is None:
         return frame
-    if col is None:
-        raise DataError(f"subset {subset!r} given, but the {what} have no subset column")
-    out = frame[to_text(frame[col]) == subset]
-    if len(out) == 0:
-        names = natural_order([str(v) for v in to_text(frame[col]).dropna().unique()])
-        raise DataError(f"no rows of subset {subset!r} in the {what}; the subsets are {', '.join(names[:12])}")
-    return out.reset_index(drop=True)
+    try:
+        column, value = parse_subset(subset, frame)
+    except DataError as exc:
+        raise DataError(f"the {what}: {exc}") from None
+    return subset_rows(frame, column, value)

@@ -14,7 +14,12 @@
 - :mod:`nkcore.kinds.mapping`: :func:`apply_mapping` renames the chosen columns to the canonical names, drops the
   others and normalises values (ids and labels become text, ``correct`` becomes 0/1, ``latency_s`` and ``p_*``
   become numbers), naming the rows or columns of any problem in a :class:`nkcore.errors.DataError`;
-- :mod:`nkcore.kinds.values`: cell values as text, cut for messages, in natural order.
+- :mod:`nkcore.kinds.values`: cell values as text, cut for messages, in natural order; graded scores told from labels;
+- :mod:`nkcore.kinds.nested`: :func:`flatten_nested` makes ratings held per item (rater lists, label counters,
+  score lists) flat: one row per rating, or label counts;
+- :mod:`nkcore.kinds.duplicates`: repeated (item, rater) / (item, model) rows counted, explained and kept once;
+- :mod:`nkcore.kinds.subsets`: a file's subsets (dataset / split / task columns), ``--subset COLUMN=VALUE`` and item
+  keys built from several columns (``--item-key COL1,COL2``).
 
 ``format_rows`` is :func:`nkcore.common.rows.format_rows`, re-exported here for modules that still import it
 from ``nkcore.kinds``.
@@ -25,23 +30,69 @@ from __future__ import annotations
 from nkcore.common.rows import format_rows
 from nkcore.kinds.columns import KINDS, ROLE_WORDS, kind_columns, probability_role
 from nkcore.kinds.detect import KindGuess, detect_counts, detect_kind
+from nkcore.kinds.duplicates import (
+    KEEP_CHOICES,
+    Duplicates,
+    drop_duplicates,
+    duplicates,
+    duplicates_advice,
+    key_columns,
+)
 from nkcore.kinds.mapping import apply_mapping
-from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, natural_order, show_names, show_value, to_text
+from nkcore.kinds.nested import Flattened, flatten_nested
+from nkcore.kinds.subsets import (
+    KEY_COLUMN,
+    MAX_SUBSETS,
+    SUBSET_NAMES,
+    parse_item_key,
+    parse_subset,
+    subset_columns,
+    subset_rows,
+    subset_values,
+    with_key,
+)
+from nkcore.kinds.values import (
+    MAX_ANSWER_CHARS,
+    MAX_LABEL_CHARS,
+    graded_scores,
+    natural_order,
+    show_names,
+    show_value,
+    to_text,
+)
 
 __all__ = [
+    "KEEP_CHOICES",
+    "KEY_COLUMN",
     "KINDS",
     "MAX_ANSWER_CHARS",
     "MAX_LABEL_CHARS",
+    "MAX_SUBSETS",
     "ROLE_WORDS",
+    "SUBSET_NAMES",
+    "Duplicates",
+    "Flattened",
     "KindGuess",
     "apply_mapping",
     "detect_counts",
     "detect_kind",
+    "drop_duplicates",
+    "duplicates",
+    "duplicates_advice",
+    "flatten_nested",
     "format_rows",
+    "graded_scores",
+    "key_columns",
     "kind_columns",
     "natural_order",
+    "parse_item_key",
+    "parse_subset",
     "probability_role",
     "show_names",
     "show_value",
+    "subset_columns",
+    "subset_rows",
+    "subset_values",
     "to_text",
+    "with_key",
 ]

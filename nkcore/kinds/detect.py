@@ -37,6 +37,32 @@ _KIND_NEEDS = (
 )
 
 
+# Column names of people's attributes: a table of these (and an id) describes raters, it holds no ratings.
+_ATTRIBUTES = frozenset(
+    {
+        "age",
+        "gender",
+        "sex",
+        "race",
+        "ethnicity",
+        "ethnicity_simplified",
+        "education",
+        "occupation",
+        "nationality",
+        "country",
+        "country_of_birth",
+        "country_of_residence",
+        "student_status",
+        "employment_status",
+        "income",
+        "religion",
+        "political_affiliation",
+        "first_language",
+        "native_language",
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class KindGuess:
     """The guessed kind of a table and which of its columns plays each canonical role.
@@ -160,7 +186,8 @@ def _run_model_column(frame: pd.DataFrame, mapping: dict[str, str]) -> str | Non
 
 def detect_counts(frame: pd.DataFrame) -> KindGuess | None:
     """The ratings guess of a label-count table (layout ``"counts"``: item + one ``count_<label>`` column per label,
-    found by :func:`nkcore.ratings.count_columns`), or None when the table has no ``count_<label>`` columns.
+    found by :func:`nkcore.ratings.count_columns`; a count column empty in every row, another subset's label, is
+    left out), or None when the table has no ``count_<label>`` columns.
 
     >>> g = detect_counts(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]}))
     >>> g.kind, g.layout, g.mapping
@@ -171,8 +198,9 @@ def detect_counts(frame: pd.DataFrame) -> KindGuess | None:
     found = count_columns(frame)
     if found is None or not any(c.lower().startswith(COUNT_PREFIX) for c in found.labels.values()):
         return None
-    mapping = {"item": found.item, **{f"{COUNT_PREFIX}{label}": col for label, col in found.labels.items()}}
-    shown = ", ".join(list(found.labels.values())[:6]) + (" ..." if len(found.labels) > 6 else "")
+    labels = {label: col for label, col in found.labels.items() if not frame[col].isna().all()}
+    mapping = {"item": found.item, **{f"{COUNT_PREFIX}{label}": col for label, col in labels.items()}}
+    shown = ", ".join(list(labels.values())[:6]) + (" ..." if len(labels) > 6 else "")
     reason = f"ratings as label counts: item <- {found.item}, one count column per label ({shown})"
     return KindGuess("ratings", mapping, 1.0, reason, (), "counts")
 
@@ -229,18 +257,39 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
     containing a main synonym 0.5), greedily best-first, each column used once, with content checks (``correct`` must
     be 0/1, ``latency_s`` non-negative numbers, ``p_*`` numbers in [0, 1]). A kind with every required role found
     scores mean(match scores) x (0.85 + 0.15 x share of the file's columns used); a kind with a missing role scores
-    at most 0.3. The best kind wins; with ``kind`` given only that kind is considered. When no column name matches
-    any role of any kind, ``reason`` says what each kind needs.
+    at most 0.3. The best kind wins; with ``kind`` given only that kind is considered. A table no kind fits whose
+    columns name people's attributes (age, gender, ...) is a table of raters, said in ``reason`` (confidence 0). When no kind fits completely
+    and the table is label counts (item + ``count_<label>`` columns, :func:`detect_counts`), the guess is ratings
+    with layout ``"counts"`` (also with ``kind="ratings"``). When no column name matches any role of any kind,
+    ``reason`` says what each kind needs.
 
     >>> g = detect_kind(pd.DataFrame({"item_id": [1], "annotator_id": ["a"], "label": ["x"]}))
     >>> g.kind, g.mapping
     ('ratings', {'item': 'item_id', 'rater': 'annotator_id', 'label': 'label'})
+    >>> detect_kind(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]})).layout
+    'counts'
     """
     if kind is not None:
         kind_columns(kind)
-        return _guess(frame, kind)
+        guess = _guess(frame, kind)
+        if kind == "ratings" and guess.missing:
+            return detect_counts(frame) or guess
+        return guess
     guesses = [_guess(frame, k) for k in KINDS]
     best = max(guesses, key=lambda g: (not g.missing, g.confidence, -KINDS.index(g.kind)))
+    if best.missing:
+        counts = detect_counts(frame)
+        if counts is not None:
+            return counts
+    attributes = [str(c) for c in frame.columns if normal_name(c) in _ATTRIBUTES]
+    if best.missing and len(attributes) >= 2:
+        return replace(
+            best,
+            confidence=0.0,
+            reason=f"this looks like a table of raters' attributes ({', '.join(attributes[:6])}), one row per rater, "
+            "not ratings: NK Planner does not use rater attributes. Upload the ratings file instead (one row per "
+            "rating, or one record per item with its raters' labels)",
+        )
     if best.missing and best.confidence == 0:
         shown = ", ".join(str(c) for c in list(frame.columns)[:12]) + (" ..." if frame.shape[1] > 12 else "")
         best = replace(

@@ -16,7 +16,16 @@ from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds.columns import COUNT_PREFIX, ID_ROLES, ROLES, TEXT_ROLES, describe_role, is_role_of, kind_columns
-from nkcore.kinds.values import MAX_ANSWER_CHARS, MAX_LABEL_CHARS, bounded_text, show_names, show_value, to_text
+from nkcore.kinds.values import (
+    MAX_ANSWER_CHARS,
+    MAX_LABEL_CHARS,
+    bounded_text,
+    graded_advice,
+    graded_scores,
+    show_names,
+    show_value,
+    to_text,
+)
 
 __all__ = ["apply_mapping"]
 
@@ -90,6 +99,9 @@ def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> b
     missing = [r for r in need if r not in mapping]
     if missing:
         words = "; ".join(describe_role(r) for r in missing)
+        graded = graded_scores(frame[mapping["label"]]) if kind == "ratings" and "label" in mapping else None
+        if "rater" in missing and graded is not None:
+            raise DataError(f"{graded_advice(mapping['label'], graded)}. The file's columns are: {listed}")
         raise DataError(f"missing column for {words}. The file's columns are: {listed}")
     if kind == "samples" and "gold" not in mapping and "correct" not in mapping:
         raise DataError(

@@ -21,12 +21,16 @@ __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_LABEL_CHARS",
     "bounded_text",
+    "graded_advice",
+    "graded_scores",
     "natural_order",
     "show_names",
     "show_value",
     "to_text",
 ]
 
+# More distinct numbers than this, some of them not whole, are graded scores (a slider), not categorical labels.
+MAX_GRADED_LABELS = 20
 # Longest id or label, and longest answer / gold answer (model answers can be long; ids never are).
 MAX_LABEL_CHARS = 1_000
 MAX_ANSWER_CHARS = 100_000
@@ -136,3 +140,42 @@ def natural_order(values: Sequence[str]) -> list[str]:
     if all(np.isfinite(nums)):
         return [v for _, v in sorted(zip(nums, vals, strict=True))]
     return sorted(vals, key=_natural_key)
+
+
+def graded_scores(values: pd.Series) -> str | None:
+    """A short description of ``values`` when they are graded scores rather than categorical labels, else None.
+
+    Graded: every present value is a number (or text of one), more than :data:`MAX_GRADED_LABELS` distinct values,
+    some of them not whole (a slider's positions, z-scores). Whole numbers (class ids, a 0-100 scale) are left to
+    the label limit.
+
+    >>> graded_scores(pd.Series(np.linspace(-50, 50, 41)))
+    '41 distinct numbers from -50 to 50'
+    >>> graded_scores(pd.Series([1, 2, 3, 2])) is None, graded_scores(pd.Series(["a", "b"])) is None
+    (True, True)
+    """
+    present = values.dropna()
+    if len(present) == 0:
+        return None
+    numbers = pd.to_numeric(present, errors="coerce")
+    if numbers.isna().any():
+        return None
+    v = numbers.to_numpy(dtype=np.float64)
+    distinct = np.unique(v)
+    if len(distinct) <= MAX_GRADED_LABELS or bool(np.all(distinct == np.floor(distinct))):
+        return None
+    return f"{len(distinct):,} distinct numbers from {v.min():g} to {v.max():g}"
+
+
+def graded_advice(column: str, description: str) -> str:
+    """The refusal sentence for a label column of graded scores (``description`` from :func:`graded_scores`).
+
+    >>> graded_advice("rating", "305 distinct numbers from -50 to 50")[:60]
+    "column 'rating' holds graded scores (305 distinct numbers fr"
+    """
+    return (
+        f"column {column!r} holds graded scores ({description}), not categorical labels, and no rater ids: NK "
+        "Planner reads ratings as one label per (item, rater). Bin the scores into a few labels (e.g. low / middle / "
+        "high) and give one row per rating (item, rater, label; a response number will do for anonymous raters) or "
+        "one count_<label> column per label, then upload that file"
+    )

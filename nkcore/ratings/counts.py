@@ -196,8 +196,8 @@ def ratings_from_counts(
         if len(names) > 1:
             shown = ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
             raise DataError(
-                f"the label-count table mixes {len(names)} subsets in column {found.subset!r} ({shown}); choose one "
-                "(subset=..., --subset)"
+                f"the label-count table mixes {len(names)} subsets in column {found.subset!r} ({shown}); choose one: "
+                f"--subset {found.subset}={names[0]} (the Data page offers each)"
             )
     frame = frame.reset_index(drop=True)
     values: dict[str, np.ndarray] = {}
