@@ -23,7 +23,10 @@ def passk_chart(curves: pd.DataFrame) -> alt.LayerChart:
         "series:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
-        legend=alt.Legend(orient="bottom", columns=3, labelLimit=300),
+        # the legend draws the lines (solid strokes), not the faint bands that share the colour scale
+        legend=alt.Legend(
+            orient="bottom", columns=3, labelLimit=300, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
+        ),
         sort=domain,
     )
     x = alt.X("k:Q", title="samples per case (k)", axis=alt.Axis(tickMinStep=1, format="d"))

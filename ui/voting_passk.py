@@ -90,7 +90,7 @@ def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
     table = curves_frame(curves)
     chart = passk_chart(table)
     st.altair_chart(chart, width="stretch")
-    exports.download_table_and_chart(table, "passk_curves", chart, "passk_curves")
+    exports.download_table_and_chart(table, "passk_curves", chart, "passk_curves", table_label="Chart data (CSV)")
 
     st.markdown(md(voting.flaky_sentence(flaky)))
     if flaky.flaky:
