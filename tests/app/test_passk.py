@@ -100,3 +100,14 @@ def test_user_text_reaches_only_tables_and_bad_input_is_a_message(tmp_path: Path
     assert not at.exception
     assert any("every case has one sample" in e for e in error_texts(at))
     assert not at.dataframe and not at.get("vega_lite_chart")
+
+
+def test_cases_with_different_sample_counts_are_said(tmp_path: Path) -> None:
+    rows = [(1, j, "g" if j != 2 else "w", "g") for j in (1, 2, 3, 4)] + [(2, j, "g", "g") for j in (1, 2)]
+    at = _run_frame(pd.DataFrame(rows, columns=["case", "sample", "answer", "gold"]), tmp_path)
+    assert not at.exception
+    # k = 2, the most samples every case has: case 1 has 3 right of 4, so pass@2 = 1, pass^2 = (1/2 + 1) / 2
+    assert plain(at.markdown[0].value).startswith(
+        "**pass@2 (at least one of 2 samples right) is 100% but all 2 right (pass^2) is only 75%"
+    )
+    assert any("Cases have 2 to 4 samples: at each k, the cases with at least k count." in c.value for c in at.caption)
