@@ -1,21 +1,27 @@
-"""Cost & latency: money and tail latency of each extra sample per request (n), flat and adaptive."""
+"""Cost & latency: what to ship under a latency budget, and what each extra sample per request (n) costs.
+
+The page leads with its verdict (what to ship, one sentence) and the accuracy-against-cost chart that supports it,
+then why, then the inputs; the full table, the latency chart, the top-up rule and the stall notes sit in expanders.
+The latency chart is drawn only while its expander is open; the stalls section is a fragment (its two inputs rerun
+that section only) and draws the one-page summary, so the summary follows them.
+"""
 
 from __future__ import annotations
 
 import math
 
+import altair as alt
 import streamlit as st
 
 from nkcore import advice, cost, latency, voting
 from nkcore.common.formatting import format_p, points
+from nkcore.cost import CostTable
 from ui import cache, charts_voting, datasets, exports, page
 from ui.text import md
 
 page.setup_page(
     "Cost & latency",
-    "Each extra sample per request (n) costs money and tail latency. One table puts accuracy, calls, latency "
-    "percentiles and cost side by side, with the adaptive top-up rule between the flat rows, and says what to ship "
-    "under your latency budget.",
+    "What should you ship under your latency budget, and what does each extra sample per request (n) cost?",
 )
 ds = datasets.choose_dataset("samples")
 SOURCES = ("latencies in the data", "typed p50 and p95")
@@ -40,6 +46,25 @@ def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
     return fmt.format(value) if math.isfinite(value) else "no gain"
 
 
+def split_verdict(sentence: str) -> tuple[str, str]:
+    """The advice as (its first sentence: what to ship, the rest: why). The first sentence ends at the first
+    ". " (numbers such as 0.5 have no space after their point)."""
+    head, _, rest = sentence.partition(". ")
+    return (head if head.endswith(".") else head + "."), rest.strip()
+
+
+def draw(chart: alt.TopLevelMixin) -> None:
+    """Draw an Altair chart from its unvalidated spec: Altair's JSON-schema validation of a layered chart costs
+    more than the rest of a rerun, and these charts are built by ``ui.charts_voting`` from known columns."""
+    st.vega_lite_chart(chart.to_dict(validate=False), width="stretch")
+
+
+LATENCY_HELP = {
+    "p50": "median: half of the requests are faster",
+    "p95": "95th percentile: 1 request in 20 is slower",
+    "p99": "99th percentile: 1 request in 100 is slower",
+}
+
 # Samples without recorded latencies open in the typed-percentile mode (the only one that can work), said in one line.
 HAS_LATENCY = "latency_s" in ds.frame.columns and bool(ds.frame["latency_s"].notna().any())
 if not HAS_LATENCY:
@@ -53,6 +78,10 @@ with page.user_errors():
             "p95 typed below.",
             icon=":material/info:",
         )
+    # Positions first, filled below: the verdict and its chart lead, the inputs follow them.
+    verdict_box = st.container()
+    chart_box = st.container()
+    why_box = st.container()
     with st.container(border=True):
         st.markdown("**Inputs**")
         c1, c2, c3, c4 = st.columns(4)
@@ -64,19 +93,28 @@ with page.user_errors():
         )
         budget = c3.slider(
             "latency budget, p95 (s)", 0.5, 30.0, 6.5, 0.1, key="lat_budget", bind="query-params",
-            help="the slowest 5% of requests may take longer than this",
+            help="The slowest 5% of requests may take longer than this (p95: the 95th percentile of request "
+            "latency; a request waits for its slowest sample).",
         )  # fmt: skip
         source = c4.radio(
-            "single-call latency from", SOURCES, key="lat_src", bind="query-params", disabled=not HAS_LATENCY
+            "single-call latency from",
+            SOURCES,
+            key="lat_src",
+            bind="query-params",
+            disabled=not HAS_LATENCY,
+            help="The latency_s column of the data, or a lognormal fitted to the median (p50) and the 95th "
+            "percentile (p95) typed below.",
         )
         c5, c6, c7, c8 = st.columns(4)
         typed = source == SOURCES[1]
         p50 = c5.number_input(
-            "single-call p50 (s)", 0.01, 600.0, 1.9, 0.1, key="lat_p50", bind="query-params", disabled=not typed
-        )
+            "single-call median, p50 (s)", 0.01, 600.0, 1.9, 0.1, key="lat_p50", bind="query-params",
+            disabled=not typed, help=f"p50, the {LATENCY_HELP['p50']}, for one model call.",
+        )  # fmt: skip
         p95 = c6.number_input(
-            "single-call p95 (s)", 0.01, 600.0, 4.6, 0.1, key="lat_p95", bind="query-params", disabled=not typed
-        )
+            "single-call slow tail, p95 (s)", 0.01, 600.0, 4.6, 0.1, key="lat_p95", bind="query-params",
+            disabled=not typed, help=f"p95, the {LATENCY_HELP['p95']}, for one model call.",
+        )  # fmt: skip
         n0 = c7.number_input(
             "adaptive rule: samples drawn first (n0)", 1, max_n, min(3, max_n), 1, key="lat_n0", bind="query-params"
         )
@@ -103,7 +141,7 @@ with page.user_errors():
             help=f"The data has up to {max_n} samples per case.",
         )
     if not ns:
-        st.warning("Choose at least one flat samples per request (n).")
+        verdict_box.warning("Choose at least one flat samples per request (n) in the inputs below.")
         st.stop()
     lat_kind = "lognormal" if typed else "data"
     with_rule = int(n0) + int(m) <= max_n
@@ -127,138 +165,192 @@ with page.user_errors():
         p95_s=float(p95) if typed else None,
     )
 
+    # ------------------------------------------------------------------ the verdict, its chart, and why
     # what to ship: only a gain the paired test on the same cases supports is paid for (nkcore.advice)
     adv = advice.advise(table, float(budget))
     recommendation = adv.sentence
-    st.success(md(recommendation), icon=":material/recommend:")
-
-    st.subheader("One row per configuration")
+    headline, why = split_verdict(recommendation)
+    with verdict_box:
+        if adv.pick is not None:
+            st.success(f"**{md(headline)}**", icon=":material/recommend:")
+        else:
+            st.warning(f"**{md(headline)}**", icon=":material/warning:")
     frame = table.to_frame()
-    view = frame.assign(
-        label=[f"{r.label} (adaptive)" if r.adaptive else r.label for r in table.rows],
-        accuracy=100 * frame["accuracy"],
-        accuracy_low=100 * frame["accuracy_low"],
-        accuracy_high=100 * frame["accuracy_high"],
-        calls_per_extra_correct=[
-            _per_extra(r.calls_per_extra_correct, r.compared_with, "{:,.0f}") for r in table.rows
-        ],
-        cost_per_extra_correct=[
-            _per_extra(r.cost_per_extra_correct, r.compared_with, "${:,.2f}") for r in table.rows
-        ],
-        compared_with=[r.compared_with or "—" for r in table.rows],
-    )[
-        ["label", "accuracy", "accuracy_low", "accuracy_high", "calls", "p50", "p95", "p99", "cost_per_1k",
-         "monthly_cost", "calls_per_extra_correct", "cost_per_extra_correct", "compared_with"]
-    ]  # fmt: skip
-    view.columns = [
-        "configuration", "accuracy", "95% interval from", "to", "calls per request", "p50 (s)", "p95 (s)", "p99 (s)",
-        "$ / 1k requests", "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
-    ]  # fmt: skip
-    num = st.column_config.NumberColumn
-    txt = st.column_config.TextColumn
-    exports.table(
-        view,
-        "cost_latency_view",
-        download=False,  # the full-precision table is offered below
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "configuration": txt(help="n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure"),
-            "accuracy": num(format="%.1f%%", help="share of the cases the vote gets right"),
-            "95% interval from": num(format="%.1f%%", help="95% Wilson interval of the accuracy on these cases"),
-            "to": num(format="%.1f%%", help="upper end of the 95% interval"),
-            "calls per request": num(format="%.2f", help="model calls per request, on average"),
-            "p50 (s)": num(format="%.1f", help="median request latency: half of requests are faster"),
-            "p95 (s)": num(format="%.1f", help="95% of requests are faster; 1 in 20 is slower"),
-            "p99 (s)": num(format="%.1f", help="99% of requests are faster; 1 in 100 is slower"),
-            "$ / 1k requests": num(format="$%.2f", help="calls per request x price per call x 1,000"),
-            "$ / month": num(format="$%,.0f", help="at the requests per month above"),
-            "calls per extra correct": txt(
-                help="extra calls spent for each extra correct answer, against the row in 'vs row'"
-            ),
-            "$ per extra correct": txt(help="the same in dollars"),
-            "vs row": txt(help="the row the two columns before are measured from"),
-        },
-    )
-    rule_words = (
-        f" the adaptive row adds a second fan-out, in sequence, for the {table.topup_share:.0%} of requests that top up."
-        if with_rule
-        else ""
-    )
-    st.caption(
-        f"Accuracy: the vote over each case's first samples on the same {table.n_cases} cases (ties: the answer seen "
-        f"first wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call quantile "
-        f"at q^(1/n);{rule_words} 'no gain': the row buys no extra correct answer at any price; '—': the cheapest "
-        "row, nothing to compare with."
-    )
-    exports.download_table(frame, "cost_latency_table")
-    for r in table.rows:
-        st.markdown(f"- {md(cost.marginal_sentence(r))}")
+    chart = charts_voting.cost_accuracy_chart(frame, float(budget))
+    with chart_box:
+        draw(chart)
+        st.caption(
+            "Each point is one configuration; the grey bar is its accuracy's 95% interval. Darker points are slower; "
+            "hollow points are over the latency budget."
+        )
     pick = table.row(adv.pick) if adv.pick is not None else None
     dearest = max((r for r in table.rows if not r.adaptive), key=lambda r: r.calls)
-    if pick is not None and dearest.calls > pick.calls:
-        diff = cost.monthly_difference(pick.calls, dearest.calls, table.price_per_call, table.requests_per_month)
-        i, j = table.rows.index(pick), table.rows.index(dearest)
-        gap = advice.paired_gap(table.credit[:, i], table.credit[:, j], pick.label, dearest.label)
-        st.markdown(
-            f"- Running {md(dearest.label)} instead of the recommended {md(pick.label)} would cost **${diff:,.0f} a month** "
-            f"more at {table.requests_per_month:,.0f} requests a month, for {points(gap.diff)} points of accuracy on "
-            f"these cases (95% paired interval {points(gap.low)} to {points(gap.high)}, {format_p(gap.p)})."
+    with why_box:
+        if why:
+            st.markdown(f"**Why:** {md(why)}")
+        if pick is not None and dearest.calls > pick.calls:
+            diff = cost.monthly_difference(pick.calls, dearest.calls, table.price_per_call, table.requests_per_month)
+            i, j = table.rows.index(pick), table.rows.index(dearest)
+            gap = advice.paired_gap(table.credit[:, i], table.credit[:, j], pick.label, dearest.label)
+            st.markdown(
+                f"Running {md(dearest.label)} instead of the recommended {md(pick.label)} would cost "
+                f"**${diff:,.0f} a month** more at {table.requests_per_month:,.0f} requests a month, for "
+                f"{points(gap.diff)} points of accuracy on these cases (95% paired interval {points(gap.low)} to "
+                f"{points(gap.high)}, {format_p(gap.p)})."
+            )
+        exports.download_chart(chart, "accuracy_vs_cost")
+
+    # ------------------------------------------------------------------ the numbers behind the chart
+    with st.expander("The numbers: one row per configuration", icon=":material/table:"):
+        view = frame.assign(
+            label=[f"{r.label} (adaptive)" if r.adaptive else r.label for r in table.rows],
+            accuracy=100 * frame["accuracy"],
+            accuracy_low=100 * frame["accuracy_low"],
+            accuracy_high=100 * frame["accuracy_high"],
+            calls_per_extra_correct=[
+                _per_extra(r.calls_per_extra_correct, r.compared_with, "{:,.0f}") for r in table.rows
+            ],
+            cost_per_extra_correct=[
+                _per_extra(r.cost_per_extra_correct, r.compared_with, "${:,.2f}") for r in table.rows
+            ],
+            compared_with=[r.compared_with or "—" for r in table.rows],
+        )[
+            ["label", "accuracy", "accuracy_low", "accuracy_high", "calls", "p50", "p95", "p99", "cost_per_1k",
+             "monthly_cost", "calls_per_extra_correct", "cost_per_extra_correct", "compared_with"]
+        ]  # fmt: skip
+        view.columns = [
+            "configuration", "accuracy", "95% interval from", "to", "calls per request", "p50 (s)", "p95 (s)",
+            "p99 (s)", "$ / 1k requests", "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
+        ]  # fmt: skip
+        num = st.column_config.NumberColumn
+        txt = st.column_config.TextColumn
+        exports.table(
+            view,
+            "cost_latency_view",
+            download=False,  # the full-precision table is offered below
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "configuration": txt(help="n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure"),
+                "accuracy": num(format="%.1f%%", help="share of the cases the vote gets right"),
+                "95% interval from": num(format="%.1f%%", help="95% Wilson interval of the accuracy on these cases"),
+                "to": num(format="%.1f%%", help="upper end of the 95% interval"),
+                "calls per request": num(format="%.2f", help="model calls per request, on average"),
+                "p50 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p50']}"),
+                "p95 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p95']}"),
+                "p99 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p99']}"),
+                "$ / 1k requests": num(format="$%.2f", help="calls per request x price per call x 1,000"),
+                "$ / month": num(format="$%,.0f", help="at the requests per month above"),
+                "calls per extra correct": txt(
+                    help="extra calls spent for each extra correct answer, against the row in 'vs row'"
+                ),
+                "$ per extra correct": txt(help="the same in dollars"),
+                "vs row": txt(help="the row the two columns before are measured from"),
+            },
+        )
+        exports.download_table(frame, "cost_latency_table")
+        for r in table.rows:
+            st.markdown(f"- {md(cost.marginal_sentence(r))}")
+        rule_words = (
+            f" the adaptive row adds a second fan-out, in sequence, for the {table.topup_share:.0%} of requests that "
+            "top up."
+            if with_rule
+            else ""
+        )
+        st.caption(
+            f"Accuracy: the vote over each case's first samples on the same {table.n_cases} cases (ties: the answer "
+            f"seen first wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call "
+            f"quantile at q^(1/n);{rule_words} 'no gain': the row buys no extra correct answer at any price; '—': the "
+            "cheapest row, nothing to compare with."
         )
 
-    st.subheader("Accuracy against cost, with latency as colour")
-    chart = charts_voting.cost_accuracy_chart(frame, float(budget))
-    lat_chart = charts_voting.latency_bars_chart(frame, float(budget))
-    st.altair_chart(chart, width="stretch")
-    st.caption(
-        "Each point is one configuration: further right costs more, higher scores more; the grey bar is the 95% "
-        "interval of its accuracy. Darker points are slower at p95; hollow points are over the latency budget."
+    # ------------------------------------------------------------------ latency, drawn only while open
+    latency_box = st.expander(
+        "Request latency per configuration: median (p50), p95 and p99 against the budget",
+        icon=":material/timer:",
+        key="lat_show_latency",
+        on_change="rerun",
     )
-    exports.download_chart(chart, "accuracy_vs_cost")
-    st.altair_chart(lat_chart, width="stretch")
-    st.caption(
-        "Request latency per configuration: p50, half of requests are faster; p95, all but 1 in 20; p99, all but 1 in "
-        "100. The dashed line is the latency budget."
-    )
-    exports.download_chart(lat_chart, "latency_percentiles")
+    with latency_box:
+        if latency_box.open:
+            lat_chart = charts_voting.latency_bars_chart(frame, float(budget))
+            draw(lat_chart)
+            st.caption(
+                f"Request latency per configuration: p50, {LATENCY_HELP['p50']}; p95, {LATENCY_HELP['p95']}; p99, "
+                f"{LATENCY_HELP['p99']}. The dashed line is the latency budget."
+            )
+            exports.download_chart(lat_chart, "latency_percentiles")
 
-    st.subheader("Which requests top up")
-    st.markdown(
-        "The adaptive rule spends extra samples only where the first draw is unsure. Which trigger you use matters: "
-        "two extra samples cannot overturn three that agree, but they can overturn a 2-1 split."
-    )
-    if with_rule:
-        for trig in ("no_plurality", "not_unanimous"):
-            res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
-            st.markdown(f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}")
-    else:
-        st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")
+    # ------------------------------------------------------------------ the adaptive rule
+    with st.expander("Which requests top up under the adaptive rule", icon=":material/add_circle:"):
+        st.markdown(
+            "The adaptive rule spends extra samples only where the first draw is unsure. Which trigger you use "
+            "matters: two extra samples cannot overturn three that agree, but they can overturn a 2-1 split."
+        )
+        if with_rule:
+            for trig in ("no_plurality", "not_unanimous"):
+                res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
+                st.markdown(
+                    f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}"
+                )
+        else:
+            st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")
 
-    st.subheader("Rare stalls and queued branches")
-    s1, s2 = st.columns(2)
-    one_in = s1.number_input(
-        "a stall hits one call in… (e.g. once an hour at 1 request a second = 3,600)",
-        2, 10**9, 3600, 100, key="lat_stall", bind="query-params",
-    )  # fmt: skip
-    slots = s2.number_input(
-        "concurrent slots for one request's samples", 1, 64, 2, 1, key="lat_slots", bind="query-params"
-    )
-    flat_ns = tuple(int(r.n) for r in table.rows if not r.adaptive)
-    stalls = latency.stall_table(1.0 / float(one_in), flat_ns)
-    st.markdown(md(latency.stall_sentence(stalls[-1])))
-    queued = cache.compute(
-        latency.queued_fanout_from_frame,
-        ds,
-        n=flat_ns[-1],
-        slots=int(slots),
-        latency=lat_kind,
-        p50_s=float(p50) if typed else None,
-        p95_s=float(p95) if typed else None,
-    )
-    st.markdown(md(latency.queue_sentence(queued)))
 
-exports.summary_download(
-    "Cost and latency",
+@st.fragment
+def stalls_and_summary(table: CostTable, adv: advice.Advice, params: dict[str, object], chart: alt.LayerChart) -> None:
+    """Rare stalls and queued branches (two inputs of their own), then the one-page summary of the view.
+
+    A fragment: its inputs rerun this section only. The summary is drawn here so that it follows them; every other
+    number in it comes from the full run (``table``, ``adv``), which any other input reruns.
+    """
+    with page.user_errors():
+        with st.expander("Rare stalls and queued branches", icon=":material/hourglass_top:"):
+            s1, s2 = st.columns(2)
+            one_in = s1.number_input(
+                "a stall hits one call in… (e.g. once an hour at 1 request a second = 3,600)",
+                2, 10**9, 3600, 100, key="lat_stall", bind="query-params",
+            )  # fmt: skip
+            slots = s2.number_input(
+                "concurrent slots for one request's samples", 1, 64, 2, 1, key="lat_slots", bind="query-params"
+            )
+            flat_ns = tuple(int(r.n) for r in table.rows if not r.adaptive)
+            stalls = latency.stall_table(1.0 / float(one_in), flat_ns)
+            st.markdown(md(latency.stall_sentence(stalls[-1])))
+            queued = cache.compute(
+                latency.queued_fanout_from_frame,
+                ds,
+                n=flat_ns[-1],
+                slots=int(slots),
+                latency=lat_kind,
+                p50_s=float(p50) if typed else None,
+                p95_s=float(p95) if typed else None,
+            )
+            st.markdown(md(latency.queue_sentence(queued)))
+        pick = table.row(adv.pick) if adv.pick is not None else None
+        exports.summary_download(
+            "Cost and latency",
+            params,
+            [
+                ("recommendation", pick.label if pick is not None else "none fits", adv.sentence),
+                *[
+                    (
+                        r.label,
+                        f"{r.accuracy:.1%}, ${r.cost_per_1k:,.2f} per 1k, p95 {r.p95:.1f} s",
+                        cost.marginal_sentence(r),
+                    )
+                    for r in table.rows
+                ],
+                ("stalls", f"{stalls[-1].times_as_often:.1f}x", latency.stall_sentence(stalls[-1])),
+                ("queued branches", f"p95 {queued.p95:.1f} s", latency.queue_sentence(queued)),
+            ],
+            [chart],
+        )
+
+
+stalls_and_summary(
+    table,
+    adv,
     {
         "dataset": ds.name,
         "price per call ($)": price,
@@ -267,15 +359,6 @@ exports.summary_download(
         "latency from": source,
         "adaptive rule": f"{n0}+{m}, top up on {trigger_words}" if with_rule else "none (too few samples per case)",
     },
-    [
-        ("recommendation", pick.label if pick is not None else "none fits", recommendation),
-        *[
-            (r.label, f"{r.accuracy:.1%}, ${r.cost_per_1k:,.2f} per 1k, p95 {r.p95:.1f} s", cost.marginal_sentence(r))
-            for r in table.rows
-        ],
-        ("stalls", f"{stalls[-1].times_as_often:.1f}x", latency.stall_sentence(stalls[-1])),
-        ("queued branches", f"p95 {queued.p95:.1f} s", latency.queue_sentence(queued)),
-    ],
-    [chart],
+    chart,
 )
 page.finish_page()

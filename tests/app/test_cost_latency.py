@@ -1,9 +1,16 @@
-"""AppTest of the Cost & latency page: default view, changed inputs change the numbers, bad input shows an error."""
+"""AppTest of the Cost & latency page: default view, changed inputs change the numbers, bad input shows an error,
+and the page leads with its verdict and the chart that supports it (the rest in expanders)."""
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block, Element, Expander
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
@@ -12,12 +19,33 @@ from tests.conftest import ROOT
 PAGE = "pages/5_Cost_and_latency.py"
 
 
-def _text(at) -> str:
+def _text(at: AppTest) -> str:
     return " ".join(plain(m.value) for m in at.markdown) + " " + " ".join(plain(s.value) for s in at.success)
 
 
+def _walk(node: Block | Element, under: tuple[str, ...] = ()) -> Iterator[tuple[Element, tuple[str, ...]]]:
+    """Every element of the page in reading order, with the labels of the expanders it sits in."""
+    for child in getattr(node, "children", {}).values():
+        if isinstance(child, Expander):
+            yield from _walk(child, (*under, child.label))
+        elif isinstance(child, Block):
+            yield from _walk(child, under)
+        else:
+            yield child, under
+
+
+def _shown(at: AppTest) -> list[tuple[Element, tuple[str, ...]]]:
+    """The elements a reader sees, in order: empty placeholders left out."""
+    return [(e, u) for e, u in _walk(at._tree.children[0]) if getattr(e, "type", "") != "empty"]
+
+
+def _charts(at: AppTest) -> list[str]:
+    """The titles of the page's charts, in order."""
+    return [str(json.loads(c.proto.spec).get("title", "")) for c in at.get("vega_lite_chart")]
+
+
 def test_default_view_shows_the_chapter_numbers(run_page: RunPage) -> None:
-    at = run_page(PAGE, timeout=120)
+    at: AppTest = run_page(PAGE, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Cost & latency"
     rec = plain(at.success[0].value)
@@ -128,11 +156,95 @@ def test_a_budget_of_8s_recommends_n3_and_says_why(run_page: RunPage) -> None:
     assert not at.exception
     rec = plain(at.success[0].value)
     assert "ship flat samples per request n=3: 78.0% accuracy (95% interval 71.8% to 83.2%)" in rec
-    assert "the paired test cannot tell from the most accurate one, 3+2" in rec
-    assert "+1.0 points (95% paired bootstrap interval 0.0 to +2.5 on the same 200 cases" in rec
-    assert "would pay for a gain the data cannot tell from noise" in rec
+    why = next(plain(m.value) for m in at.markdown if m.value.startswith("**Why:**"))
+    assert "the paired test cannot tell from the most accurate one, 3+2" in why
+    assert "+1.0 points (95% paired bootstrap interval 0.0 to +2.5 on the same 200 cases" in why
+    assert "would pay for a gain the data cannot tell from noise" in why
     table = at.dataframe[0].value
     row = table[table["configuration"] == "n=3"].iloc[0]
     assert round(row["95% interval from"], 1) == 71.8 and round(row["to"], 1) == 83.2
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "for +1.0 points of accuracy on these cases (95% paired interval -2.0 to +4.0, p = 0.75)" in text
+
+
+def test_the_verdict_leads_and_its_chart_follows(run_page: RunPage) -> None:
+    """Title, the one-line question, the verdict (what to ship, one sentence), then the accuracy-against-cost chart;
+    why comes after the chart, the inputs after that."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    shown = _shown(at)
+    start = next(i for i, (e, _) in enumerate(shown) if e.type == "title")
+    (purpose, _), (verdict, _), (chart, _), _caption, (why, _) = shown[start + 1 : start + 6]
+    assert purpose.type == "markdown" and plain(purpose.value).endswith("?")
+    assert verdict.type == "success"
+    text = plain(verdict.value)
+    assert text == (
+        "**Under a p95 latency budget of 6.5 s, ship flat samples per request n=3: 78.0% accuracy (95% interval "
+        "71.8% to 83.2%), 3.00 calls per request, p95 6.1 s, $18.60 per 1,000 requests ($7,440 a month).**"
+    )
+    assert chart.type == "vega_lite_chart" and "Accuracy against cost" in chart.proto.spec
+    assert plain(why.value).startswith("**Why:** Cheaper settings are resolvably worse than n=3 (n=1 by 7.0 points")
+    order = [e.type for e, _ in shown]
+    assert order.index("vega_lite_chart") < order.index("number_input")  # the inputs come after the answer
+
+
+def test_no_configuration_in_budget_is_a_warning_not_a_success(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"lat_budget": "3.0"}, timeout=120)
+    assert not at.exception and not at.success
+    assert plain(at.warning[0].value).startswith("**No configuration meets a p95 latency budget of 3.0 s")
+
+
+def test_tables_and_explanations_sit_in_expanders(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    shown = _shown(at)
+    table = next(u for e, u in shown if e.type == "arrow_data_frame" or type(e).__name__ == "Dataframe")
+    assert table == ("The numbers: one row per configuration",)
+    where = {}
+    outside_words = 0
+    for e, under in shown:
+        if e.type in ("markdown", "caption"):
+            text = plain(str(e.value))
+            for probe in ("Going from n=1 to n=3 buys", "The adaptive rule spends extra samples", "A stall you see"):
+                if probe in text:
+                    where.setdefault(probe, under)
+            if not under:
+                outside_words += len(text.split())
+    assert where["Going from n=1 to n=3 buys"] == ("The numbers: one row per configuration",)
+    assert where["The adaptive rule spends extra samples"] == ("Which requests top up under the adaptive rule",)
+    assert where["A stall you see"] == ("Rare stalls and queued branches",)
+    assert outside_words < 150, outside_words
+
+
+def test_the_latency_chart_is_drawn_only_when_opened(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert _charts(at) == ["Accuracy against cost per 1,000 requests, coloured by p95 latency"]
+    at.session_state["lat_show_latency"] = True
+    at.run()
+    assert not at.exception
+    assert _charts(at)[1] == "Request latency per configuration: p50, p95 and p99 against the budget"
+
+
+JARGON = re.compile(r"\bp(50|95|99)\b|\brho\b|N_eff|\beps\b|mid-p|\bKL\b|\bnats\b", re.I)
+
+
+def test_jargon_labels_have_a_plain_name_and_a_help(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    labelled = [*at.slider, *at.number_input, *at.radio, *at.multiselect]
+    jargon = [(w.label, w.help) for w in labelled if JARGON.search(w.label)]
+    assert len(jargon) >= 3  # the budget and the two typed percentiles
+    for label, help_text in jargon:
+        assert help_text and JARGON.search(help_text), f"{label!r} has no help saying what the term means"
+        assert re.search(r"median|tail|budget", label), f"{label!r} has no plain name"
+
+
+def test_stall_inputs_follow_the_link_and_reach_the_summary(run_page: RunPage) -> None:
+    """The stalls section reruns on its own (a fragment) and draws the summary, so the summary follows its inputs."""
+    at = run_page(PAGE, query={"lat_stall": "1000", "lat_slots": "7"}, timeout=120)
+    assert not at.exception and not error_texts(at) and not at.warning
+    assert at.number_input(key="lat_stall").value == 1000 and at.number_input(key="lat_slots").value == 7
+    summary = next(plain(m.value) for m in at.markdown if "**recommendation: n=3**" in plain(m.value))
+    assert "A stall you see once in 1,000 calls" in summary and "**queued branches: p95 8.1 s**" in summary
+    at.number_input(key="lat_slots").set_value(2).run()
+    summary = next(plain(m.value) for m in at.markdown if "**recommendation: n=3**" in plain(m.value))
+    assert "**queued branches: p95 12.5 s**" in summary
