@@ -200,7 +200,7 @@ def test_tables_and_explanations_sit_in_expanders(run_page: RunPage) -> None:
     shown = _shown(at)
     table = next(u for e, u in shown if e.type == "arrow_data_frame" or type(e).__name__ == "Dataframe")
     assert table == ("The numbers: one row per configuration",)
-    where = {}
+    where: dict[str, tuple[str, ...]] = {}
     outside_words = 0
     for e, under in shown:
         if e.type in ("markdown", "caption"):
