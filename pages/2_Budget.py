@@ -370,14 +370,22 @@ with page.user_errors():
             chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat"
         )
         st.caption(
-            "Each square is a split of the budget into items (N) = budget / K and ratings per item (K). Darker = "
-            "more repeatable. Black outline: p < 0.05 ('reasonably repeatable'). Orange frame: the budget chosen on "
-            "the slider; star: its best K. Red ring: the cell shown below. x: extrapolation (more items than the "
-            "data has). Click any square to see its details."
+            "Each square is a split of the budget into items (N) = budget / K and ratings per item (K); darker = "
+            "more repeatable. The orange frame is the budget chosen on the slider, the star its best K, the red ring "
+            "the cell shown below. Click any square to see its details."
         )
         if budget in best:
             pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
             st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
+        exports.download_table_and_chart(
+            grid.cells_frame(cells),
+            "nk_grid",
+            chart,
+            "nk_heatmap",
+            table_label="Download every cell (CSV)",
+            explains=f"Darker: {'smaller p-value' if COLOR_BY[color_by] == 'p' else 'A ahead more often'}; black "
+            "outline: p < 0.05; orange frame: the chosen budget, star: its best K; red ring: the cell in detail.",
+        )
     with tab_plane:
         point = (
             charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)
@@ -403,10 +411,12 @@ with page.user_errors():
             )
             + "Red ring: the cell shown below."
         )
-        exports.download_chart(plane, "nk_plane")
-    exports.download_table_and_chart(
-        grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
-    )
+        exports.download_chart(
+            plane,
+            "nk_plane",
+            explains="Squares: p < 0.05, circles: not; dashed lines: budgets N x K; orange line and star: the "
+            "smallest budget that reaches p < 0.05 and its split; red ring: the cell in detail.",
+        )
     note = sentences.extrapolation_note(mcells)
     if note:
         st.warning(md(note), icon=":material/warning:")
@@ -579,7 +589,11 @@ with page.user_errors():
                 + (" The engine draws each distribution as 1,000 evenly spaced quantiles." if exact_view else "")
                 + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
             )
-            exports.download_chart(dist, "nk_gap_distribution")
+            exports.download_chart(
+                dist,
+                "nk_gap_distribution",
+                explains="Blue: gaps when A really is better (or the real data); grey: no difference (null).",
+            )
 
     # ------------------------------------------------------------------ method notes and secondary tables
     with st.expander("How these numbers are computed"):

@@ -63,6 +63,7 @@ def nk_plane(
 ) -> alt.LayerChart:
     """Items (N, log x axis) against ratings per item (K, log y axis), one mark per cell, the budgets as lines.
 
+    ``title``: "<metric>: <what the chart shows>"; the part before ": " is the title, the rest its subtitle.
     ``cells``: one row per cell of ONE metric with columns budget, k, n, p, delta, ci_width, reproducibility.
     ``color_by``: "p" (p-value, darker = smaller) or "reproducibility" (A strictly ahead). Cells with p < 0.05 are
     squares and the others circles (a shape is visible on any fill and in a PNG). Each budget in ``budgets`` is the
@@ -118,8 +119,10 @@ def nk_plane(
     labels = (
         alt.Chart(ends).mark_text(align="left", dx=4, dy=-6, fontSize=11, color="#555").encode(x=x, y=y, text="label:N")
     )
+    head, _, rest = title.partition(": ")
+    chart_title = alt.TitleParams(text=head, subtitle=[rest] if rest else [])
     points = (
-        alt.Chart(df, title=title)
+        alt.Chart(df, title=chart_title)
         .mark_point(filled=True, size=110, stroke="#2e4057", strokeWidth=0.6, opacity=1)
         .encode(x=x, y=y, color=color, shape=shape, tooltip=tooltip)
     )
