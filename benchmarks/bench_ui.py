@@ -1,0 +1,386 @@
+"""Benchmark: how fast the pages answer in a browser. Page load, and every control's change-to-idle time.
+
+Run: ``.venv/bin/python benchmarks/bench_ui.py`` (``--views compare,planner`` for some views, ``--reps 5``).
+
+It starts the app (``streamlit run app.py`` on a free loopback port, headless, the built-in sample data, an empty
+data folder) and drives Compare (both modes), Sampling, Cost & latency and Planner in Debian's headless Chromium
+(``/usr/bin/chromium``, Playwright's sync API) at 1400 x 900. Per view it prints:
+
+- **page load**: from the start of the navigation to Streamlit's idle (the app's ``data-test-script-state`` back at
+  ``notRunning`` for good, connected, no running status widget, no loading skeleton): median of ``--reps`` loads
+  after one warm-up load;
+- **every control** in the main area that is visible and enabled, found on the page rather than listed here (so a
+  page that gains or loses a control is measured as it is): a slider gets ArrowRight on its focused thumb (ArrowLeft
+  the next time, so it stays in range), a number input its step button, a radio or a select box another option, a
+  checkbox or toggle a click, a multiselect loses its last chosen option and gets it back. The time runs from the
+  input event (captured in the page) to idle; the median of ``--reps`` changes and the first (cold: it may compute
+  what the cache does not hold yet) are printed. An odd number of changes is followed by one untimed change back,
+  so that every control starts from the view's default.
+
+The times come from the page's own clock (``performance.now()``): a MutationObserver records each change of the
+script state, and "idle" is the last change to ``notRunning`` after which the state stays there for 300 ms.
+
+**Reference**: a trivial Streamlit page (a title, one slider and the value it shows) served by a second server in
+the same run: its load and slider round trip are what Streamlit itself costs on this machine now. Each time is also
+printed as a ratio to the reference, which is what to compare between runs on a busy machine (2 cores shared).
+Targets (issue 12): every control under 300 ms, every page load under 1.5 s. The last line is the whole result as
+one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+
+TARGET_CONTROL_MS = 300.0
+TARGET_LOAD_MS = 1500.0
+QUIET_MS = 300.0
+VIEWPORT = {"width": 1400, "height": 900}
+
+# (name, path and query): the pages of issue 12, Compare in both of its modes (each mode has its own controls)
+VIEWS: tuple[tuple[str, str], ...] = (
+    ("Compare", "/Compare"),
+    ("Compare (one pair)", "/Compare?cmp_mode=one+pair+of+my+choice&cmp_a=n%3D3&cmp_b=n%3D5"),
+    ("Sampling", "/Sampling"),
+    ("Cost & latency", "/Cost_and_latency"),
+    ("Planner", "/Planner"),
+)
+
+REFERENCE_APP = """
+import streamlit as st
+
+st.title("Reference")
+x = st.slider("x", 0, 100, 50)
+st.write(f"x = {x}")
+"""
+
+# Installed in every document before its own scripts: the script-state log and the capture of the input event.
+_INIT_JS = """(() => {
+  window.__nkpStates = [];
+  window.__nkpArmed = null;
+  const record = (recs) => {
+    for (const r of recs) window.__nkpStates.push([performance.now(), r.target.getAttribute('data-test-script-state')]);
+  };
+  const observe = () => new MutationObserver(record).observe(document.documentElement,
+    {subtree: true, attributes: true, attributeFilter: ['data-test-script-state']});
+  if (document.documentElement) observe(); else document.addEventListener('DOMContentLoaded', observe);
+  for (const type of ['keydown', 'pointerdown', 'mousedown', 'click']) {
+    window.addEventListener(type, () => { if (window.__nkpArmed === 'armed') window.__nkpArmed = performance.now(); },
+      true);
+  }
+})();"""
+
+# The time of the last change to notRunning after t0 once the app has been idle for `quiet` ms; else false.
+_IDLE_JS = """([t0, quiet]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')) return false;
+  const events = window.__nkpStates.filter(e => e[0] >= t0);
+  if (!events.some(e => e[1] !== 'notRunning')) return false;
+  const last = events[events.length - 1];
+  if (last[1] !== 'notRunning' || performance.now() - last[0] < quiet) return false;
+  return last[0];
+}"""
+
+# True once the app has started a run after t0.
+_RAN_JS = """(t0) => window.__nkpStates.some(e => e[0] >= t0 && e[1] !== 'notRunning')"""
+
+# Every visible, enabled control of the main area as [kind, label, index among controls of that kind and label].
+_CONTROLS_JS = """() => {
+  const kinds = {stSlider: 'slider', stNumberInput: 'number', stRadio: 'radio', stSelectbox: 'select',
+                 stCheckbox: 'checkbox', stMultiSelect: 'multiselect'};
+  const out = [], seen = {};
+  const sel = Object.keys(kinds).map(k => `[data-testid="stMain"] [data-testid="${k}"]`).join(', ');
+  for (const el of document.querySelectorAll(sel)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (el.querySelector('input:disabled, [aria-disabled="true"], [data-disabled]')) continue;
+    const kind = kinds[el.getAttribute('data-testid')];
+    const labelEl = el.querySelector('[data-testid="stWidgetLabel"]');
+    const label = (labelEl ? labelEl.innerText : el.innerText).trim().split('\\n')[0];
+    const key = kind + '|' + label;
+    seen[key] = (seen[key] || 0) + 1;
+    out.push([kind, label, seen[key] - 1]);
+  }
+  return out;
+}"""
+
+TESTIDS = {
+    "slider": "stSlider",
+    "number": "stNumberInput",
+    "radio": "stRadio",
+    "select": "stSelectbox",
+    "checkbox": "stCheckbox",
+    "multiselect": "stMultiSelect",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One measured thing: median and first of its times (ms), its ratio to the reference and the target."""
+
+    what: str
+    kind: str
+    median_ms: float | None
+    first_ms: float | None
+    times_ms: tuple[float, ...]
+    ratio: float | None
+    target_ms: float
+    note: str = ""
+
+    @property
+    def met(self) -> bool | None:
+        """True when the median is under the target (None when nothing was measured)."""
+        return None if self.median_ms is None else self.median_ms < self.target_ms
+
+
+@dataclass(frozen=True, slots=True)
+class ViewResult:
+    """A view's load and its controls."""
+
+    view: str
+    url: str
+    load: Timing
+    controls: tuple[Timing, ...] = field(default_factory=tuple)
+
+
+@contextlib.contextmanager
+def serve(script: Path, data_dir: Path, timeout: float = 90.0) -> Iterator[str]:
+    """``streamlit run script`` on a free loopback port, headless; yield its base URL; stop it afterwards.
+
+    The flags are the browser tests' (``tests/browser/conftest.run_server``, which serves only ``app.py``)."""
+    port = free_port()
+    env = dict(os.environ, NKP_DATA_DIR=str(data_dir), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    log_path = data_dir / f"streamlit-{port}.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "streamlit", "run", str(script),
+                "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
+                "--server.fileWatcherType", "none", "--server.runOnSave", "false",
+            ],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"streamlit exited early: {log_path.read_text()}")
+                with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+                if time.monotonic() > deadline:
+                    raise TimeoutError("streamlit did not become healthy")
+                time.sleep(0.3)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def wait_idle(page: Any, t0: float, timeout_ms: float = 60_000) -> float:
+    """Wait until the app ran after ``t0`` (page clock, ms) and is idle again; return the idle time (page clock)."""
+    handle = page.wait_for_function(_IDLE_JS, arg=[t0, QUIET_MS], timeout=timeout_ms, polling=50)
+    return float(handle.json_value())
+
+
+def load(page: Any, url: str) -> float:
+    """Navigate to ``url``; ms from the navigation's start to idle."""
+    page.goto(url, wait_until="commit", timeout=60_000)
+    return wait_idle(page, 0.0)
+
+
+def _locate(page: Any, kind: str, label: str, index: int) -> Any:
+    box = page.locator(f'[data-testid="stMain"] [data-testid="{TESTIDS[kind]}"]')
+    if label:
+        box = box.filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label))
+    return box.nth(index)
+
+
+def _change(page: Any, kind: str, el: Any, step: int) -> None:
+    """One change of the control ``el``; ``step`` (0, 1, 2, ...) alternates the direction so that it stays put."""
+    back = step % 2 == 1
+    if kind == "slider":
+        thumb = el.locator('[role="slider"], input[type="range"]').first
+        at_max = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
+        thumb.focus()
+        page.keyboard.press("ArrowLeft" if back != at_max else "ArrowRight")
+    elif kind == "number":
+        up = el.locator('[data-testid="stNumberInputStepUp"]')
+        down = el.locator('[data-testid="stNumberInputStepDown"]')
+        use_up = up.is_enabled() if not back else not down.is_enabled()
+        (up if use_up else down).click()
+    elif kind == "radio":
+        el.locator('[data-testid="stRadioOption"]:not([data-selected="true"])').first.click()
+    elif kind == "checkbox":
+        el.locator("label").first.click()
+    elif kind == "select":
+        el.click()
+        page.locator('[role="option"]:not([aria-selected="true"])').first.click()
+    elif kind == "multiselect":
+        if not back:
+            remove = el.locator('button[aria-label^="Remove "]').last
+            name = (remove.get_attribute("aria-label") or "")[len("Remove ") :]
+            page.evaluate("(n) => { window.__nkpRemoved = n; }", name)
+            remove.click()
+        else:
+            name = page.evaluate("() => window.__nkpRemoved")
+            el.locator("input").first.click()
+            page.get_by_role("option", name=name, exact=True).click()
+            page.keyboard.press("Escape")
+    else:
+        raise ValueError(kind)
+
+
+def time_control(page: Any, kind: str, label: str, index: int, reps: int) -> tuple[list[float], str]:
+    """``reps`` timed changes of one control (ms each), and a note when one could not be made.
+
+    A change that starts no rerun within 5 s (a key press that reached the thumb before React re-bound it) is made
+    once more, timed from its own input event."""
+    times: list[float] = []
+    for step in range(reps + reps % 2):
+        try:
+            for attempt in range(2):
+                el = _locate(page, kind, label, index)
+                el.scroll_into_view_if_needed()
+                page.wait_for_timeout(100)  # let the previous run's last renders settle before the input
+                t_before = float(page.evaluate("() => { window.__nkpArmed = 'armed'; return performance.now(); }"))
+                _change(page, kind, el, step)
+                armed = page.evaluate("() => window.__nkpArmed")
+                t0 = float(armed) if isinstance(armed, int | float) else t_before
+                try:
+                    page.wait_for_function(_RAN_JS, arg=t0, timeout=5_000, polling=20)
+                    break
+                except PlaywrightTimeout:
+                    if attempt == 1:
+                        raise
+            t1 = wait_idle(page, t0, timeout_ms=60_000)
+        except Exception as exc:  # a control that cannot be changed here: say so, keep measuring the others
+            return times, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
+        finally:
+            page.evaluate("() => { window.__nkpArmed = null; }")
+        if step < reps:
+            times.append(t1 - t0)
+    return times, ""
+
+
+def timing(what: str, kind: str, times: list[float], ref: float | None, target: float, note: str = "") -> Timing:
+    """Summarise ``times`` (ms) as a :class:`Timing`."""
+    med = statistics.median(times) if times else None
+    return Timing(
+        what=what,
+        kind=kind,
+        median_ms=None if med is None else round(med, 1),
+        first_ms=round(times[0], 1) if times else None,
+        times_ms=tuple(round(t, 1) for t in times),
+        ratio=None if med is None or not ref else round(med / ref, 2),
+        target_ms=target,
+        note=note,
+    )
+
+
+def measure_view(browser: Any, base: str, name: str, path: str, reps: int, ref_load: float | None,
+                 ref_control: float | None) -> ViewResult:  # fmt: skip
+    """Load ``path`` (one warm-up, then ``reps`` timed loads), then time every control of the view."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    ctx.add_init_script(_INIT_JS)
+    page = ctx.new_page()
+    try:
+        url = base + path
+        load(page, url)  # warm-up: the server imports the page's modules and fills its caches once
+        loads = [load(page, url) for _ in range(reps)]
+        controls = []
+        for kind, label, index in page.evaluate(_CONTROLS_JS):
+            times, note = time_control(page, kind, label, index, reps)
+            what = label if index == 0 else f"{label} [{index + 1}]"
+            controls.append(timing(what, kind, times, ref_control, TARGET_CONTROL_MS, note))
+        return ViewResult(name, path, timing("page load", "load", loads, ref_load, TARGET_LOAD_MS), tuple(controls))
+    finally:
+        ctx.close()
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x:,.0f}"
+
+
+def report(ref: ViewResult, views: list[ViewResult]) -> None:
+    """The table and the JSON line."""
+    width = 58
+    print(f"{'view / control':<{width}} {'kind':<11} {'median':>7} {'first':>7} {'x ref':>6}  target")
+    for v in [ref, *views]:
+        print(f"== {v.view} ({v.url})")
+        for t in (v.load, *v.controls):
+            ok = {None: "?", True: "ok", False: "SLOW"}[t.met]
+            ratio = "-" if t.ratio is None else f"{t.ratio:.1f}"
+            name = t.what if len(t.what) <= width - 2 else t.what[: width - 3] + "…"
+            line = f"  {name:<{width - 2}} {t.kind:<11} {_ms(t.median_ms):>7} {_ms(t.first_ms):>7} {ratio:>6}  "
+            print(line + f"< {t.target_ms:,.0f} ms {ok}" + (f"  ({t.note})" if t.note else ""))
+    all_t = [t for v in views for t in v.controls if t.median_ms is not None]
+    loads = [v.load for v in views if v.load.median_ms is not None]
+    slow = [t for t in all_t if not t.met]
+    print(
+        f"controls: {len(all_t)} measured, {len(all_t) - len(slow)} under {TARGET_CONTROL_MS:.0f} ms; "
+        f"slowest {max((t.median_ms or 0.0) for t in all_t) if all_t else 0:,.0f} ms. "
+        f"Page loads: {sum(1 for t in loads if t.met)} of {len(loads)} under {TARGET_LOAD_MS:,.0f} ms."
+    )
+    print(json.dumps({"bench": "ui", "reference": asdict(ref), "views": [asdict(v) for v in views]}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5, help="timed loads and changes per control (default 5)")
+    ap.add_argument("--views", default="", help="comma-separated words; only views whose name contains one")
+    a = ap.parse_args()
+    words = [w.strip().lower() for w in a.views.split(",") if w.strip()]
+    views = [(n, p) for n, p in VIEWS if not words or any(w in n.lower() for w in words)]
+    with tempfile.TemporaryDirectory(prefix="bench_ui_") as tmp:
+        tmpdir = Path(tmp)
+        ref_script = tmpdir / "reference_app.py"
+        ref_script.write_text(REFERENCE_APP, encoding="utf-8")
+        (tmpdir / "app_data").mkdir()
+        (tmpdir / "ref_data").mkdir()
+        with (
+            serve(ROOT / "app.py", tmpdir / "app_data") as base,
+            serve(ref_script, tmpdir / "ref_data") as ref_base,
+            sync_playwright() as pw,
+        ):
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+            try:
+                print(f"Chromium {browser.version}, {VIEWPORT['width']} x {VIEWPORT['height']}, median of {a.reps}; "
+                      f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")  # fmt: skip
+                ref = measure_view(browser, ref_base, "reference: trivial page", "/", a.reps, None, None)
+                ref_load, ref_ctl = ref.load.median_ms, ref.controls[0].median_ms if ref.controls else None
+                results = [measure_view(browser, base, n, p, a.reps, ref_load, ref_ctl) for n, p in views]
+            finally:
+                browser.close()
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    report(ref, results)
+
+
+if __name__ == "__main__":
+    main()
