@@ -11,7 +11,7 @@ Usage::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ def clear_streamlit_caches() -> None:
 
 
 @pytest.fixture
-def run_page() -> RunPage:
+def run_page() -> Iterator[RunPage]:
     """``run_page(path, query=None, timeout=60)`` -> an AppTest that has run ``path`` (e.g. "pages/3_Compare.py")."""
     clear_streamlit_caches()
 
