@@ -17,8 +17,10 @@ import streamlit as st
 
 from nkcore import voting
 from nkcore.common.formatting import percent, points, points_between
+from nkcore.voting.rules import as_tie_rule
 from ui import cache, charts_voting, datasets, exports, page
 from ui.text import md
+from ui.voting_passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
 ds = datasets.choose_dataset("samples")
@@ -330,6 +332,10 @@ with page.user_errors():
 
     with unfixable_box:
         unfixable_section(a, tie)
+
+    # ------------------------------------------------------------------ pass@k, pass^k and flaky cases
+    with passk_box:
+        passk_section(ds, tie=as_tie_rule(tie))
 
     # ------------------------------------------------------------------ the model check
     ks = [k for k in range(3, a.max_n - 1) if k % 2 == 1]

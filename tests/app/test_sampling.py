@@ -156,8 +156,13 @@ def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
     assert not at.exception
     where: dict[str, tuple[str, ...]] = {}
     outside_words = 0
+    in_passk = False  # the pass@k section (ui.voting_passk) is counted by its own tests
     for e, under in _shown(at):
-        if e.type in ("markdown", "caption") or isinstance(e, Markdown):
+        if e.type == "subheader":
+            in_passk = "pass@k" in e.value
+        elif under:
+            in_passk = False
+        if (e.type in ("markdown", "caption") or isinstance(e, Markdown)) and not in_passk:
             text = plain(str(e.value))
             for probe in (
                 "Samples of the same case are correlated",  # the rho story
@@ -231,3 +236,26 @@ def test_fragment_controls_read_the_link(run_page: RunPage) -> None:
     assert "38 of the 44 cases wrong at n = 3" in plain(at.markdown[1].value)
     at.number_input(key="smp_from").set_value(2).run()
     assert "Of the 58 cases the vote gets wrong at samples per request n = 2" in _text(at)
+
+
+def test_the_pass_at_k_section_renders_below_the_verdict(run_page: RunPage) -> None:
+    """The pass@k section (ui.voting_passk) has its own heading after the verdict's chart and numbers, its chart,
+    and the flaky cases; it follows the page's tie rule."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception and not error_texts(at)
+    shown = _shown(at)
+    kinds = [getattr(e, "type", "") for e, _ in shown]
+    heading = next(
+        i for i, (e, _) in enumerate(shown) if e.type == "subheader" and "pass@k and flaky cases" in e.value.lower()
+    )
+    assert heading > kinds.index("metric") > kinds.index("vega_lite_chart")  # below the verdict, its chart, numbers
+    assert not shown[heading][1]  # a section of the page, not hidden in an expander
+    after = [e for e, _ in shown[heading:]]
+    chart = next(e for e in after if e.type == "vega_lite_chart")
+    assert "pass@k" in chart.proto.spec
+    sentence = next(plain(e.value) for e in after if e.type == "markdown")
+    assert "pass@" in sentence
+    flaky = next(e for e in after if type(e).__name__ == "Dataframe")
+    assert {"case", "right samples", "share right"} <= set(flaky.value.columns)
+    # a flaky case has some samples right and some wrong: its share right is strictly between 0% and 100%
+    assert ((flaky.value["share right"] > 0) & (flaky.value["share right"] < 100)).all()
