@@ -1,107 +1,331 @@
-"""Compare: does config B really score higher than config A on the same cases? (paired tests, exact bootstrap)."""
+"""Compare: does config B really score higher than config A on the same cases? (paired tests, exact bootstrap).
+
+Built for a room: the verdict in one sentence and the chart of paired differences that supports it come first, the
+controls under them, then the tests of each pair, the accuracy of each config and the discordance tables; method
+notes sit in expanders. The accuracy section (the only part the interval choice changes) is a fragment: changing
+the interval redraws that section alone. Every number comes from ``ui.cache.compute`` (keyed on the dataset's
+fingerprint), so a control moved back and forth computes nothing twice.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from nkcore import paired
+from nkcore.common.formatting import format_p, plural, points
 from ui import cache, charts_paired, datasets, exports, page
 from ui.text import md
 
-page.setup_page(
-    "Compare",
-    "Two configs evaluated on the same cases: does B really score higher than A? Paired tests look only at the "
-    "discordant cases, where one config is right and the other wrong, which is where the evidence is.",
-)
+page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
 ds = datasets.choose_dataset("paired")
 
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 INTERVALS = {"Wilson": "wilson", "Clopper-Pearson (exact)": "clopper-pearson"}
 
+ALPHA_HELP = (
+    "alpha, the significance level: a difference counts when McNemar's exact p < alpha, and every interval is at "
+    "1 - alpha (95% for alpha = 0.05). A smaller alpha gives fewer false wins and more 'cannot tell'."
+)
+INTERVAL_HELP = (
+    "Wilson: the score interval (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), close to its nominal "
+    "coverage. Clopper-Pearson (exact): Beta quantiles of the binomial, never below the nominal coverage, a little "
+    "wider. Either is for one config's accuracy; differences use the paired intervals above."
+)
+# Plain column headers of the tests table, each with its formula in the header's tooltip. The frame keeps the longer
+# names (they are the CSV's column names).
+TEST_HELP = {
+    "only A right": "discordant cases that config A gets right and config B wrong (b in McNemar's table)",
+    "only B right": "discordant cases that config B gets right and config A wrong (c in McNemar's table)",
+    "difference (points)": "accuracy of B minus accuracy of A = (only B right - only A right) / cases, in points",
+    "exact p": "McNemar's exact test (it decides the verdict): two-sided binomial tail, "
+    "p = min(1, 2 · P(X <= min(b, c))), X ~ Binomial(b + c, 1/2)",
+    "mid-p": "McNemar's mid-p: the exact p minus the probability of the observed split, P(X = min(b, c)); less "
+    "conservative than the exact p",
+    "chi-square p": "McNemar's chi-square test with Edwards' continuity correction: (|b - c| - 1)² / (b + c) against "
+    "chi-square with 1 degree of freedom (R's mcnemar.test; 1 when b = c)",
+    "Holm p": "the exact p adjusted by Holm's step-down method for testing all adjacent pairs at once: sorted "
+    "p-values times (pairs - rank + 1), made non-decreasing; keeps the chance of any false win below alpha",
+}
+
+
+def verdict_headline(
+    comps: Sequence[paired.PairedComparison], holm_p: Sequence[float | None], alpha: float, n_cases: int
+) -> str:
+    """The page's verdict in one sentence: which configs beat which (firmly, or only before Holm's adjustment) and
+    which pairs these cases cannot tell apart. A win is McNemar's exact p < alpha, as in
+    :func:`nkcore.paired.verdict_sentence`, whose per-pair sentences stand under the chart.
+
+    Example (the worked example, adjacent pairs): "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but
+    only tentatively (with Holm's adjustment for 3 pairs p = 0.10); these cases cannot tell n=5 from n=3 or n=7
+    from n=5."
+    """
+    if len(comps) == 1:
+        return paired.verdict_sentence(comps[0], alpha)
+    wins, ties = [], []
+    for c, p_adj in zip(comps, holm_p, strict=True):
+        if c.discordant and c.p_exact < alpha:
+            winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
+            text = f"{winner} beats {loser} by {points(d)} points"
+            if p_adj is not None and p_adj >= alpha:
+                text += f", but only tentatively (with Holm's adjustment for {len(comps)} pairs {format_p(p_adj)})"
+            else:
+                text += f" ({format_p(c.p_exact)})"
+            wins.append(text)
+        else:
+            ties.append(f"{c.config_b} from {c.config_a}")
+    clauses = list(wins)
+    if ties:
+        listed = ties[0] if len(ties) == 1 else ", ".join(ties[:-1]) + f" or {ties[-1]}"
+        clauses.append(f"these cases cannot tell {listed}")
+    return f"On these {plural(n_cases, 'paired case')}, " + "; ".join(clauses) + "."
+
+
 with page.user_errors():
     table = cache.compute(paired.parse_paired, ds)
     configs = list(table.configs)
-    c1, c2, c3 = st.columns([3, 2, 2])
-    mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")
-    alpha = c2.select_slider(
-        "Significance level (alpha)",
-        options=[0.01, 0.05, 0.1],
-        value=0.05,
-        key="cmp_alpha",
-        bind="query-params",
-        help="A difference counts when McNemar's exact p is below alpha; intervals are at 1 - alpha.",
-    )
-    ci_label = c3.radio(
-        "Interval for each config's accuracy", list(INTERVALS), horizontal=True, key="cmp_ci", bind="query-params"
-    )
-    ci_method = INTERVALS[ci_label]
-    level = 1.0 - alpha
-    pct = f"{100 * level:g}%"
-    ordered = None
-    holm_p: tuple[float | None, ...]
-    if mode == ADJACENT:
-        order = st.multiselect(
-            "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
-            configs,
-            default=configs,
-            key="cmp_configs",
+    answer_box = st.container()  # the verdict and its chart: filled once the controls below are read
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 2])
+        mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")
+        alpha = c2.select_slider(
+            "How sure before calling a difference: significance level (alpha)",
+            options=[0.01, 0.05, 0.1],
+            value=0.05,
+            key="cmp_alpha",
             bind="query-params",
+            help=ALPHA_HELP,
         )
-        ordered = cache.compute(
-            paired.analyse_paired, ds, configs=tuple(order), alpha=alpha, level=level, ci_method=ci_method
+        level = 1.0 - alpha
+        pct = f"{100 * level:g}%"
+        ordered = None
+        holm_p: tuple[float | None, ...]
+        if mode == ADJACENT:
+            order = st.multiselect(
+                "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
+                configs,
+                default=configs,
+                key="cmp_configs",
+                bind="query-params",
+            )
+            ordered = cache.compute(paired.analyse_paired, ds, configs=tuple(order), alpha=alpha, level=level)
+            comps, holm_p = ordered.comparisons, ordered.p_holm
+            n_cases, dropped, compared = ordered.n_cases, ordered.dropped_cases, ordered.configs
+        else:
+            p1, p2 = st.columns(2)
+            a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
+            b = p2.selectbox(
+                "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"
+            )
+            pair_table = cache.compute(paired.parse_paired, ds, configs=(a, b))
+            comp = cache.compute(paired.compare_frame_pair, ds, a=a, b=b, level=level)
+            comps, holm_p = (comp,), (None,)
+            n_cases, dropped, compared = pair_table.n_cases, pair_table.dropped_cases, (comp.config_a, comp.config_b)
+
+    # ------------------------------------------------------------------ the answer, first on the page
+    verdicts = [
+        paired.verdict_sentence(
+            c, alpha, p_adjusted=p_adj if len(comps) > 1 else None, comparisons=len(comps) if len(comps) > 1 else None
         )
-        comps, holm_p, accs = ordered.comparisons, ordered.p_holm, ordered.accuracies
-        n_cases, dropped = ordered.n_cases, ordered.dropped_cases
-    else:
-        p1, p2 = st.columns(2)
-        a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
-        b = p2.selectbox(
-            "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"
+        for c, p_adj in zip(comps, holm_p, strict=True)
+    ]
+    headline = verdict_headline(comps, holm_p, alpha, n_cases)
+    rows = []
+    for c in comps:
+        label = f"{c.config_a} → {c.config_b}"
+        rows.append({"pair": label, "interval": "paired (exact bootstrap)", "diff": c.diff,
+                     "low": c.diff_ci_low, "high": c.diff_ci_high})  # fmt: skip
+        rows.append({"pair": label, "interval": "if the configs were independent (marginal)", "diff": c.diff,
+                     "low": c.unpaired_ci_low, "high": c.unpaired_ci_high})  # fmt: skip
+    diff_chart = charts_paired.difference_chart(pd.DataFrame(rows))
+    trend_note = paired.ordering_sentence(ordered) if ordered is not None else ""
+    with answer_box:
+        st.markdown(f"**{md(headline)}**")
+        st.altair_chart(diff_chart, width="stretch")
+        if len(comps) > 1:
+            st.markdown("\n".join(f"- {md(v)}" for v in verdicts))
+        if trend_note:  # only when the accuracies rise (or fall) in the listed order: else no trend to warn about
+            st.info(md(trend_note), icon=":material/trending_up:")
+        st.caption(
+            f"Dataset: {md(ds.name)}. Every number uses the {plural(n_cases, 'case')} that all compared configs were "
+            "run on"
+            + (f"; {plural(dropped, 'case')} lacked a result for some config and were left out." if dropped else ".")
         )
-        pair_table = cache.compute(paired.parse_paired, ds, configs=(a, b))
-        comp = cache.compute(paired.compare_frame_pair, ds, a=a, b=b, level=level, ci_method=ci_method)
-        comps, holm_p, accs = (comp,), (None,), (comp.a, comp.b)
-        n_cases, dropped = pair_table.n_cases, pair_table.dropped_cases
+        with st.expander("How to read this", icon=":material/help:"):
+            st.markdown(
+                f"**The verdict** rests on McNemar's exact test: a difference counts when its p is below alpha = "
+                f"{alpha:g}. Only the discordant cases, where one config is right and the other wrong, carry evidence "
+                "about which config is better; cases both get right (or both wrong) cancel out."
+                + (
+                    " With several adjacent pairs, Holm's adjustment keeps the chance of any false 'beats' among them "
+                    "below alpha; a win that does not survive it is called tentative."
+                    if len(comps) > 1
+                    else ""
+                )
+            )
+            st.markdown(
+                f"**The chart.** Blue: the {pct} interval of the difference in accuracy (B minus A, in percentage "
+                "points) from resampling cases, the same resampled cases for both configs, computed exactly from the "
+                "distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two marginal "
+                "intervals imply if the configs had been measured on different cases; it is wider because it is "
+                "charged for cases that are easy or hard for every config. An interval that crosses the dashed zero "
+                "line cannot tell the configs apart."
+            )
 
     m1, m2, m3 = st.columns(3)
     m1.metric("paired cases", f"{n_cases:,}", help="cases every compared config has a result for")
-    m2.metric("configs compared", len(accs))
-    m3.metric("cases dropped to pair them", f"{dropped:,}")
-    st.caption(
-        f"Dataset: {md(ds.name)}. Every number below uses the {n_cases:,} cases that all compared configs were run on"
-        + (f"; {dropped:,} cases lacked a result for some config and were left out." if dropped else ".")
+    m2.metric("configs compared", len(compared))
+    m3.metric(
+        "cases left out",
+        f"{dropped:,}",
+        help="cases without a result for every compared config, left out so that all are compared on the same cases",
     )
 
-    # ------------------------------------------------------------------ verdicts
-    st.subheader("Verdict for each pair")
-    verdicts = []
-    for comp, p_adj in zip(comps, holm_p, strict=True):
-        text = paired.verdict_sentence(
-            comp,
-            alpha,
-            p_adjusted=p_adj if len(comps) > 1 else None,
-            comparisons=len(comps) if len(comps) > 1 else None,
-        )
-        verdicts.append(text)
-        st.markdown(f"- {md(text)}")
-    st.caption(
-        f"Each verdict rests on McNemar's exact p (a difference counts when p < alpha = {alpha:g}); the interval is "
-        f"the {pct} paired bootstrap interval of the difference in accuracy, B minus A, in percentage points."
-        + (
-            " With several adjacent pairs, Holm's adjustment keeps the chance of any false 'beats' among them below "
-            "alpha; a win that does not survive it is marked tentative."
-            if len(comps) > 1
-            else ""
-        )
-    )
-    trend_note = paired.ordering_sentence(ordered) if ordered is not None else ""
-    if trend_note:  # only when the accuracies rise (or fall) in the listed order: otherwise no trend to warn about
-        st.info(md(trend_note), icon=":material/trending_up:")
+    # ------------------------------------------------------------------ the tests behind each verdict
+    st.subheader("The test of each pair")
+    tests = [
+        {
+            "A → B": f"{c.config_a} → {c.config_b}",
+            "only A right": c.a_only,
+            "only B right": c.b_only,
+            "difference (points)": 100 * c.diff,
+            # two numbers, not "+1.0 to +13.0": text starting with + or - is shown defused ("'+1.0") by csv_safe
+            f"{pct} interval from": 100 * c.diff_ci_low,
+            "to": 100 * c.diff_ci_high,
+            "exact p": c.p_exact,
+            "mid-p": c.p_midp,
+            "chi-square p": c.p_chi2_cc,
+            "Holm p": p_adj,
+        }
+        for c, p_adj in zip(comps, holm_p, strict=True)
+    ]
+    tests_df = pd.DataFrame(tests)
+    if ordered is None:
+        tests_df = tests_df.drop(columns=["Holm p"])
+    # The numbers that decide, in one table that fits at 1024 px beside the sidebar: short headers in narrow
+    # columns, each header's tooltip saying what it is; the other two p-values of the same test are under "Method".
+    main_cols = [c for c in tests_df.columns if c not in ("mid-p", "chi-square p")]
+    narrow = 60
 
-    # ------------------------------------------------------------------ accuracy per config
+    def number(label: str, what: str, fmt: str = "%d") -> Any:  # a column_config entry
+        return st.column_config.NumberColumn(label, format=fmt, width=narrow, help=what)
+
+    exports.table(
+        tests_df[main_cols],
+        "paired_tests",
+        download=False,  # the whole table is offered with the chart's images below
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "A → B": st.column_config.TextColumn("pair", width=110, pinned=True, help="config A → config B"),
+            "only A right": number("A only", TEST_HELP["only A right"]),
+            "only B right": number("B only", TEST_HELP["only B right"]),
+            "difference (points)": number("B − A", TEST_HELP["difference (points)"], "%+.1f"),
+            f"{pct} interval from": number(
+                "from", f"lower end of the {pct} paired (exact bootstrap) interval of B − A, in points", "%+.1f"
+            ),
+            "to": number("to", f"upper end of the {pct} paired interval of B − A, in points", "%+.1f"),
+            "exact p": number("exact p", TEST_HELP["exact p"], "%.2g"),
+            "Holm p": number("Holm p", TEST_HELP["Holm p"], "%.2g"),
+        },
+    )
+    st.caption(
+        f"B − A: the difference in accuracy in percentage points, with its {pct} paired interval (from, to). "
+        "exact p decides the verdict" + ("; Holm p adjusts it for testing every adjacent pair." if ordered else ".")
+    )
+    with st.expander("Method: the tests in this table", icon=":material/functions:"):
+        st.markdown(
+            "McNemar's test asks: if the two configs were equally good, each discordant case would be a fair coin "
+            "flip between them. **exact p** is the two-sided binomial probability of a split at least this uneven "
+            "(it decides the verdict); **mid-p** is the less conservative exact variant; **chi-square p** is the "
+            "large-sample version with Edwards' continuity correction, applied only when the two discordant counts "
+            "differ (as R's mcnemar.test; a balanced table gives p = 1)."
+            + (
+                " **Holm p** adjusts the exact p for testing several adjacent pairs at once, so that the chance of "
+                "any false 'beats' among them stays below alpha."
+                if ordered is not None
+                else ""
+            )
+            + f" The interval (from, to) is the {pct} paired bootstrap interval of B minus A, in percentage points. "
+            "Hover a column's header for its formula."
+        )
+        exports.table(
+            tests_df[["A → B", "mid-p", "chi-square p"]],
+            "paired_tests_other_p",
+            download=False,
+            hide_index=True,
+            width="content",
+            column_config={
+                "A → B": st.column_config.TextColumn("pair", help="config A → config B"),
+                "mid-p": number("mid-p", TEST_HELP["mid-p"], "%.2g"),
+                "chi-square p": st.column_config.NumberColumn(
+                    "chi-square p", format="%.2g", help=TEST_HELP["chi-square p"]
+                ),
+            },
+        )
+    long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
+    exports.download_table_and_chart(
+        tests_df.rename(columns=long_names), "paired_tests", diff_chart, "paired_differences"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PairedView:
+    """What the accuracy section takes from the full run: the paired results, which do not depend on its interval."""
+
+    ds: datasets.Dataset
+    mode: str
+    compared: tuple[str, ...]
+    comps: tuple[paired.PairedComparison, ...]
+    verdicts: tuple[str, ...]
+    alpha: float
+    n_cases: int
+    dropped: int
+    chance_note: tuple[str, float] | None  # the 1/k! note and its chance, when the accuracies are monotone
+    diff_chart: alt.LayerChart
+
+
+@st.fragment
+def accuracy_section(view: PairedView) -> None:
+    """The accuracy of each config, its interval choice, the discordance tables and the summary download.
+
+    A fragment: the interval choice changes only what is drawn here, so it reruns this section alone. The paired
+    numbers (from the full run, in ``view``) do not depend on it; the accuracies are recomputed (cached) with it.
+    """
+    with page.user_errors():
+        _accuracy_section(view)
+
+
+def _accuracy_section(view: PairedView) -> None:
+    ds, mode, compared, comps, alpha = view.ds, view.mode, view.compared, view.comps, view.alpha
+    level = 1.0 - alpha
+    pct = f"{100 * level:g}%"
     st.subheader("Accuracy of each config")
+    ci_label = st.radio(
+        "Interval for each config's accuracy",
+        list(INTERVALS),
+        horizontal=True,
+        key="cmp_ci",
+        bind="query-params",
+        help=INTERVAL_HELP,
+    )
+    ci_method = INTERVALS[ci_label]
+    if mode == ADJACENT:
+        result = cache.compute(
+            paired.analyse_paired, ds, configs=compared, alpha=alpha, level=level, ci_method=ci_method
+        )
+        accs, pairs = result.accuracies, result.comparisons
+    else:
+        one = cache.compute(
+            paired.compare_frame_pair, ds, a=comps[0].config_a, b=comps[0].config_b, level=level, ci_method=ci_method
+        )
+        accs, pairs = (one.a, one.b), (one,)
     acc_df = pd.DataFrame(
         [{"config": x.config, "correct": x.correct, "cases": x.n, "accuracy": x.accuracy, "ci_low": x.ci_low,
           "ci_high": x.ci_high} for x in accs]
@@ -110,105 +334,48 @@ with page.user_errors():
     left, right = st.columns([3, 2])
     left.altair_chart(acc_chart, width="stretch")
     right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
-    right.caption(
-        "These marginal intervals answer *what is this config's accuracy*. They are the wrong instrument for "
-        "comparing configs: cases that are easy (or hard) for every config move all accuracies together and cancel "
-        "in a difference, yet each marginal interval is charged for them."
-    )
-
-    # ------------------------------------------------------------------ paired differences
-    st.subheader("Paired difference of each pair")
-    rows, tests = [], []
-    for comp, p_adj in zip(comps, holm_p, strict=True):
-        label = f"{comp.config_a} → {comp.config_b}"
-        rows.append({"pair": label, "interval": "paired (exact bootstrap)", "diff": comp.diff,
-                     "low": comp.diff_ci_low, "high": comp.diff_ci_high})  # fmt: skip
-        rows.append({"pair": label, "interval": "if the configs were independent (marginal)", "diff": comp.diff,
-                     "low": comp.unpaired_ci_low, "high": comp.unpaired_ci_high})  # fmt: skip
-        tests.append(
-            {
-                "A → B": label,
-                "only A right": comp.a_only,
-                "only B right": comp.b_only,
-                "difference (points)": 100 * comp.diff,
-                # two numbers, not "+1.0 to +13.0": text starting with + or - is shown defused ("'+1.0") by csv_safe
-                f"{pct} interval from": 100 * comp.diff_ci_low,
-                "to": 100 * comp.diff_ci_high,
-                "exact p": comp.p_exact,
-                "mid-p": comp.p_midp,
-                "chi-square p": comp.p_chi2_cc,
-                "Holm p": p_adj,
-            }
+    with right.expander("Why not compare these intervals?", icon=":material/help:"):
+        st.markdown(
+            "These marginal intervals answer *what is this config's accuracy*. They are the wrong instrument for "
+            "comparing configs: cases that are easy (or hard) for every config move all accuracies together and "
+            "cancel in a difference, yet each marginal interval is charged for them. The paired interval at the top "
+            "is the one to read."
         )
-    diff_df = pd.DataFrame(rows)
-    diff_chart = charts_paired.difference_chart(diff_df)
-    st.altair_chart(diff_chart, width="stretch")
-    st.caption(
-        f"Blue: the {pct} interval from resampling cases with the same resampled cases for both configs, computed "
-        "exactly from the distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two "
-        "marginal intervals imply if the configs were measured on different cases. An interval that crosses the "
-        "dashed zero line cannot tell the configs apart."
-    )
-    tests_df = pd.DataFrame(tests)
-    if ordered is None:
-        tests_df = tests_df.drop(columns=["Holm p"])
-    p_fmt = st.column_config.NumberColumn(format="%.3g")
-    exports.table(
-        tests_df,
-        "paired_tests",
-        download=False,  # offered beside the chart below
-        hide_index=True,
-        width="stretch",
-        column_config={c: p_fmt for c in tests_df.columns if c.endswith(" p") or c == "mid-p"}
-        | {c: st.column_config.NumberColumn(format="%+.1f") for c in tests_df.columns[3:6]},
-    )
-    st.caption(
-        f"Difference and its {pct} paired interval (from, to) in percentage points, B minus A. "
-        "McNemar's test: under *no difference* each discordant case is a fair coin flip. Exact p: two-sided binomial "
-        "(it decides the verdict); mid-p: the less conservative exact variant; chi-square p: the large-sample version "
-        "with Edwards' continuity correction, applied only when the two discordant counts differ (as R's "
-        "mcnemar.test; a balanced table gives p = 1). Holm p adjusts the exact p for testing several adjacent pairs "
-        "at once, so that the chance of any false 'beats' among them stays below alpha."
-    )
-    long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
-    exports.download_table_and_chart(
-        tests_df.rename(columns=long_names), "paired_tests", diff_chart, "paired_differences"
+
+    with st.expander("Discordance table of each pair: where the evidence is", icon=":material/table:"):
+        tabs = st.tabs([md(f"{c.config_a} → {c.config_b}") for c in pairs])
+        for i, (tab, c) in enumerate(zip(tabs, pairs, strict=True)):
+            with tab:
+                two_by_two = pd.DataFrame(
+                    {f"{c.config_b} right": [c.both_correct, c.b_only], f"{c.config_b} wrong": [c.a_only, c.both_wrong]},
+                    index=pd.Index([f"{c.config_a} right", f"{c.config_a} wrong"], name=f"{c.config_a} \\ {c.config_b}"),
+                ).reset_index()  # fmt: skip
+                exports.table(
+                    two_by_two, f"discordance_{i + 1}_{c.config_a}_{c.config_b}", hide_index=True, width="content"
+                )
+                st.markdown(md(paired.marginal_sentence(c)))
+
+    numbers = [("paired cases", f"{view.n_cases:,}", f"{view.dropped:,} cases dropped to pair the configs")]
+    numbers += [(x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, level)) for x in accs]
+    numbers += [
+        (f"{c.config_a} → {c.config_b}", f"{100 * c.diff:+.1f} points", v)
+        for c, v in zip(comps, view.verdicts, strict=True)
+    ]
+    if view.chance_note is not None:
+        note, chance = view.chance_note
+        numbers.append(("ordering by luck", f"1 in {round(1 / chance):,}", note))
+    exports.summary_download(
+        "Compare",
+        {"dataset": ds.name, "compare": mode, "alpha": alpha, "interval": ci_label},
+        numbers,
+        [view.diff_chart, acc_chart],
     )
 
-    # ------------------------------------------------------------------ discordance tables
-    st.subheader("Discordance table of each pair")
-    tabs = st.tabs([md(f"{c.config_a} → {c.config_b}") for c in comps])
-    for i, (tab, comp) in enumerate(zip(tabs, comps, strict=True)):
-        with tab:
-            two_by_two = pd.DataFrame(
-                {
-                    f"{comp.config_b} right": [comp.both_correct, comp.b_only],
-                    f"{comp.config_b} wrong": [comp.a_only, comp.both_wrong],
-                },
-                index=pd.Index(
-                    [f"{comp.config_a} right", f"{comp.config_a} wrong"], name=f"{comp.config_a} \\ {comp.config_b}"
-                ),
-            ).reset_index()
-            exports.table(
-                two_by_two, f"discordance_{i + 1}_{comp.config_a}_{comp.config_b}", hide_index=True, width="content"
-            )
-            st.markdown(md(paired.marginal_sentence(comp)))
 
-numbers = [("paired cases", f"{n_cases:,}", f"{dropped:,} cases dropped to pair the configs")]
-numbers += [
-    (x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, level)) for x in accs
-]  # fmt: skip
-numbers += [
-    (f"{c.config_a} → {c.config_b}", f"{100 * c.diff:+.1f} points", v) for c, v in zip(comps, verdicts, strict=True)
-]
-if ordered is not None and paired.ordering_sentence(ordered):
-    numbers.append(
-        ("ordering by luck", f"1 in {round(1 / ordered.chance_non_decreasing):,}", paired.ordering_sentence(ordered))
+chance_note = (trend_note, ordered.chance_non_decreasing) if ordered is not None and trend_note else None
+accuracy_section(
+    PairedView(
+        ds, mode, tuple(compared), tuple(comps), tuple(verdicts), alpha, n_cases, dropped, chance_note, diff_chart
     )
-exports.summary_download(
-    "Compare",
-    {"dataset": ds.name, "compare": mode, "alpha": alpha, "interval": ci_label},
-    numbers,
-    [acc_chart, diff_chart],
 )
 page.finish_page()

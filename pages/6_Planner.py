@@ -1,150 +1,147 @@
-"""Planner: before looking at any numbers, what difference can this evaluation resolve, and what would a smaller one cost?"""
+"""Planner: before looking at any numbers, how many cases does an evaluation need, and what can it resolve?
+
+Built for a room: the answer to "how many cases do I need" in one sentence and the curve that supports it come first,
+with the three numbers behind it; the controls follow; how each number is computed (and the other counts) sits in an
+expander. The label-error floor, with its own controls and the summary download, is a fragment: its controls redraw
+that section alone. Every computation goes through ``ui.cache``, so a slider moved back and forth computes nothing
+twice.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import altair as alt
 import streamlit as st
 
 from nkcore import paired, resolution
+from nkcore.common.formatting import count, points
 from nkcore.resolution import sentences as resolution_text
 from ui import cache, charts_paired, datasets, exports, page
 from ui.text import md
 
 page.setup_page(
     "Planner",
-    "Before looking at any numbers: what is the smallest difference this evaluation can resolve, and how many cases "
-    "would a smaller one need? Also the floor that label errors put under every accuracy.",
+    "How many cases does an evaluation need, and what is the smallest difference between two configs it can resolve?",
 )
 
 CASE_STEPS = [20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_500, 2_000, 2_500, 3_200, 4_000,
               5_000, 6_400, 8_000, 10_000, 12_800, 15_000, 20_000, 30_000, 50_000]  # fmt: skip
 
-with page.user_errors():
-    st.subheader("Your evaluation")
-    from_data = st.toggle(
-        "Read the cases and discordance from the paired dataset instead",
-        key="pln_from_data",
-        bind="query-params",
-        help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "
-        "chosen in the sidebar",
+DISCORDANCE_HELP = (
+    "discordance: the share of cases on which two configs disagree, one right and the other wrong. Only these "
+    "cases carry evidence about which config is better. The chapter's adjacent sample counts disagree on about 6%."
+)
+ALPHA_HELP = (
+    "alpha, the significance level: a difference counts when McNemar's exact p < alpha. A smaller alpha gives "
+    "fewer false wins and needs more cases."
+)
+POWER_HELP = (
+    "power: the probability that a true difference of the target size reaches p < alpha in one evaluation, "
+    "P(p < alpha | true difference = target). 80% is the usual choice; 90% needs about a third more cases."
+)
+
+
+def _pts(x: float) -> str:
+    return f"{points(x, sign=False)} points" if x <= 1.0 else "none"
+
+
+def _cases(n: int | None) -> str:
+    return f"{n:,}" if n is not None else "-"
+
+
+def headline(p: resolution.Plan, answer: resolution_text.CasesAnswer | None) -> str:
+    """The page's answer in one sentence: the cases the target needs (:func:`nkcore.resolution.sentences.cases_answer`)
+    or, without a target, the smallest difference the evaluation can resolve."""
+    if answer is not None:
+        return answer.headline
+    disc = resolution_text.discordance_text(p.discordance)
+    if p.critical_count is None:
+        return f"{count(p.cases, 'case')} at {disc} discordance cannot resolve any difference at p < {p.alpha:g}."
+    return (
+        f"{count(p.cases, 'case')} at {disc} discordance can resolve a difference of {_pts(p.min_resolvable_diff)} "
+        f'or more at p < {p.alpha:g}; anything smaller returns "cannot tell".'
     )
-    # With "read from data" the numbers come from the dataset: read them first, so the controls show the values in use.
-    data_values: tuple[int, float] | None = None
-    if from_data:
-        ds = datasets.choose_dataset("paired")
-        ordered = cache.compute(paired.analyse_paired, ds)
-        if ordered.mean_discordance > 0:
-            data_values = (ordered.n_cases, round(ordered.mean_discordance, 6))
+
+
+with page.user_errors():
+    answer_box = st.container()  # the answer, its chart and its numbers: filled once the controls below are read
+    with st.container(border=True):
+        st.markdown("**Your evaluation**")
+        from_data = st.toggle(
+            "Read the cases and discordance from the paired dataset instead",
+            key="pln_from_data",
+            bind="query-params",
+            help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "
+            "chosen in the sidebar",
+        )
+        # With "read from data" the numbers come from the dataset: read them first, so the controls show the values
+        # in use.
+        data_values: tuple[int, float] | None = None
+        if from_data:
+            ds = datasets.choose_dataset("paired")
+            ordered = cache.compute(paired.analyse_paired, ds)
+            if ordered.mean_discordance > 0:
+                data_values = (ordered.n_cases, round(ordered.mean_discordance, 6))
+            else:
+                st.warning(
+                    f"In {md(ds.name)} the adjacent configs agree on every one of the {ordered.n_cases:,} paired "
+                    "cases, so there is no discordance to plan from; the sliders' values are used instead."
+                )
+        c1, c2 = st.columns(2)
+        if data_values is None:
+            cases = c1.select_slider(
+                "cases in the evaluation set",
+                options=CASE_STEPS, value=200, key="pln_cases", bind="query-params",
+                help="evaluation cases that both configs are run on",
+            )  # fmt: skip
+            disc_pct = c2.slider(
+                "discordance: % of cases two configs disagree on (one right, the other wrong)",
+                min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc",
+                bind="query-params", help=DISCORDANCE_HELP,
+            )  # fmt: skip
+            discordance = disc_pct / 100.0
         else:
-            st.warning(
-                f"In {md(ds.name)} the adjacent configs agree on every one of the {ordered.n_cases:,} paired cases, so "
-                "there is no discordance to plan from; the sliders' values are used instead."
+            # the values in use, shown where the sliders were (greyed: they come from the data, not from a control)
+            cases, discordance = data_values
+            c1.number_input("cases in the evaluation set (from the data)", value=cases, disabled=True)
+            c2.number_input(
+                "discordance: % of cases two configs disagree on (from the data)",
+                value=round(100 * discordance, 1),
+                format="%.1f",
+                disabled=True,
+                help="the mean share of cases on which adjacent configs of the dataset disagree",
             )
-    c1, c2 = st.columns(2)
-    if data_values is None:
-        cases = c1.select_slider(
-            "cases in the evaluation set",
-            options=CASE_STEPS, value=200, key="pln_cases", bind="query-params",
-            help="evaluation cases that both configs are run on",
+            st.caption(
+                f"From {md(ds.name)}: {cases:,} paired cases; adjacent configs disagree on "
+                f"{md(resolution_text.discordance_text(discordance))} of them on average."
+            )
+        c3, c4, c5 = st.columns(3)
+        alpha = c3.select_slider(
+            "how sure before calling a difference: significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1],
+            value=0.05, key="pln_alpha", bind="query-params", help=ALPHA_HELP,
         )  # fmt: skip
-        disc_pct = c2.slider(
-            "discordance: % of cases two configs disagree on (one right, the other wrong)",
-            min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc", bind="query-params",
-            help="the chapter's adjacent sample counts disagree on about 6% of cases",
+        power = c4.slider(
+            "power: how often a real difference should be detected",
+            min_value=0.5, max_value=0.95, value=0.8, step=0.05, key="pln_power", bind="query-params", help=POWER_HELP,
         )  # fmt: skip
-        discordance = disc_pct / 100.0
-    else:
-        # the values in use, shown where the sliders were (greyed: they come from the data, not from a control)
-        cases, discordance = data_values
-        c1.number_input("cases in the evaluation set (from the data)", value=cases, disabled=True)
-        c2.number_input(
-            "discordance: % of cases two configs disagree on (from the data)",
-            value=round(100 * discordance, 1),
-            format="%.1f",
-            disabled=True,
-            help="the mean share of cases on which adjacent configs of the dataset disagree",
-        )
-        st.caption(
-            f"From {md(ds.name)}: {cases:,} paired cases; adjacent configs disagree on "
-            f"{md(resolution_text.discordance_text(discordance))} of them on average."
-        )
-    c3, c4, c5 = st.columns(3)
-    alpha = c3.select_slider(
-        "significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1], value=0.05, key="pln_alpha",
-        bind="query-params",
-    )  # fmt: skip
-    power = c4.slider(
-        "power: how often a real difference should be detected",
-        min_value=0.5, max_value=0.95, value=0.8, step=0.05, key="pln_power", bind="query-params",
-    )  # fmt: skip
-    target_pts = c5.slider(
-        "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
-        bind="query-params", help="a difference you need to be able to resolve, in percentage points",
-    )  # fmt: skip
-    target: float | None = target_pts / 100.0
-    if target_pts / 100.0 > discordance:
-        st.warning(
-            f"A target of {target_pts:.1f} points is more than the discordance "
-            f"({resolution_text.discordance_text(discordance)}): two "
-            "configs can never differ by more than the share of cases they disagree on. The target is left out."
-        )
-        target = None
+        target_pts = c5.slider(
+            "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
+            bind="query-params", help="a difference you need to be able to resolve, in percentage points",
+        )  # fmt: skip
+        target: float | None = target_pts / 100.0
+        if target_pts / 100.0 > discordance:
+            st.warning(
+                f"A target of {target_pts:.1f} points is more than the discordance "
+                f"({resolution_text.discordance_text(discordance)}): two "
+                "configs can never differ by more than the share of cases they disagree on. The target is left out."
+            )
+            target = None
 
     p = cache.compute_params(resolution.plan, cases=cases, discordance=discordance, alpha=alpha, power=power,
                              target_diff=target)  # fmt: skip
     s = resolution.plan_sentences(p)
-
-    # ------------------------------------------------------------------ the key numbers
-    st.subheader("What it can resolve")
-
-    def _pts(x: float) -> str:
-        return f"{100 * x:.1f} points" if x <= 1.0 else "none"
-
-    def _cases(n: int | None) -> str:
-        return f"{n:,}" if n is not None else "-"
-
-    m1, m2, m3 = st.columns(3)
-    m1.metric(
-        "discordant cases expected",
-        f"{p.discordant:,}",
-        help=f"{cases:,} cases x {resolution_text.discordance_text(discordance)} = {p.expected_discordant:,.2f}, "
-        "rounded (halves up)",
-    )
-    m2.metric(
-        "smallest resolvable difference",
-        _pts(p.min_resolvable_diff),
-        help="the smallest observed difference that can reach p < alpha at all (exact critical count)",
-    )
-    m3.metric(
-        f"detectable at {100 * power:.0f}% power (Connor)",
-        _pts(p.mde_at_power),
-        help="the true difference detected with this probability (Connor 1987); the exact figure is in the sentence",
-    )
-    st.markdown(f"**Smallest resolvable difference.** {md(s.min_resolvable)}")
-    st.markdown(f"**At {100 * power:.0f}% power.** {md(s.mde)}")
-
-    st.subheader(f"Cases for a target of {target_pts:.1f} points" if target is not None else "Cases for the target")
     answer = resolution_text.cases_answer(p)
-    st.metric(
-        f"cases you need to detect it {100 * power:.0f}% of the time",
-        _cases(answer.cases) if answer is not None else "-",
-        help="the exact power of McNemar's exact test; the other counts are under 'How this is computed'",
-    )
-    if answer is not None:
-        st.markdown(md(answer.headline))
-        more = f"more than {resolution.SEARCH_CEILING:,}"
-        with st.expander("How this is computed, and the other counts"):
-            st.markdown(
-                "\n".join(
-                    f"- **{md(m.name)}: {md(_cases(m.cases) if m.cases is not None else more)} cases.** "
-                    f"{md(m.use_when[:1].upper() + m.use_when[1:])}."
-                    for m in answer.methods
-                )
-            )
-            if s.target is not None:
-                st.markdown(md(s.target))
-
-    # ------------------------------------------------------------------ the curve
-    st.subheader("Resolvable difference against cases: the square-root law")
     curve = cache.compute_params(
         resolution.resolution_curve, discordance=discordance, alpha=alpha, power=power, cases_min=20,
         cases_max=50_000, points=160,
@@ -156,20 +153,89 @@ with page.user_errors():
             "mde_at_power": "detectable at the chosen power (Connor)",
         }
     )
-    long = wide.melt(id_vars="cases", var_name="series", value_name="diff")
-    chart = charts_paired.resolution_chart(long, cases, target)
-    st.altair_chart(chart, width="stretch")
-    st.markdown(md(s.sqrt_law))
-    st.caption(
-        "Blue: the net of discordant cases that must fall one way for p < alpha, divided by the cases; it steps "
-        "because discordant cases come in whole numbers. Grey dashed: the square-root law, z x sqrt(discordance / "
-        "cases) with z the two-sided critical value of alpha (1.96 for 0.05). Red: the true difference detected with "
-        "the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot tell'. A line starts "
-        "where the evaluation can resolve (or detect) anything at all."
+    chart = charts_paired.resolution_chart(
+        wide.melt(id_vars="cases", var_name="series", value_name="diff"), cases, target
     )
-    exports.download_table_and_chart(wide, "resolution_curve", chart, "resolution_curve")
+    pwr = f"{100 * power:.0f}%"
 
-    # ------------------------------------------------------------------ label-error floor
+    # ------------------------------------------------------------------ the answer, first on the page
+    with answer_box:
+        st.markdown(f"**{md(headline(p, answer))}**")
+        st.altair_chart(chart, width="stretch")
+        m1, m2, m3 = st.columns(3)
+        m1.metric(
+            "cases needed",
+            _cases(answer.cases) if answer is not None else "-",
+            help=f"cases to detect a true difference of the target size {pwr} of the time, by the exact power of "
+            "McNemar's exact test; the other counts are under 'How this is computed'",
+        )
+        m2.metric(
+            "smallest resolvable",
+            _pts(p.min_resolvable_diff),
+            help=f"with {cases:,} cases: the smallest observed difference that can reach p < alpha at all (exact "
+            "critical count of discordant cases, divided by the cases)",
+        )
+        m3.metric(
+            f"found {pwr} of the time",
+            _pts(p.mde_at_power),
+            help=f"with {cases:,} cases: the minimum detectable difference (MDE), the true difference detected with "
+            f"probability {pwr}, by Connor's (1987) formula; the exact figure is under 'How this is computed'",
+        )
+        with st.expander("How this is computed, and the other counts", icon=":material/functions:"):
+            if answer is not None:
+                more = f"more than {resolution.SEARCH_CEILING:,}"
+                st.markdown(
+                    "\n".join(
+                        f"- **{md(m.name)}: {md(_cases(m.cases) if m.cases is not None else more)} cases.** "
+                        f"{md(m.use_when[:1].upper() + m.use_when[1:])}."
+                        for m in answer.methods
+                    )
+                )
+                if s.target is not None:
+                    st.markdown(md(s.target))
+            st.metric(
+                "discordant cases expected",
+                f"{p.discordant:,}",
+                help=f"{cases:,} cases x {resolution_text.discordance_text(discordance)} = "
+                f"{p.expected_discordant:,.2f}, rounded (halves up)",
+            )
+            st.markdown(f"**Smallest resolvable difference.** {md(s.min_resolvable)}")
+            st.markdown(f"**Found {pwr} of the time.** {md(s.mde)}")
+            st.markdown(f"**The square-root law.** {md(s.sqrt_law)}")
+            st.markdown(
+                "**Reading the chart.** Blue: the net of discordant cases that must fall one way for p < alpha, "
+                "divided by the cases; it steps because discordant cases come in whole numbers. Grey dashed: the "
+                "square-root law, z x sqrt(discordance / cases) with z the two-sided critical value of alpha (1.96 "
+                "for 0.05). Red: the true difference detected with the chosen power (Connor 1987). Below the blue "
+                "line every comparison returns 'cannot tell'. A line starts where the evaluation can resolve (or "
+                "detect) anything at all."
+            )
+            exports.download_table_and_chart(wide, "resolution_curve", chart, "resolution_curve")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanView:
+    """What the label-error section takes from the full run: the plan and its chart (for the summary)."""
+
+    plan: resolution.Plan
+    sentences: resolution.PlanSentences
+    answer: resolution_text.CasesAnswer | None
+    target_pts: float
+    chart: alt.LayerChart
+
+
+@st.fragment
+def label_error_section(view: PlanView) -> None:
+    """The label-error floor, the estimate from a double-labelled sample and the summary download.
+
+    A fragment: its three controls change only what is drawn here, so they rerun this section alone.
+    """
+    with page.user_errors():
+        _label_error_section(view)
+
+
+def _label_error_section(view: PlanView) -> None:
+    p, s, answer = view.plan, view.sentences, view.answer
     st.subheader("The label-error floor")
     st.markdown(
         "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold "
@@ -178,24 +244,34 @@ with page.user_errors():
     e_pct = st.slider(
         "label error rate (% of gold labels that are wrong)", min_value=0.0, max_value=10.0, value=3.0, step=0.5,
         format="%.1f%%", key="pln_err", bind="query-params",
+        help="the share of evaluation cases whose gold answer is wrong; estimate it from a double-labelled sample "
+        "below",
     )  # fmt: skip
     floor = resolution.label_error_floor(e_pct / 100.0)
     f1, f2 = st.columns(2)
-    f1.metric("best measurable accuracy", f"{100 * floor.best_measurable_accuracy:.1f}%")
-    f2.metric("differences inside the label noise", f"below {100 * floor.noise_floor_diff:.1f} points")
+    f1.metric(
+        "best measurable accuracy",
+        f"{100 * floor.best_measurable_accuracy:.1f}%",
+        help="what a perfect system scores when this share of the gold labels is wrong: 1 - label error rate",
+    )
+    f2.metric(
+        "lost in label noise",
+        _pts(floor.noise_floor_diff),
+        help="two configs that differ by less than this are competing inside the noise of the ground truth",
+    )
     st.markdown(md(resolution.label_error_sentence(floor)))
-    if target is not None:
-        st.markdown(md(resolution.target_vs_floor_sentence(target, floor)))
+    if p.target_diff is not None:
+        st.markdown(md(resolution.target_vs_floor_sentence(p.target_diff, floor)))
 
     st.markdown("**Estimate the label error rate from a double-labelled sample**")
     e1, e2 = st.columns(2)
     dl_items = e1.number_input(
         "items labelled twice", min_value=1, max_value=1_000_000, value=200, step=10, key="pln_dl_items",
-        bind="query-params",
+        bind="query-params", help="items that two people labelled independently",
     )  # fmt: skip
     dl_dis = e2.number_input(
         "items where the two labels disagree", min_value=0, max_value=1_000_000, value=12, step=1,
-        key="pln_dl_dis", bind="query-params",
+        key="pln_dl_dis", bind="query-params", help="of the items labelled twice, those with two different labels",
     )  # fmt: skip
     est = cache.compute_params(resolution.estimate_label_error, items=int(dl_items), disagreements=int(dl_dis))
     st.metric(
@@ -205,23 +281,27 @@ with page.user_errors():
     st.markdown(md(resolution.label_estimate_sentence(est)))
     st.caption("Set the label error rate above to this estimate to see the floor it implies.")
 
-numbers = [
-    ("cases", f"{cases:,}", f"at {resolution_text.discordance_text(discordance)} discordance, alpha {alpha:g}"),
-    ("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points", s.min_resolvable),
-    (f"detectable at {100 * power:.0f}% power", f"{100 * p.mde_at_power:.1f} points", s.mde),
-    ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
-]
-if answer is not None and answer.cases is not None:
-    numbers.append((f"cases to detect {target_pts:.1f} points", f"{answer.cases:,}", answer.headline))
-numbers.append(
-    ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
-)
-numbers.append(("estimated label error", f"{100 * est.error_rate:.1f}%", resolution.label_estimate_sentence(est)))
-exports.summary_download(
-    "Planner",
-    {"cases": cases, "discordance": resolution_text.discordance_text(discordance), "alpha": alpha, "power": power,
-     "target difference": f"{target_pts:.1f} points", "label error rate": f"{e_pct:.1f}%"},
-    numbers,
-    [chart],
-)  # fmt: skip
+    disc = resolution_text.discordance_text(p.discordance)
+    numbers = [
+        ("cases", f"{p.cases:,}", f"at {disc} discordance, alpha {p.alpha:g}"),
+        ("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points", s.min_resolvable),
+        (f"detectable at {100 * p.power:.0f}% power", f"{100 * p.mde_at_power:.1f} points", s.mde),
+        ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
+    ]
+    if answer is not None and answer.cases is not None:
+        numbers.append((f"cases to detect {view.target_pts:.1f} points", f"{answer.cases:,}", answer.headline))
+    numbers.append(
+        ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
+    )
+    numbers.append(("estimated label error", f"{100 * est.error_rate:.1f}%", resolution.label_estimate_sentence(est)))
+    exports.summary_download(
+        "Planner",
+        {"cases": p.cases, "discordance": disc, "alpha": p.alpha, "power": p.power,
+         "target difference": f"{view.target_pts:.1f} points", "label error rate": f"{e_pct:.1f}%"},
+        numbers,
+        [view.chart],
+    )  # fmt: skip
+
+
+label_error_section(PlanView(p, s, answer, target_pts, chart))
 page.finish_page()

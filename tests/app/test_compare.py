@@ -1,6 +1,13 @@
-"""Compare page (AppTest): default view on the worked example, changed widgets, bad data shown as an error."""
+"""Compare page (AppTest): default view on the worked example, changed widgets, bad data shown as an error; the
+verdict and its chart lead the page, method notes sit in expanders, jargon labels explain themselves, the tests
+table fits beside the sidebar at 1024 px."""
 
 from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
@@ -10,6 +17,70 @@ from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/3_Compare.py"
 N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
+HEADLINE = (
+    "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but only tentatively (with Holm's adjustment for 3 "
+    "pairs p = 0.10); these cases cannot tell n=5 from n=3 or n=7 from n=5."
+)
+# The main column beside the open sidebar at a 1024 px window (measured: 564 px): the tests table must fit in it.
+MAIN_WIDTH_AT_1024 = 560
+
+# Words a product manager in the room may not know: a label (or radio option) holding one needs a help popover.
+JARGON = re.compile(
+    r"\b(alpha0?|eps|McNemar|mid-p|Holm|Wilson|Clopper|bootstrap|MDE|Connor|discordan\w*|power|chi-square|rho|KL|"
+    r"nats|MAB|critical count)\b",
+    re.IGNORECASE,
+)
+WIDGETS = ("radio", "select_slider", "slider", "selectbox", "multiselect", "number_input", "toggle", "checkbox")
+
+
+def in_order(node: Any) -> Iterator[Any]:
+    """Every node under ``node`` (itself first) in the order the page shows them (children sorted by position)."""
+    yield node
+    children = getattr(node, "children", None) or {}
+    for index in sorted(children):
+        yield from in_order(children[index])
+
+
+def _text(node: Any) -> str:
+    for attr in ("value", "label"):
+        value = getattr(node, attr, None)
+        if isinstance(value, str):
+            return plain(value)
+    return ""
+
+
+def leading_elements(at: AppTest, n: int) -> list[tuple[str, str]]:
+    """The first ``n`` elements of the main area as (type, text the reader sees), containers and empty placeholders
+    left out: what a room sees first."""
+    leaves = [x for x in in_order(at.main) if not getattr(x, "children", None) and x.type not in ("empty", "main")]
+    return [(x.type, _text(x)) for x in leaves[:n]]
+
+
+def expander_texts(at: AppTest) -> dict[str, str]:
+    """Each expander's label -> the text of the Markdown elements inside it."""
+    return {
+        plain(e.label): "\n".join(_text(x) for x in in_order(e) if x.type in ("markdown", "caption"))
+        for e in at.main.get("expander")
+    }
+
+
+def texts_outside_expanders(at: AppTest) -> list[str]:
+    """The text of every Markdown element of the main area that is not inside an expander."""
+    inside = {id(x) for e in at.main.get("expander") for x in in_order(e)}
+    return [_text(x) for x in in_order(at.main) if x.type in ("markdown", "caption", "info") and id(x) not in inside]
+
+
+def jargon_without_help(at: AppTest) -> list[str]:
+    """Labels of widgets and metrics of the main area that use a word of :data:`JARGON` (in the label or, for a
+    radio, an option) and have no help popover."""
+    found = []
+    for x in in_order(at.main):
+        if x.type not in (*WIDGETS, "metric"):
+            continue
+        words = plain(x.label) + " " + " ".join(str(o) for o in getattr(x, "options", []) if x.type == "radio")
+        if JARGON.search(words) and not (x.help or "").strip():
+            found.append(plain(x.label))
+    return found
 
 
 def _markdown(at: AppTest) -> str:
@@ -24,7 +95,7 @@ def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
     at = run_page(PAGE, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Compare"
-    assert _metrics(at) == {"paired cases": "200", "configs compared": "4", "cases dropped to pair them": "0"}
+    assert _metrics(at) == {"paired cases": "200", "configs compared": "4", "cases left out": "0"}
     text = _markdown(at)
     assert N1_N3 in text
     # the win over n=1 does not survive Holm's adjustment over the 3 adjacent pairs: the sentence says so in order
@@ -97,7 +168,7 @@ def test_config_names_with_spaces_and_equals_signs_survive_the_link(run_page: Ru
     assert not at.exception, [e.value for e in at.exception]
     assert not error_texts(at)
     assert at.query_params["cmp_a"] == "model=two"  # the link keeps the name, not dropped as unknown
-    assert _metrics(at) == {"paired cases": "3", "configs compared": "2", "cases dropped to pair them": "2"}
+    assert _metrics(at) == {"paired cases": "3", "configs compared": "2", "cases left out": "2"}
     assert "cannot tell model one from model=two: 0.0 points" in _markdown(at)
 
 
@@ -108,7 +179,7 @@ def test_uploaded_wide_table_with_gaps_reports_dropped_cases(run_page: RunPage) 
     meta = store.put(frame, "paired", "wide.csv")
     at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    assert _metrics(at) == {"paired cases": "36", "configs compared": "2", "cases dropped to pair them": "4"}
+    assert _metrics(at) == {"paired cases": "36", "configs compared": "2", "cases left out": "4"}
 
 
 def _four_configs(correct: tuple[int, ...], n: int = 1000) -> str:
@@ -137,3 +208,75 @@ def test_trend_note_only_when_the_accuracies_are_monotone(run_page: RunPage) -> 
     at = run_page(PAGE, query={"paired": _four_configs((752, 751, 739, 737))}, timeout=120)
     notes = [plain(i.value) for i in at.info if "sequence" in plain(i.value)]
     assert len(notes) == 1 and "a falling sequence among them" in notes[0]
+
+
+def test_the_verdict_and_its_chart_come_first(run_page: RunPage) -> None:
+    """Under the title and its one-line question: the verdict in one sentence, then the chart that supports it;
+    no control, table or metric comes before them."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    first = leading_elements(at, 4)
+    assert [t for t, _ in first] == ["title", "markdown", "markdown", "vega_lite_chart"], first
+    assert first[2][1] == f"**{HEADLINE}**"
+    spec = json.loads(at.main.get("vega_lite_chart")[0].proto.spec)
+    assert "paired" in json.dumps(spec.get("title", "")) or "paired" in json.dumps(spec)
+
+
+def test_one_pair_leads_with_its_verdict(run_page: RunPage) -> None:
+    query = {"cmp_mode": "one pair of my choice", "cmp_a": "n=3", "cmp_b": "n=5"}
+    at = run_page(PAGE, query=query, timeout=120)
+    first = leading_elements(at, 4)
+    assert [t for t, _ in first][2:] == ["markdown", "vega_lite_chart"]
+    assert first[2][1].startswith("**cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)")
+
+
+def test_verdict_when_every_pair_wins_and_when_none_does(run_page: RunPage) -> None:
+    """The headline names every firm win with its p, and says when the cases cannot tell any pair apart."""
+    at = run_page(PAGE, query={"paired": _four_configs((500, 600, 700, 800))}, timeout=120)
+    headline = leading_elements(at, 3)[2][1]
+    assert headline == (
+        "**On these 1,000 paired cases, cfg2 beats cfg1 by +10.0 points (p < 0.001); cfg3 beats cfg2 by +10.0 points "
+        "(p < 0.001); cfg4 beats cfg3 by +10.0 points (p < 0.001).**"
+    )
+    at = run_page(PAGE, query={"paired": _four_configs((751, 739, 737, 752))}, timeout=120)
+    headline = leading_elements(at, 3)[2][1]
+    assert headline == (
+        "**On these 1,000 paired cases, these cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3.**"
+    )
+
+
+def test_method_notes_are_in_expanders(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    inside = expander_texts(at)
+    assert "fair coin flip" in inside["Method: the tests in this table"]
+    assert "Edwards' continuity correction" in inside["Method: the tests in this table"]
+    assert "Blue: the 95% interval" in inside["How to read this"]
+    assert "wrong instrument" in inside["Why not compare these intervals?"]
+    outside = "\n".join(texts_outside_expanders(at))
+    for note in ("fair coin flip", "continuity correction", "Blue:", "wrong instrument", "Holm's adjustment keeps"):
+        assert note not in outside, note
+
+
+def test_no_jargon_label_without_help(run_page: RunPage) -> None:
+    for query in ({}, {"cmp_mode": "one pair of my choice"}):
+        at = run_page(PAGE, query=query, timeout=120)
+        assert not at.exception
+        assert jargon_without_help(at) == [], query
+
+
+def test_tests_table_fits_beside_the_sidebar_at_1024_px(run_page: RunPage) -> None:
+    """Every column of the tests table is shown (none cut at 'ch'): set widths that add up to the main column's
+    width at 1024 px; the two other p-values of McNemar's test are in the Method expander's table."""
+    at = run_page(PAGE, timeout=120)
+    table = next(df for df in at.main.get("dataframe") if "exact p" in df.value.columns)
+    config = json.loads(table.proto.columns)
+    shown = [c for c in table.value.columns if not config.get(c, {}).get("hidden")]
+    assert "Holm p" in shown and "exact p" in shown
+    widths = [config[c].get("width") for c in shown]
+    assert all(isinstance(w, int) for w in widths), dict(zip(shown, widths, strict=True))
+    assert sum(widths) <= MAIN_WIDTH_AT_1024, sum(widths)
+    assert all(len(config[c]["label"]) <= 8 for c in shown), [config[c]["label"] for c in shown]  # no cut header
+    assert all(config[c].get("help") for c in shown)
+    method = next(e for e in at.main.get("expander") if e.label.startswith("Method"))
+    other = next(x for x in in_order(method) if x.type == "dataframe")
+    assert {"mid-p", "chi-square p"} <= set(other.value.columns)

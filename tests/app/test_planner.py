@@ -1,4 +1,5 @@
-"""Planner page (AppTest): the chapter's numbers by default, sliders change them, bad input is an error."""
+"""Planner page (AppTest): the chapter's numbers by default, sliders change them, bad input is an error; the answer
+and its chart lead the page, method notes sit in an expander, jargon labels explain themselves."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ from streamlit.testing.v1 import AppTest
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
+from tests.app.test_compare import expander_texts, jargon_without_help, leading_elements, texts_outside_expanders
 
 PAGE = "pages/6_Planner.py"
+ANSWER = (
+    "To detect a true difference of 1.0 points 80% of the time (p < 0.05), you need 4,876 cases at 6% discordance, "
+    "by the exact power of McNemar's exact test."
+)
 
 
 def _metrics(at: AppTest) -> dict[str, str]:
@@ -25,10 +31,10 @@ def test_default_view_has_the_chapter_numbers(run_page: RunPage) -> None:
     assert at.title[0].value == "Planner"
     m = _metrics(at)
     assert m["discordant cases expected"] == "12"
-    assert m["smallest resolvable difference"] == "4.0 points"
-    assert m["detectable at 80% power (Connor)"] == "4.8 points"
+    assert m["smallest resolvable"] == "4.0 points"
+    assert m["found 80% of the time"] == "4.8 points"  # Connor's MDE
     # one answer to "how many cases for 1 point" leads; the other four are in "How this is computed", named
-    assert m["cases you need to detect it 80% of the time"] == "4,876"
+    assert m["cases needed"] == "4,876"
     assert not {"cases to resolve it (exact)", "resolved for good from", "square-root law (the chapter)"} & set(m)
     assert "you need 4,876 cases at 6% discordance, by the exact power of McNemar's exact test" in _markdown(at)
     how = at.expander[0]
@@ -59,7 +65,7 @@ def test_more_cases_shrink_the_resolvable_difference(run_page: RunPage) -> None:
     assert not at.exception
     m = _metrics(at)
     assert m["discordant cases expected"] == "48"
-    assert m["smallest resolvable difference"] == "2.0 points"  # four times the cases, half the difference
+    assert m["smallest resolvable"] == "2.0 points"  # four times the cases, half the difference
     at.slider(key="pln_err").set_value(1.0).run()
     assert _metrics(at)["best measurable accuracy"] == "99.0%"
 
@@ -67,7 +73,7 @@ def test_more_cases_shrink_the_resolvable_difference(run_page: RunPage) -> None:
 def test_link_parameters_set_the_view(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"pln_cases": "3200", "pln_disc": "6.0"}, timeout=120)
     assert not at.exception
-    assert _metrics(at)["smallest resolvable difference"] == "0.9 points"
+    assert _metrics(at)["smallest resolvable"] == "0.9 points"
 
 
 def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
@@ -77,7 +83,7 @@ def test_target_above_discordance_is_a_warning(run_page: RunPage) -> None:
     assert not at.exception
     assert any("never differ by more than" in plain(w.value) for w in at.warning)
     m = _metrics(at)
-    assert m["cases you need to detect it 80% of the time"] == "-"
+    assert m["cases needed"] == "-"
 
 
 def test_impossible_double_labelling_counts_are_an_error(run_page: RunPage) -> None:
@@ -128,3 +134,43 @@ def test_bad_upload_read_from_data_is_an_error(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"paired": meta.id, "pln_from_data": "true"}, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     assert any("at least two configs; found only 'A'" in e for e in error_texts(at))
+
+
+def test_the_answer_and_its_chart_come_first(run_page: RunPage) -> None:
+    """Under the title and its one-line question: the one answer to "how many cases do I need", then the curve;
+    no control or metric comes before them."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    first = leading_elements(at, 4)
+    assert [t for t, _ in first] == ["title", "markdown", "markdown", "vega_lite_chart"], first
+    assert first[2][1] == f"**{ANSWER}**"
+
+
+def test_without_a_target_the_answer_is_what_the_cases_resolve(run_page: RunPage) -> None:
+    # a 10-point target is more than the 6% discordance: left out; the answer is the chapter's 4.0 points at 200
+    at = run_page(PAGE, query={"pln_target": "10.0"}, timeout=120)
+    assert leading_elements(at, 3)[2][1] == (
+        "**200 cases at 6% discordance can resolve a difference of 4.0 points or more at p < 0.05; anything smaller "
+        'returns "cannot tell".**'
+    )
+    # 4 discordant cases: even 4 of 4 one way gives p = 2 / 2^4 = 0.125, so nothing is resolvable at 0.05
+    at = run_page(PAGE, query={"pln_disc": "2.0", "pln_target": "5.0"}, timeout=120)
+    assert leading_elements(at, 3)[2][1] == "**200 cases at 2% discordance cannot resolve any difference at p < 0.05.**"
+
+
+def test_method_notes_are_in_the_expander(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    how = expander_texts(at)["How this is computed, and the other counts"]
+    for note in ("Blue: the net of discordant cases", "Ignoring that discordant cases come in whole numbers",
+                 "10 of them must fall the same way", "Connor's formula"):  # fmt: skip
+        assert note in how, note
+    outside = "\n".join(texts_outside_expanders(at))
+    for note in ("Blue:", "Ignoring that discordant cases", "must fall the same way", "Connor"):
+        assert note not in outside, note
+
+
+def test_no_jargon_label_without_help(run_page: RunPage) -> None:
+    for query in ({}, {"pln_from_data": "true"}):
+        at = run_page(PAGE, query=query, timeout=120)
+        assert not at.exception
+        assert jargon_without_help(at) == [], query
