@@ -2,11 +2,15 @@
 
     python -m nkcore nk (--prior NAME | --alpha a1,a2,... | --ratings FILE) [--eps 0.3]
         (--budget B --k K | --grid | --min-budget) [--metric acc|tv|wins|kl|kl_smooth|js|ce|f1]
-        [--rounds 1000] [--seed 0] [--json]
+        [--method exact|simulate] [--rounds 1000] [--seed 0] [--json]
 
 JSON keys are a contract (issue 5): a cell has ``budget``, ``k``, ``n``, ``metric``, ``p``, ``delta``,
 ``ci_width``, ``reproducibility`` (plus extras); ``--grid`` prints a list of cells; ``--min-budget`` a list of
-``{"metric", "budget", "k", "p"}``. Extra keys may be added, never renamed.
+``{"metric", "budget", "k", "p"}``. Extra keys may be added, never renamed: a cell also has ``method``
+("lattice", "edgeworth": the exact engine; "simulate") and the engine's accuracy ``p_error``, ``delta_error``,
+``ci_width_error``. ``--method exact`` (the default) computes the numbers without Monte Carlo noise
+(``nkcore.nk.exact``; ``--rounds`` and ``--seed`` then only matter for macro F1, which is simulated);
+``--method simulate`` runs the paper's simulation.
 With ``--ratings FILE`` the prior is fitted to the file (Dirichlet-multinomial ML); adding
 ``--predictions FILE --models A,B`` resamples the real data instead of simulating.
 """
@@ -20,6 +24,7 @@ from typing import Any
 from nkcore.cli_util import print_json
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.nk.exact import exact_cell, exact_grid
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
     PAPER_KS,
@@ -64,6 +69,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--budgets", help="grid budgets, e.g. 100,250,500,1000 (default: the paper's nine)")
     p.add_argument("--ks", help="grid K values, e.g. 1-10,20-500:20 (default: the paper's 35)")
+    p.add_argument(
+        "--method",
+        choices=("exact", "simulate"),
+        default="exact",
+        help="exact: the paper's numbers in the limit of infinitely many rounds, no seed (default); simulate: "
+        "the paper's simulation with --rounds and --seed",
+    )
     p.add_argument("--rounds", type=int, default=1000, help="alternative and null datasets each (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same numbers")
     p.add_argument(
@@ -125,8 +137,14 @@ def run(args: argparse.Namespace) -> int:
     prior, extra = _prior(args)
     single = args.budget is not None
     metrics = parse_metrics(args.metric, ("acc",) if single else PAPER_METRICS)
+    exact = args.method == "exact"
     if single:
-        cells = simulate_cell(prior.alpha, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers)
+        if exact:
+            cells = exact_cell(prior.alpha, args.eps, args.budget, args.k, metrics)
+        else:
+            cells = simulate_cell(
+                prior.alpha, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers
+            )
         if args.json:
             objs = [_cell_json(c, prior, args.eps) | extra for c in cells]
             print_json(objs[0] if len(objs) == 1 else objs)
@@ -136,7 +154,10 @@ def run(args: argparse.Namespace) -> int:
                 print(f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}.")
         return 0
     if args.grid:
-        cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+        if exact:
+            cells = exact_grid(prior.alpha, args.eps, budgets, ks, metrics)
+        else:
+            cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
         if args.json:
             print_json([_cell_json(c, prior, args.eps) for c in cells])
         else:
@@ -150,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
             for mb in minimal_budgets(cells, metrics):
                 print(minimal_budget_sentence(mb))
         return 0
-    found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+    if exact:
+        found = minimal_budgets(exact_grid(prior.alpha, args.eps, budgets, ks, metrics), metrics)
+    else:
+        found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
     if args.json:
         print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} for mb in found])
     else:

@@ -41,6 +41,13 @@ class CellResult:
     p: paper's p-value; delta: |mean alternative gap|; ci_width: q97.5 - q2.5 of the alternative gaps;
     reproducibility: share of alternative datasets where A comes out ahead; ties: share of exact ties;
     mean_gap: signed mean alternative gap; rounds: datasets per side; alt / null: the gap samples.
+    method: how the numbers were computed: "simulate" (``rounds`` simulated datasets per side), or the exact
+    engine (``nkcore.nk.exact``): "lattice" (exact convolution), "edgeworth" or "normal" (approximations for
+    large N); the engine's cells have ``rounds`` = 0 and ``alt`` / ``null`` hold 1000 quantile points of the
+    gap's law (at (i + 0.5) / 1000), the way the simulation holds its samples.
+    p_error, delta_error, ci_width_error: the engine's accuracy of p, Delta and CI-width (one standard error:
+    the per-item law's sampling error where it was estimated, plus the approximation's error; 0 where exact);
+    NaN for the simulation (its error is its Monte Carlo error, which depends on ``rounds``).
     """
 
     budget: int
@@ -56,6 +63,10 @@ class CellResult:
     rounds: int
     alt: np.ndarray = field(repr=False, compare=False)
     null: np.ndarray = field(repr=False, compare=False)
+    method: str = "simulate"
+    p_error: float = float("nan")
+    delta_error: float = float("nan")
+    ci_width_error: float = float("nan")
 
     @property
     def significant(self) -> bool:
@@ -76,6 +87,10 @@ class CellResult:
             "ties": self.ties,
             "mean_gap": self.mean_gap,
             "rounds": self.rounds,
+            "method": self.method,
+            "p_error": self.p_error,
+            "delta_error": self.delta_error,
+            "ci_width_error": self.ci_width_error,
         }
 
 

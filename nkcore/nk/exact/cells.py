@@ -1,0 +1,256 @@
+"""The paper's numbers of one cell in the limit of infinitely many rounds, from the per-item gap laws.
+
+For a cell (N items, K ratings per item) and a metric, with S1 (alternative) and S0 (null) the sums of N
+independent per-item gaps (``laws``), independent of each other (spec "p-value, effect size, interval"):
+- sign rule: negate both when median(S0) > median(S1);
+- p = P(S0 >= S1) (ties count against the alternative; after the sign rule P(S0 <= S1));
+- Delta = |E d1| / scale (exact from the per-item law); mean_gap = E d1 / scale;
+- CI-width = q97.5 - q2.5 of S1 / N; reproducibility = P(S1 > 0); ties = P(S1 = 0).
+S1 and S0 come from ``convolve`` (exact lattice, binned lattice or Edgeworth). Accuracy (one standard error):
+where a law was estimated from n items, its sampling error propagated by the delta method (the influence of
+one item on p: Var(p_hat) = N^2 Var_d[g(d)] / n, g(d) = P(S0 >= d + S1') with S1' a sum of N - 1 items, and
+likewise for the null); plus, on a binned lattice, the change of p when the step doubles; for Edgeworth, the
+size of its 1/N terms. Reference: docs/nk-method.md, "Exact engine".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import fft as sfft
+from scipy import stats
+
+from nkcore.nk.exact import convolve as cv
+from nkcore.nk.exact.laws import LAW_BINS, ItemLaw
+
+EDGEWORTH_MIN_N = 30
+"""Fewest items (N) for which the Edgeworth expansion is considered at all."""
+EDGEWORTH_MAX_ERROR = 1e-4
+"""The Edgeworth expansion replaces the lattice when the size of its 1/N terms at the p-value is below this."""
+CHEAP_LATTICE = 1 << 13
+"""Lattices up to this many points are always convolved (cheap); Edgeworth is only considered beyond."""
+POINTS = 1000
+"""Quantile points of S1 / N and S0 / N kept per cell (the gap-distribution chart), at (i + 0.5) / POINTS."""
+_U = (np.arange(POINTS) + 0.5) / POINTS
+
+
+@dataclass(frozen=True, slots=True)
+class CellNumbers:
+    """One cell's numbers (see module doc) with the engine's accuracy and the gap points."""
+
+    p: float
+    delta: float
+    ci_width: float
+    reproducibility: float
+    ties: float
+    mean_gap: float
+    method: str
+    p_error: float
+    delta_error: float
+    ci_width_error: float
+    alt: np.ndarray
+    null: np.ndarray
+
+
+def _cdf(lat: cv.Lattice) -> np.ndarray:
+    return np.minimum(np.cumsum(lat.pmf), 1.0)
+
+
+def _quantiles(lat: cv.Lattice, cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Lattice indices of the u-quantiles: the smallest s with P(S <= s) >= u."""
+    i = np.searchsorted(cdf, u - 1e-12, side="left")
+    return lat.lo + np.minimum(i, lat.pmf.size - 1)
+
+
+def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool) -> float:
+    """P(S0 >= S1), or P(S0 <= S1) after the sign rule, for two independent lattice laws on the same step."""
+    cdf0 = _cdf(s0)
+    idx = np.arange(s1.lo, s1.hi + 1) - s0.lo  # positions of S1's points in S0's array
+    inside = np.clip(idx, -1, s0.pmf.size)
+    padded = np.concatenate([[0.0], cdf0, [1.0]])  # P(S0 <= s) at s = lo0 - 1 .. hi0 + 1
+    if flip:
+        at = padded[inside + 1]  # P(S0 <= s)
+    else:
+        at = 1.0 - padded[inside]  # P(S0 >= s) = 1 - P(S0 <= s - 1)
+    return float(np.clip(s1.pmf @ at, 0.0, 1.0))
+
+
+def _influence_var(law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, other_lo: int, mode: str) -> float:
+    """Var over one item d of g(d) = E[h(d + rest)], h the other side's tail: the delta method's item term.
+
+    mode "ge": h(s) = P(other >= s); "le": P(other <= s). Computed for every d of ``law`` by one FFT correlation.
+    """
+    padded = np.concatenate([[0.0], other_cdf, [1.0]])
+    lo = law.lo + rest.lo
+    hi = law.hi + rest.hi
+    pos = np.clip(np.arange(lo, hi + 1) - other_lo, -1, other_cdf.size)
+    h = 1.0 - padded[pos] if mode == "ge" else padded[pos + 1]
+    # g(d) = sum_t rest(t) h(d + t): correlation of h with rest, for d in law's support
+    size = h.size + rest.pmf.size
+    length = sfft.next_fast_len(size, real=True)
+    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest.pmf, length)), length)
+    g = corr[: law.pmf.size]
+    mean = float(law.pmf @ g)
+    return float(max(law.pmf @ (g - mean) ** 2, 0.0))
+
+
+def _lattice_step(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool]:
+    """(step, exact): the common integer step of both laws when the N-fold lattice fits, else a binned step."""
+    lo = min(alt.values[0], null.values[0])
+    hi = max(alt.values[-1], null.values[-1])
+    span = float(hi - lo)
+    if alt.step > 0 and null.step > 0:
+        h = float(np.gcd(int(alt.step), int(null.step)))
+        if span / h * n + 1 <= cv.LATTICE_MAX:
+            return h, True
+    if span == 0:
+        return 1.0, True
+    return max(span / LAW_BINS, span * n / (cv.BINNED_MAX - 1)), False
+
+
+def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
+    """The paper's numbers for N items from the per-item laws of the alternative and the null (module doc)."""
+    scale = alt.scale
+    mean_gap = alt.mean / scale
+    delta_err = alt.mean_se / scale
+    h, exact_step = _lattice_step(alt, null, n)
+    sd = float(np.sqrt(max(alt.var, null.var)))
+    points = (max(alt.values[-1], null.values[-1]) - min(alt.values[0], null.values[0])) / h * n
+    big = n >= EDGEWORTH_MIN_N and points > CHEAP_LATTICE
+    edge = _edgeworth_numbers(alt, null, n, h if exact_step else 0.0) if big else None
+    if edge is not None and edge.p_error <= EDGEWORTH_MAX_ERROR:
+        out = edge
+    elif exact_step or h <= cv.MAX_BIN_SD * sd or edge is None:
+        out = _lattice_numbers(alt, null, n, h)
+        if not exact_step:  # the binning's error: p again on a lattice twice as coarse
+            coarse = _lattice_numbers(alt, null, n, 2 * h, errors=False)
+            out = _with_extra_error(out, abs(coarse.p - out.p), abs(coarse.ci_width - out.ci_width))
+    else:
+        out = edge
+    return CellNumbers(
+        out.p,
+        abs(mean_gap),
+        out.ci_width,
+        out.reproducibility,
+        out.ties,
+        mean_gap,
+        out.method,
+        out.p_error,
+        delta_err,
+        out.ci_width_error,
+        out.alt,
+        out.null,
+    )
+
+
+def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
+    return CellNumbers(
+        c.p,
+        c.delta,
+        c.ci_width,
+        c.reproducibility,
+        c.ties,
+        c.mean_gap,
+        c.method,
+        float(np.hypot(c.p_error, p_extra)),
+        c.delta_error,
+        float(np.hypot(c.ci_width_error, ci_extra)),
+        c.alt,
+        c.null,
+    )
+
+
+def _ci_error(alt: ItemLaw, ci: float) -> float:
+    """Standard error of the CI-width from the estimated per-item variance: ci sqrt((kurt + 2) / n) / 2."""
+    if alt.exact or alt.n_items == 0 or alt.var <= 0:
+        return 0.0
+    return float(ci * np.sqrt(max(alt.kurt + 2.0, 0.0) / alt.n_items) / 2.0)
+
+
+def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool = True) -> CellNumbers:
+    l1 = cv.on_lattice(alt.values, alt.prob, h)
+    l0 = cv.on_lattice(null.values, null.prob, h)
+    s1, s0 = cv.power(l1, n), cv.power(l0, n)
+    c1, c0 = _cdf(s1), _cdf(s0)
+    med1 = int(_quantiles(s1, c1, np.array([0.5]))[0])
+    med0 = int(_quantiles(s0, c0, np.array([0.5]))[0])
+    flip = med0 > med1
+    p = _p_lattice(s1, s0, flip)
+    scale = alt.scale
+    unit = h / (scale * n)
+    q = _quantiles(s1, c1, np.array([0.025, 0.975]))
+    ci = float((q[1] - q[0]) * unit)
+    pos = np.arange(s1.lo, s1.hi + 1)
+    repro = float(s1.pmf[pos > 0].sum())
+    ties = float(s1.pmf[pos == 0].sum())
+    alt_pts = _quantiles(s1, c1, _U) * unit
+    null_pts = _quantiles(s0, c0, _U) * unit
+    p_err = ci_err = 0.0
+    if errors and not (alt.exact and null.exact):
+        var = 0.0
+        if not alt.exact and n >= 1:
+            rest = cv.power(l1, n - 1) if n > 1 else cv.Lattice(h, 0, np.ones(1))
+            var += n * n * _influence_var(l1, rest, c0, s0.lo, "le" if flip else "ge") / alt.n_items
+        if not null.exact and n >= 1:
+            rest0 = cv.power(l0, n - 1) if n > 1 else cv.Lattice(h, 0, np.ones(1))
+            # p as a function of the null: P(S0 >= S1) = E[1 - P(S1 > S0)]; the tail of S1 at the null's sums
+            var += n * n * _null_influence_var(l0, rest0, s1, flip) / null.n_items
+        p_err = float(np.sqrt(var))
+        ci_err = _ci_error(alt, ci)
+    return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
+
+
+def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:
+    """The null's item term: g(y) = P(y + S0' >= S1) (flip: <=), symmetrised in y (the null law is)."""
+    c1 = _cdf(s1)
+    padded = np.concatenate([[0.0], c1, [1.0]])
+    lo = l0.lo + rest0.lo
+    hi = l0.hi + rest0.hi
+    pos = np.clip(np.arange(lo, hi + 1) - s1.lo, -1, c1.size)
+    h = padded[pos + 1] if not flip else 1.0 - padded[pos]  # P(S1 <= s) or P(S1 >= s)
+    size = h.size + rest0.pmf.size
+    length = sfft.next_fast_len(size, real=True)
+    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest0.pmf, length)), length)
+    g = corr[: l0.pmf.size]
+    g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g
+    mean = float(l0.pmf @ g)
+    return float(max(l0.pmf @ (g - mean) ** 2, 0.0))
+
+
+def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> CellNumbers:
+    """Edgeworth / Cornish-Fisher numbers; ``h`` > 0: the sums live on the lattice h Z (continuity correction)."""
+    m1 = cv.Moments(alt.mean, alt.var, alt.skew, alt.kurt)
+    m0 = cv.Moments(null.mean, null.var, null.skew, null.kurt)
+    s1, s0 = cv.sum_moments(m1, n), cv.sum_moments(m0, n)
+    flip = float(cv.cornish_fisher(0.5, s0)) > float(cv.cornish_fisher(0.5, s1))
+    var_t = s0.var + s1.var
+    if var_t <= 0:
+        return CellNumbers(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, "edgeworth", 1.0, 0.0, 0.0, np.zeros(POINTS), np.zeros(POINTS))
+    k3 = s0.skew * s0.var**1.5 - s1.skew * s1.var**1.5
+    k4 = s0.kurt * s0.var**2 + s1.kurt * s1.var**2
+    t = cv.Moments(s0.mean - s1.mean, var_t, k3 / var_t**1.5, k4 / var_t**2)
+    half = 0.5 * h
+    # P(T >= 0) = 1 - P(T <= -h/2) on the lattice h Z (continuity correction); flip: P(T <= 0)
+    at = half if flip else -half
+    f0 = float(cv.edgeworth_cdf(at, t))
+    p = f0 if flip else 1.0 - f0
+    scale = alt.scale
+    unit = 1.0 / (scale * n)
+    q = cv.cornish_fisher(np.array([0.025, 0.975]), s1)
+    ci = float((q[1] - q[0]) * unit)
+    repro = float(1.0 - cv.edgeworth_cdf(half, s1))
+    ties = float(cv.edgeworth_cdf(half, s1) - cv.edgeworth_cdf(-half, s1)) if h > 0 else 0.0
+    z = (at - t.mean) / np.sqrt(var_t)
+    # the 1/N terms of the expansion at the p-value: their size is the approximation's error estimate
+    he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
+    approx = float(stats.norm.pdf(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
+    sampling = float(stats.norm.pdf(z) * n * alt.mean_se / np.sqrt(var_t))
+    p_err = float(np.hypot(approx, sampling))
+    ci_err = _ci_error(alt, ci)
+    alt_pts = cv.cornish_fisher(_U, s1) * unit
+    null_pts = cv.cornish_fisher(_U, s0) * unit
+    return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "edgeworth", p_err, 0.0, ci_err, alt_pts, null_pts)
+
+
+__all__ = ["POINTS", "CellNumbers", "cell_numbers"]

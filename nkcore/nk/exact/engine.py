@@ -1,0 +1,137 @@
+"""``exact_cell`` and ``exact_grid``: the Budget page's and the CLI's cells from the exact engine.
+
+Same ``CellResult`` as ``grid.simulate_grid`` (budget, K, N, metric, p, Delta, CI-width, reproducibility, ties,
+mean gap), with ``method`` ("lattice", "edgeworth"; "simulate" for macro F1, which is not a mean over items and
+falls back to the simulation), the accuracy fields ``p_error``, ``delta_error``, ``ci_width_error`` (0 where
+exact), ``rounds`` = 0 and ``alt`` / ``null`` = 1000 quantile points of the gap's law. The per-item laws are
+computed once per K (``laws.item_laws``, cached) and serve every budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from nkcore.common import limits
+from nkcore.errors import DataError
+from nkcore.nk.exact.cells import cell_numbers
+from nkcore.nk.exact.laws import item_laws
+from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
+from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.priors import validate_alpha
+
+FALLBACK_ROUNDS = 1000
+"""Rounds of the simulation for the metrics the engine does not compute (macro F1)."""
+
+
+def _check_eps(eps: float) -> float:
+    try:
+        e = float(eps)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"eps must be a number between 0 and 1, got {eps!r}") from exc
+    if not 0.0 <= e <= 1.0:
+        raise DataError(f"eps must be between 0 and 1, got {eps}")
+    return e
+
+
+def _cells_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str]) -> list:
+    item = [m for m in mts if m != "f1"]
+    out: dict[tuple[int, str], CellResult] = {}
+    if item:
+        alt, null = item_laws(alpha, eps, k, item)
+        for cfg in cfgs:
+            for mt in item:
+                c = cell_numbers(alt[mt], null[mt], cfg.n)
+                out[(cfg.budget, mt)] = CellResult(
+                    cfg.budget,
+                    cfg.k,
+                    cfg.n,
+                    mt,
+                    c.p,
+                    c.delta,
+                    c.ci_width,
+                    c.reproducibility,
+                    c.ties,
+                    c.mean_gap,
+                    0,
+                    c.alt,
+                    c.null,
+                    c.method,
+                    c.p_error,
+                    c.delta_error,
+                    c.ci_width_error,
+                )
+    if "f1" in mts:
+        for cfg in cfgs:
+            (sim,) = simulate_cell(alpha, eps, cfg.budget, cfg.k, ["f1"], FALLBACK_ROUNDS, 0)
+            out[(cfg.budget, "f1")] = sim
+    return [out[(cfg.budget, mt)] for cfg in cfgs for mt in mts]
+
+
+def exact_cell(
+    alpha: Sequence[float],
+    eps: float,
+    budget: int,
+    k: int,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+) -> list[CellResult]:
+    """One cell (budget, K) from the exact engine, one ``CellResult`` per metric (numbers without a seed).
+
+    Formula: p = P(S0 >= S1) with S1, S0 the sums of N = floor(budget / K) per-item gaps under the alternative
+    and the null (after the sign rule), Delta = |E d1|, CI-width = q97.5 - q2.5 of S1 / N (docs/nk-method.md,
+    "Exact engine"). Reference: spec "p-value, effect size, interval".
+
+    >>> (c,) = exact_cell((1.37658107, 1.33054633), 0.3, 100, 1, ["acc"])
+    >>> c.method, round(c.delta, 4), c.p_error, c.rounds
+    ('lattice', 0.0405, 0.0, 0)
+    """
+    (cfg,) = configurations([budget], [k]) if int(k) <= int(budget) else _too_big(budget, k)
+    a = tuple(float(x) for x in validate_alpha(alpha))
+    return _cells_for_k(a, _check_eps(eps), cfg.k, [cfg], parse_metrics(metrics))
+
+
+def _too_big(budget: int, k: int) -> list[Config]:
+    raise DataError(f"ratings per item (K) = {k} is larger than the budget {budget}: no item fits")
+
+
+def exact_grid(
+    alpha: Sequence[float],
+    eps: float,
+    budgets: Iterable[int] = PAPER_BUDGETS,
+    ks: Iterable[int] = PAPER_KS,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    progress: Callable[[float], None] | None = None,
+) -> list[CellResult]:
+    """Every cell of a grid of budgets x K from the exact engine (the paper's 282 configurations by default).
+
+    The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
+    ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
+    the run. Reference: docs/nk-method.md, "Exact engine".
+    """
+    mts = parse_metrics(metrics)
+    a = tuple(float(x) for x in validate_alpha(alpha))
+    e = _check_eps(eps)
+    cfgs = configurations(budgets, ks)
+    limits.check("budget", max(c.budget for c in cfgs), "the largest budget")
+    by_k: dict[int, list[Config]] = {}
+    for c in cfgs:
+        by_k.setdefault(c.k, []).append(c)
+    done: dict[tuple[int, int, str], CellResult] = {}
+    weights = {k: float(sum(c.n for c in v)) + 1000.0 for k, v in by_k.items()}
+    total, acc = float(sum(weights.values())), 0.0
+    for k in sorted(by_k):
+        for cell in _cells_for_k(a, e, k, by_k[k], mts):
+            done[(cell.budget, cell.k, cell.metric)] = cell
+        acc += weights[k]
+        if progress is not None:
+            progress(min(1.0, acc / total))
+    return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
+
+
+def gap_points_ok(cell: CellResult) -> bool:
+    """The cell's ``alt`` and ``null`` points are finite and sorted (a check for callers and tests)."""
+    return bool(np.all(np.isfinite(cell.alt)) and np.all(np.diff(cell.alt) >= 0))
+
+
+__all__ = ["FALLBACK_ROUNDS", "exact_cell", "exact_grid"]

@@ -1,0 +1,210 @@
+"""Per-item gap laws of the (N, K) engine: the law of one item's gap, in integer units, per metric.
+
+Every item metric of the paper is a mean over items of a per-item gap d (``count_gaps.item_units_cm``: an
+integer number of units, scale 1 for Accuracy and Wins, M K for TV, 2^32 for the log metrics), and items are
+independent and identically distributed under the alternative and under the null (spec "Generative model",
+"Null hypothesis"). So one item's law serves every number of items N. It is
+- EXACT where the outcome law of (K, M) is small enough (``outcomes.law_fits``): every outcome type of
+  (gold, A, B) counts with its probability, mapped to units;
+- ESTIMATED otherwise, from ``n_items`` items drawn once by the simulation's own samplers
+  (``samplers.draw_dataset`` with N = n_items, one round), with a fixed seed per (K, side): the same inputs give
+  the same law on every machine. The null law is symmetrised (d and -d with probability 1/2 each): under the
+  null A and B are exchangeable, so the null gap is symmetric about 0 (checked on the exact laws in the tests).
+Laws are cached per (alpha, eps, K, metrics, n_items) in the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from nkcore.common import limits
+from nkcore.errors import DataError
+from nkcore.nk import outcomes
+from nkcore.nk.count_gaps import item_units_cm
+from nkcore.nk.metrics import ITEM_METRICS, METRICS
+from nkcore.nk.priors import validate_alpha
+from nkcore.nk.samplers import draw_dataset
+
+ENGINE_SEED = 20260113
+"""Root seed of the items the engine draws where a law is estimated (fixed: the engine's numbers have no seed)."""
+ITEMS_PER_N = 64
+"""Estimated laws: items drawn per item of the largest dataset the law serves (``items_for``)."""
+MIN_ITEMS = 40_000
+MAX_ITEMS = 1_600_000
+MAX_N = 50_000
+"""The largest number of items (N) an estimated law is sized for: the paper's largest budget at K = 1."""
+LAW_BINS = 4096
+"""Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
+_CHUNK = 1 << 16
+"""Items drawn per call of the sampler (bounds the memory of one draw)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLaw:
+    """The law of one item's gap in integer units: ``values`` (sorted, distinct) with probabilities ``prob``.
+
+    scale: units per unit of gap (the gap is values / scale); exact: computed, not estimated; n_items: items the
+    estimate rests on (0 when exact); mean, var, skew, kurt (excess): of the units; mean_se: standard error of
+    ``mean`` (0 when exact, and for the symmetrised null whose mean is 0 by exchangeability); step: the lattice
+    the values live on (every value a multiple of it). A law with more than ``LAW_BINS`` distinct values is
+    kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
+    variance grows by at most step^2 / 4, a few parts in a million of it).
+    """
+
+    values: np.ndarray = field(repr=False)
+    prob: np.ndarray = field(repr=False)
+    scale: float
+    exact: bool
+    n_items: int
+    mean: float
+    var: float
+    mean_se: float
+    skew: float = 0.0
+    kurt: float = 0.0
+    step: float = 0.0
+
+
+def items_for(k: int, max_n: int = MAX_N) -> int:
+    """Items drawn to estimate a law at K: ``ITEMS_PER_N`` x the largest N it serves, within [MIN, MAX].
+
+    The largest N at K is max_n / K (budgets up to max_n); the p-value's sampling error of an estimated law
+    shrinks like sqrt(N / n_items) (docs/nk-method.md, "Exact engine").
+
+    >>> items_for(1), items_for(20), items_for(500)
+    (1600000, 160000, 40000)
+    """
+    need = ITEMS_PER_N * -(-int(max_n) // max(1, int(k)))
+    return int(min(MAX_ITEMS, max(MIN_ITEMS, need)))
+
+
+def _law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, exact: bool, n: int) -> ItemLaw:
+    vals, inv = np.unique(units, return_inverse=True)
+    prob = np.bincount(inv.ravel(), weights=None if weights is None else weights.ravel(), minlength=vals.size)
+    prob = prob / prob.sum()
+    return _make(vals.astype(np.int64), prob, scale, exact, n)
+
+
+def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int, se: float | None = None) -> ItemLaw:
+    """An ``ItemLaw`` with its moments and lattice step; more than ``LAW_BINS`` values: binned (class doc)."""
+    v = vals.astype(float)
+    mean = float(prob @ v)
+    if vals.dtype.kind == "i" and vals.size > LAW_BINS:
+        lo, hi = float(v[0]), float(v[-1])
+        h = (hi - lo) / LAW_BINS
+        x = (v - lo) / h
+        j = np.minimum(np.floor(x).astype(np.int64), LAW_BINS - 1)
+        f = x - j
+        binned = np.bincount(j, weights=prob * (1.0 - f), minlength=LAW_BINS + 1)
+        binned += np.bincount(j + 1, weights=prob * f, minlength=LAW_BINS + 1)
+        v = lo + h * np.arange(LAW_BINS + 1)
+        keep = binned > 0
+        v, prob = v[keep], binned[keep] / binned.sum()
+        step = 0.0
+    else:
+        step = float(np.gcd.reduce(np.abs(vals.astype(np.int64)))) if vals.dtype.kind == "i" else 0.0
+    c = v - mean
+    var = float(prob @ c**2)
+    skew = float(prob @ c**3) / var**1.5 if var > 0 else 0.0
+    kurt = float(prob @ c**4) / var**2 - 3.0 if var > 0 else 0.0
+    if se is None:
+        se = 0.0 if exact or n == 0 else float(np.sqrt(var / n))
+    return ItemLaw(v, prob, float(scale), exact, n, mean, var, se, skew, kurt, max(step, 1.0) if step else 0.0)
+
+
+def _fields(law: ItemLaw, **change: float) -> tuple:
+    names = ("values", "prob", "scale", "exact", "n_items", "mean", "var", "mean_se", "skew", "kurt", "step")
+    return tuple(change.get(nm, getattr(law, nm)) for nm in names)
+
+
+def symmetrised(law: ItemLaw) -> ItemLaw:
+    """The law of s d with s a fair sign independent of d: (L(d) + L(-d)) / 2 (mean exactly 0, mean_se 0).
+
+    >>> law = symmetrised(_law_from_units(np.array([-1, 1, 1, 0]), None, 1.0, False, 4))
+    >>> law.values.tolist(), law.prob.tolist(), law.mean
+    ([-1.0, 0.0, 1.0], [0.375, 0.25, 0.375], 0.0)
+    """
+    vals = np.concatenate([law.values, -law.values])
+    w = np.concatenate([law.prob, law.prob])
+    uniq, inv = np.unique(vals, return_inverse=True)
+    prob = np.bincount(inv, weights=w, minlength=uniq.size)
+    out = _make(uniq + 0.0, prob / prob.sum(), law.scale, law.exact, law.n_items, 0.0)  # + 0.0: no -0.0
+    return ItemLaw(out.values, out.prob, out.scale, out.exact, out.n_items, 0.0, out.var, 0.0, 0.0, out.kurt, law.step)
+
+
+def _check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
+    bad = [m for m in metrics if m not in ITEM_METRICS]
+    if bad:
+        known = [m for m in bad if m in METRICS]
+        what = "is not a mean over items" if known else "is unknown"
+        raise DataError(f"metric {bad[0]!r} {what}: the exact engine takes {', '.join(ITEM_METRICS)}")
+    return tuple(metrics)
+
+
+@lru_cache(maxsize=512)
+def _laws(
+    alpha: tuple[float, ...], eps: float, k: int, metrics: tuple[str, ...], n_items: int
+) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
+    a = np.asarray(alpha)
+    m = a.size
+    sides: list[dict[str, ItemLaw]] = []
+    if outcomes.law_fits(k, m):
+        for null in (False, True):
+            ol = outcomes.outcome_law(a, eps, k, null)
+            cm = [np.ascontiguousarray(x.T)[:, :, None] for x in (ol.gold, ol.a, ol.b)]
+            units = item_units_cm(cm[0], cm[1], cm[2], k, metrics)
+            sides.append({mt: _law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
+        return sides[0], sides[1]
+    limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
+    for side, null in enumerate((False, True)):
+        rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, side)))
+        parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
+        scales: dict[str, float] = {}
+        for start in range(0, n_items, _CHUNK):
+            size = min(_CHUNK, n_items - start)
+            g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
+            for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
+                parts[mt].append(np.asarray(u).ravel().astype(np.int64))
+                scales[mt] = sc
+        laws: dict[str, ItemLaw] = {}
+        for mt in metrics:
+            u = np.concatenate(parts[mt])
+            if null:  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
+                law = _law_from_units(np.concatenate([u, -u]), None, scales[mt], False, n_items)
+                law = ItemLaw(*_fields(law, mean=0.0, mean_se=0.0, skew=0.0))
+            else:
+                law = _law_from_units(u, None, scales[mt], False, n_items)
+            laws[mt] = law
+        sides.append(laws)
+    return sides[0], sides[1]
+
+
+def item_laws(
+    alpha: Sequence[float], eps: float, k: int, metrics: Sequence[str], n_items: int | None = None
+) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
+    """Per metric, the law of one item's gap under the alternative and under the null (cached).
+
+    Exact where ``outcomes.law_fits(K, M)``; else estimated from ``n_items`` drawn items (default
+    ``items_for(K)``), the null symmetrised. Reference: spec "Generative model", "Null hypothesis"; the
+    per-item units of ``count_gaps.item_units_cm``.
+
+    >>> alt, null = item_laws((1.37658107, 1.33054633), 0.3, 1, ["acc"])
+    >>> alt["acc"].exact, round(alt["acc"].mean, 4), null["acc"].mean
+    (True, 0.0405, 0.0)
+    """
+    a = tuple(float(x) for x in validate_alpha(alpha))
+    if not 0.0 <= float(eps) <= 1.0:
+        raise DataError(f"eps must be between 0 and 1, got {eps}")
+    if int(k) < 1:
+        raise DataError(f"ratings per item (K) must be at least 1, got {k}")
+    n = items_for(int(k)) if n_items is None else int(n_items)
+    if n < 2:
+        raise DataError(f"need at least 2 items to estimate a per-item law, got {n}")
+    limits.check("items", n, "the per-item law")
+    return _laws(a, float(eps), int(k), _check_metrics(metrics), n)
+
+
+__all__ = ["ENGINE_SEED", "ITEMS_PER_N", "ItemLaw", "item_laws", "items_for", "symmetrised"]
