@@ -44,7 +44,7 @@ from nkcore.kinds import (
     with_key,
 )
 from nkcore.kinds.columns import COUNT_PREFIX
-from nkcore.kinds.values import graded_advice, graded_scores
+from nkcore.kinds.mapping import no_rater_advice
 from nkcore.ratings import Ratings, ratings_from_counts, ratings_from_frame
 from nkcore.summary import validate_and_summarize
 from nkcore.summary.ratings import summarize_ratings
@@ -140,6 +140,14 @@ def _guess(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> Kin
     return guess
 
 
+def _few_values(col: pd.Series) -> bool:
+    """A column that could hold labels: 2 to 20 distinct values."""
+    try:
+        return 2 <= col.nunique() <= 20
+    except TypeError:  # unhashable cells
+        return False
+
+
 def _usable(frame: pd.DataFrame, guess: KindGuess, forced: dict[str, str], kind_given: bool) -> KindGuess:
     """The guess with the roles forced by --map, or a refusal naming what is missing and what to pass."""
     columns = [str(c) for c in frame.columns]
@@ -153,14 +161,20 @@ def _usable(frame: pd.DataFrame, guess: KindGuess, forced: dict[str, str], kind_
     missing = [m for m in guess.missing if not set(m.replace("p_<label> columns", "p_").split(" or ")) & set(mapping)]
     if missing and not forced and not kind_given and guess.confidence == 0:
         raise DataError(f"cannot tell what this file holds: {guess.reason}. Pass --kind and --map ROLE=COLUMN")
-    graded = graded_scores(frame[mapping["label"]]) if guess.kind == "ratings" and "label" in mapping else None
-    if "rater" in missing and graded is not None:
-        raise DataError(graded_advice(mapping["label"], graded))
+    advice = no_rater_advice(frame, mapping) if guess.kind == "ratings" and missing == ["rater"] else None
+    if advice is not None:
+        raise DataError(advice)
     if missing:
         words = "; ".join(ROLE_WORDS.get(m, m) for m in missing)
+        hint = ""
+        if "label" in missing:
+            few = [c for c in columns if c not in mapping.values() and _few_values(frame[c])]
+            hint = (
+                f" (e.g. --map label={few[0]}; columns with few distinct values: {show_names(few[:6])})" if few else ""
+            )
         raise DataError(
             f"cannot use this file as {guess.kind} data: no column found for {words}. Columns: "
-            f"{show_names(columns)}. Pass --map ROLE=COLUMN, or --kind"
+            f"{show_names(columns)}. Pass --map ROLE=COLUMN{hint}, or --kind"
         )
     return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, (), guess.layout)
 

@@ -13,7 +13,7 @@ from nkcore import summary as nksummary
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import apply_mapping, detect_kind, flatten_nested
+from nkcore.kinds import apply_mapping, detect_kind, flatten_nested, kind_columns
 from ui import cache, charts_data, data_derive, data_flows, datasets, exports, page
 from ui.text import md
 
@@ -151,6 +151,8 @@ def upload_section() -> None:
         elif kind_choice == "auto" and detected.confidence == 0:
             st.warning(f"NK Planner cannot tell what this file holds: {md(detected.reason)}. Choose the kind above.")
             mapping = data_flows.mapping_editor(frame, kind, map_token)
+            if any(role not in mapping for role in kind_columns(kind)[0]):
+                return  # said above; the columns chosen so far are no dataset yet
         else:
             st.caption(f"Why: {md(detect_kind(frame, kind).reason)}.")
             mapping = data_flows.mapping_editor(frame, kind, map_token)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from nkcore.cli import main
@@ -185,3 +186,67 @@ def test_argparse_refusals_are_one_line(word: str, capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert exit_info.value.code == 2
     assert err.endswith(f"error: unrecognized arguments: {repr(word)[1:-1]}\n") and err.splitlines() == [err[:-1]]
+
+
+MIXED_PREDICTIONS = "".join(
+    f"{d},test_{i},{m},{'1' if (i + len(m) + len(d)) % 3 else '0'}\n"
+    for d in ("ArMIS", "HS-Brexit")
+    for i in range(1, 7)
+    for m in ("lr", "prior")
+)
+
+
+@pytest.fixture
+def mixed_predictions(tmp_path: Path) -> Path:
+    """Two datasets in one predictions file whose item ids repeat (as LeWiDi 2023's)."""
+    p = tmp_path / "predictions.csv"
+    p.write_text("dataset,item_id,model,pred_label\n" + MIXED_PREDICTIONS)
+    return p
+
+
+def test_repeated_rows_are_refused_with_the_count_the_cause_and_the_flag(
+    mixed_predictions: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["data", str(mixed_predictions)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "duplicate predictions: 12 rows repeat an (item, model) pair (12 pairs repeated" in err
+    assert "2 datasets or splits in column 'dataset' (ArMIS, HS-Brexit)" in err
+    assert "--subset dataset=ArMIS" in err and "--item-key dataset,item_id" in err and "--keep first" in err
+
+
+def test_subset_item_key_and_keep_flags(mixed_predictions: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    frame = pd.read_csv(mixed_predictions)
+    runs = {
+        ("--subset", "dataset=HS-Brexit"): frame[frame["dataset"] == "HS-Brexit"],
+        ("--subset", "ArMIS"): frame[frame["dataset"] == "ArMIS"],
+        ("--item-key", "dataset,item_id"): frame,
+        ("--keep", "first"): frame.drop_duplicates(["item_id", "model"], keep="first"),
+        ("--keep", "last"): frame.drop_duplicates(["item_id", "model"], keep="last"),
+    }
+    for flags, expected in runs.items():
+        assert main(["data", str(mixed_predictions), *flags, "--json"]) == 0, flags
+        out = json.loads(capsys.readouterr().out)
+        assert out["kind"] == "predictions" and out["n_rows"] == len(expected), flags
+        counts = {x["label"]: x["count"] for x in out["summary"]["labels"]}
+        assert counts == expected["pred_label"].astype(str).value_counts().to_dict(), flags
+    assert main(["data", str(mixed_predictions), "--item-key", "dataset,item_id", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mapping"]["item"] == "item_key" and "item <- item_key (dataset / item_id)" in out["reason"]
+    assert main(["data", str(mixed_predictions), "--subset", "dataset=MD"]) == 2
+    assert "column 'dataset' has no value 'MD'; its values are ArMIS, HS-Brexit" in capsys.readouterr().err
+
+
+def test_lewidi_per_item_json_is_read_as_ratings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {
+        str(k): {"text": f"t{k}", "annotators": "Ann1,Ann2,Ann3", "annotations": ",".join(labels), "split": "dev"}
+        for k, labels in enumerate([("1", "0", "0"), ("1", "1", "1"), ("0", "0", "1"), ("0", "0", "0")], start=1)
+    }
+    path = tmp_path / "ArMIS_dev.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc, indent=4).encode()))
+    assert main(["data", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "ratings" and out["n_rows"] == 12 and "per-item rater lists" in out["reason"]
+    s = out["summary"]
+    assert (s["n_items"], s["n_ratings"], s["n_raters"], s["k_min"], s["k_max"]) == (4, 12, 3, 3, 3)
+    assert {x["label"]: x["count"] for x in s["labels"]} == {"0": 7, "1": 5}  # counted by hand

@@ -10,6 +10,7 @@ written, the same ``compare`` JSON as the equivalent hand-written paired CSV, an
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -565,3 +566,61 @@ def test_a_file_name_with_line_breaks_gives_a_one_line_error(content: bytes, mes
         read_harness([(name, content)])
     assert str(err.value).startswith(name.replace("\n", "\\n").replace("\r", "\\r") + ": ")
     assert message in str(err.value) and "\n" not in str(err.value) and "\r" not in str(err.value)
+
+
+# ------------------------------------------------------------------------------------------------- gzipped harness files
+
+
+def _gz(path: Path) -> Path:
+    """``path`` gzipped beside it (``.jsonl`` -> ``.jsonl.gz``), the plain file removed."""
+    out = path.with_name(path.name + ".gz")
+    out.write_bytes(gzip.compress(path.read_bytes()))
+    path.unlink()
+    return out
+
+
+def test_gzipped_lm_eval_files_read_like_the_plain_ones(lm_files: tuple[Path, Path], tmp_path: Path) -> None:
+    plain = read_harness(read_paths(list(lm_files)))
+    zipped = [_gz(p) for p in lm_files]
+    for p in zipped:  # the sibling results_<date>.json gzipped too: still found and read
+        _gz(p.with_name(f"results_{p.name.split('_')[-1].removesuffix('.jsonl.gz')}.json"))
+    assert [path_tool(p) for p in zipped] == ["lm_eval", "lm_eval"]
+    res = read_harness(read_paths(zipped))
+    assert res.configs == plain.configs == ("EleutherAI/pythia-160m", "EleutherAI/pythia-1b")
+    assert res.paired is not None and plain.paired is not None
+    pd.testing.assert_frame_equal(res.paired, plain.paired)
+    assert any(n.startswith("arc_easy: metric acc") for n in res.notes)  # the task, not 'arc_easy_..jsonl'
+
+
+def test_gzipped_promptfoo_results_read_like_the_plain_file() -> None:
+    results = [
+        pf_result(i, provider, bool(v), {"q": i})
+        for provider, values in (("openai:gpt-4o-mini", PF_MINI), ("openai:gpt-4o", PF_FULL))
+        for i, v in enumerate(values)
+    ]
+    doc = json.dumps(pf_document(results)).encode()
+    plain = read_harness([("results.json", doc)])
+    zipped = read_harness([("results.json.gz", gzip.compress(doc))])
+    assert detect_tool(gzip.compress(doc)) == "promptfoo"
+    assert zipped.paired is not None and plain.paired is not None
+    pd.testing.assert_frame_equal(zipped.paired, plain.paired)
+
+
+def test_a_gzip_bomb_harness_file_is_refused_by_nkcore_io_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    line = json.dumps(lm_record(0, {"acc": 1.0})).encode() + b"\n"
+    bomb = gzip.compress(line + b" " * 5_000_000)  # about 5 KB that unpack to 5 MB: ratio about 1,000
+    with pytest.raises(DataError, match=r"bomb\.jsonl\.gz: the compressed file unpacks to more than 200 times"):
+        read_harness([("bomb.jsonl.gz", bomb)])
+    assert detect_tool(bomb) is None  # refused there too, never unpacked past the cap
+    monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "100")
+    with pytest.raises(DataError, match="over the size limit of 100 bytes.*NKP_MAX_UNPACKED_BYTES"):
+        read_harness([("a.jsonl.gz", gzip.compress(line * 3))])
+
+
+def test_json_lines_have_one_reader() -> None:
+    """The harness readers use nkcore.io's JSON Lines reader, not a copy."""
+    from nkcore import io as nkio
+    from nkcore.harness import reading
+
+    assert reading.iter_json_lines is nkio.iter_json_lines
+    assert reading.unpack is nkio.unpack

@@ -352,3 +352,30 @@ def test_the_depth_scan_names_the_line_and_ignores_unterminated_strings() -> Non
         check_json_depth(deep, "x.jsonl", first_line=10)
     check_json_depth(b'{"a": "' + b"[" * 100 + b'\\"' * 100, "x.json")
     check_json_depth(b"[" * 64 + b"]" * 64, "x.json")
+
+
+def test_a_json_object_of_records_keyed_by_id_is_one_row_per_key() -> None:
+    """LeWiDi's files: ``{"1": {...}, "2": {...}}``, pretty-printed or on one line; the key in column ``key``."""
+    doc = {"1": {"text": "a", "annotators": "A,B"}, "7": {"text": "b", "annotators": "A", "n": 2}}
+    expected = pd.DataFrame(
+        {"key": ["1", "7"], "text": ["a", "b"], "annotators": ["A,B", "A"], "n": [np.nan, 2.0]}
+    )
+    for data in (json.dumps(doc, indent=4).encode(), json.dumps(doc).encode(), gzip.compress(json.dumps(doc).encode())):
+        frame = read_table(data, "x.json.gz" if data[:2] == b"\x1f\x8b" else "x.json")
+        pd.testing.assert_frame_equal(frame.astype(object), expected.astype(object))
+    # a record with a field named key: the record key goes to _key
+    frame = read_table(json.dumps({"a": {"key": 1}}, indent=1).encode(), "x.json")
+    assert frame.columns.tolist() == ["_key", "key"] and frame["_key"].tolist() == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b'{\n "a": 1,\n "b": {"c": 2}\n}', ["one JSON object spread over several lines", "JSON Lines"]),
+        (b'{\n "a": {"b": 1},\n', ["not valid JSON"]),
+    ],
+)
+def test_a_multi_line_json_object_that_is_not_records_is_refused(data: bytes, words: list[str]) -> None:
+    with pytest.raises(DataError) as err:
+        read_table(data, "x.json")
+    assert all(w in str(err.value) for w in words), str(err.value)

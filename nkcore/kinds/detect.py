@@ -63,6 +63,33 @@ _ATTRIBUTES = frozenset(
 )
 
 
+# Column names of an item's content: a table of an id and these describes items, it holds no ratings.
+_CONTENT = frozenset(
+    {"text", "premise", "hypothesis", "sentence", "tweet", "comment", "post", "reply", "context", "title", "body"}
+)
+_ASIDE = ("split", "subset", "dataset", "lang", "language", "source")
+
+
+def _described(frame: pd.DataFrame, attributes: list[str]) -> str | None:
+    """What a table no kind fits describes, when its columns say so: raters' attributes, or items' text."""
+    if len(attributes) >= 2:
+        return (
+            f"this looks like a table of raters' attributes ({', '.join(attributes[:6])}), one row per rater, not "
+            "ratings: NK Planner does not use rater attributes. Upload the ratings file instead (one row per rating, "
+            "or one record per item with its raters' labels)"
+        )
+    names = [normal_name(c) for c in frame.columns]
+    content = [str(c) for c, n in zip(frame.columns, names, strict=True) if n in _CONTENT]
+    others = [n for n in names if n not in _CONTENT and not n.startswith(_ASIDE)]
+    if content and len(others) <= 1 and all(n in SYNONYMS["item"] or n.endswith("_id") for n in others):
+        return (
+            f"this looks like a table of items and their content ({', '.join(content[:4])}), not ratings or "
+            "predictions: NK Planner does not need the items' text. Upload the ratings or predictions file of these "
+            "items instead"
+        )
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class KindGuess:
     """The guessed kind of a table and which of its columns plays each canonical role.
@@ -258,7 +285,8 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
     be 0/1, ``latency_s`` non-negative numbers, ``p_*`` numbers in [0, 1]). A kind with every required role found
     scores mean(match scores) x (0.85 + 0.15 x share of the file's columns used); a kind with a missing role scores
     at most 0.3. The best kind wins; with ``kind`` given only that kind is considered. A table no kind fits whose
-    columns name people's attributes (age, gender, ...) is a table of raters, said in ``reason`` (confidence 0). When no kind fits completely
+    columns name people's attributes (age, gender, ...) is a table of raters, one of an id and text columns (text,
+    premise...) a table of items: ``reason`` says so (confidence 0). When no kind fits completely
     and the table is label counts (item + ``count_<label>`` columns, :func:`detect_counts`), the guess is ratings
     with layout ``"counts"`` (also with ``kind="ratings"``). When no column name matches any role of any kind,
     ``reason`` says what each kind needs.
@@ -282,14 +310,10 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
         if counts is not None:
             return counts
     attributes = [str(c) for c in frame.columns if normal_name(c) in _ATTRIBUTES]
-    if best.missing and len(attributes) >= 2:
-        return replace(
-            best,
-            confidence=0.0,
-            reason=f"this looks like a table of raters' attributes ({', '.join(attributes[:6])}), one row per rater, "
-            "not ratings: NK Planner does not use rater attributes. Upload the ratings file instead (one row per "
-            "rating, or one record per item with its raters' labels)",
-        )
+    rated = "item" in next(g for g in guesses if g.kind == "ratings").mapping
+    described = _described(frame, [] if rated else attributes)
+    if best.missing and described is not None:
+        return replace(best, confidence=0.0, reason=described)
     if best.missing and best.confidence == 0:
         shown = ", ".join(str(c) for c in list(frame.columns)[:12]) + (" ..." if frame.shape[1] > 12 else "")
         best = replace(

@@ -27,7 +27,7 @@ from nkcore.kinds.values import (
     to_text,
 )
 
-__all__ = ["apply_mapping"]
+__all__ = ["apply_mapping", "no_rater_advice"]
 
 
 def _show(values: pd.Series, positions: np.ndarray, limit: int = 3) -> str:
@@ -58,6 +58,31 @@ def _numeric(series: pd.Series, what: str) -> pd.Series:
     if len(bad):
         raise DataError(f"column {what} must hold numbers, but {format_rows(bad)} {_hold(bad)} {_show(series, bad)}")
     return values.astype(np.float64)
+
+
+def no_rater_advice(frame: pd.DataFrame, mapping: Mapping[str, str]) -> str | None:
+    """What a ratings file with an item and a label column but no rater column holds, and what to do, or None.
+
+    Graded scores (:func:`nkcore.kinds.values.graded_scores`) are not labels; one label per item with no rater is
+    gold labels (or one rating per item), which plans nothing.
+
+    >>> no_rater_advice(pd.DataFrame({"item_id": [1, 2], "gold_label": ["a", "b"]}), {"item": "item_id", "label": "gold_label"})[:62]
+    "one label per item in 'gold_label' and no rater: this looks li"
+    """
+    label, item = mapping.get("label"), mapping.get("item")
+    if label is None or label not in frame.columns:
+        return None
+    graded = graded_scores(frame[label])
+    if graded is not None:
+        return graded_advice(label, graded)
+    if item is not None and item in frame.columns and not frame[item].duplicated().any():
+        return (
+            f"one label per item in {label!r} and no rater: this looks like gold labels, not ratings. NK Planner "
+            "plans from several ratings per item: upload the file with one row per rating (item, rater, label); to "
+            "score models against these labels, put them in the predictions file as a gold column (data derive "
+            "paired --gold-column)"
+        )
+    return None
 
 
 def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> bool:
@@ -99,10 +124,13 @@ def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> b
     missing = [r for r in need if r not in mapping]
     if missing:
         words = "; ".join(describe_role(r) for r in missing)
-        graded = graded_scores(frame[mapping["label"]]) if kind == "ratings" and "label" in mapping else None
-        if "rater" in missing and graded is not None:
-            raise DataError(f"{graded_advice(mapping['label'], graded)}. The file's columns are: {listed}")
-        raise DataError(f"missing column for {words}. The file's columns are: {listed}")
+        advice = no_rater_advice(frame, mapping) if kind == "ratings" and missing == ["rater"] else None
+        if advice is not None:
+            raise DataError(f"{advice}. The file's columns are: {listed}")
+        raise DataError(
+            f"missing column for {words}. The file's columns are: {listed}. Choose a column for each role (on the "
+            "Data page, or --map ROLE=COLUMN)"
+        )
     if kind == "samples" and "gold" not in mapping and "correct" not in mapping:
         raise DataError(
             f"samples data needs a gold (correct answer) or a correct (0/1) column; the file's columns are: {listed}"
