@@ -123,6 +123,11 @@ GRID_NAMES: dict[str, str] = {
     "rounds": "repeated evaluations per side",
     "n_qualifying": "items with at least K ratings",
     "test": "paired test",
+    "method": "how computed",
+    "p_error": "p-value standard error",
+    "delta_error": "effect size standard error",
+    "ci_width_error": "95% interval width standard error",
+    "extrapolated": "extrapolated (more items than the data has)",
 }
 """Column name -> plain name in an N x K grid (a table with ``budget`` and ``k`` columns), where ``n`` is items."""
 
