@@ -227,7 +227,7 @@ with page.user_errors():
             "samples.",
         )
         m5.metric(
-            "correlation between samples (rho)",
+            "sample correlation (rho)",
             f"{a.rho.rho:.2f}" if rho_known else "n/a",
             help=f"{RHO_HELP} Here: {md(a.rho.method)}. {N_EFF_HELP}",
         )

@@ -183,6 +183,7 @@ with page.user_errors():
             "Each point is one configuration; the grey bar is its accuracy's 95% interval. Darker points are slower; "
             "hollow points are over the latency budget."
         )
+        exports.download_chart(chart, "accuracy_vs_cost")
     pick = table.row(adv.pick) if adv.pick is not None else None
     dearest = max((r for r in table.rows if not r.adaptive), key=lambda r: r.calls)
     with why_box:
@@ -198,7 +199,6 @@ with page.user_errors():
                 f"{points(gap.diff)} points of accuracy on these cases (95% paired interval {points(gap.low)} to "
                 f"{points(gap.high)}, {format_p(gap.p)})."
             )
-        exports.download_chart(chart, "accuracy_vs_cost")
 
     # ------------------------------------------------------------------ the numbers behind the chart
     with st.expander("The numbers: one row per configuration", icon=":material/table:"):

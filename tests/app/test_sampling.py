@@ -45,7 +45,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     assert at.title[0].value == "Sampling"
     m = _metrics(at)
     assert m["cases"] == "200" and m["samples per case (largest n)"] == "7"
-    assert m["correlation between samples (rho)"] == "0.35"
+    assert m["sample correlation (rho)"] == "0.35"
     assert m["accuracy at n = 7"] == "79.0%"
     text = _text(at)
     assert "rho = 0.35" in text
@@ -104,7 +104,7 @@ def test_every_sample_right_has_no_rho_and_no_error(run_page: RunPage) -> None:
     ds = _store([(c, j, "x", "x") for c in range(1, 6) for j in range(1, 4)], "all_right.csv")
     at = run_page(PAGE, query={"samples": ds}, timeout=120)
     assert not at.exception and not error_texts(at)
-    assert _metrics(at)["correlation between samples (rho)"] == "n/a"
+    assert _metrics(at)["sample correlation (rho)"] == "n/a"
     assert "rho cannot be estimated" in _text(at)
 
 
