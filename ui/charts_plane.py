@@ -23,6 +23,8 @@ SIGNIFICANCE = 0.05
 MINIMAL_COLOR = PALETTE[3]
 CHOSEN_COLOR = PALETTE[1]
 LINE_COLOR = "#8d96a3"
+TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+"""Axis ticks of the log axes: 1, 2, 5 in every decade (Vega's own log ticks crowd or skip decades)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +80,20 @@ def nk_plane(
     n_max = float(max(df["n"].max(), minimal.n if minimal else 1, max(budgets, default=1)))
     x_scale = alt.Scale(type="log", domain=[1, n_max * 1.15], nice=False)
     y_scale = alt.Scale(type="log", domain=[0.8, k_max * 1.25], nice=False)
-    x = alt.X("n:Q", title="items (N), log scale", scale=x_scale, axis=alt.Axis(format="~s", labelOverlap=True))
-    y = alt.Y("k:Q", title="ratings per item (K), log scale", scale=y_scale, axis=alt.Axis(labelOverlap=True))
+    x_ticks = [v for v in TICKS if v <= n_max * 1.15]
+    y_ticks = [v for v in TICKS if v <= k_max * 1.25]
+    x = alt.X(
+        "n:Q",
+        title="items (N), log scale",
+        scale=x_scale,
+        axis=alt.Axis(values=x_ticks, format=",", labelOverlap=True, grid=True),
+    )
+    y = alt.Y(
+        "k:Q",
+        title="ratings per item (K), log scale",
+        scale=y_scale,
+        axis=alt.Axis(values=y_ticks, format=",", labelOverlap=True, grid=True),
+    )
     if color_by == "p":
         color = alt.Color(
             "p:Q",

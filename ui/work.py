@@ -32,12 +32,14 @@ import streamlit as st
 from ui import cache
 from ui.text import md
 
-__all__ = ["GRACE_S", "MAX_ENTRIES", "Work", "compute_with_progress", "running", "start_or_join"]
+__all__ = ["GRACE_S", "MAX_ENTRIES", "SHOW_AFTER_S", "Work", "compute_with_progress", "running", "start_or_join"]
 
 T = TypeVar("T")
 
 GRACE_S = 3.0
 POLL_S = 0.25
+SHOW_AFTER_S = 0.4
+"""The progress bar and the Cancel button appear only for a work still running after this many seconds."""
 MAX_ENTRIES = 64
 _MAX_RESTARTS = 3
 
@@ -209,7 +211,8 @@ def compute_with_progress(
 
     ``func`` is a module-level nkcore function; if it has a ``progress`` parameter it receives a callback taking
     the done fraction in [0, 1] (the bar follows it, and cancelling stops the work at its next call). A cached
-    result returns at once, with no bar. After Cancel the page stops with a note and a button that starts again;
+    result returns at once, with no bar, and so does a work that finishes within :data:`SHOW_AFTER_S` (the bar and
+    the button are drawn only after that, so a quick computation does not flash them). After Cancel the page stops with a note and a button that starts again;
     any changed setting (another key) computes as usual. Exceptions of ``func`` (e.g. ``DataError``) propagate.
     Each call returns its own copy of the result (unpickled from the cache), as ``st.cache_data`` does.
 
@@ -228,22 +231,25 @@ def compute_with_progress(
         return value
     digest = cache.key_digest(name, fps, frozen)
     flag = f"_work_cancelled_{digest}"
+    cancel_key = f"_work_cancel_{digest}"
     if st.session_state.get(flag):
         _show_cancelled(progress_label, digest, flag)
-    box = st.empty()
-    with box.container():
-        bar = st.progress(0.0, text=f"{progress_label}…")
-        cancel = st.button("Cancel", key=f"_work_cancel_{digest}", help="Stop waiting for this computation")
-    if cancel:  # pressed while the previous run waited: that run was stopped, this one stops here
+    if st.session_state.get(cancel_key):  # pressed while the previous run waited: that run stopped, this one too
         st.session_state[flag] = True
-        box.empty()
         _show_cancelled(progress_label, digest, flag)
+    box = st.empty()
+    bar: Any = None
     for _ in range(_MAX_RESTARTS):
         work, value = start_or_join(func, *datasets, label=progress_label, **params)
         if work is None:
             box.empty()
             return value
         with _waiting(work):
+            # a quick work finishes before anything is drawn: no bar and no button flash past
+            if bar is None and not work.done.wait(SHOW_AFTER_S):
+                with box.container():
+                    bar = st.progress(work.fraction, text=f"{progress_label}…")
+                    st.button("Cancel", key=cancel_key, help="Stop waiting for this computation")
             while not work.done.wait(POLL_S):
                 bar.progress(work.fraction, text=f"{progress_label}… {work.fraction:.0%}")
         if work.error is not None:
