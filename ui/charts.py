@@ -1,18 +1,47 @@
-"""One Altair theme for every chart, and the chart builders more than one page uses.
+"""One Altair theme for every chart, and the chart builders and helpers more than one page uses.
 
 Page-specific builders live in ``ui/charts_<topic>.py``. Builders return Altair charts; pages draw them with
-``st.altair_chart(chart, width="stretch")`` and offer them with ``ui.exports.download_chart``.
+``st.altair_chart(chart, width="stretch")`` (Streamlit sets the width to the container's) and offer them with
+``ui.exports.download_chart``.
+
+Charts are read on a projector and on a phone as well as on a laptop, so:
+
+- the theme's fonts are readable from the back of a room (axis labels 12 px, axis and legend titles 14 px,
+  chart titles 16 px);
+- a title is short and wraps (:func:`title`): Streamlit cuts a title line wider than the container with an ellipsis,
+  so long text goes into wrapped lines and a subtitle rather than one long line;
+- names on an axis are cut to their distinguishing part (:func:`name_labels`; the full name stays in the tooltip
+  and the title), and the axis label limit is wide enough for what is left.
 """
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import altair as alt
 import pandas as pd
+
+from nkcore.common.formatting import distinguishing_names
 
 FONT = "Source Sans Pro, Helvetica, Arial, sans-serif"
 PALETTE = ["#1f5aa6", "#d1495b", "#00798c", "#edae49", "#66a182", "#8d96a3", "#2e4057"]
 SIGNIFICANT = "#1f5aa6"
 NOT_SIGNIFICANT = "#8d96a3"
+
+AXIS_LABEL_PX = 12
+"""Smallest axis label font (px) readable on a projector."""
+TITLE_PX = 16
+AXIS_TITLE_PX = 14
+SUBTITLE_PX = 13
+TITLE_CHARS = 44
+"""Characters per title line: 44 x ~7.5 px at 16 px is about 330 px, which fits a chart in half of a 1024 px
+window, or a phone's full width."""
+SUBTITLE_CHARS = 56
+NAME_LABEL_PX = 240
+"""Label limit (px) of an axis of names: a shortened name fits; a longer one is cut with an ellipsis and shown in
+full in the tooltip."""
 
 
 def _theme() -> alt.theme.ThemeConfig:
@@ -20,9 +49,30 @@ def _theme() -> alt.theme.ThemeConfig:
         "config": {
             "font": FONT,
             "view": {"stroke": None},
-            "axis": {"labelFontSize": 12, "titleFontSize": 13, "gridColor": "#e8e8e8", "titleFontWeight": "normal"},
-            "legend": {"labelFontSize": 12, "titleFontSize": 12, "orient": "bottom"},
-            "title": {"fontSize": 14, "anchor": "start", "fontWeight": "normal"},
+            "axis": {
+                "labelFontSize": AXIS_LABEL_PX,
+                "titleFontSize": AXIS_TITLE_PX,
+                "gridColor": "#e8e8e8",
+                "titleFontWeight": "normal",
+                "labelColor": "#333",
+                "titleColor": "#333",
+            },
+            "legend": {
+                "labelFontSize": AXIS_LABEL_PX,
+                "titleFontSize": AXIS_TITLE_PX,
+                "titleFontWeight": "normal",
+                "orient": "bottom",
+                "labelLimit": NAME_LABEL_PX,
+            },
+            "title": {
+                "fontSize": TITLE_PX,
+                "subtitleFontSize": SUBTITLE_PX,
+                "subtitleColor": "#555",
+                "anchor": "start",
+                "fontWeight": "normal",
+                "offset": 8,
+            },
+            "header": {"labelFontSize": AXIS_LABEL_PX, "titleFontSize": AXIS_TITLE_PX},
             "range": {"category": PALETTE},
         }
     }
@@ -34,6 +84,112 @@ def enable_theme() -> None:
         alt.theme.register("nkplanner", enable=False)(_theme)
     if alt.theme.active != "nkplanner":
         alt.theme.enable("nkplanner")
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` broken into lines of at most ``width`` characters at spaces (a longer word keeps its own line).
+
+    >>> wrap("Accuracy of each config with its interval", 20)
+    ['Accuracy of each', 'config with its', 'interval']
+    >>> wrap("", 20)
+    []
+    """
+    return textwrap.wrap(" ".join(str(text).split()), width=width, break_long_words=False, break_on_hyphens=False)
+
+
+def title(text: str, subtitle: str | Sequence[str] = "") -> alt.TitleParams:
+    """A chart title that is never cut: ``text`` wrapped into lines of :data:`TITLE_CHARS`, ``subtitle`` (one
+    string or several paragraphs) wrapped into lines of :data:`SUBTITLE_CHARS`.
+
+    Streamlit gives a title the container's width less 40 px and cuts a longer line with an ellipsis; wrapped lines
+    of about 330 px fit half of a 1024 px window and a 390 px phone.
+
+    >>> t = title("Accuracy of each config", "with its 95% interval")
+    >>> t.text, t.subtitle
+    (['Accuracy of each config'], ['with its 95% interval'])
+    """
+    paragraphs = [subtitle] if isinstance(subtitle, str) else list(subtitle)
+    sub = [line for p in paragraphs for line in wrap(p, SUBTITLE_CHARS)]
+    lines = wrap(text, TITLE_CHARS) or [""]
+    return alt.TitleParams(text=lines, subtitle=sub) if sub else alt.TitleParams(text=lines)
+
+
+def split_title(text: str) -> alt.TitleParams:
+    """A one-line title given by a page, split for reading: the part before the first ": " becomes the title and
+    the rest its subtitle (both wrapped, see :func:`title`); without ": " the whole text is the title.
+
+    >>> t = split_title("Accuracy (plurality vote): how repeatable is 'A beats B'")
+    >>> t.text, t.subtitle
+    (['Accuracy (plurality vote)'], ["how repeatable is 'A beats B'"])
+    """
+    head, sep, rest = str(text).partition(": ")
+    return title(head, rest) if sep and head.strip() and rest.strip() else title(text)
+
+
+def title_px(t: alt.TitleParams | str) -> int:
+    """Pixels a title takes above the plot (lines of 20 px, subtitle lines of 17 px, 8 px offset): charts whose
+    height Streamlit fits title and all into add this to their furniture.
+
+    >>> title_px(title("Accuracy of each config", "with its 95% interval"))
+    45
+    """
+    if isinstance(t, str):
+        return 28 if t else 0
+    lines = t.text if isinstance(t.text, list) else [t.text]
+    sub = t.subtitle if isinstance(t.subtitle, list) else ([] if t.subtitle is alt.Undefined else [t.subtitle])
+    return 8 + 20 * len(lines) + 17 * len(sub)
+
+
+def legend_columns(items: int, item_px: int = 200) -> alt.ExprRef:
+    """Columns of a legend that follow the chart's width: as many ``item_px`` wide columns as fit (at most
+    ``items``, at least one), so a phone gets one column and a projector a row.
+
+    >>> legend_columns(3, 250).to_dict()
+    {'expr': 'max(1, min(3, floor(width / 250)))'}
+    """
+    return alt.ExprRef(f"max(1, min({int(items)}, floor(width / {int(item_px)})))")
+
+
+def bottom_legend(items: int, item_px: int = 200) -> alt.Legend:
+    """A legend under the plot whose columns follow the width (:func:`legend_columns`), labels up to
+    ``item_px - 30`` px (the symbol and gap take the rest)."""
+    return alt.Legend(orient="bottom", columns=legend_columns(items, item_px), labelLimit=max(60, item_px - 30))
+
+
+@dataclass(frozen=True, slots=True)
+class NameLabels:
+    """Axis labels for a list of names: ``short[i]`` is ``names[i]`` cut to its distinguishing part; ``common`` says
+    what was cut from every name ("bert-base-uncased_…"), empty when nothing was."""
+
+    names: tuple[str, ...]
+    short: tuple[str, ...]
+    common: str
+
+    def mapping(self) -> dict[str, str]:
+        """Full name -> its axis label."""
+        return dict(zip(self.names, self.short, strict=True))
+
+
+def name_labels(names: Sequence[object]) -> NameLabels:
+    """Short axis labels for ``names`` (:func:`nkcore.common.formatting.distinguishing_names`) and the part they
+    share, written with an ellipsis where the distinguishing part was ("bert-base-uncased_…").
+
+    >>> nl = name_labels(["bert-base-uncased_seed0", "bert-base-uncased_seed1"])
+    >>> nl.short, nl.common
+    (('seed0', 'seed1'), 'bert-base-uncased_…')
+    >>> name_labels(["n=1", "n=3"]).common
+    ''
+    """
+    full = [str(n) for n in names]
+    unique = list(dict.fromkeys(full))
+    short_of = dict(zip(unique, distinguishing_names(unique), strict=True))
+    short = [short_of[n] for n in full]
+    common = ""
+    if unique and short_of[unique[0]] != unique[0]:
+        first, cut = unique[0], short_of[unique[0]]
+        at = first.find(cut)
+        common = f"{first[:at]}…{first[at + len(cut) :]}" if at >= 0 else ""
+    return NameLabels(tuple(full), tuple(short), common)
 
 
 def line_with_band(
@@ -51,7 +207,7 @@ def line_with_band(
 ) -> alt.LayerChart:
     """A line with points and a shaded interval band (``lo`` to ``hi``), one colour per ``color`` group."""
     enc_color = alt.Color(f"{color}:N", title=None) if color else alt.value(PALETTE[0])
-    base = alt.Chart(data, title=title).encode(
+    base = alt.Chart(data, title=split_title(title) if title else "").encode(
         x=alt.X(f"{x}:Q", title=x_title),
         color=enc_color,
     )
@@ -74,10 +230,27 @@ def interval_dots(
     value_title: str,
     value_format: str = ".0%",
     zero_rule: bool = False,
-    title: str = "",
+    title: str | alt.TitleParams = "",
+    label_title: str | None = None,
 ) -> alt.LayerChart:
-    """Horizontal dot-and-whisker chart: one row per ``label``, ``value`` with its interval ``lo``-``hi``."""
-    base = alt.Chart(data, title=title).encode(y=alt.Y(f"{label}:N", title=label, sort=None))
+    """Horizontal dot-and-whisker chart: one row per ``label``, ``value`` with its interval ``lo``-``hi``.
+
+    Long labels are shown by their distinguishing part (:func:`name_labels`), the full one in the tooltip; the
+    axis is titled ``label_title`` (default: the column name), with the part every label shares when one was cut.
+    """
+    names = name_labels(data[label].tolist())
+    data = data.assign(_axis_label=list(names.short))
+    axis_title = label_title if label_title is not None else label
+    if names.common:
+        axis_title = f"{axis_title} ({names.common})"
+    base = alt.Chart(data, title=title).encode(
+        y=alt.Y(
+            "_axis_label:N",
+            title=axis_title,
+            sort=None,
+            axis=alt.Axis(labelLimit=NAME_LABEL_PX, titleLimit=NAME_LABEL_PX * 2),
+        )
+    )
     whisker = base.mark_rule(strokeWidth=2, color=PALETTE[0]).encode(
         x=alt.X(f"{lo}:Q", title=value_title, axis=alt.Axis(format=value_format)), x2=f"{hi}:Q"
     )
@@ -88,5 +261,5 @@ def interval_dots(
         layers.append(
             alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
         )
-    # Streamlit fits title, axis and legend into the height: 110 px of furniture plus 45 px a row.
-    return alt.LayerChart(layer=layers).properties(height=110 + 45 * max(1, len(data)))
+    # Streamlit fits title, axis and legend into the height: the title's lines, 90 px of axis, 45 px a row
+    return alt.LayerChart(layer=layers).properties(height=title_px(title) + 90 + 45 * max(1, len(data)))

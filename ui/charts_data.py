@@ -11,7 +11,7 @@ from typing import Protocol
 import altair as alt
 import pandas as pd
 
-from ui.charts import PALETTE
+from ui.charts import NAME_LABEL_PX, PALETTE, name_labels, split_title, title, title_px
 
 
 class LabelCount(Protocol):
@@ -39,71 +39,107 @@ class ConfigScore(Protocol):
 
 
 def label_bars(shares: Iterable[LabelCount], title: str, what: str = "ratings") -> alt.Chart:
-    """Horizontal bars: one per label, length = share of all ``what`` (objects with label, count, share)."""
+    """Horizontal bars: one per label, length = share of all ``what`` (objects with label, count, share).
+
+    Long labels are cut to their distinguishing part on the axis (the full label in the tooltip)."""
     data = pd.DataFrame([{"label": s.label, "count": s.count, "share": s.share} for s in shares])
+    names = name_labels(data["label"].tolist() if len(data) else [])
+    data = data.assign(short_label=list(names.short))
+    chart_title = split_title(title)
     return (
-        alt.Chart(data, title=title)
+        alt.Chart(data, title=chart_title)
         .mark_bar(color=PALETTE[0])
         .encode(
-            y=alt.Y("label:N", title="label", sort=None),
+            y=alt.Y(
+                "short_label:N",
+                title=f"label ({names.common})" if names.common else "label",
+                sort=None,
+                axis=alt.Axis(labelLimit=NAME_LABEL_PX),
+            ),
             x=alt.X("share:Q", title=f"share of all {what}", axis=alt.Axis(format=".0%")),
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("count:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
         )
-        .properties(height=90 + 34 * len(data))
+        .properties(height=80 + title_px(chart_title) + 34 * len(data))
     )
 
 
 def k_histogram(k_hist: Sequence[tuple[int, int]], min_k: int = 1) -> alt.Chart:
-    """Bars: how many items have each number of ratings per item (K); items below ``min_k`` greyed out."""
+    """Bars: how many items have each number of ratings per item (K); items below ``min_k`` greyed out.
+
+    The K labels stand upright and are thinned (every other one dropped until none overlap) on a narrow screen."""
     data = pd.DataFrame(k_hist, columns=["k", "items"])
     data["kept"] = data["k"] >= min_k
+    chart_title = title(
+        "How many ratings each item has", f"grey: items with fewer than {min_k} ratings, left out" if min_k > 1 else ""
+    )
     return (
-        alt.Chart(data, title="How many ratings each item has")
+        alt.Chart(data, title=chart_title)
         .mark_bar()
         .encode(
-            x=alt.X("k:O", title="ratings per item (K)"),
-            y=alt.Y("items:Q", title="items (N)"),
+            x=alt.X(
+                "k:O",
+                title="ratings per item (K)",
+                axis=alt.Axis(labelAngle=0, labelOverlap="parity", labelSeparation=4),
+            ),
+            y=alt.Y("items:Q", title="items (N)", axis=alt.Axis(format=",~d")),
             color=alt.condition(alt.datum.kept, alt.value(PALETTE[0]), alt.value("#c9ced6")),
             tooltip=[
                 alt.Tooltip("k:O", title="ratings per item (K)"),
                 alt.Tooltip("items:Q", title="items", format=","),
             ],
         )
-        .properties(height=220)
+        .properties(height=240 + title_px(chart_title))
     )
 
 
 def config_accuracy_bars(configs: Iterable[ConfigScore]) -> alt.Chart:
-    """Bars: accuracy of each config (objects with config, n_cases, n_correct, accuracy)."""
+    """Bars: accuracy of each config (objects with config, n_cases, n_correct, accuracy).
+
+    Long config names are cut to their distinguishing part on the axis (the full name in the tooltip, the part they
+    share in the axis title)."""
     data = pd.DataFrame(
         [{"config": c.config, "accuracy": c.accuracy, "cases": c.n_cases, "correct": c.n_correct} for c in configs]
     )
+    names = name_labels(data["config"].tolist() if len(data) else [])
+    data = data.assign(short_label=list(names.short))
+    chart_title = title("Accuracy of each config on its cases")
     return (
-        alt.Chart(data, title="Accuracy of each config on its cases")
+        alt.Chart(data, title=chart_title)
         .mark_bar(color=PALETTE[0])
         .encode(
-            y=alt.Y("config:N", title="config", sort=None),
+            y=alt.Y(
+                "short_label:N",
+                title=f"config ({names.common})" if names.common else "config",
+                sort=None,
+                axis=alt.Axis(labelLimit=NAME_LABEL_PX),
+            ),
             x=alt.X(
                 "accuracy:Q",
                 title="accuracy (share of cases right)",
                 axis=alt.Axis(format=".0%"),
                 scale=alt.Scale(domain=[0, 1]),
             ),
-            tooltip=["config:N", alt.Tooltip("accuracy:Q", format=".1%"), "correct:Q", "cases:Q"],
+            tooltip=[
+                alt.Tooltip("config:N"),
+                alt.Tooltip("accuracy:Q", format=".1%"),
+                alt.Tooltip("correct:Q", format=","),
+                alt.Tooltip("cases:Q", format=","),
+            ],
         )
-        .properties(height=90 + 34 * len(data))
+        .properties(height=80 + title_px(chart_title) + 34 * len(data))
     )
 
 
 def latency_histogram(latency_s: pd.Series) -> alt.Chart:
     """Histogram of single-call latencies in seconds (Altair bins the raw column)."""
     data = pd.DataFrame({"latency_s": pd.to_numeric(latency_s, errors="coerce").dropna()})
+    chart_title = title("Single-call latency")
     return (
-        alt.Chart(data, title="Single-call latency")
+        alt.Chart(data, title=chart_title)
         .mark_bar(color=PALETTE[2])
         .encode(
             x=alt.X("latency_s:Q", bin=alt.Bin(maxbins=40), title="seconds per call"),
-            y=alt.Y("count():Q", title="calls"),
+            y=alt.Y("count():Q", title="calls", axis=alt.Axis(format=",~d")),
         )
-        .properties(height=220)
+        .properties(height=240 + title_px(chart_title))
     )

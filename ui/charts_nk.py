@@ -5,16 +5,47 @@ Data frames in, charts out; no statistics here (every number comes from ``nkcore
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from nkcore.nk.sentences import TIE_TOLERANCE
-from ui.charts import PALETTE
+from nkcore.nk.sentences import TIE_TOLERANCE, fmt_gap, fmt_p
+from ui.charts import PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
 
 CELL_SELECTION = "cell"
 """Name of the click selection on the heatmap (read back from ``st.altair_chart(..., on_select="rerun")``)."""
 HIGHLIGHT = "#edae49"
+CHOSEN = "#d1495b"
+
+
+ROW_PX = 32
+"""Height of a heatmap row (px): room for the star, the "x" and the significance dot one above the other."""
+SIG_FILL = "white"
+SIG_STROKE = "#111111"
+"""The p < 0.05 dot: white inside, near-black rim, so it shows on the darkest and the lightest cell alike."""
+MARK_KEY = (
+    "White dot: p < 0.05 (reasonably repeatable). Orange frame: the chosen budget; star: its best K. "
+    "Red ring: the cell shown below."
+)
+
+
+def _cell_text(df: pd.DataFrame) -> pd.DataFrame:
+    """The tooltip's numbers as text: p as '< 0.001' or three decimals, gaps with three significant digits and 0
+    for float noise (never '1e-10' for two models that tie)."""
+    return df.assign(
+        p_text=[fmt_p(float(p)) for p in df["p"]],
+        delta_text=[fmt_gap(float(x)) for x in df["delta"]],
+        ci_text=[fmt_gap(float(x)) for x in df["ci_width"]],
+    )
+
+
+def _top_legend(fmt: str, values: list[float]) -> alt.Legend:
+    """A horizontal colour legend above the grid: never beside it, where it would squeeze a phone's grid."""
+    return alt.Legend(
+        orient="top", direction="horizontal", gradientLength=200, titleOrient="left", format=fmt, values=values
+    )
 
 
 def heatmap(
@@ -24,76 +55,133 @@ def heatmap(
     best_k: int | None,
     chosen: tuple[int, int] | None,
     title: str,
+    *,
+    width: int = 720,
 ) -> alt.LayerChart:
-    """Budget (rows) x ratings per item K (columns), coloured by p-value or reproducibility.
+    """Budget (rows) x ratings per item K (columns), coloured by p-value or by how often A is strictly ahead.
 
     ``cells``: one row per cell of ONE metric, columns budget, k, n, p, delta, ci_width, reproducibility.
-    Cells with p < 0.05 are outlined in black; the ``budget`` row is framed; its best K carries a star;
-    the ``chosen`` (budget, K) cell is marked with a ring; cells with a true ``extrapolated`` column (more items than
-    the data has) carry an "x". A click selects a cell (selection ``cell``).
+    ``title``: the page's one-line title; the part before ": " is the chart's title, the rest its subtitle, followed
+    by a key to the marks (:data:`MARK_KEY`), so a PNG of the chart explains itself.
+
+    Marks: cells with p < 0.05 carry a white dot with a dark rim (seen on any fill, in the PNG too); the ``budget``
+    row is framed in orange and its best K carries a star; the ``chosen`` (budget, K) cell is ringed in red; cells
+    with a true ``extrapolated`` column (more items than the data has) carry an "x". A click selects a cell
+    (selection :data:`CELL_SELECTION`).
+
+    Sizing for a room and a phone: the width follows the container (``autosize`` fit-x; ``width`` is the size of an
+    exported image), rows are :data:`ROW_PX` high whatever the width, the K labels are upright and thinned (every
+    other one dropped until none overlap), the colour legend sits above the grid, and the marks inside a cell scale
+    with the cell's width.
     """
-    df = cells.copy()
+    df = _cell_text(cells)
     df["significant"] = df["p"] < 0.05
-    df["p_text"] = [("< 0.001" if p < 0.001 else f"{p:.3f}") for p in df["p"]]
     df["is_row"] = df["budget"] == budget
     df["is_best"] = df["is_row"] & (df["k"] == (best_k if best_k is not None else -1))
     df["is_chosen"] = [(b, k) == chosen for b, k in zip(df["budget"], df["k"], strict=True)]
     ks = sorted(df["k"].unique().tolist())
     budgets = sorted(df["budget"].unique().tolist(), reverse=True)
-    # every K labelled (35 columns on the paper's grid): upright labels would hide every other one
     x = alt.X(
         "k:O",
         title="ratings per item (K)",
         sort=ks,
-        axis=alt.Axis(labelAngle=-50 if len(ks) > 20 else 0, labelOverlap=False),
+        axis=alt.Axis(labelAngle=0, labelOverlap="parity", labelSeparation=6, labelPadding=4),
     )
-    y = alt.Y("budget:O", title="budget (N x K ratings)", sort=budgets, axis=alt.Axis(format=","))
+    y = alt.Y("budget:O", title="budget (N x K ratings)", sort=budgets, axis=alt.Axis(format=",", labelPadding=4))
     if color_by == "p":
         color = alt.Color(
             "p:Q",
             title="p-value",
             scale=alt.Scale(scheme="blues", reverse=True, domain=[0, 0.5], clamp=True),
-            legend=alt.Legend(orient="right", gradientLength=180),
+            legend=_top_legend(".1f", [0, 0.1, 0.2, 0.3, 0.4, 0.5]),
         )
     else:
         color = alt.Color(
             "reproducibility:Q",
             title="A ahead in",
             scale=alt.Scale(scheme="blues", domain=[0.5, 1.0], clamp=True),
-            legend=alt.Legend(orient="right", format=".0%", gradientLength=180),
+            legend=_top_legend(".0%", [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
         )
     sel = alt.selection_point(name=CELL_SELECTION, fields=["budget", "k"], on="click", clear=False)
     tooltip = [
         alt.Tooltip("budget:Q", title="budget (N x K)", format=","),
         alt.Tooltip("k:Q", title="ratings per item (K)"),
-        alt.Tooltip("n:Q", title="items (N)"),
+        alt.Tooltip("n:Q", title="items (N)", format=","),
         alt.Tooltip("p_text:N", title="p-value"),
         alt.Tooltip("reproducibility:Q", title="A ahead in", format=".0%"),
-        alt.Tooltip("delta:Q", title="Delta (mean gap)", format=".3g"),
-        alt.Tooltip("ci_width:Q", title="CI-width", format=".3g"),
+        alt.Tooltip("delta_text:N", title="Delta (mean gap)"),
+        alt.Tooltip("ci_text:N", title="CI-width"),
     ]
-    base = alt.Chart(df, title=title).encode(x=x, y=y)
-    rect = base.mark_rect(cursor="pointer").encode(color=color, tooltip=tooltip).add_params(sel)
-    outline = (
-        base.transform_filter("datum.significant")
-        .mark_rect(filled=False, stroke="#111", strokeWidth=1.6)
-        .encode(tooltip=tooltip)
-    )
+    extrapolated = "extrapolated" in df.columns and bool(df["extrapolated"].any())
+    if extrapolated:
+        tooltip.append(alt.Tooltip("extrapolated:N", title="extrapolation (items repeat)"))
+    chart_title = split_title(title)
+    key = MARK_KEY + (" x: extrapolation (more items than the data has)." if extrapolated else "")
+    sub = chart_title.subtitle if isinstance(chart_title.subtitle, list) else []
+    chart_title = alt.TitleParams(text=chart_title.text, subtitle=[*sub, *wrap(key, SUBTITLE_CHARS)])
+    # a mark's size follows the cell: bandwidth('x') is the column's width in px (8 px on a phone, 30 at 1400 px)
+    cell_px = "min(bandwidth('x'), bandwidth('y'))"
+    base = alt.Chart(df, title=chart_title).encode(x=x, y=y, tooltip=tooltip)
+    rect = base.mark_rect(cursor="pointer").encode(color=color).add_params(sel)
     row = base.transform_filter("datum.is_row").mark_rect(filled=False, stroke=HIGHLIGHT, strokeWidth=3)
-    star = base.transform_filter("datum.is_best").mark_text(text="★", fontSize=15, color=HIGHLIGHT)
-    layers: list[alt.Chart] = []
-    if "extrapolated" in df.columns and bool(df["extrapolated"].any()):
+    star = base.transform_filter("datum.is_best").mark_text(
+        text="★",
+        fontSize=alt.ExprRef(f"clamp({cell_px} * 0.45, 8, 14)"),
+        color=HIGHLIGHT,
+        stroke="#5c3d00",
+        strokeWidth=0.4,
+        dy=-9,
+        cursor="pointer",
+    )
+    dot = base.transform_filter("datum.significant").mark_point(
+        shape="circle",
+        filled=True,
+        fill=SIG_FILL,
+        stroke=SIG_STROKE,
+        strokeWidth=1.3,
+        opacity=1,
+        size=alt.ExprRef(f"pow(clamp({cell_px} * 0.3, 4, 8), 2)"),
+        yOffset=9,
+        cursor="pointer",
+    )
+    layers: list[alt.Chart] = [rect, row, dot, star]
+    if extrapolated:
         # more items (N) than the data has: drawn with replacement, marked so it is not read as a measurement
         layers.append(
-            base.transform_filter("datum.extrapolated")
-            .mark_text(text="x", fontSize=13, fontWeight="bold", color="#7a7a7a", dy=-8, dx=8)
-            .encode(tooltip=[*tooltip, alt.Tooltip("extrapolated:N", title="extrapolation (items repeat)")])
+            base.transform_filter("datum.extrapolated").mark_text(
+                text="x",
+                fontSize=alt.ExprRef(f"clamp({cell_px} * 0.45, 8, 13)"),
+                fontWeight="bold",
+                color="white",
+                stroke=SIG_STROKE,
+                strokeWidth=0.8,
+                cursor="pointer",
+            )
         )
     ring = base.transform_filter("datum.is_chosen").mark_point(
-        shape="circle", size=140, color="#d1495b", strokeWidth=2.5
+        shape="circle",
+        color=CHOSEN,
+        strokeWidth=2.5,
+        size=alt.ExprRef(f"pow(max(6, {cell_px} - 3), 2)"),
+        cursor="pointer",
     )
-    height = max(160, 34 * len(budgets) + 90)
-    return alt.LayerChart(layer=[rect, row, outline, star, *layers, ring]).properties(height=height)
+    return alt.LayerChart(layer=[*layers, ring]).properties(
+        width=width,
+        height=alt.Step(ROW_PX),
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
+
+
+def tick_format(lo: float, hi: float, ticks: int = 6) -> str:
+    """A d3 number format for an axis from ``lo`` to ``hi``: as many decimals as a tick step needs, trailing zeros
+    dropped, so a tick never shows float noise (0.30000000000000004 reads 0.3, a 1e-10 wide range is never drawn).
+
+    >>> tick_format(-0.05, 0.12), tick_format(0.0, 27.6), tick_format(-0.01, 0.01)
+    ('.2~f', '.0~f', '.3~f')
+    """
+    span = max(abs(hi - lo), 1e-12)
+    decimals = -math.floor(math.log10(span / ticks))
+    return f".{min(max(decimals, 0), 6)}~f"
 
 
 def gap_distributions(
@@ -105,41 +193,50 @@ def gap_distributions(
 ) -> alt.LayerChart:
     """Overlaid histograms of the score gap (A minus B, positive = A looks better): alternative vs null.
 
-    ``names``: legend names of the two samples (default: simulated alternative / null).
+    ``names``: legend names of the two samples (default: simulated alternative / null). Non-finite gaps are left
+    out. When every gap is (nearly) the same, e.g. two models that agree on every item, the gaps are drawn as one
+    bar on a readable axis around that value (at least 0.02 wide) instead of a range of float noise. Axis ticks and
+    tooltips are formatted for the range shown (:func:`tick_format`).
     """
     names = names or ("A really better (alternative)", "no difference (null)")
-    alt_gaps = np.asarray(alt_gaps, dtype=float)
-    null_gaps = np.asarray(null_gaps, dtype=float)
-    lo = float(min(alt_gaps.min(), null_gaps.min()))
-    hi = float(max(alt_gaps.max(), null_gaps.max()))
+    alt_gaps = np.asarray(alt_gaps, dtype=float).ravel()
+    null_gaps = np.asarray(null_gaps, dtype=float).ravel()
+    alt_gaps = alt_gaps[np.isfinite(alt_gaps)]
+    null_gaps = null_gaps[np.isfinite(null_gaps)]
+    both = np.concatenate([alt_gaps, null_gaps])
+    lo, hi = (float(both.min()), float(both.max())) if both.size else (0.0, 0.0)
+    bins = 40
     if hi - lo <= TIE_TOLERANCE * max(1.0, abs(lo), abs(hi)):
-        # every gap (nearly) equal, e.g. two models that agree on every item: one bin around it, on a readable axis
+        # every gap (nearly) equal: one bar centred on that value (an odd number of bins puts it mid-bin)
         mid = 0.0 if abs(lo) <= TIE_TOLERANCE else (lo + hi) / 2.0
         half = max(0.01, abs(mid) * 0.05)
         alt_gaps = np.where(np.abs(alt_gaps - mid) <= half, mid, alt_gaps)
         null_gaps = np.where(np.abs(null_gaps - mid) <= half, mid, null_gaps)
-        lo, hi = mid - half, mid + half
-    edges = np.linspace(lo, hi, 41)
+        lo, hi, bins = mid - half, mid + half, 41
+    edges = np.linspace(lo, hi, bins + 1)
     rows = []
     for name, data in ((names[0], alt_gaps), (names[1], null_gaps)):
         counts, _ = np.histogram(data, bins=edges)
         for c, left, right in zip(counts, edges[:-1], edges[1:], strict=True):
             rows.append({"datasets": name, "left": left, "right": right, "share": c / max(len(data), 1)})
     df = pd.DataFrame(rows)
+    fmt = tick_format(lo, hi)
+    fine = f".{int(fmt[1:-2]) + 1}~f"  # a bin's edges: one decimal more than the ticks
     color = alt.Color(
         "datasets:N",
         title=None,
         scale=alt.Scale(domain=list(names), range=[PALETTE[0], PALETTE[5]]),
-        legend=alt.Legend(labelLimit=400),
+        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
     )
+    chart_title = split_title(title)
     bars = (
-        alt.Chart(df, title=title)
+        alt.Chart(df, title=chart_title)
         .mark_rect(opacity=0.55)
         .encode(
             x=alt.X(
                 "left:Q",
                 title=f"score gap on {metric_label} (positive = A looks better)",
-                axis=alt.Axis(labelOverlap=True),
+                axis=alt.Axis(labelOverlap=True, format=fmt, titleLimit=600),
                 scale=alt.Scale(domain=[lo, hi], nice=False),
             ),
             x2="right:Q",
@@ -147,11 +244,12 @@ def gap_distributions(
             y2=alt.datum(0),
             color=color,
             tooltip=[
-                alt.Tooltip("datasets:N"),
-                alt.Tooltip("left:Q", format=".3g"),
-                alt.Tooltip("share:Q", format=".1%"),
+                alt.Tooltip("datasets:N", title="evaluations"),
+                alt.Tooltip("left:Q", title="gap from", format=fine),
+                alt.Tooltip("right:Q", title="gap to", format=fine),
+                alt.Tooltip("share:Q", title="share", format=".1%"),
             ],
         )
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="x:Q")
-    return alt.LayerChart(layer=[bars, zero]).properties(height=380)
+    return alt.LayerChart(layer=[bars, zero]).properties(height=340 + title_px(chart_title))

@@ -5,7 +5,20 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import NOT_SIGNIFICANT, PALETTE, SIGNIFICANT, interval_dots
+from ui.charts import (
+    NAME_LABEL_PX,
+    NOT_SIGNIFICANT,
+    PALETTE,
+    SIGNIFICANT,
+    bottom_legend,
+    interval_dots,
+    name_labels,
+    title,
+    title_px,
+)
+
+PAIR_ARROW = " → "
+"""What separates the two configs in a pair's label ("n=1 → n=3")."""
 
 INTERVAL_COLORS = {
     "paired (exact bootstrap)": SIGNIFICANT,
@@ -21,15 +34,31 @@ CURVE_COLORS = {
 }
 
 
-def _series_color(field: str, colors: dict[str, str]) -> alt.Color:
-    """A colour encoding with a fixed domain (the keys of ``colors``) and a bottom legend wide enough for the labels."""
+def _series_color(field: str, colors: dict[str, str], item_px: int = 330) -> alt.Color:
+    """A colour encoding with a fixed domain (the keys of ``colors``) and a bottom legend whose columns follow the
+    width (one per line on a phone)."""
     domain = list(colors)
     return alt.Color(
         f"{field}:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[colors[d] for d in domain]),
-        legend=alt.Legend(orient="bottom", labelLimit=320),
+        legend=bottom_legend(len(domain), item_px),
     )
+
+
+def pair_labels(pairs: list[str]) -> list[str]:
+    """Pair labels "A → B" with each config cut to its distinguishing part among all configs named in ``pairs``
+    (:func:`ui.charts.name_labels`); a label without the arrow is cut as a name of its own.
+
+    >>> pair_labels(["bert-base-uncased_seed0 → bert-base-uncased_seed1", "n=1 → n=3"])
+    ['bert-base-uncased_seed0 → bert-base-uncased_seed1', 'n=1 → n=3']
+    >>> pair_labels(["bert-base-uncased_seed0 → bert-base-uncased_seed1", "bert-base-uncased_seed1 → bert-base-uncased_seed2"])
+    ['seed0 → seed1', 'seed1 → seed2']
+    """
+    split = [p.split(PAIR_ARROW) if p.count(PAIR_ARROW) == 1 else [p] for p in pairs]
+    configs = list(dict.fromkeys(c for parts in split for c in parts))
+    short = name_labels(configs).mapping()
+    return [PAIR_ARROW.join(short[c] for c in parts) for parts in split]
 
 
 def _points_axis(title: str, signed: bool) -> alt.Axis:
@@ -41,19 +70,21 @@ def _points_axis(title: str, signed: bool) -> alt.Axis:
 def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:
     """Accuracy of each config with its marginal interval. ``acc``: config, accuracy, ci_low, ci_high.
 
-    Streamlit fits the whole chart (title, axis) into ``height``, so rows get 45 px on top of 110 px of furniture.
+    Long config names are cut to their distinguishing part on the axis (the full name in the tooltip, the shared
+    part in the axis title). Streamlit fits the whole chart (title, axis) into its height, which
+    :func:`ui.charts.interval_dots` sizes from the rows and the title's lines.
     """
-    chart = interval_dots(
+    return interval_dots(
         acc,
         "config",
         "accuracy",
         "ci_low",
         "ci_high",
-        value_title=f"accuracy with its {level_pct} interval",
+        value_title=f"accuracy, {level_pct} interval",
         value_format=".0%",
-        title="Accuracy of each config (marginal intervals)",
+        title=title("Accuracy of each config", f"dots: accuracy; bars: its {level_pct} marginal interval"),
+        label_title="config",
     )
-    return chart.properties(height=110 + 45 * max(1, len(acc)))
 
 
 def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
@@ -63,9 +94,15 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     diff, low, high (fractions of cases).
     """
     color = _series_color("interval", INTERVAL_COLORS)
-    y = alt.Y("pair:N", title="pair (A → B)", sort=None)
+    diffs = diffs.assign(pair_label=pair_labels([str(p) for p in diffs["pair"]]))
+    y = alt.Y(
+        "pair_label:N",
+        title="pair (A → B)",
+        sort=None,
+        axis=alt.Axis(labelLimit=NAME_LABEL_PX),
+    )
     y_offset = alt.YOffset("interval:N", sort=list(INTERVAL_COLORS), scale=alt.Scale(paddingInner=0.3))
-    x_axis = _points_axis("difference in accuracy, B minus A (percentage points)", signed=True)
+    x_axis = _points_axis("B minus A (percentage points)", signed=True)
     tooltip = [
         alt.Tooltip("pair:N", title="A -> B"),
         alt.Tooltip("interval:N"),
@@ -74,15 +111,18 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
         alt.Tooltip("high_pts:Q", title="interval to (points)", format="+.1f"),
     ]
     diffs = diffs.assign(diff_pts=100 * diffs["diff"], low_pts=100 * diffs["low"], high_pts=100 * diffs["high"])
-    base = alt.Chart(diffs, title="Difference between configs: paired against marginal interval")
+    chart_title = title(
+        "Difference between configs", "paired interval (blue) against the interval if the configs were independent"
+    )
+    base = alt.Chart(diffs, title=chart_title)
     whisker = base.mark_rule(strokeWidth=3).encode(
         y=y, yOffset=y_offset, x=alt.X("low:Q", axis=x_axis), x2="high:Q", color=color, tooltip=tooltip
     )
     dot = base.mark_point(filled=True, size=70).encode(y=y, yOffset=y_offset, x="diff:Q", color=color, tooltip=tooltip)
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
     n_pairs = max(1, diffs["pair"].nunique())
-    # Streamlit fits title and legend into the height
-    return alt.LayerChart(layer=[whisker, dot, zero]).properties(height=150 + 80 * n_pairs)
+    # Streamlit fits title, axis and legend (one or two lines) into the height
+    return alt.LayerChart(layer=[whisker, dot, zero]).properties(height=title_px(chart_title) + 130 + 80 * n_pairs)
 
 
 def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None) -> alt.LayerChart:
@@ -100,9 +140,10 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
         "cases:Q", title="cases (log scale)", scale=alt.Scale(type="log", domain=[lo, hi], nice=False),
         axis=alt.Axis(format=",d", values=[v for v in _TICKS if lo <= v <= hi]),
     )  # fmt: skip
-    y = alt.Y("diff:Q", axis=_points_axis("difference in accuracy (percentage points)", signed=False))
+    y = alt.Y("diff:Q", axis=_points_axis("difference in accuracy (points)", signed=False))
+    chart_title = title("What an evaluation can resolve", "the smallest difference in accuracy, against cases")
     lines = (
-        alt.Chart(data, title="What an evaluation can resolve, against its number of cases")
+        alt.Chart(data, title=chart_title)
         .mark_line(strokeWidth=2.5, interpolate="step-after", clip=True)
         .encode(
             x=x,
@@ -136,4 +177,5 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
             .mark_text(align="left", dx=4, dy=-6, color="#8a6100", fontSize=12)
             .encode(y="diff:Q", x=alt.value(0), text="label:N")
         )
-    return alt.LayerChart(layer=layers).properties(height=480)  # Streamlit fits title, axis and legend into the height
+    # Streamlit fits title, axis and legend into the height
+    return alt.LayerChart(layer=layers).properties(height=400 + title_px(chart_title))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import PALETTE
+from ui.charts import NAME_LABEL_PX, PALETTE, bottom_legend, name_labels, title, title_px
 
 N_TIP = alt.Tooltip("n:Q", title="samples per request (n)")
 SERIES_COLORS = {
@@ -30,7 +30,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         "series:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
-        legend=alt.Legend(orient="bottom", columns=3, labelLimit=260),
+        legend=bottom_legend(len(domain), 250),
     )
     x = alt.X("n:Q", title="samples per request (n)", axis=alt.Axis(tickMinStep=1, format="d"))
     y_axis = alt.Axis(format=".0%")
@@ -87,16 +87,25 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
             ],
         )
     )
+    chart_title = title(
+        "Majority-vote accuracy against samples per request (n)",
+        "measured (solid, with its 95% band) and predicted (dashed)",
+    )
+    # Streamlit fits title, axes and legend (one to six lines, by width) into the height
     return alt.LayerChart(layer=[band, model_lines, line, first_pts]).properties(
-        height=380, title="Majority-vote accuracy against samples per request (n): measured and predicted"
+        height=400 + title_px(chart_title), title=chart_title
     )
 
 
 def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     """Accuracy against cost per 1,000 requests, one labelled point per row, coloured by p95 latency; rows over
     the latency budget are drawn hollow; with ``accuracy_low`` / ``accuracy_high`` columns each point carries its
-    interval as a vertical bar. Columns: label, accuracy, cost_per_1k, p95, calls."""
-    data = table.assign(within=table["p95"] <= budget_s)
+    interval as a vertical bar. Columns: label, accuracy, cost_per_1k, p95, calls.
+
+    Point labels are the configurations' distinguishing parts (:func:`ui.charts.name_labels`); the tooltip has the
+    full name. The colour legend sits under the plot, so a phone keeps the plot's width."""
+    names = name_labels(table["label"].tolist())
+    data = table.assign(within=table["p95"] <= budget_s, short_label=list(names.short))
     has_ci = {"accuracy_low", "accuracy_high"} <= set(table.columns)
     scale = alt.Scale(scheme="orangered")
     base = alt.Chart(data).encode(
@@ -109,7 +118,12 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
         y=alt.Y("accuracy:Q", title="accuracy", axis=alt.Axis(format=".0%"), scale=alt.Scale(zero=False, padding=30)),
     )
     points = base.mark_point(size=260, strokeWidth=3, opacity=1).encode(
-        color=alt.Color("p95:Q", title="p95 latency (s)", scale=scale, legend=alt.Legend(orient="right", format=".1f")),
+        color=alt.Color(
+            "p95:Q",
+            title="p95 latency (s)",
+            scale=scale,
+            legend=alt.Legend(orient="bottom", format=".1f", gradientLength=180, titleOrient="left"),
+        ),
         fill=alt.condition("datum.within", alt.Color("p95:Q", scale=scale, legend=None), alt.value("white")),
         tooltip=[
             alt.Tooltip("label:N", title="configuration"),
@@ -127,27 +141,45 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             alt.Tooltip("p95:Q", title="p95 latency (s)", format=".1f"),
         ],
     )
-    labels = base.mark_text(dx=14, align="left", fontSize=13).encode(text="label:N")
+    labels = base.mark_text(dx=14, align="left", fontSize=13, limit=NAME_LABEL_PX).encode(text="short_label:N")
     layers: list[alt.Chart] = []
     if has_ci:
         layers.append(base.mark_rule(color="#888", strokeWidth=2).encode(y="accuracy_low:Q", y2="accuracy_high:Q"))
+    chart_title = title(
+        "Accuracy against cost per 1,000 requests",
+        "colour: p95 latency; hollow: over the latency budget" + ("; bars: 95% interval" if has_ci else ""),
+    )
     return alt.LayerChart(layer=[*layers, points, labels]).properties(
-        height=340, title="Accuracy against cost per 1,000 requests, coloured by p95 latency"
+        height=380 + title_px(chart_title), title=chart_title
     )
 
 
 def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     """p50 / p95 / p99 per configuration as dots on one axis, with the latency budget as a rule.
-    Columns: label, p50, p95, p99."""
-    long = table.melt(id_vars=["label"], value_vars=["p50", "p95", "p99"], var_name="percentile", value_name="seconds")
-    order = list(table["label"])
+    Columns: label, p50, p95, p99. Long configuration names are cut to their distinguishing part on the axis."""
+    names = name_labels(table["label"].tolist())
+    short = table.assign(short_label=list(names.short))
+    long = short.melt(
+        id_vars=["label", "short_label"], value_vars=["p50", "p95", "p99"], var_name="percentile", value_name="seconds"
+    )
+    order = list(names.short)
     dots = (
         alt.Chart(long)
         .mark_point(filled=True, size=90)
         .encode(
-            y=alt.Y("label:N", title="configuration", sort=order),
+            y=alt.Y(
+                "short_label:N",
+                title=f"configuration ({names.common})" if names.common else "configuration",
+                sort=order,
+                axis=alt.Axis(labelLimit=NAME_LABEL_PX),
+            ),
             x=alt.X("seconds:Q", title="request latency (s)"),
-            color=alt.Color("percentile:N", title=None, scale=alt.Scale(range=[PALETTE[2], PALETTE[3], PALETTE[1]])),
+            color=alt.Color(
+                "percentile:N",
+                title=None,
+                scale=alt.Scale(range=[PALETTE[2], PALETTE[3], PALETTE[1]]),
+                legend=alt.Legend(orient="bottom", direction="horizontal"),
+            ),
             tooltip=[
                 alt.Tooltip("label:N", title="configuration"),
                 "percentile:N",
@@ -158,6 +190,5 @@ def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     budget = alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
     rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x="budget:Q")
     text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(x="budget:Q", y=alt.value(0), text="text:N")
-    return alt.LayerChart(layer=[dots, rule, text]).properties(
-        height=alt.Step(34), title="Request latency per configuration: p50, p95 and p99 against the budget"
-    )
+    chart_title = title("Request latency per configuration", "p50, p95 and p99 against the budget (dashed)")
+    return alt.LayerChart(layer=[dots, rule, text]).properties(height=alt.Step(34), title=chart_title)

@@ -7,9 +7,20 @@ A difference is formatted from the rounded values it compares when those are giv
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 
-__all__ = ["count", "format_p", "name_list", "percent", "plural", "points", "points_between", "shorten"]
+__all__ = [
+    "count",
+    "distinguishing_names",
+    "format_p",
+    "name_list",
+    "percent",
+    "plural",
+    "points",
+    "points_between",
+    "shorten",
+]
 
 
 def points(x: float, sign: bool = True, decimals: int = 1) -> str:
@@ -97,3 +108,46 @@ def name_list(names: Iterable[object], limit: int = 8, width: int = 40) -> str:
     items = list(names)
     shown = ", ".join(shorten(n, width) for n in items[:limit])
     return shown + (" ..." if len(items) > limit else "")
+
+
+_NAME_SEPARATORS = re.compile(r"([-_/:|@,\s]+)")
+
+
+def distinguishing_names(names: Sequence[object], keep_within: int = 16) -> list[str]:
+    """Each name cut to the part that tells it apart: the leading and trailing parts ALL names share are removed,
+    at separators only (``- _ / : | @ ,`` and spaces; not ``.`` or ``=``, which sit inside versions and settings).
+
+    Rule: names are split into words at separators; the longest run of whole words (with their separators) that
+    every name starts with, and the longest every name ends with, are removed, as long as each name keeps at least
+    one word. Names that all fit in ``keep_within`` characters, a single name, or a cut that would make two names
+    equal are returned unchanged. Used for axis labels, where the full name goes into the tooltip and the title.
+
+    >>> distinguishing_names(["bert-base-uncased_seed0", "bert-base-uncased_seed1"])
+    ['seed0', 'seed1']
+    >>> distinguishing_names(["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct"])
+    ['8B', '70B']
+    >>> distinguishing_names(["n=1", "n=3", "n=5"])  # short names stay as they are
+    ['n=1', 'n=3', 'n=5']
+    >>> distinguishing_names(["gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18"])
+    ['2024-08-06', 'mini-2024-07-18']
+    """
+    full = [str(n) for n in names]
+    if len(full) < 2 or all(len(n) <= keep_within for n in full):
+        return full
+    # word, separator, word, ...: even positions are words (possibly empty at the ends), odd positions separators
+    parts = [_NAME_SEPARATORS.split(n) for n in full]
+    words = min(len(p) // 2 + 1 for p in parts)  # words of the shortest name
+    # leading words shared by all names (each with the separator after it), at most words - 1 of them
+    head = 0
+    while head < words - 1 and all(p[2 * head : 2 * head + 2] == parts[0][2 * head : 2 * head + 2] for p in parts):
+        head += 1
+    # trailing words shared by all names (each with the separator before it), leaving at least one word
+    tail = 0
+    while head + tail < words - 1 and all(
+        p[len(p) - 2 * tail - 2 :][:2] == parts[0][len(parts[0]) - 2 * tail - 2 :][:2] for p in parts
+    ):
+        tail += 1
+    short = ["".join(p[2 * head : len(p) - 2 * tail]) for p in parts]
+    if any(not s.strip() for s in short) or len(set(short)) < len(set(full)):
+        return full
+    return short
