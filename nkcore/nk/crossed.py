@@ -1,0 +1,553 @@
+"""Who rated matters: two-way (crossed) resampling of items AND raters, beside item-only resampling.
+
+Real-data resampling (:mod:`nkcore.nk.resample`) draws items with replacement and K of each item's ratings
+without replacement: the raters are treated as interchangeable, so a rater who labels many items and leans
+towards one label is assumed away. The crossed (pigeonhole) bootstrap draws both random factors:
+
+1. draw R raters with replacement from the R raters of the data (rater r drawn w_r times, w ~ Multinomial(R, 1/R));
+2. every rating of rater r is kept w_r times, so item i's label counts become c'_im = sum_{ratings j of i with
+   label m} w_{rater(j)};
+3. draw N items with replacement among the items with at least K kept ratings, and K of each drawn item's kept
+   ratings without replacement (multivariate hypergeometric on c'_i, :func:`nkcore.nk.resample.draw_without_replacement`);
+   items with fewer than K kept ratings cannot be drawn (as in item-only resampling) and their share is reported.
+
+Both models are scored against those K ratings; the null is the same resampling with each drawn item's two
+predictions swapped by a fair coin. p, Delta, CI-width come from :func:`nkcore.nk.pvalue.cell_stats`;
+reproducibility is the share of rounds with the full data's direction (as in ``resample``). Each cell is shown
+beside the item-only numbers of :func:`nkcore.nk.resample.resample_cells` on the same pair data, so a page can say
+"ignoring who rated narrows the interval by x".
+
+The rater draw of a round is shared by every cell of the grid (common random numbers): each cell's numbers have the
+right distribution, and differences between cells are less noisy.
+
+References: Owen, "The pigeonhole bootstrap", Annals of Applied Statistics 1(2), 2007 (resampling rows and columns
+of a crossed random-effects design independently); Pandita et al., arXiv 2605.13801 (ignoring rater identity
+understates the uncertainty of an evaluation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from nkcore.common import limits
+from nkcore.common.seeding import as_entropy
+from nkcore.errors import DataError
+from nkcore.nk.grid import PAPER_KS, Config, configurations
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.resample import (
+    RESAMPLE_WORK_FACTOR,
+    TASK_BYTES_PER_CELL,
+    PairData,
+    draw_without_replacement,
+    full_gaps,
+    prepare_pair,
+    resample_cells,
+)
+from nkcore.nk.scores import item_gaps, macro_f1, tie_exact_mean
+from nkcore.nk.simulate import WORK_MAX_K
+from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_frame, text_column
+
+__all__ = [
+    "CrossedCell",
+    "CrossedRun",
+    "RaterRatings",
+    "crossed_cells",
+    "crossed_frames",
+    "crossed_sentence",
+    "draw_k",
+    "rater_ratings",
+    "rater_ratings_from_frame",
+]
+
+_CHUNK_CELLS = 1 << 18
+_SEQUENTIAL_MAX_K = 40
+"""Rounds of one rater draw are processed together: about this many (round, drawn item) pairs at the largest N."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RaterRatings:
+    """Ratings with who gave them: one entry per rating in ``item_codes``, ``rater_codes``, ``label_codes``.
+
+    ``ratings``: the per-item label counts (:class:`nkcore.ratings.Ratings`, items and labels in natural order);
+    codes index ``ratings.items``, ``raters`` and ``ratings.labels``.
+    """
+
+    ratings: Ratings
+    raters: tuple[str, ...]
+    item_codes: np.ndarray = field(repr=False)
+    rater_codes: np.ndarray = field(repr=False)
+    label_codes: np.ndarray = field(repr=False)
+
+    @property
+    def n_raters(self) -> int:
+        """Distinct raters."""
+        return len(self.raters)
+
+
+def rater_ratings(
+    item_codes: object,
+    rater_codes: object,
+    label_codes: object,
+    n_items: int | None = None,
+    n_labels: int | None = None,
+) -> RaterRatings:
+    """Ratings with rater identity from integer codes (items 0..I-1, raters 0..R-1, labels 0..M-1).
+
+    Names are the codes as text. DataError when the code arrays differ in length, hold a negative code, or a
+    rater rates an item twice.
+
+    >>> rr = rater_ratings([0, 0, 1], [0, 1, 0], [1, 0, 1])
+    >>> rr.ratings.counts.tolist(), rr.n_raters
+    ([[1, 1], [0, 1]], 2)
+    """
+    it, ra, la = (np.asarray(x, dtype=np.int64).ravel() for x in (item_codes, rater_codes, label_codes))
+    if not (it.size == ra.size == la.size) or it.size == 0:
+        raise DataError("item, rater and label codes must be non-empty and of the same length")
+    if min(int(it.min()), int(ra.min()), int(la.min())) < 0:
+        raise DataError("item, rater and label codes must be >= 0")
+    ni = int(it.max()) + 1 if n_items is None else int(n_items)
+    nl = int(la.max()) + 1 if n_labels is None else int(n_labels)
+    nr = int(ra.max()) + 1
+    key = it * nr + ra
+    if np.unique(key).size != key.size:
+        raise DataError("a rater rates the same item more than once: keep one label per rater and item")
+    counts = np.bincount(it * nl + la, minlength=ni * nl).reshape(ni, nl).astype(np.int64)
+    r = Ratings(tuple(str(i) for i in range(ni)), tuple(str(m) for m in range(nl)), counts, int(it.size), nr)
+    return RaterRatings(r, tuple(str(i) for i in range(nr)), it, ra, la)
+
+
+def rater_ratings_from_frame(frame: pd.DataFrame) -> RaterRatings:
+    """A ratings table (item, rater, label; one row per rating) with its rater ids kept.
+
+    Parsed and validated by :func:`nkcore.ratings.ratings_from_frame` (the one parser: blank cells, duplicates and
+    limits); this adds each rating's item, rater and label code. A label-count table has no rater ids: DataError.
+
+    >>> rr = rater_ratings_from_frame(pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "label": ["x", "y", "y"]}))
+    >>> rr.raters, rr.rater_codes.tolist(), rr.label_codes.tolist()
+    (('a', 'b'), [0, 1, 0], [0, 1, 1])
+    """
+    if "rater" not in frame.columns:
+        raise DataError(
+            "these ratings have no rater column (label counts carry no rater ids): rater identity needs one row per "
+            "rating with item, rater and label"
+        )
+    r = ratings_from_frame(frame)
+    items = text_column(frame, "item", "item id")
+    labels = text_column(frame, "label", "label")
+    raters = text_column(frame, "rater", "rater id")
+    rcodes, runiq = pd.factorize(raters)
+    it = pd.Index(r.items).get_indexer(items).astype(np.int64)
+    la = pd.Index(r.labels).get_indexer(labels).astype(np.int64)
+    return RaterRatings(r, tuple(str(x) for x in runiq), it, rcodes.astype(np.int64), la)
+
+
+@dataclass(frozen=True, slots=True)
+class CrossedCell:
+    """One (budget, K) cell and metric: crossed resampling beside item-only resampling.
+
+    p, delta, ci_width, reproducibility, mean_gap: crossed (items and raters drawn); ``ci_low`` / ``ci_high``: its
+    2.5% and 97.5% quantiles of the gap; ``item_*``: the same numbers when only items are drawn
+    (:func:`nkcore.nk.resample.resample_cells`); ``ci_width_ratio`` = ci_width / item_ci_width (above 1: ignoring
+    who rated understates the uncertainty); ``short_share``: mean share of items with fewer than K ratings left
+    after the rater draw (they cannot be drawn); ``item_short_share``: share of items with fewer than K ratings in
+    the data; ``rounds_used``: crossed rounds in which at least one item had K ratings; full_gap / direction: the
+    full data's gap and its sign.
+    """
+
+    budget: int
+    k: int
+    n: int
+    metric: str
+    p: float
+    delta: float
+    ci_width: float
+    ci_low: float
+    ci_high: float
+    reproducibility: float
+    mean_gap: float
+    item_p: float
+    item_delta: float
+    item_ci_width: float
+    item_ci_low: float
+    item_ci_high: float
+    item_reproducibility: float
+    ci_width_ratio: float
+    short_share: float
+    item_short_share: float
+    full_gap: float
+    direction: int
+    rounds: int
+    rounds_used: int
+    alt: np.ndarray = field(repr=False, compare=False)
+    null: np.ndarray = field(repr=False, compare=False)
+    item_alt: np.ndarray = field(repr=False, compare=False)
+
+    def summary(self) -> dict[str, object]:
+        """The cell's numbers without the gap samples (CLI / CSV)."""
+        return {f: getattr(self, f) for f in self.__slots__ if f not in ("alt", "null", "item_alt")}
+
+
+@dataclass(frozen=True, slots=True)
+class CrossedRun:
+    """Crossed against item-only resampling of two models on a grid.
+
+    models: (A, B); labels; n_items: items with ratings and both predictions; n_raters / n_ratings: raters and
+    ratings of those items; ratings_per_rater: (min, median, max); cells: one :class:`CrossedCell` per
+    (budget, K, metric); skipped_k: K values no item has; sentence: the headline for the first metric.
+    """
+
+    models: tuple[str, str]
+    labels: tuple[str, ...]
+    n_items: int
+    n_raters: int
+    n_ratings: int
+    ratings_per_rater: tuple[int, float, int]
+    rounds: int
+    skipped_k: tuple[int, ...]
+    full_gaps: dict[str, float] = field(compare=False)
+    cells: tuple[CrossedCell, ...] = field(repr=False, compare=False)
+    sentence: str = ""
+
+
+def _pair_ratings(rr: RaterRatings, data: PairData) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The ratings of the items ``data`` uses: (item position in ``data``, rater code (re-numbered), label), raters."""
+    pos = np.full(rr.ratings.counts.shape[0], -1, dtype=np.int64)
+    pos[data.used] = np.arange(data.used.size)
+    keep = pos[rr.item_codes] >= 0
+    raters, rcodes = np.unique(rr.rater_codes[keep], return_inverse=True)
+    return pos[rr.item_codes[keep]], rcodes.astype(np.int64), rr.label_codes[keep], int(raters.size)
+
+
+def crossed_work(n_ratings: int, m: int, configs: Sequence[Config], rounds: int) -> int:
+    """Draws of a crossed resampling, in ``sim_work`` units: item-only resampling's count plus the rater pass.
+
+    Formula: RESAMPLE_WORK_FACTOR x sum over configurations of 2 x rounds x 3 x N x M x min(K, 40), plus
+    2 x rounds x ratings x M (re-weighting every rating in every round).
+    """
+    per_cells = RESAMPLE_WORK_FACTOR * sum(2 * rounds * 3 * c.n * m * min(c.k, WORK_MAX_K) for c in configs)
+    return int(per_cells + 2 * rounds * n_ratings * m)
+
+
+def crossed_cells(
+    rr: RaterRatings,
+    data: PairData,
+    configs: Sequence[Config],
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    rounds: int = 1000,
+    seed: int | np.random.Generator = 0,
+    item_only: bool = True,
+) -> list[CrossedCell]:
+    """Crossed resampling of every configuration, beside item-only resampling; one cell per configuration and metric.
+
+    ``data`` comes from :func:`nkcore.nk.resample.prepare_pair` on ``rr.ratings.counts`` (its ``used`` indexes
+    ``rr``'s items). Seeds: ``SeedSequence(seed, spawn_key=(side, chunk))`` for a chunk's rater draws and
+    ``(side, chunk, N, K)`` for its item and rating draws, so numbers do not depend on the grid's other cells'
+    order. ``item_only=False`` leaves the item-only numbers NaN (for the coverage study). Limits (before any draw):
+    rounds, configurations, work (:func:`crossed_work`) and memory.
+    """
+    mts = parse_metrics(metrics)
+    rounds = int(rounds)
+    if rounds < 2:
+        raise DataError(f"rounds must be at least 2, got {rounds}")
+    if rr.ratings.counts.shape != (rr.ratings.counts.shape[0], data.counts.shape[1]):
+        raise DataError("the ratings and the pair data have different labels")
+    entropy = as_entropy(seed)
+    m = int(data.counts.shape[1])
+    n_used = int(data.used.size)
+    it, ra, la, n_raters = _pair_ratings(rr, data)
+    limits.check("rounds", rounds, "the request")
+    limits.check("configs", len(configs), "the request")
+    limits.check("sim_work", crossed_work(int(it.size), m, configs, rounds), "the crossed resampling")
+    max_n = max((c.n for c in configs), default=1)
+    chunk = int(max(1, min(rounds, 64, _CHUNK_CELLS // max(1, max_n))))
+    limits.check_memory(
+        chunk * (max_n * m * TASK_BYTES_PER_CELL + n_used * (m * 16 + 16) + it.size * 16)
+        + len(configs) * rounds * 2 * len(mts) * 8 * 3,
+        "the crossed resampling at its peak",
+    )
+    full = full_gaps(data, mts)
+    flat_key = it * m + la
+    by_k: dict[int, list[int]] = {}
+    for ci, cfg in enumerate(configs):
+        by_k.setdefault(int(cfg.k), []).append(ci)
+    gaps: dict[tuple[int, int, str], list[np.ndarray]] = {}
+    short: dict[int, list[np.ndarray]] = {}
+    for side in (0, 1):
+        for ch, start in enumerate(range(0, rounds, chunk)):
+            size = min(chunk, rounds - start)
+            rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch)))
+            w = rng.multinomial(n_raters, np.full(n_raters, 1.0 / n_raters), size=size)  # (size, R)
+            offs = (np.arange(size, dtype=np.int64) * (n_used * m))[:, None]
+            cw = np.bincount((offs + flat_key[None, :]).ravel(), weights=w[:, ra].ravel(), minlength=size * n_used * m)
+            cmaj = np.ascontiguousarray(np.rint(cw).astype(np.int64).reshape(size * n_used, m).T)  # (M, rounds x items)
+            totals = cmaj.sum(axis=0).reshape(size, n_used)
+            for k, cis in by_k.items():
+                ok = totals >= k
+                q = ok.sum(axis=1)  # qualifying items per round
+                if side == 0:
+                    short.setdefault(k, []).append(1.0 - q / n_used)
+                live = np.flatnonzero(q > 0)
+                if live.size == 0:
+                    continue
+                # The largest N of this K is drawn once; smaller budgets use the first N draws of each round.
+                n_max = max(configs[ci].n for ci in cis)
+                krng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch, k)))
+                flat = np.flatnonzero(ok[live].ravel())  # qualifying (round, item) pairs, round by round
+                first = np.concatenate(([0], np.cumsum(q[live])[:-1]))
+                u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
+                idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
+                rows = (live[:, None] * n_used + idx).ravel()
+                dmaj = _draw_major(krng, cmaj[:, rows], k)
+                per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
+                for ci in cis:
+                    n = configs[ci].n
+                    for mt in mts:
+                        g = per_item[mt]
+                        if mt == "f1":
+                            lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
+                            gap = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
+                        else:
+                            gap = np.asarray(tie_exact_mean(g[:, :n]), dtype=float)
+                        gaps.setdefault((ci, side, mt), []).append(gap)
+    item_cells = {}
+    if item_only:
+        usable = [c for c in configs if np.any(data.counts.sum(axis=1) >= c.k)]
+        for c in resample_cells(data, usable, mts, rounds, entropy):
+            item_cells[(c.budget, c.k, c.metric)] = c
+    totals_full = data.counts.sum(axis=1)
+    out: list[CrossedCell] = []
+    nan = float("nan")
+    for ci, cfg in enumerate(configs):
+        for mt in mts:
+            if (ci, 0, mt) not in gaps or (ci, 1, mt) not in gaps:
+                continue
+            alt = np.concatenate(gaps[(ci, 0, mt)])
+            nul = np.concatenate(gaps[(ci, 1, mt)])
+            st = cell_stats(alt, nul)
+            lo, hi = (float(v) for v in np.quantile(alt, [0.025, 0.975]))
+            direction = int(np.sign(full[mt]))
+            ic = item_cells.get((cfg.budget, cfg.k, mt))
+            if ic is not None:
+                ilo, ihi = (float(v) for v in np.quantile(ic.alt, [0.025, 0.975]))
+                item = (ic.p, ic.delta, ic.ci_width, ilo, ihi, ic.reproducibility)
+                item_alt = ic.alt
+            else:
+                item = (nan,) * 6
+                item_alt = np.empty(0)
+            out.append(
+                CrossedCell(
+                    budget=cfg.budget,
+                    k=cfg.k,
+                    n=cfg.n,
+                    metric=mt,
+                    p=st.p,
+                    delta=st.delta,
+                    ci_width=st.ci_width,
+                    ci_low=lo,
+                    ci_high=hi,
+                    reproducibility=float(np.mean(np.sign(alt) == direction)),
+                    mean_gap=st.mean_gap,
+                    item_p=item[0],
+                    item_delta=item[1],
+                    item_ci_width=item[2],
+                    item_ci_low=item[3],
+                    item_ci_high=item[4],
+                    item_reproducibility=item[5],
+                    ci_width_ratio=st.ci_width / item[2] if item[2] > 0 else nan,
+                    short_share=float(np.mean(np.concatenate(short[int(cfg.k)]))),
+                    item_short_share=float(np.mean(totals_full < cfg.k)),
+                    full_gap=full[mt],
+                    direction=direction,
+                    rounds=rounds,
+                    rounds_used=int(alt.size),
+                    alt=alt,
+                    null=nul,
+                    item_alt=item_alt,
+                )
+            )
+    return out
+
+
+def draw_k(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
+    """K ratings per row drawn without replacement from the row's label counts (rows (L, M) with >= K ratings each).
+
+    The law of :func:`nkcore.nk.resample.draw_without_replacement` (the multivariate hypergeometric), computed
+    label-major for speed: K sequential draws of a uniform position u in [0, remaining) against the remaining
+    cumulative counts (label = #{j : u >= cum_j}), each followed by removing that rating; above K = 40 the chain of
+    hypergeometrics of ``draw_without_replacement``.
+
+    >>> draw_k(np.random.default_rng(0), np.array([[3, 0, 2], [0, 5, 0]]), 5).tolist()  # K = all ratings: all drawn
+    [[3, 0, 2], [0, 5, 0]]
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    if k > _SEQUENTIAL_MAX_K:
+        return draw_without_replacement(rng, c, k)
+    return np.ascontiguousarray(_draw_major(rng, np.ascontiguousarray(c.T), k).T)
+
+
+def _draw_major(rng: np.random.Generator, cmaj: np.ndarray, k: int) -> np.ndarray:
+    """:func:`draw_k` on label-major counts (M, L): returns the drawn counts (M, L)."""
+    m, n_rows = cmaj.shape
+    if k > _SEQUENTIAL_MAX_K:
+        return np.ascontiguousarray(draw_without_replacement(rng, cmaj.T, k).T)
+    cum = np.cumsum(cmaj, axis=0, dtype=np.int32)
+    tot = cum[m - 1].astype(np.float32)
+    top = cum[m - 1].copy()
+    cat = np.empty(n_rows, dtype=np.int32)
+    for _ in range(k):
+        # a uniform position among the remaining ratings (float32: 2^-24 resolution; clamped below the total)
+        u = np.minimum((rng.random(n_rows, dtype=np.float32) * tot).astype(np.int32), top - 1)
+        cat.fill(0)
+        for j in range(m - 1):
+            cat += u >= cum[j]
+        for j in range(m):
+            cum[j] -= cat <= j
+        tot -= 1
+        top -= 1
+    cum[1:] -= cum[:-1].copy()  # remaining counts
+    return np.asarray(cmaj - cum.astype(np.int64))
+
+
+def _plurality_major(dmaj: np.ndarray) -> np.ndarray:
+    """Plurality label of label-major counts (M, L), ties to the lowest label (as :func:`nkcore.nk.scores.plurality`)."""
+    best = dmaj[0].copy()
+    lab = np.zeros(dmaj.shape[1], dtype=np.int64)
+    for j in range(1, dmaj.shape[0]):
+        better = dmaj[j] > best
+        lab[better] = j
+        np.maximum(best, dmaj[j], out=best)
+    return lab
+
+
+def _item_gaps(
+    data: PairData,
+    idx: np.ndarray,
+    dmaj: np.ndarray,
+    mts: Sequence[str],
+    swap_rng: np.random.Generator | None,
+) -> dict[str, np.ndarray]:
+    """Per drawn item gap (rounds, N) for each metric (F1: a stack of gold, A and B labels); null: swapped pairs.
+
+    ``dmaj``: the drawn K-rating counts label-major (M, rounds x N).
+    """
+    la, lb = data.labels_a[idx], data.labels_b[idx]
+    swap = None
+    if swap_rng is not None:
+        swap = swap_rng.random(idx.shape) < 0.5
+        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
+    lg = _plurality_major(dmaj).reshape(idx.shape)
+    out: dict[str, np.ndarray] = {}
+    gold = dists = None
+    for mt in mts:
+        if mt == "f1":
+            out[mt] = np.stack([lg, la, lb])
+        elif mt == "acc":
+            out[mt] = (la == lg).astype(float) - (lb == lg).astype(float)
+        else:
+            if gold is None or dists is None:
+                gold = np.ascontiguousarray(dmaj.T).reshape(*idx.shape, dmaj.shape[0])
+                da, db = data.dist_a[idx], data.dist_b[idx]
+                if swap is not None:
+                    da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
+                dists = (da, db)
+            out[mt] = np.asarray(item_gaps(mt, gold, dists[0], dists[1], la, lb, data.is_prob), dtype=float)
+    return out
+
+
+def crossed_sentence(cells: Sequence[CrossedCell], metric: str) -> str:
+    """One sentence: how much wider (or narrower) the interval of ``metric``'s gap is when raters are resampled too.
+
+    Rule: the median of ci_width / item_ci_width over the metric's cells; "about the same" within 10%.
+
+    >>> c = CrossedCell(100, 1, 100, "acc", 0.01, 0.1, 0.3, -0.1, 0.2, 0.9, 0.1, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95,
+    ...                 1.5, 0.0, 0.0, 0.1, 1, 10, 10, np.empty(0), np.empty(0), np.empty(0))
+    >>> crossed_sentence([c], "acc")[:100]
+    'Counting who gave the ratings widens the 95% interval of the Accuracy (plurality vote) gap by 1.50x '
+    """
+    mine = [c for c in cells if c.metric == metric and np.isfinite(c.ci_width_ratio)]
+    label = METRICS[metric].label if metric in METRICS else metric
+    if not mine:
+        return f"No cell of the grid could be resampled both ways for {label}."
+    ratios = np.array([c.ci_width_ratio for c in mine])
+    ratio = float(np.median(ratios))
+    big = max(mine, key=lambda c: (c.budget, c.k))
+    where = (
+        f"(median over {len(mine)} cells; at budget {big.budget:,} with {big.k} ratings per item (K) the interval is "
+        f"{big.ci_width:.3g} wide instead of {big.item_ci_width:.3g})"
+    )
+    if abs(ratio - 1.0) < 0.1:
+        return (
+            f"Counting who gave the ratings leaves the 95% interval of the {label} gap about as wide ({ratio:.2f}x) "
+            f"{where}: rater identity adds little uncertainty here."
+        )
+    if ratio > 1.0:
+        return (
+            f"Counting who gave the ratings widens the 95% interval of the {label} gap by {ratio:.2f}x {where}: "
+            "resampling items alone understates the uncertainty, because the same raters label many items."
+        )
+    return (
+        f"Counting who gave the ratings narrows the 95% interval of the {label} gap to {ratio:.2f}x {where}: "
+        "here items with fewer than K ratings left after drawing raters drop out, and the rest agree more."
+    )
+
+
+def crossed_frames(
+    ratings: pd.DataFrame,
+    predictions: pd.DataFrame,
+    model_a: str,
+    model_b: str,
+    budgets: Sequence[int] = (100, 250, 500, 1000, 2500),
+    ks: Sequence[int] = PAPER_KS,
+    metrics: Sequence[str] | str | None = ("acc",),
+    rounds: int = 1000,
+    seed: int = 0,
+    use_probabilities: bool = True,
+) -> CrossedRun:
+    """Crossed against item-only resampling of two models' predictions on a ratings table with rater ids.
+
+    ``ratings``: item, rater, label (one row per rating); ``predictions``: item, model, pred_label and/or p_<label>.
+    K values above every item's number of ratings are skipped (``skipped_k``). See :func:`crossed_cells`.
+    """
+    rr = rater_ratings_from_frame(ratings)
+    p = predictions_from_frame(predictions, rr.ratings)
+    if model_a == model_b:
+        raise DataError(f"choose two different models (both are {model_a!r})")
+    for name in (model_a, model_b):
+        if name not in p.models:
+            raise DataError(f"model {name!r} is not in the predictions; models: {', '.join(p.models)}")
+    ia, ib = p.models.index(model_a), p.models.index(model_b)
+    probs = p.probs if (use_probabilities and p.probs is not None) else None
+    data = prepare_pair(
+        rr.ratings.counts,
+        p.hard[ia],
+        p.hard[ib],
+        None if probs is None else probs[ia],
+        None if probs is None else probs[ib],
+    )
+    mts = parse_metrics(metrics)
+    most = int(data.counts.sum(axis=1).max())
+    usable = tuple(int(k) for k in ks if int(k) <= most)
+    skipped = tuple(int(k) for k in ks if int(k) > most)
+    if not usable:
+        raise DataError(f"no item has {min(ks)} or more ratings: choose smaller ratings per item (K)")
+    cells = crossed_cells(rr, data, configurations(budgets, usable), mts, rounds, seed)
+    it, ra, _, n_raters = _pair_ratings(rr, data)
+    per_rater = np.bincount(ra, minlength=n_raters)
+    return CrossedRun(
+        models=(model_a, model_b),
+        labels=rr.ratings.labels,
+        n_items=int(data.used.size),
+        n_raters=n_raters,
+        n_ratings=int(it.size),
+        ratings_per_rater=(int(per_rater.min()), float(np.median(per_rater)), int(per_rater.max())),
+        rounds=int(rounds),
+        skipped_k=skipped,
+        full_gaps=full_gaps(data, mts),
+        cells=tuple(cells),
+        sentence=crossed_sentence(cells, mts[0]),
+    )
