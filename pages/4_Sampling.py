@@ -1,10 +1,11 @@
 """Sampling: what majority voting over more samples per request (n) buys, and what it cannot fix.
 
 The page leads with its verdict (one sentence) and the vote curve that supports it; the model explanations, the
-effective-samples table, the model check and the method notes sit in expanders. The two sections that depend on
-one control each (the cases more samples cannot fix, the model check) are fragments: moving their control reruns
-that section only. The one-page summary reports the verdict's own numbers (the curve, the estimated rho, the errors
-from n = 3, the default model check), which those fragments never change.
+effective-samples table, the model check and the method notes sit in expanders. The three sections that depend on
+one control each (the curve with its what-if correlation, the cases more samples cannot fix, the model check) are
+fragments: moving their control reruns that section only. The one-page summary is drawn by the curve's fragment
+and reports the verdict's own numbers (the curve, the estimated rho, the errors from n = 3, the default model
+check) and the what-if, so no other fragment can leave it stale.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ def draw(chart: alt.TopLevelMixin) -> None:
 
 def summary(a: voting.VoteAnalysis, tie: str, rho_what_if: float, chart: alt.TopLevelMixin) -> None:
     """The one-page summary of this view: the verdict's numbers (the curve, the estimated rho, the errors from
-    n = 3, the default model check) and the what-if. The two fragments' controls (the n to count unfixable errors
-    from, the n to fit rho on) change no number in it, so a fragment's rerun cannot leave it stale."""
+    n = 3, the default model check) and the what-if. It is drawn by the curve's fragment, so it follows the what-if
+    slider; the other fragments' controls (the n to count unfixable errors from, the n to fit rho on) change no
+    number in it, so their reruns cannot leave it stale."""
     curve = a.curve
     rho_known = math.isfinite(a.rho.rho)
     u3 = a.unfixable
@@ -179,36 +181,41 @@ with page.user_errors():
         st.markdown(f"**{md(verdict(a))}**")
 
     # ------------------------------------------------------------------ the curve, and the what-if correlation
-    # Not a fragment: the what-if line is part of the chart, and the chart is the summary's; building the chart is
-    # most of a rerun's work, and every other number is a cache hit.
+    @st.fragment
+    def curve_section(a: voting.VoteAnalysis, measured: pd.DataFrame, tie: str) -> None:
+        """The vote curve with the model lines, the what-if correlation slider that moves one of them, the
+        downloads and the one-page summary (which carries the what-if): moving the slider reruns this only."""
+        with page.user_errors():
+            chart_slot = st.empty()
+            st.caption(
+                "Solid line and band: measured accuracy with its 95% interval. Dashed lines: what models predict from "
+                "the single-call accuracy. Diamonds: the vote over each case's first n samples."
+            )
+            left, right = st.columns([2, 3], vertical_alignment="center")
+            rho_what_if = left.slider(
+                "What if the correlation between samples (rho) were…",
+                min_value=0.0,
+                max_value=0.9,
+                value=0.17,
+                step=0.01,
+                key="smp_rho",
+                bind="query-params",
+                help="0 = independent samples; 1 = every sample of a case is a copy of the first. Effective samples: "
+                "N_eff = n / (1 + (n - 1) rho). The chapter's example: 0.17.",
+            )
+            right.markdown(f"**What if:** {md(voting.what_if_sentence(p, rho_what_if, a.max_n))}")
+            series = {**base_series, "correlated, what-if rho": list(voting.correlated_curve(p, ns, rho_what_if))}
+            models = pd.DataFrame(
+                [{"n": n, "series": k, "accuracy": v[i]} for k, v in series.items() for i, n in enumerate(ns)]
+            )
+            chart = charts_voting.vote_curve_chart(measured, models)
+            with chart_slot.container():
+                draw(chart)
+            exports.download_table_and_chart(measured, "vote_curve", chart, "vote_curve")
+            summary(a, tie, rho_what_if, chart)
+
     with curve_box:
-        chart_slot = st.empty()
-        st.caption(
-            "Solid line and band: measured accuracy with its 95% interval. Dashed lines: what models predict from "
-            "the single-call accuracy. Diamonds: the vote over each case's first n samples."
-        )
-        left, right = st.columns([2, 3], vertical_alignment="center")
-        rho_what_if = left.slider(
-            "What if the correlation between samples (rho) were…",
-            min_value=0.0,
-            max_value=0.9,
-            value=0.17,
-            step=0.01,
-            key="smp_rho",
-            bind="query-params",
-            help="0 = independent samples; 1 = every sample of a case is a copy of the first. Effective samples: "
-            "N_eff = n / (1 + (n - 1) rho). The chapter's example: 0.17.",
-        )
-        what_if = voting.what_if_sentence(p, rho_what_if, a.max_n)
-        right.markdown(f"**What if:** {md(what_if)}")
-        series = {**base_series, "correlated, what-if rho": list(voting.correlated_curve(p, ns, rho_what_if))}
-        models = pd.DataFrame(
-            [{"n": n, "series": k, "accuracy": v[i]} for k, v in series.items() for i, n in enumerate(ns)]
-        )
-        chart = charts_voting.vote_curve_chart(measured, models)
-        with chart_slot.container():
-            draw(chart)
-        exports.download_table_and_chart(measured, "vote_curve", chart, "vote_curve")
+        curve_section(a, measured, tie)
 
     # ------------------------------------------------------------------ key numbers
     with numbers_box:
@@ -252,14 +259,11 @@ with page.user_errors():
 
     with neff_box:
         est_tab = voting.n_eff_table(p, ns, est_rho)
-        wif_tab = voting.n_eff_table(p, ns, rho_what_if)
         neff = pd.DataFrame(
             {
                 "samples per request (n)": ns,
                 f"effective samples, rho {est_rho:.2f}": [r.n_eff for r in est_tab],
                 f"predicted, rho {est_rho:.2f}": [100 * r.correlated for r in est_tab],
-                f"effective samples, what-if rho {rho_what_if:.2f}": [r.n_eff for r in wif_tab],
-                f"predicted, what-if rho {rho_what_if:.2f}": [100 * r.correlated for r in wif_tab],
                 "independent samples": [100 * r.independent for r in est_tab],
                 "measured": 100 * measured["accuracy"],
             }
@@ -398,5 +402,4 @@ with page.user_errors():
             "against one wrong answer; a plurality vote over answers whose wrong values scatter can beat them."
         )
 
-summary(a, tie, rho_what_if, chart)
 page.finish_page()

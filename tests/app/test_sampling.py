@@ -72,6 +72,9 @@ def test_moving_the_rho_slider_changes_the_prediction(run_page: RunPage) -> None
     assert not at.exception
     after = next(plain(m.value) for m in at.markdown if m.value.startswith("**What if:**"))
     assert before != after and "If rho were 0.50" in after and "N_eff = 1.8" in after
+    # the summary is drawn by the same fragment as the slider: it carries the what-if shown
+    summary = next(plain(m.value) for m in at.markdown if "**what-if rho: " in plain(m.value))
+    assert "**what-if rho: 0.50**. If rho were 0.50" in summary
 
 
 def test_tie_rule_changes_the_numbers(run_page: RunPage) -> None:
@@ -172,8 +175,8 @@ def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
                 "As a check of the correlated model",  # the fitted rho
                 "The curve** is exact",  # the method notes
             ):
-                if probe in text:
-                    where.setdefault(probe, under)  # the first place it is said (the summary repeats it)
+                if probe in text and not (under and under[0].startswith("Summary")):  # the summary repeats it
+                    where.setdefault(probe, under)
             if not under:
                 outside_words += len(text.split())
     assert where["Samples of the same case are correlated"] == ("How to read this",)
