@@ -20,7 +20,7 @@ from nkcore import store
 from nkcore import summary as nksummary
 from nkcore.derive import Derived, derive_paired, derive_samples, model_name_column
 from nkcore.errors import DataError
-from nkcore.harness import read_harness
+from nkcore.harness import TOOL_NAMES, read_harness
 from nkcore.io import fingerprint
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
 from nkcore.summary import ratings_of_table
@@ -210,8 +210,9 @@ def harness_section(max_mb: int) -> None:
     st.subheader("Evaluation-harness outputs")
     st.markdown(
         "lm-evaluation-harness `samples_<task>_<date>.jsonl` (`--log_samples`), inspect_ai logs (`.eval`, `.json`) "
-        "or promptfoo `results.json`: one file per model or run, uploaded together, become one paired dataset "
-        "(case, config, correct); cases with several samples (epochs, repeats) also give raw samples."
+        "or promptfoo `results.json`, optionally gzipped (`.jsonl.gz`, `.json.gz`): one file per model or run, "
+        "uploaded together, become one paired dataset (case, config, correct); cases with several samples (epochs, "
+        "repeats) also give raw samples."
     )
     ups = st.file_uploader(
         "Harness files", type=HARNESS_TYPES, accept_multiple_files=True, key="dat_harness", max_upload_size=max_mb
@@ -236,13 +237,16 @@ def harness_section(max_mb: int) -> None:
         st.error(md("; ".join(res.notes)), icon=":material/error:")
         return
     st.success(
-        md(f"{res.tool} files: {len(res.configs)} configs ({', '.join(res.configs[:8])}), {len(paired):,} rows."),
+        md(
+            f"{TOOL_NAMES[res.tool]} files: {len(res.configs)} configs ({', '.join(res.configs[:8])}), "
+            f"{len(paired):,} rows."
+        ),
         icon=":material/check_circle:",
     )
     for note in res.notes:
         st.caption(md(note))
     exports.table(paired.head(10), "harness_preview", download=False, hide_index=True)
-    stem = " + ".join(u.name for u in ups[:3]) + (" ..." if len(ups) > 3 else "")
+    stem = f"{', '.join(res.configs[:4])}{' ...' if len(res.configs) > 4 else ''} ({TOOL_NAMES[res.tool]})"
     st.button(
         "Store the paired results" + (" and raw samples" if samples is not None else ""),
         type="primary",

@@ -21,13 +21,12 @@ from nkcore.errors import DataError
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness import lm_eval, promptfoo
 from nkcore.harness.reading import fail, limit, load_json, long_line, plain_bytes
-from nkcore.harness.result import TOOLS, HarnessResult, Run
+from nkcore.harness.result import TOOL_NAMES, TOOLS, HarnessResult, Run
 from nkcore.io.source import GZIP_MAGIC
 
-__all__ = ["TOOLS", "HarnessResult", "Run", "detect_tool", "read_harness"]
+__all__ = ["TOOLS", "TOOL_NAMES", "HarnessResult", "Run", "detect_tool", "read_harness"]
 
 _HEAD = 1 << 16  # bytes looked at to recognise a file
-_TOOL_NAMES = {"lm_eval": "lm-evaluation-harness", "inspect": "inspect_ai", "promptfoo": "promptfoo"}
 _EXPECTED = (
     "expected lm-evaluation-harness samples_<task>_<date>.jsonl (lm_eval --log_samples), an inspect_ai .eval or "
     ".json log, or a promptfoo results.json (promptfoo eval -o results.json)"
@@ -240,7 +239,7 @@ def read_harness(
             "files (lm_eval --log_samples) with them"
         )
     if len(tools) > 1:
-        listed = "; ".join(f"{_basename(n)}: {_TOOL_NAMES[k]}" for n, k in kinds.items())
+        listed = "; ".join(f"{_basename(n)}: {TOOL_NAMES[k]}" for n, k in kinds.items())
         raise DataError(f"the files come from different tools ({listed}): upload the files of one tool at a time")
     tool = tools[0]
     notes: list[str] = []

@@ -15,9 +15,11 @@ import pandas as pd
 
 from nkcore.errors import DataError
 
-__all__ = ["RUN_COLUMNS", "TOOLS", "HarnessResult", "Run"]
+__all__ = ["RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
 
 TOOLS: tuple[str, ...] = ("lm_eval", "inspect", "promptfoo")
+# Each tool's name as its users know it (for messages and the Data page).
+TOOL_NAMES: dict[str, str] = {"lm_eval": "lm-evaluation-harness", "inspect": "inspect_ai", "promptfoo": "promptfoo"}
 """The tools whose files are read: lm-evaluation-harness, inspect_ai, promptfoo."""
 
 RUN_COLUMNS: tuple[str, ...] = ("case", "sample", "correct", "answer", "gold", "latency_s", "cost")

@@ -23,6 +23,7 @@ __all__ = [
     "bounded_text",
     "graded_advice",
     "graded_scores",
+    "natural_argsort",
     "natural_order",
     "show_names",
     "show_value",
@@ -140,6 +141,24 @@ def natural_order(values: Sequence[str]) -> list[str]:
     if all(np.isfinite(nums)):
         return [v for _, v in sorted(zip(nums, vals, strict=True))]
     return sorted(vals, key=_natural_key)
+
+
+def natural_argsort(values: Sequence[str]) -> np.ndarray:
+    """The positions that put ``values`` in :func:`natural_order` (numbers compared as numbers, vectorised).
+
+    >>> natural_argsort(["10", "2", "-1"]).tolist(), natural_argsort(["item10", "item9", "b"]).tolist()
+    ([2, 1, 0], [2, 1, 0])
+    """
+    vals = list(values)
+    text = np.asarray(vals, dtype=str) if vals else np.array([], dtype=str)
+    try:
+        nums = np.char.strip(text).astype(np.float64) if vals else np.array([])
+    except ValueError:  # some value is not a number
+        nums = np.array([np.nan])
+    if len(vals) and bool(np.all(np.isfinite(nums))):
+        return np.lexsort((text, nums))
+    keys = [_natural_key(v) for v in vals]
+    return np.asarray(sorted(range(len(vals)), key=keys.__getitem__), dtype=np.int64)
 
 
 def graded_scores(values: pd.Series) -> str | None:

@@ -13,6 +13,7 @@ from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
 from nkcore.kinds import natural_order, show_value, to_text
 from nkcore.kinds.columns import SYNONYMS, normal_name
+from nkcore.kinds.values import natural_argsort
 from nkcore.ratings.tables import COUNT_TABLE_BYTES_PER_CELL, Ratings, text_column
 
 # Prefix of a label-count column (count_e, count_airplane); columns named like these hold per-item totals or other
@@ -245,7 +246,7 @@ def ratings_from_counts(
             )
     if len(items) < 2:
         raise DataError(f"only one item ({show_value(items.iloc[0])}): the (N, K) planner needs at least 2 items (N)")
-    order = np.asarray(pd.Index(items).get_indexer(natural_order(items.tolist())))
+    order = natural_argsort(items.tolist())
     counts = counts[order]
     return Ratings(
         tuple(items.iloc[order].tolist()),

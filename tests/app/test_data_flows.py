@@ -4,6 +4,7 @@ deletion switched off, renaming. Oracles: hand-built small tables whose right an
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 
@@ -252,20 +253,26 @@ def _lm_eval(values: list[int]) -> bytes:
     return "\n".join(json.dumps({**line, "doc_id": i, "acc": v}) for i, v in enumerate(values)).encode()
 
 
-def test_harness_files_uploaded_together_are_one_paired_dataset(run_page: RunPage) -> None:
+@pytest.mark.parametrize("gz", [False, True], ids=["jsonl", "jsonl.gz"])
+def test_harness_files_uploaded_together_are_one_paired_dataset(run_page: RunPage, gz: bool) -> None:
     at = run_page(PAGE)
+    names = ["samples_arc_2024-05-01T10-00-00.jsonl", "samples_arc_2024-05-02T10-00-00.jsonl"]
+    data = [_lm_eval([1, 0, 1, 0]), _lm_eval([1, 1, 1, 0])]
+    if gz:
+        names, data = [n + ".gz" for n in names], [gzip.compress(d) for d in data]
     at.file_uploader(key="dat_harness").set_value(
-        [
-            ("samples_arc_2024-05-01T10-00-00.jsonl", _lm_eval([1, 0, 1, 0]), "application/json"),
-            ("samples_arc_2024-05-02T10-00-00.jsonl", _lm_eval([1, 1, 1, 0]), "application/json"),
-        ]
+        [(n, d, "application/octet-stream") for n, d in zip(names, data, strict=True)]
     )
     at = _ok(at.run())
+    assert any("lm-evaluation-harness files: 2 configs" in plain(x.value) for x in at.success), [
+        x.value for x in at.success
+    ]
     at = _ok(at.button(key="dat_harness_save").click().run())
     assert not error_texts(at), error_texts(at)
-    _, frame = store.get(at.query_params["paired"])
+    meta, frame = store.get(at.query_params["paired"])
     sums = frame.groupby("config", sort=False)["correct"].sum().tolist()
     assert sums == [2, 3] and frame["case"].nunique() == 4
+    assert meta.name == f"{', '.join(names)} (lm-evaluation-harness) (paired results)"  # named by its configs
 
 
 def test_deleting_is_off_unless_the_server_allows_it(run_page: RunPage) -> None:
