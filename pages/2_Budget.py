@@ -377,6 +377,26 @@ with page.user_errors():
         if budget in best:
             pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
             st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
+        best_fn = getattr(nk_exact, "best_k_for_budget", None) if prior is not None else None
+        if best_fn is not None and prior is not None and metric in ENGINE_METRICS:
+            # any budget, not only the grid's: the engine needs no simulation for it
+            any_budget = st.number_input(
+                "Any other budget (ratings): its best split",
+                min_value=1,
+                max_value=SEARCH_MAX,
+                value=None,
+                step=100,
+                key="bud_any",
+                bind="query-params",
+                placeholder="e.g. 1800",
+                help="Type the number of ratings you can pay for; the engine finds the ratings per item (K) among "
+                "those tried with the smallest p-value, and items (N) = budget / K.",
+            )
+            if any_budget:
+                bk = cache.compute_params(
+                    best_fn, alpha=prior.alpha, eps=float(eps), metric=metric, budget=int(any_budget), ks=ks
+                )
+                st.markdown(f"**Best K at {int(any_budget):,} ratings.** {md(sentences.best_k_sentence(bk))}")
         exports.download_table_and_chart(
             grid.cells_frame(cells),
             "nk_grid",
@@ -428,7 +448,7 @@ with page.user_errors():
         if sentences.extrapolated(cell):
             st.warning(md(sentences.extrapolation_sentence(cell)), icon=":material/warning:")
         shares = sentences.gap_shares(cell.alt, cell.null)
-        m = st.columns(5)
+        m = st.columns([1, 1, 1.35, 1, 1.35])  # the longer labels get room at 1024 px (a projector)
         m[0].metric("p-value", sentences.fmt_p(cell.p), help="The paper's rule: share of null gaps >= alternative gaps")
         m[1].metric(
             "A ahead in",

@@ -49,3 +49,32 @@ def test_click_on_heatmap_cell_updates_the_detail_view(server: str, new_page: Ca
     other = new_page()
     goto(other, page.url, timeout=180_000)
     expect(_cell_heading(other)).to_contain_text(CLICKED_CELL)
+
+
+SMALL_LINK = "/Budget?bud_maxb=500&bud_ks=1,2,5,10,20&bud_metric=tv"
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1024, 768)], ids=["desktop", "projector"])
+def test_the_answer_is_on_the_first_screen_and_the_plane_draws_the_budgets(
+    server: str, new_page: Callable[..., Page], size: tuple[int, int]
+) -> None:
+    """In a room the answer must be readable without scrolling: the verdict sits inside the first screen at 1400 x
+    900 and at 1024 x 768 (a projector). The N x K tab draws the cells and one line per budget. Screenshots of both
+    tabs are written to tests/browser/artifacts/ for a human to look at."""
+    from tests.browser.conftest import screenshot
+
+    page = new_page(viewport=size)
+    goto(page, f"{server}{SMALL_LINK}", timeout=180_000)
+    expect_title(page, "Budget (N x K)")
+    verdict = page.locator("h4").filter(has_text=re.compile(r"TV \(total variation\)")).first
+    expect(verdict).to_be_visible()
+    box = verdict.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= size[1], box
+    screenshot(page, f"budget_grid_{size[0]}x{size[1]}")
+    page.get_by_role("tab", name="Items x ratings per item, budgets as lines").click()
+    plane = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="items (N), log scale").first
+    expect(plane).to_be_visible()
+    # one dashed line per budget of the grid (100, 250, 500), and one mark per cell: 3 budgets x 5 K = 15
+    expect(plane.locator("g.mark-line path[stroke-dasharray]")).to_have_count(3)
+    expect(plane.locator('g.mark-symbol path[aria-label*="budget (N x K):"]')).to_have_count(15)
+    screenshot(page, f"budget_plane_{size[0]}x{size[1]}")
