@@ -1,0 +1,137 @@
+"""Ordinal metrics against scipy and by hand; binning; the MAE check of Homan et al. on planted models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from nkcore.errors import DataError
+from nkcore.nk.ordinal import (
+    bin_frames,
+    homan_check,
+    item_means,
+    label_values,
+    ordinal_frames,
+    ordinal_scores,
+    spearman,
+    wasserstein_items,
+)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def test_wasserstein_matches_scipy_on_random_inputs() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        m = int(rng.integers(3, 8))
+        values = np.sort(rng.choice(np.arange(-20, 21), m, replace=False)).astype(float)
+        counts = rng.integers(0, 6, (4, m))
+        counts[:, 0] += 1
+        dist = rng.dirichlet(np.ones(m), 4)
+        got = wasserstein_items(counts, dist, values)
+        for i in range(4):
+            assert got[i] == pytest.approx(stats.wasserstein_distance(values, values, counts[i], dist[i]), abs=1e-12)
+
+
+def test_spearman_matches_scipy_with_ties() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        x = rng.integers(0, 5, 40).astype(float)  # many ties
+        y = x + rng.normal(0, 2, 40)
+        assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+
+
+def test_mae_and_scores_by_hand() -> None:
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    counts = np.array([[2, 1, 0, 0, 1], [0, 0, 3, 0, 0], [0, 1, 1, 1, 1]])
+    probs = np.array([[0.5, 0.5, 0, 0, 0], [0, 0, 0, 1.0, 0], [0.2, 0.2, 0.2, 0.2, 0.2]])
+    human = [(2 * 1 + 2 + 5) / 4, 3.0, (2 + 3 + 4 + 5) / 4]
+    model = [1.5, 4.0, 3.0]
+    assert item_means(counts, values).tolist() == human
+    s = ordinal_scores("m", counts, probs, values)
+    assert s.mae == pytest.approx(np.mean([abs(a - h) for a, h in zip(model, human, strict=True)]))
+    assert s.spearman == pytest.approx(stats.spearmanr(human, model).statistic)
+    assert s.n_items == 3
+
+
+def test_label_values_need_three_numbers() -> None:
+    assert label_values(["1", "2", "3"]) is not None
+    assert label_values(["0", "1"]) is None
+    assert label_values(["low", "mid", "high"]) is None
+
+
+def test_binning_states_the_bins_and_adds_up_probabilities() -> None:
+    scale = np.arange(-50, 51, 5)  # 21 values: binned
+    ratings = pd.DataFrame({"item": np.repeat([1, 2, 3], 7), "rater": list("abcdefg") * 3, "label": scale})
+    preds = pd.DataFrame({"item": [1, 2, 3], "model": "m", "pred_label": [-50, 0, 50]})
+    for v in scale:
+        preds[f"p_{v}"] = 1.0 / scale.size
+    br, bp, b = bin_frames(ratings, preds)
+    assert b is not None and b.names == ("-40", "-20", "0", "20", "40")
+    assert "-40 = [-50, -30)" in b.text and "40 = [30, 50]" in b.text
+    expected = np.select([scale < -30, scale < -10, scale < 10, scale < 30], ["-40", "-20", "0", "20"], "40")
+    assert br["label"].tolist() == expected.tolist()
+    assert bp is not None and bp["pred_label"].tolist() == ["-40", "0", "40"]
+    for name in b.names:
+        assert bp[f"p_{name}"].iloc[0] == pytest.approx(np.sum(expected == name) / scale.size)
+    small = pd.DataFrame({"item": [1, 1], "rater": ["a", "b"], "label": [1, 5]})
+    assert bin_frames(small)[2] is None
+
+
+def _likert(seed: int, n: int = 1500, k: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    mu = rng.uniform(1.5, 4.5, n)
+    ratings = np.clip(np.rint(mu[:, None] + rng.normal(0, 1.0, (n, k))), 1, 5).astype(int)
+    counts = np.stack([(ratings == v).sum(axis=1) for v in range(1, 6)], axis=1)
+    return counts, mu, np.arange(1.0, 6.0)
+
+
+def test_check_finds_small_k_when_one_model_is_far_better() -> None:
+    counts, _mu, values = _likert(2)
+    close = item_means(counts, values)  # model A: the raters' own means
+    far = close + 1.0  # model B: one point off everywhere
+    c = homan_check(counts, values, close, far, n=1000, ks=(1, 2, 3), rounds=200, seed=0)
+    assert c.smallest_k == 1 and c.holds is False
+    assert c.full_gap == pytest.approx(1.0)
+    assert "does not hold" in c.sentence and "1 rating per item" in c.sentence
+
+
+def test_check_finds_nothing_for_identical_models_and_says_the_data_stop_short() -> None:
+    counts, mu, values = _likert(3)
+    same = np.full(mu.size, 3.0)
+    c = homan_check(counts, values, same, same, n=1000, ks=(1, 4, 8, 30), rounds=100, seed=0)
+    assert c.smallest_k is None and c.holds is None
+    assert sorted(c.p_by_k) == [1, 4, 8]  # no item has 30 ratings
+    assert all(p == 1.0 for p in c.p_by_k.values())  # every gap is exactly 0: ties count against
+    assert "cannot test beyond K = 8" in c.sentence
+
+
+def test_ordinal_frames_refuse_unordered_labels() -> None:
+    frame = pd.DataFrame({"item": [1, 1, 2], "rater": list("aba"), "label": ["x", "y", "z"]})
+    with pytest.raises(DataError, match="ordered numeric labels"):
+        ordinal_frames(frame)
+
+
+@pytest.mark.shared
+def test_popquorn_scores_against_pandas() -> None:
+    folder = SHARED / "popquorn_offensiveness"
+    if not folder.exists():
+        pytest.skip("../shared/datasets is absent")
+    raw = pd.read_csv(folder / "annotations_long.csv.gz", dtype={"item_id": str, "annotator_id": str})
+    ratings = raw.rename(columns={"item_id": "item", "annotator_id": "rater"})
+    preds = pd.read_csv(folder / "predictions_generated_here_5fold_oof.csv.gz", dtype={"item_id": str})
+    preds = preds.rename(columns={"item_id": "item"}).drop(columns=["cv_fold"])
+    run = ordinal_frames(ratings, preds, "tfidf_char_lr", "prior", rounds=50)
+    assert run.labels == ("1", "2", "3", "4", "5") and run.binning is None
+    human = ratings.groupby("item")["label"].mean()
+    p = preds[preds["model"] == "tfidf_char_lr"].set_index("item")
+    model = sum(v * p[f"p_{v}"] for v in range(1, 6)) / p[[f"p_{v}" for v in range(1, 6)]].sum(axis=1)
+    model = model.reindex(human.index)
+    score = {s.model: s for s in run.scores}["tfidf_char_lr"]
+    assert score.mae == pytest.approx(float((model - human).abs().mean()), rel=1e-9)
+    assert score.spearman == pytest.approx(stats.spearmanr(human, model).statistic, rel=1e-9)
+    assert run.check is not None and run.check.sentence == run.sentence

@@ -1,0 +1,99 @@
+"""Per-rater summary: leave-one-rater-out alpha against the krippendorff package, agreement by brute force."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+
+from nkcore.errors import DataError
+from nkcore.nk.crossed import rater_ratings
+from nkcore.summary.raters import (
+    alpha_from_parts,
+    alpha_parts,
+    leave_one_out_agreement,
+    leave_one_rater_out_alpha,
+    raters_frame,
+    summarize_raters,
+)
+
+
+def _crowd(seed: int, n_items: int = 80, n_raters: int = 12, m: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A sparse crowd: 1 to 5 raters per item (so some items have 1 or 2 ratings), two raters biased to label 0."""
+    rng = np.random.default_rng(seed)
+    items, raters, labels = [], [], []
+    for i in range(n_items):
+        truth = rng.integers(0, m)
+        for r in rng.choice(n_raters, int(rng.integers(1, 6)), replace=False):
+            lab = 0 if (r < 2 and rng.random() < 0.8) else (truth if rng.random() < 0.7 else rng.integers(0, m))
+            items.append(i)
+            raters.append(int(r))
+            labels.append(int(lab))
+    return np.array(items), np.array(raters), np.array(labels)
+
+
+def _package_alpha(items: np.ndarray, raters: np.ndarray, labels: np.ndarray, n_raters: int, n_items: int) -> float:
+    """krippendorff.alpha on the raters x items reliability matrix (NaN = not rated): an independent path."""
+    data = np.full((n_raters, n_items), np.nan)
+    data[raters, items] = labels
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_leave_one_rater_out_alpha_matches_the_package_on_reduced_data(seed: int) -> None:
+    items, raters, labels = _crowd(seed)
+    rr = rater_ratings(items, raters, labels, 80, 3)
+    loo = leave_one_rater_out_alpha(rr)
+    n_c, d = alpha_parts(rr.ratings.counts)
+    assert float(alpha_from_parts(n_c, d)) == pytest.approx(_package_alpha(items, raters, labels, 12, 80), abs=1e-12)
+    for r in (0, 1, 5, 11):
+        keep = raters != r
+        expected = _package_alpha(items[keep], raters[keep], labels[keep], 12, 80)
+        assert loo[r] == pytest.approx(expected, abs=1e-12), r
+
+
+def test_agreement_with_the_other_ratings_by_brute_force() -> None:
+    items, raters, labels = _crowd(4)
+    rr = rater_ratings(items, raters, labels, 80, 3)
+    agree, ok = leave_one_out_agreement(rr)
+    for j in range(items.size):
+        others = Counter(int(labels[x]) for x in np.flatnonzero(items == items[j]) if x != j)
+        if not others:
+            assert not ok[j]
+            continue
+        top = max(others.values())
+        tied = [lab for lab, c in others.items() if c == top]
+        assert ok[j] and agree[j] == pytest.approx((labels[j] in tied) / len(tied))
+
+
+def test_summary_counts_and_order_against_pandas() -> None:
+    items, raters, labels = _crowd(7)
+    frame = pd.DataFrame({"item": items, "rater": [f"r{r:02d}" for r in raters], "label": labels})
+    s = raters_frame(frame, top=4)
+    per = frame.groupby("rater").size()
+    assert s.n_raters == per.size and s.n_ratings == len(frame)
+    assert {row.rater: row.ratings for row in s.raters} == per.to_dict()
+    assert [row.ratings for row in s.raters] == sorted(per.tolist(), reverse=True)
+    changes = sorted((abs(row.alpha_change) for row in s.raters), reverse=True)
+    assert [abs(row.alpha_change) for row in s.top_changers] == pytest.approx(changes[:4])
+    top = s.top_changers[0]
+    assert top.alpha_change == pytest.approx(top.alpha_without - s.alpha)
+    assert s.ratings_per_rater == (int(per.min()), float(per.median()), int(per.max()))
+    assert "Krippendorff's alpha the most" in s.sentence and repr(top.rater) in s.sentence
+
+
+def test_planted_biased_raters_agree_least_and_move_alpha() -> None:
+    items, raters, labels = _crowd(11, n_items=400)
+    s = summarize_raters(rater_ratings(items, raters, labels, 400, 3), top=3)
+    worst = sorted(s.raters, key=lambda row: row.agreement)[:2]
+    assert {row.rater for row in worst} == {"0", "1"}
+    assert {row.rater for row in s.top_changers[:2]} == {"0", "1"}
+    assert all(row.alpha_change > 0 for row in s.top_changers[:2])
+
+
+def test_counts_table_is_refused() -> None:
+    with pytest.raises(DataError, match="no rater column"):
+        raters_frame(pd.DataFrame({"item": [1, 2], "count_x": [1, 2], "count_y": [2, 0]}))
