@@ -26,10 +26,16 @@ from nkcore.nk.exact.laws import LAW_BINS, ItemLaw
 
 EDGEWORTH_MIN_N = 30
 """Fewest items (N) for which the Edgeworth expansion is considered at all."""
-EDGEWORTH_MAX_ERROR = 1e-4
+EDGEWORTH_MAX_CI = 2e-3
+"""... and when the Cornish-Fisher 1/N terms move the CI-width by less than this share of it."""
+EDGEWORTH_MAX_ERROR = 5e-4
 """The Edgeworth expansion replaces the lattice when the size of its 1/N terms at the p-value is below this."""
-CHEAP_LATTICE = 1 << 13
+BIN_SD = 0.05
+"""Step of a binned lattice, in per-item standard deviations (the smaller of the two laws')."""
+CHEAP_LATTICE = 1 << 15
 """Lattices up to this many points are always convolved (cheap); Edgeworth is only considered beyond."""
+NEGLIGIBLE_P = 1e-9
+"""A p this close to 0 or 1 gets no sampling-error term (it cannot move across any threshold that matters)."""
 POINTS = 1000
 """Quantile points of S1 / N and S0 / N kept per cell (the gap-distribution chart), at (i + 0.5) / POINTS."""
 _U = (np.arange(POINTS) + 0.5) / POINTS
@@ -95,18 +101,27 @@ def _influence_var(law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, oth
     return float(max(law.pmf @ (g - mean) ** 2, 0.0))
 
 
-def _lattice_step(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool]:
-    """(step, exact): the common integer step of both laws when the N-fold lattice fits, else a binned step."""
+def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
+    """How a cell is computed: (lattice step h, h is the laws' exact integer step, use Edgeworth).
+
+    The exact integer lattice when its N-fold support fits ``cv.LATTICE_MAX`` points; else a binned lattice of
+    step max(``BIN_SD`` sd, range / ``LAW_BINS``, N range / ``cv.LATTICE_MAX``). Edgeworth instead when the
+    lattice has more than ``CHEAP_LATTICE`` points, N >= ``EDGEWORTH_MIN_N`` and ``edgeworth_ok``.
+    """
     lo = min(alt.values[0], null.values[0])
     hi = max(alt.values[-1], null.values[-1])
     span = float(hi - lo)
+    if span == 0:
+        return 1.0, True, False
+    h, exact_step = 0.0, False
     if alt.step > 0 and null.step > 0:
         h = float(np.gcd(int(alt.step), int(null.step)))
-        if span / h * n + 1 <= cv.LATTICE_MAX:
-            return h, True
-    if span == 0:
-        return 1.0, True
-    return max(span / LAW_BINS, span * n / (cv.BINNED_MAX - 1)), False
+        exact_step = span / h * n + 1 <= cv.LATTICE_MAX
+    if not exact_step:
+        sd = float(np.sqrt(max(min(alt.var, null.var), 1e-300)))
+        h = max(BIN_SD * sd, span / LAW_BINS, span * n / (cv.LATTICE_MAX - 1))
+    big = n >= EDGEWORTH_MIN_N and span / h * n > CHEAP_LATTICE
+    return h, exact_step, big and edgeworth_ok(alt, null, n, h if exact_step else 0.0)
 
 
 def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
@@ -114,20 +129,13 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
     scale = alt.scale
     mean_gap = alt.mean / scale
     delta_err = alt.mean_se / scale
-    h, exact_step = _lattice_step(alt, null, n)
-    sd = float(np.sqrt(max(alt.var, null.var)))
-    points = (max(alt.values[-1], null.values[-1]) - min(alt.values[0], null.values[0])) / h * n
-    big = n >= EDGEWORTH_MIN_N and points > CHEAP_LATTICE
-    edge = _edgeworth_numbers(alt, null, n, h if exact_step else 0.0) if big else None
-    if edge is not None and edge.p_error <= EDGEWORTH_MAX_ERROR:
-        out = edge
-    elif exact_step or h <= cv.MAX_BIN_SD * sd or edge is None:
-        out = _lattice_numbers(alt, null, n, h)
-        if not exact_step:  # the binning's error: p again on a lattice twice as coarse
-            coarse = _lattice_numbers(alt, null, n, 2 * h, errors=False)
-            out = _with_extra_error(out, abs(coarse.p - out.p), abs(coarse.ci_width - out.ci_width))
+    h, exact_step, edge = plan(alt, null, n)
+    if edge:
+        out = _edgeworth_numbers(alt, null, n, h if exact_step else 0.0)
     else:
-        out = edge
+        out = _lattice_numbers(alt, null, n, h)
+        if not exact_step:
+            out = _with_extra_error(out, _binning_error(alt, null, n, h, out.p), 0.0)
     return CellNumbers(
         out.p,
         abs(mean_gap),
@@ -142,6 +150,32 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         out.alt,
         out.null,
     )
+
+
+def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
+    """Only the p-value of ``cell_numbers`` (same plan, no quantiles, no error terms): for searches over N."""
+    h, exact_step, edge = plan(alt, null, n)
+    if edge:
+        s1m, s0m, t = _sum_moments(alt, null, n)
+        flip = float(cv.cornish_fisher(0.5, s0m)) > float(cv.cornish_fisher(0.5, s1m))
+        at = 0.5 * h if exact_step else 0.0
+        f0 = float(cv.edgeworth_cdf(at if flip else -at, t))
+        return f0 if flip else 1.0 - f0
+    s1 = cv.power(cv.on_lattice(alt.values, alt.prob, h), n)
+    s0l = cv.power(cv.on_lattice(null.values, null.prob, h), n)
+    med1 = int(_quantiles(s1, _cdf(s1), np.array([0.5]))[0])
+    med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
+    return _p_lattice(s1, s0l, med0 > med1)
+
+
+def _binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float) -> float:
+    """Bound on the change of p by linear binning: each item's variance grows by at most h^2 / 4, so the
+    spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)); p moves by phi(z) |z| times that."""
+    v = alt.var + null.var
+    if v <= 0:
+        return 0.0
+    z = float(stats.norm.isf(min(max(p, 1e-300), 1.0 - 1e-16)))
+    return float(stats.norm.pdf(z) * abs(z) * h * h / (4.0 * v))
 
 
 def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
@@ -171,7 +205,10 @@ def _ci_error(alt: ItemLaw, ci: float) -> float:
 def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool = True) -> CellNumbers:
     l1 = cv.on_lattice(alt.values, alt.prob, h)
     l0 = cv.on_lattice(null.values, null.prob, h)
-    s1, s0 = cv.power(l1, n), cv.power(l0, n)
+    want = errors and not (alt.exact and null.exact)
+    small = max(l1.pmf.size, l0.pmf.size) * n <= CHEAP_LATTICE  # influence on the lattice, else the normal form
+    s1, rest1 = cv.powers(l1, n, want and small and not alt.exact)
+    s0, rest0 = cv.powers(l0, n, want and small and not null.exact)
     c1, c0 = _cdf(s1), _cdf(s0)
     med1 = int(_quantiles(s1, c1, np.array([0.5]))[0])
     med0 = int(_quantiles(s0, c0, np.array([0.5]))[0])
@@ -181,24 +218,34 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool
     unit = h / (scale * n)
     q = _quantiles(s1, c1, np.array([0.025, 0.975]))
     ci = float((q[1] - q[0]) * unit)
-    pos = np.arange(s1.lo, s1.hi + 1)
-    repro = float(s1.pmf[pos > 0].sum())
-    ties = float(s1.pmf[pos == 0].sum())
+    first = max(0, -s1.lo + 1)  # index of the first positive sum
+    repro = float(s1.pmf[first:].sum())
+    ties = float(s1.pmf[-s1.lo]) if s1.lo <= 0 <= s1.hi else 0.0
     alt_pts = _quantiles(s1, c1, _U) * unit
     null_pts = _quantiles(s0, c0, _U) * unit
     p_err = ci_err = 0.0
-    if errors and not (alt.exact and null.exact):
+    if want and min(p, 1.0 - p) > NEGLIGIBLE_P and not small:
+        p_err = _normal_p_error(alt, null, n)
+    elif want and min(p, 1.0 - p) > NEGLIGIBLE_P:  # a p within 1e-9 of 0 or 1 has no error that matters
         var = 0.0
-        if not alt.exact and n >= 1:
-            rest = cv.power(l1, n - 1) if n > 1 else cv.Lattice(h, 0, np.ones(1))
-            var += n * n * _influence_var(l1, rest, c0, s0.lo, "le" if flip else "ge") / alt.n_items
-        if not null.exact and n >= 1:
-            rest0 = cv.power(l0, n - 1) if n > 1 else cv.Lattice(h, 0, np.ones(1))
-            # p as a function of the null: P(S0 >= S1) = E[1 - P(S1 > S0)]; the tail of S1 at the null's sums
+        if not alt.exact:
+            var += n * n * _influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge") / alt.n_items
+        if not null.exact:
             var += n * n * _null_influence_var(l0, rest0, s1, flip) / null.n_items
         p_err = float(np.sqrt(var))
+    if want:
         ci_err = _ci_error(alt, ci)
     return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
+
+
+def _normal_p_error(alt: ItemLaw, null: ItemLaw, n: int) -> float:
+    """The delta method in the normal form, for large lattices: p ~ Phi(-sqrt(N) mu1 / sd), sd^2 = v0 + v1,
+    so se(p) = phi(z) sqrt(N) se(mu1) / sd (the alternative's mean dominates; the spreads are second order)."""
+    sd = float(np.sqrt(alt.var + null.var))
+    if sd <= 0:
+        return 0.0
+    z = np.sqrt(n) * alt.mean / sd
+    return float(stats.norm.pdf(z) * np.sqrt(n) * alt.mean_se / sd)
 
 
 def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:
@@ -216,6 +263,33 @@ def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip:
     g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g
     mean = float(l0.pmf @ g)
     return float(max(l0.pmf @ (g - mean) ** 2, 0.0))
+
+
+def _sum_moments(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[cv.Moments, cv.Moments, cv.Moments]:
+    """Moments of S1, S0 and T = S0 - S1 (cumulants add over items and over the two independent sides)."""
+    s1 = cv.sum_moments(cv.Moments(alt.mean, alt.var, alt.skew, alt.kurt), n)
+    s0 = cv.sum_moments(cv.Moments(null.mean, null.var, null.skew, null.kurt), n)
+    var_t = s0.var + s1.var
+    if var_t <= 0:
+        return s1, s0, cv.Moments(s0.mean - s1.mean, 0.0, 0.0, 0.0)
+    k3 = s0.skew * s0.var**1.5 - s1.skew * s1.var**1.5
+    k4 = s0.kurt * s0.var**2 + s1.kurt * s1.var**2
+    return s1, s0, cv.Moments(s0.mean - s1.mean, var_t, k3 / var_t**1.5, k4 / var_t**2)
+
+
+def edgeworth_ok(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> bool:
+    """Is the Edgeworth expansion accurate enough for this cell? Both: its 1/N terms at the p-value are below
+    ``EDGEWORTH_MAX_ERROR`` (absolute, on p), and the Cornish-Fisher 1/N terms at the 2.5% and 97.5% quantiles
+    of S1 are below ``EDGEWORTH_MAX_CI`` of the CI-width (relative). The terms dropped are of order N^(-3/2)."""
+    s1, _, t = _sum_moments(alt, null, n)
+    if t.var <= 0 or s1.var <= 0:
+        return False
+    z = (0.5 * h - abs(t.mean)) / np.sqrt(t.var)
+    he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
+    p_term = float(stats.norm.pdf(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
+    zq = 1.959963984540054
+    ci_term = abs(s1.kurt / 24 * (zq**3 - 3 * zq) - s1.skew**2 / 36 * (2 * zq**3 - 5 * zq)) / zq
+    return p_term <= EDGEWORTH_MAX_ERROR and ci_term <= EDGEWORTH_MAX_CI
 
 
 def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> CellNumbers:

@@ -6,8 +6,8 @@ A per-item law on the integer lattice h Z (values v = h j) has an N-fold sum on 
 point; tiny negative values are set to 0). Laws on a non-integer scale (the log metrics, 2^32 units per nat) or
 too long a lattice are first put on a coarser lattice h by linear binning (each value's mass split between its
 two neighbours in proportion to the distance: the mean is kept exactly, the variance grows by at most h^2/4).
-Where even that lattice would be too coarse (h more than ``MAX_BIN_SD`` per-item standard deviations), the sum is
-approximated by its Edgeworth expansion (skewness and kurtosis terms) and quantiles by Cornish-Fisher.
+For large N the sum is also approximated by its Edgeworth expansion (skewness and kurtosis terms; quantiles by
+Cornish-Fisher); ``cells.plan`` decides which is used for a cell.
 Reference: Feller (1971) vol. II, XVI (Edgeworth); Press et al., Numerical Recipes, 13.1 (convolution by FFT).
 """
 
@@ -22,12 +22,6 @@ from scipy import stats
 
 LATTICE_MAX = 1 << 20
 """Largest lattice (points of the N-fold support) convolved by FFT."""
-BINNED_MAX = 1 << 16
-"""Largest binned lattice (points of the N-fold support) for a law that is not on a short integer lattice."""
-MAX_BIN_SD = 0.1
-"""Largest lattice step, in per-item standard deviations, for a binned lattice; beyond it: Edgeworth."""
-PER_ITEM_BINS = 4096
-"""Finest binning of a per-item law that is not on a small integer lattice: its range in this many steps."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,23 +76,27 @@ def power(lat: Lattice, n: int) -> Lattice:
     >>> power(Lattice(1.0, 0, np.array([0.5, 0.5])), 3).pmf.round(6).tolist()
     [0.125, 0.375, 0.375, 0.125]
     """
-    size = (lat.pmf.size - 1) * n + 1
+    return powers(lat, n, False)[0]
+
+
+def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattice]:
+    """The sums of N and of N - 1 copies (one forward transform serves both; N - 1 = 0: the point mass at 0).
+
+    >>> [x.pmf.round(6).tolist() for x in powers(Lattice(1.0, 0, np.array([0.5, 0.5])), 2)]
+    [[0.25, 0.5, 0.25], [0.5, 0.5]]
+    """
     if n == 1:
-        return lat
+        return lat, Lattice(lat.h, 0, np.ones(1))
+    size = (lat.pmf.size - 1) * n + 1
     length = sfft.next_fast_len(size, real=True)
     spec = sfft.rfft(lat.pmf, length)
-    out = sfft.irfft(spec**n, length)[:size]
-    np.maximum(out, 0.0, out=out)
-    out /= out.sum()
-    return Lattice(lat.h, lat.lo * n, out)
-
-
-def binned_step(values: np.ndarray, sd: float, n: int) -> float:
-    """Lattice step for N-fold sums of a law with these values: fine per item, within ``LATTICE_MAX`` in all."""
-    span = float(values.max() - values.min())
-    if span == 0:
-        return 1.0
-    return max(span / PER_ITEM_BINS, span * n / (LATTICE_MAX - 1), sd * 1e-6)
+    out = []
+    for k in (n, n - 1) if previous else (n,):
+        pmf = sfft.irfft(spec**k, length)[: (lat.pmf.size - 1) * k + 1]
+        np.maximum(pmf, 0.0, out=pmf)
+        pmf /= pmf.sum()
+        out.append(Lattice(lat.h, lat.lo * k, pmf))
+    return out[0], out[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +159,12 @@ __all__ = [
     "LATTICE_MAX",
     "Lattice",
     "Moments",
-    "binned_step",
     "cornish_fisher",
     "edgeworth_cdf",
     "integer_step",
     "moments",
     "on_lattice",
     "power",
+    "powers",
     "sum_moments",
 ]

@@ -37,6 +37,9 @@ MIN_ITEMS = 40_000
 MAX_ITEMS = 1_600_000
 MAX_N = 50_000
 """The largest number of items (N) an estimated law is sized for: the paper's largest budget at K = 1."""
+NULL_SHARE = 8
+"""The null's law rests on 1/8 of the alternative's items (its mean is 0 by symmetry, so only its spread and
+shape are estimated, and p depends on them far less than on the alternative's mean)."""
 LAW_BINS = 4096
 """Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
 _CHUNK = 1 << 16
@@ -161,10 +164,11 @@ def _laws(
     limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
     for side, null in enumerate((False, True)):
         rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, side)))
+        total = max(MIN_ITEMS, n_items // NULL_SHARE) if null else n_items
         parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
         scales: dict[str, float] = {}
-        for start in range(0, n_items, _CHUNK):
-            size = min(_CHUNK, n_items - start)
+        for start in range(0, total, _CHUNK):
+            size = min(_CHUNK, total - start)
             g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
             for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
                 parts[mt].append(np.asarray(u).ravel().astype(np.int64))
@@ -173,7 +177,7 @@ def _laws(
         for mt in metrics:
             u = np.concatenate(parts[mt])
             if null:  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
-                law = _law_from_units(np.concatenate([u, -u]), None, scales[mt], False, n_items)
+                law = _law_from_units(np.concatenate([u, -u]), None, scales[mt], False, total)
                 law = ItemLaw(*_fields(law, mean=0.0, mean_se=0.0, skew=0.0))
             else:
                 law = _law_from_units(u, None, scales[mt], False, n_items)

@@ -1,0 +1,124 @@
+"""Minimal budget and best K on the continuous budget axis (any budget, not only the paper's nine).
+
+For a fixed K, the exact engine's p is a function of the number of items N alone; the smallest N with
+p < level is found by bracketing (doubling N from 1) and bisection, then the N just below it are checked one by
+one (``BACKTRACK``) because on a lattice p is not always monotone in N (tie and parity effects move it by
+small amounts; measured: see tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
+Reference: spec "Grid" ("minimal budget": the smallest N x K for which some K reaches p < 0.05), on every
+budget instead of the paper's nine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from nkcore.errors import DataError
+from nkcore.nk.exact.cells import cell_p
+from nkcore.nk.exact.engine import exact_grid
+from nkcore.nk.exact.laws import item_laws
+from nkcore.nk.grid import PAPER_KS, BestK, MinimalBudget, best_k
+from nkcore.nk.metrics import ITEM_METRICS, parse_metrics
+from nkcore.nk.priors import validate_alpha
+from nkcore.nk.pvalue import SIGNIFICANCE
+
+BACKTRACK = 8
+"""Items (N) below the bisection's answer that are checked one by one (p is not always monotone on a lattice)."""
+
+
+def _metric(metric: str) -> str:
+    (mt,) = parse_metrics(metric)
+    if mt not in ITEM_METRICS:
+        raise DataError(
+            f"metric {mt!r} is not a mean over items: the continuous search takes {', '.join(ITEM_METRICS)}"
+        )
+    return mt
+
+
+def smallest_n(alpha: Sequence[float], eps: float, metric: str, k: int, level: float, max_n: int) -> int | None:
+    """The smallest N <= max_n with p(N, K) < level (None if even max_n does not reach it).
+
+    Bracket by doubling, bisect, then check the ``BACKTRACK`` N below the answer (the first that reaches it wins).
+    """
+    alt, null = item_laws(alpha, eps, k, [metric])
+    a, b = alt[metric], null[metric]
+    p_at: dict[int, float] = {}
+
+    def p(n: int) -> float:
+        if n not in p_at:
+            p_at[n] = cell_p(a, b, n)
+        return p_at[n]
+
+    if max_n < 1 or p(max_n) >= level:
+        return None
+    lo, hi = 0, 1  # invariant: p(hi) < level; lo = 0 or p(lo) >= level
+    while hi < max_n and p(hi) >= level:
+        lo, hi = hi, min(2 * hi, max_n)
+    if p(hi) >= level:
+        hi = max_n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if p(mid) < level:
+            hi = mid
+        else:
+            lo = mid
+    for n in range(max(1, hi - BACKTRACK), hi):
+        if p(n) < level:
+            return n
+    return hi
+
+
+def min_budget_continuous(
+    alpha: Sequence[float],
+    eps: float,
+    metric: str,
+    ks: Iterable[int] = PAPER_KS,
+    level: float = SIGNIFICANCE,
+    max_budget: int = 50_000,
+) -> MinimalBudget:
+    """The smallest budget N x K (any whole N, K in ``ks``) at which p < ``level``, with its K and p.
+
+    Formula: min over K of K N_K, N_K = the smallest N with p(N, K) < level (``smallest_n``); ties: smaller K.
+
+    >>> mb = min_budget_continuous((1.37658107, 1.33054633), 0.3, "acc", ks=[1])
+    >>> mb.k, mb.budget, mb.p < 0.05
+    (1, 1346, True)
+    """
+    mt = _metric(metric)
+    a = tuple(float(x) for x in validate_alpha(alpha))
+    if not 0 < level < 1:
+        raise DataError(f"level must be between 0 and 1, got {level}")
+    best: tuple[int, int, int] | None = None
+    for k in sorted({int(x) for x in ks}):
+        if k < 1:
+            raise DataError(f"ratings per item (K) must be at least 1, got {k}")
+        cap = int(max_budget) // k
+        if best is not None:
+            cap = min(cap, best[0] // k)  # only budgets below the best so far can win
+        n = smallest_n(a, eps, mt, k, level, cap)
+        if n is not None and (best is None or n * k < best[0]):
+            best = (n * k, k, n)
+    if best is None:
+        return MinimalBudget(mt, None, None, None)
+    budget, k, n = best
+    alt, null = item_laws(a, eps, k, [mt])
+    return MinimalBudget(mt, budget, k, cell_p(alt[mt], null[mt], n))
+
+
+def best_k_for_budget(
+    alpha: Sequence[float], eps: float, metric: str, budget: int, ks: Iterable[int] = PAPER_KS
+) -> BestK:
+    """At one budget (any whole number), the K with the smallest p (ties: larger Delta / CI-width, then smaller K).
+
+    >>> bk = best_k_for_budget((1.37658107, 1.33054633), 0.3, "tv", 1000, ks=[1, 20, 120])
+    >>> bk.k, bk.n
+    (120, 8)
+    """
+    mt = _metric(metric)
+    kk = [k for k in sorted({int(x) for x in ks}) if 1 <= k <= int(budget)]
+    if not kk:
+        raise DataError(f"no ratings per item (K) fits the budget {budget}: every K is larger")
+    (found,) = best_k(exact_grid(alpha, eps, [int(budget)], kk, [mt]), mt)
+    return found
+
+
+__all__ = ["BACKTRACK", "best_k_for_budget", "min_budget_continuous", "smallest_n"]
