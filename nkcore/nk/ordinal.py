@@ -49,6 +49,7 @@ __all__ = [
     "OrdinalScores",
     "bin_frames",
     "homan_check",
+    "is_ordinal_frame",
     "item_means",
     "label_values",
     "ordinal_frames",
@@ -421,3 +422,16 @@ def ordinal_frames(
         check=check,
         sentence=sentence,
     )
+
+
+def is_ordinal_frame(ratings: pd.DataFrame) -> bool:
+    """Whether a ratings table's labels are an ordered numeric scale (at least 3 distinct numbers, every label one).
+
+    >>> is_ordinal_frame(pd.DataFrame({"label": [1, 2, 5, 2]})), is_ordinal_frame(pd.DataFrame({"label": ["a", "b", "c"]}))
+    (True, False)
+    """
+    if "label" not in ratings.columns:
+        cols = [str(c) for c in ratings.columns if str(c).startswith("count_")]
+        return label_values([c[len("count_") :] for c in cols]) is not None
+    num = pd.to_numeric(ratings["label"].dropna().astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+    return bool(num.size) and bool(np.all(np.isfinite(num))) and np.unique(num).size >= 3

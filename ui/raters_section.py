@@ -1,0 +1,96 @@
+"""The Data page's "Who rated" section: ratings per rater, agreement with the other raters, alpha-changers.
+
+``raters_section(ds)`` draws one sentence, the raters whose removal moves Krippendorff's alpha the most, and every
+rater in an expander with a CSV download. Numbers come from :func:`nkcore.summary.raters.raters_frame` through
+``ui.cache.compute``; rater ids (user text) reach the page only in tables, and sentences go through ``ui.text.md``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from nkcore.errors import DataError
+from nkcore.summary import raters as nkraters
+from ui import cache, exports
+from ui.datasets import Dataset
+from ui.text import md
+
+__all__ = ["TOP", "raters_section", "raters_table"]
+
+TOP = 10  # raters listed as moving alpha the most
+
+COLUMNS = {
+    "rater": "rater",
+    "ratings": "ratings",
+    "agreement": "agrees with the others",
+    "alpha_without": "alpha without this rater",
+    "alpha_change": "change in alpha",
+}
+
+
+def raters_table(rows: tuple[nkraters.RaterRow, ...]) -> pd.DataFrame:
+    """One row per rater with plain column names; agreement in percent (NaN when no other rater shares an item)."""
+    frame = pd.DataFrame(
+        [
+            {
+                "rater": r.rater,
+                "ratings": r.ratings,
+                "agreement": 100.0 * r.agreement,
+                "alpha_without": r.alpha_without,
+                "alpha_change": r.alpha_change,
+            }
+            for r in rows
+        ],
+        columns=list(COLUMNS),
+    )
+    return frame.rename(columns=COLUMNS)
+
+
+_CONFIG = {
+    "agrees with the others": st.column_config.NumberColumn(
+        format="%.1f%%",
+        help="Share of this rater's ratings that match the most common label among the item's other ratings "
+        "(a tie between t labels counts 1/t).",
+    ),
+    "alpha without this rater": st.column_config.NumberColumn(
+        format="%.3f", help="Krippendorff's alpha (nominal) of the data with all of this rater's ratings removed."
+    ),
+    "change in alpha": st.column_config.NumberColumn(
+        format="%+.3f", help="Alpha without this rater minus alpha with everyone: positive means the rest agree more."
+    ),
+}
+
+
+def raters_section(ds: Dataset) -> None:
+    """Draw the per-rater summary of the ratings dataset ``ds`` (one row per rating, with a rater column).
+
+    Label-count tables carry no rater ids: the section says so. A ``DataError`` is shown as a message and ends the
+    section, not the page.
+    """
+    st.subheader("Who rated: ratings per rater and agreement")
+    if "rater" not in ds.frame.columns:
+        st.info("These ratings are label counts without rater ids, so there is nothing to say about single raters.")
+        return
+    try:
+        summary = cache.compute(nkraters.raters_frame, ds, top=TOP)
+    except DataError as exc:
+        st.error(md(str(exc)))
+        return
+    st.markdown(md(summary.sentence))
+    if summary.top_changers:
+        st.caption(
+            f"The {min(TOP, len(summary.top_changers))} raters whose ratings move Krippendorff's alpha "
+            f"(now {summary.alpha:.3f}) the most when left out. A rater who raises alpha when left out labels "
+            "differently from the rest: check their instructions or their work before dropping anyone."
+        )
+        exports.table(
+            raters_table(summary.top_changers),
+            "raters_alpha_changers",
+            download=False,
+            hide_index=True,
+            width="stretch",
+            column_config=_CONFIG,
+        )
+    with st.expander(f"All {summary.n_raters:,} raters, most ratings first"):
+        exports.table(raters_table(summary.raters), "raters", hide_index=True, width="stretch", column_config=_CONFIG)
