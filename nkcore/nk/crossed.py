@@ -28,6 +28,7 @@ understates the uncertainty of an evaluation).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +50,7 @@ from nkcore.nk.resample import (
     resample_cells,
 )
 from nkcore.nk.scores import item_gaps, macro_f1, tie_exact_mean
-from nkcore.nk.simulate import WORK_MAX_K
+from nkcore.nk.simulate import WORK_MAX_K, default_workers
 from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_frame, text_column
 
 __all__ = [
@@ -241,13 +242,14 @@ def crossed_cells(
     rounds: int = 1000,
     seed: int | np.random.Generator = 0,
     item_only: bool = True,
+    workers: int | None = None,
 ) -> list[CrossedCell]:
     """Crossed resampling of every configuration, beside item-only resampling; one cell per configuration and metric.
 
     ``data`` comes from :func:`nkcore.nk.resample.prepare_pair` on ``rr.ratings.counts`` (its ``used`` indexes
     ``rr``'s items). Seeds: ``SeedSequence(seed, spawn_key=(side, chunk))`` for a chunk's rater draws and
     ``(side, chunk, N, K)`` for its item and rating draws, so numbers do not depend on the grid's other cells'
-    order. ``item_only=False`` leaves the item-only numbers NaN (for the coverage study). Limits (before any draw):
+    order or the worker threads (``workers``, default: the cores). ``item_only=False`` leaves the item-only numbers NaN (for the coverage study). Limits (before any draw):
     rounds, configurations, work (:func:`crossed_work`) and memory.
     """
     mts = parse_metrics(metrics)
@@ -265,8 +267,9 @@ def crossed_cells(
     limits.check("sim_work", crossed_work(int(it.size), m, configs, rounds), "the crossed resampling")
     max_n = max((c.n for c in configs), default=1)
     chunk = int(max(1, min(rounds, 64, _CHUNK_CELLS // max(1, max_n))))
+    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
     limits.check_memory(
-        chunk * (max_n * m * TASK_BYTES_PER_CELL + n_used * (m * 16 + 16) + it.size * 16)
+        nw * chunk * (max_n * m * TASK_BYTES_PER_CELL + n_used * (m * 16 + 16) + it.size * 16)
         + len(configs) * rounds * 2 * len(mts) * 8 * 3,
         "the crossed resampling at its peak",
     )
@@ -275,49 +278,65 @@ def crossed_cells(
     by_k: dict[int, list[int]] = {}
     for ci, cfg in enumerate(configs):
         by_k.setdefault(int(cfg.k), []).append(ci)
+
+    def task(side: int, ch: int, size: int) -> tuple[dict[tuple[int, str], np.ndarray], dict[int, np.ndarray]]:
+        """One chunk of rounds of one side: a rater draw shared by every cell, then each K's items and ratings."""
+        found: dict[tuple[int, str], np.ndarray] = {}
+        shorts: dict[int, np.ndarray] = {}
+        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch)))
+        w = rng.multinomial(n_raters, np.full(n_raters, 1.0 / n_raters), size=size)  # (size, R)
+        offs = (np.arange(size, dtype=np.int64) * (n_used * m))[:, None]
+        cw = np.bincount((offs + flat_key[None, :]).ravel(), weights=w[:, ra].ravel(), minlength=size * n_used * m)
+        cmaj = np.ascontiguousarray(np.rint(cw).astype(np.int32).reshape(size * n_used, m).T)  # (M, rounds x items)
+        totals = cmaj.sum(axis=0, dtype=np.int64).reshape(size, n_used)
+        for k, cis in by_k.items():
+            ok = totals >= k
+            q = ok.sum(axis=1)  # qualifying items per round
+            shorts[k] = 1.0 - q / n_used
+            live = np.flatnonzero(q > 0)
+            if live.size == 0:
+                continue
+            # The largest N of this K is drawn once; smaller budgets use the first N draws of each round.
+            n_max = max(configs[ci].n for ci in cis)
+            krng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch, k)))
+            flat = np.flatnonzero(ok[live].ravel())  # qualifying (round, item) pairs, round by round
+            first = np.concatenate(([0], np.cumsum(q[live])[:-1]))
+            u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
+            idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
+            rows = (live[:, None] * n_used + idx).ravel()
+            dmaj = _draw_major(krng, cmaj[:, rows], k)
+            per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
+            for ci in cis:
+                n = configs[ci].n
+                for mt in mts:
+                    g = per_item[mt]
+                    if mt == "f1":
+                        lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
+                        found[(ci, mt)] = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
+                    else:
+                        found[(ci, mt)] = np.asarray(tie_exact_mean(g[:, :n]), dtype=float)
+        return found, shorts
+
+    jobs = [
+        (side, ch, min(chunk, rounds - start)) for side in (0, 1) for ch, start in enumerate(range(0, rounds, chunk))
+    ]
+    if nw == 1 or len(jobs) <= 1:
+        results = [task(*j) for j in jobs]
+    else:
+        with ThreadPoolExecutor(max_workers=nw) as pool:
+            results = list(pool.map(lambda j: task(*j), jobs))
     gaps: dict[tuple[int, int, str], list[np.ndarray]] = {}
     short: dict[int, list[np.ndarray]] = {}
-    for side in (0, 1):
-        for ch, start in enumerate(range(0, rounds, chunk)):
-            size = min(chunk, rounds - start)
-            rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch)))
-            w = rng.multinomial(n_raters, np.full(n_raters, 1.0 / n_raters), size=size)  # (size, R)
-            offs = (np.arange(size, dtype=np.int64) * (n_used * m))[:, None]
-            cw = np.bincount((offs + flat_key[None, :]).ravel(), weights=w[:, ra].ravel(), minlength=size * n_used * m)
-            cmaj = np.ascontiguousarray(np.rint(cw).astype(np.int64).reshape(size * n_used, m).T)  # (M, rounds x items)
-            totals = cmaj.sum(axis=0).reshape(size, n_used)
-            for k, cis in by_k.items():
-                ok = totals >= k
-                q = ok.sum(axis=1)  # qualifying items per round
-                if side == 0:
-                    short.setdefault(k, []).append(1.0 - q / n_used)
-                live = np.flatnonzero(q > 0)
-                if live.size == 0:
-                    continue
-                # The largest N of this K is drawn once; smaller budgets use the first N draws of each round.
-                n_max = max(configs[ci].n for ci in cis)
-                krng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch, k)))
-                flat = np.flatnonzero(ok[live].ravel())  # qualifying (round, item) pairs, round by round
-                first = np.concatenate(([0], np.cumsum(q[live])[:-1]))
-                u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
-                idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
-                rows = (live[:, None] * n_used + idx).ravel()
-                dmaj = _draw_major(krng, cmaj[:, rows], k)
-                per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
-                for ci in cis:
-                    n = configs[ci].n
-                    for mt in mts:
-                        g = per_item[mt]
-                        if mt == "f1":
-                            lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
-                            gap = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
-                        else:
-                            gap = np.asarray(tie_exact_mean(g[:, :n]), dtype=float)
-                        gaps.setdefault((ci, side, mt), []).append(gap)
+    for (side, _, _), (found, shorts) in zip(jobs, results, strict=True):  # in chunk order: independent of workers
+        for (ci, mt), gap in found.items():
+            gaps.setdefault((ci, side, mt), []).append(gap)
+        if side == 0:
+            for k, sh in shorts.items():
+                short.setdefault(k, []).append(sh)
     item_cells = {}
     if item_only:
         usable = [c for c in configs if np.any(data.counts.sum(axis=1) >= c.k)]
-        for c in resample_cells(data, usable, mts, rounds, entropy):
+        for c in resample_cells(data, usable, mts, rounds, entropy, workers=workers):
             item_cells[(c.budget, c.k, c.metric)] = c
     totals_full = data.counts.sum(axis=1)
     out: list[CrossedCell] = []
