@@ -11,11 +11,11 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
   after one warm-up load;
 - **every control** in the main area that is visible and enabled, found on the page rather than listed here (so a
   page that gains or loses a control is measured as it is): a slider gets ArrowRight on its focused thumb (ArrowLeft
-  the next time, so it stays in range), a number input its step button, a radio or a select box another option, a
-  checkbox or toggle a click, a multiselect loses its last chosen option and gets it back. The time runs from the
-  input event (captured in the page) to idle; the median of ``--reps`` changes and the first (cold: it may compute
-  what the cache does not hold yet) are printed. An odd number of changes is followed by one untimed change back,
-  so that every control starts from the view's default.
+  the next time, so it stays in range), a number input its step button, a radio another option, a checkbox or toggle
+  a click, a select box another option and then its own back, a multiselect loses its last chosen option and gets
+  it back. The time runs from the input event (captured in the page) to idle; the median of ``--reps`` changes and
+  the first (cold: it may compute what the cache does not hold yet) are printed. An odd number of changes is
+  followed by one untimed change back, so that every control leaves the view as it found it.
 
 The times come from the page's own clock (``performance.now()``): a MutationObserver records each change of the
 script state, and "idle" is the last change to ``notRunning`` after which the state stays there for 300 ms.
@@ -241,7 +241,11 @@ def _change(page: Any, kind: str, el: Any, step: int) -> None:
         el.locator("label").first.click()
     elif kind == "select":
         el.click()
-        page.locator('[role="option"]:not([aria-selected="true"])').first.click()
+        if not back:  # another option; the next change puts the original back
+            page.evaluate("(n) => { window.__nkpSelected = n; }", el.locator("input").first.input_value())
+            page.locator('[role="option"]:not([aria-selected="true"])').first.click()
+        else:
+            page.get_by_role("option", name=page.evaluate("() => window.__nkpSelected"), exact=True).click()
     elif kind == "multiselect":
         if not back:
             remove = el.locator('button[aria-label^="Remove "]').last

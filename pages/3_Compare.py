@@ -211,7 +211,7 @@ with page.user_errors():
     # The numbers that decide, in one table that fits at 1024 px beside the sidebar: short headers in narrow
     # columns, each header's tooltip saying what it is; the other two p-values of the same test are under "Method".
     main_cols = [c for c in tests_df.columns if c not in ("mid-p", "chi-square p")]
-    narrow = 60
+    narrow = 58
 
     def number(label: str, what: str, fmt: str = "%d") -> Any:  # a column_config entry
         return st.column_config.NumberColumn(label, format=fmt, width=narrow, help=what)
@@ -223,7 +223,7 @@ with page.user_errors():
         hide_index=True,
         width="stretch",
         column_config={
-            "A → B": st.column_config.TextColumn("pair", width=110, pinned=True, help="config A → config B"),
+            "A → B": st.column_config.TextColumn("pair", width=100, pinned=True, help="config A → config B"),
             "only A right": number("A only", TEST_HELP["only A right"]),
             "only B right": number("B only", TEST_HELP["only B right"]),
             "difference (points)": number("B − A", TEST_HELP["difference (points)"], "%+.1f"),
@@ -342,18 +342,16 @@ def _accuracy_section(view: PairedView) -> None:
             "is the one to read."
         )
 
-    with st.expander("Discordance table of each pair: where the evidence is", icon=":material/table:"):
-        tabs = st.tabs([md(f"{c.config_a} → {c.config_b}") for c in pairs])
-        for i, (tab, c) in enumerate(zip(tabs, pairs, strict=True)):
-            with tab:
-                two_by_two = pd.DataFrame(
-                    {f"{c.config_b} right": [c.both_correct, c.b_only], f"{c.config_b} wrong": [c.a_only, c.both_wrong]},
-                    index=pd.Index([f"{c.config_a} right", f"{c.config_a} wrong"], name=f"{c.config_a} \\ {c.config_b}"),
-                ).reset_index()  # fmt: skip
-                exports.table(
-                    two_by_two, f"discordance_{i + 1}_{c.config_a}_{c.config_b}", hide_index=True, width="content"
-                )
-                st.markdown(md(paired.marginal_sentence(c)))
+    # Drawn only while open (its state is a widget): a closed expander costs a run nothing.
+    more = st.expander(
+        "Discordance table of each pair: where the evidence is",
+        icon=":material/table:",
+        key="cmp_show_discordance",
+        on_change="rerun",
+    )
+    with more:
+        if more.open:
+            _discordance_tables(pairs)
 
     numbers = [("paired cases", f"{view.n_cases:,}", f"{view.dropped:,} cases dropped to pair the configs")]
     numbers += [(x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, level)) for x in accs]
@@ -370,6 +368,21 @@ def _accuracy_section(view: PairedView) -> None:
         numbers,
         [view.diff_chart, acc_chart],
     )
+
+
+def _discordance_tables(pairs: Sequence[paired.PairedComparison]) -> None:
+    """One tab per pair: its 2 x 2 table of right and wrong, and why its marginal intervals mislead."""
+    tabs = st.tabs([md(f"{c.config_a} → {c.config_b}") for c in pairs])
+    for i, (tab, c) in enumerate(zip(tabs, pairs, strict=True)):
+        with tab:
+            two_by_two = pd.DataFrame(
+                {f"{c.config_b} right": [c.both_correct, c.b_only], f"{c.config_b} wrong": [c.a_only, c.both_wrong]},
+                index=pd.Index([f"{c.config_a} right", f"{c.config_a} wrong"], name=f"{c.config_a} \\ {c.config_b}"),
+            ).reset_index()  # fmt: skip
+            exports.table(
+                two_by_two, f"discordance_{i + 1}_{c.config_a}_{c.config_b}", hide_index=True, width="content"
+            )
+            st.markdown(md(paired.marginal_sentence(c)))
 
 
 chance_note = (trend_note, ordered.chance_non_decreasing) if ordered is not None and trend_note else None
