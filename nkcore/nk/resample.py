@@ -4,7 +4,8 @@ Each round draws N items with replacement among the items with at least K rating
 K of each drawn item's ratings without replacement (multivariate hypergeometric on the item's label counts);
 both models are scored against that K-rating sample. Per cell (budget, K):
 - reproducibility: the share of rounds that agree with the full data's direction (the seed's definition:
-  "the share of resampling rounds that reach the same conclusion");
+  "the share of resampling rounds that reach the same conclusion"); NaN when the full data shows no difference
+  (there is no conclusion to reproduce, and counting tied rounds as agreement would overstate it);
 - significant_share: the share of rounds in which a paired test at ``alpha`` finds that direction significant.
   Test: exact sign test on the items where the models differ (McNemar's exact test) for Accuracy and Wins;
   paired t-test on the per-item score differences for TV, KL, smoothed KL, JS and cross-entropy; none for
@@ -30,12 +31,12 @@ from nkcore.errors import DataError
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.samplers import UNIFORM_MAX_K
 from nkcore.nk.scores import item_gaps, macro_f1, plurality, score_gap, tie_exact_mean
 from nkcore.nk.simulate import WORK_MAX_K, default_workers
 
 ALPHA = 0.05
 _CHUNK_ITEMS = 1 << 16
-_UNIFORM_MAX_K = 40
 RESAMPLE_WORK_FACTOR = 6
 """A resampled rating costs about as much as this many simulated draws (without-replacement draws from real items,
 probability machines; measured at M = 2, K = 10: 4.9e7 against 2.4e8 draws a second), so ``sim_work`` bounds both."""
@@ -71,6 +72,8 @@ class ResampleCell:
     reproducibility: share of rounds with the full data's direction; significant_share: share of rounds where
     the paired test (``test``) at ``alpha`` finds that direction significant (NaN for F1); p, delta, ci_width:
     the paper's rule against the swap null; mean_gap; ties; rounds; alt / null: the gap samples.
+    method, p_error, delta_error, ci_width_error: as in ``grid.CellResult`` ("simulate" and NaN errors for the
+    resampler; the exact engine, ``nkcore.nk.exact.real``, sets them and ``rounds`` = 0).
     """
 
     budget: int
@@ -91,6 +94,10 @@ class ResampleCell:
     test: str
     alt: np.ndarray = field(repr=False, compare=False)
     null: np.ndarray = field(repr=False, compare=False)
+    method: str = "simulate"
+    p_error: float = float("nan")
+    delta_error: float = float("nan")
+    ci_width_error: float = float("nan")
 
     def summary(self) -> dict[str, object]:
         """The cell's numbers without the samples (CLI / CSV)."""
@@ -113,6 +120,10 @@ class ResampleCell:
                 "rounds",
                 "n_qualifying",
                 "test",
+                "method",
+                "p_error",
+                "delta_error",
+                "ci_width_error",
             )
         }
 
@@ -218,7 +229,7 @@ def draw_without_replacement(rng: np.random.Generator, counts: np.ndarray, k: in
     c_j ~ Hypergeometric(x_j, remaining - x_j, K - sum_{l<j} c_l).
     """
     lead, m = counts.shape[:-1], counts.shape[-1]
-    if k <= _UNIFORM_MAX_K:
+    if k <= UNIFORM_MAX_K:
         rem = counts.astype(np.int64).copy()
         tot = rem.sum(axis=-1)
         out = np.zeros_like(rem)
@@ -379,7 +390,7 @@ def resample_cells(
                     p=st.p,
                     delta=st.delta,
                     ci_width=st.ci_width,
-                    reproducibility=float(np.mean(np.sign(alt) == direction)),
+                    reproducibility=float(np.mean(np.sign(alt) == direction)) if direction else float("nan"),
                     significant_share=sig,
                     full_gap=full[mt],
                     direction=direction,
@@ -397,7 +408,7 @@ def resample_cells(
 
 def _chunk_rounds(n: int, k: int, rounds: int) -> int:
     """Rounds per task of a configuration: about ``_CHUNK_ITEMS`` drawn ratings, at least one round."""
-    return max(1, min(rounds, _CHUNK_ITEMS // max(1, n * max(1, min(k, _UNIFORM_MAX_K)))))
+    return max(1, min(rounds, _CHUNK_ITEMS // max(1, n * max(1, min(k, UNIFORM_MAX_K)))))
 
 
 def qualifying_items(counts: np.ndarray, ks: Sequence[int]) -> dict[int, int]:

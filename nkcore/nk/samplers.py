@@ -25,7 +25,9 @@ import numpy as np
 
 from nkcore.nk import outcomes
 
-_UNIFORM_MAX_K = 40  # K at or below which direct categorical draws beat the binomial chain (measured)
+UNIFORM_MAX_K = 40
+"""K at or below which K direct categorical draws per item beat a chain of binomials (or hypergeometrics, for
+draws without replacement in ``nkcore.nk.resample``): measured."""
 _LOG_GAMMA_BELOW = 0.05  # largest alpha below which the Dirichlet is drawn in log space (no underflow)
 _INT16_MAX_K = 16000  # counts fit int16 (and so do sums of |A - G| over categories, at most 2K)
 _URN_MAX_K = ((2, 1), (7, 16), (100, 20))  # (largest M, largest K) of the urn sampler: measured break-even
@@ -85,7 +87,7 @@ def _draw_counts_many(rng: np.random.Generator, p: np.ndarray, k: int, copies: i
     """``copies`` independent Multinomial(K, p) count arrays for the same probabilities ``p`` (M, ...)."""
     m = p.shape[0]
     lead = p.shape[1:]
-    if k <= _UNIFORM_MAX_K:
+    if k <= UNIFORM_MAX_K:
         cum = np.cumsum(p[: m - 1], axis=0)  # computed once for every copy
         u = np.empty(lead)
         ind = np.empty(cum.shape, dtype=bool)
@@ -263,6 +265,7 @@ def draw_dataset(
 
 __all__ = [
     "SAMPLERS",
+    "UNIFORM_MAX_K",
     "count_dtype",
     "draw_counts",
     "draw_dataset",

@@ -84,7 +84,13 @@ def items_for(k: int, max_n: int = MAX_N) -> int:
     return int(min(MAX_ITEMS, max(MIN_ITEMS, need)))
 
 
-def _law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, exact: bool, n: int) -> ItemLaw:
+def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, exact: bool, n: int) -> ItemLaw:
+    """The law of integer ``units`` (with optional ``weights``; else equal weights): exact, or from n items.
+
+    >>> law = law_from_units(np.array([2, -2, 2, 0]), None, 2.0, False, 4)
+    >>> law.values.tolist(), law.prob.tolist(), law.mean, law.step
+    ([-2.0, 0.0, 2.0], [0.25, 0.25, 0.5], 0.5, 2.0)
+    """
     vals, inv = np.unique(units, return_inverse=True)
     prob = np.bincount(inv.ravel(), weights=None if weights is None else weights.ravel(), minlength=vals.size)
     prob = prob / prob.sum()
@@ -126,7 +132,7 @@ def _fields(law: ItemLaw, **change: float) -> tuple:
 def symmetrised(law: ItemLaw) -> ItemLaw:
     """The law of s d with s a fair sign independent of d: (L(d) + L(-d)) / 2 (mean exactly 0, mean_se 0).
 
-    >>> law = symmetrised(_law_from_units(np.array([-1, 1, 1, 0]), None, 1.0, False, 4))
+    >>> law = symmetrised(law_from_units(np.array([-1, 1, 1, 0]), None, 1.0, False, 4))
     >>> law.values.tolist(), law.prob.tolist(), law.mean
     ([-1.0, 0.0, 1.0], [0.375, 0.25, 0.375], 0.0)
     """
@@ -159,7 +165,7 @@ def _laws(
             ol = outcomes.outcome_law(a, eps, k, null)
             cm = [np.ascontiguousarray(x.T)[:, :, None] for x in (ol.gold, ol.a, ol.b)]
             units = item_units_cm(cm[0], cm[1], cm[2], k, metrics)
-            sides.append({mt: _law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
+            sides.append({mt: law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
         return sides[0], sides[1]
     limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
     for side, null in enumerate((False, True)):
@@ -177,10 +183,10 @@ def _laws(
         for mt in metrics:
             u = np.concatenate(parts[mt])
             if null:  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
-                law = _law_from_units(np.concatenate([u, -u]), None, scales[mt], False, total)
+                law = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, total)
                 law = ItemLaw(*_fields(law, mean=0.0, mean_se=0.0, skew=0.0))
             else:
-                law = _law_from_units(u, None, scales[mt], False, n_items)
+                law = law_from_units(u, None, scales[mt], False, n_items)
             laws[mt] = law
         sides.append(laws)
     return sides[0], sides[1]
@@ -211,4 +217,4 @@ def item_laws(
     return _laws(a, float(eps), int(k), _check_metrics(metrics), n)
 
 
-__all__ = ["ENGINE_SEED", "ITEMS_PER_N", "ItemLaw", "item_laws", "items_for", "symmetrised"]
+__all__ = ["ENGINE_SEED", "ITEMS_PER_N", "ItemLaw", "item_laws", "items_for", "law_from_units", "symmetrised"]
