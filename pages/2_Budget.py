@@ -189,7 +189,11 @@ with page.user_errors():
     # It covers every metric that is a mean over items; macro F1 and sources without the engine are simulated, and
     # only then do the number of rounds and the seed matter (and show).
     exact_grid_fn = getattr(nk_exact, "exact_grid", None) if prior is not None else None
-    exact_real_fn = getattr(nk_exact, "exact_resample_frames", None) if prior is None else None
+    exact_real_fn = (
+        getattr(frames, "exact_resample_frames", None) or getattr(nk_exact, "exact_resample_frames", None)
+        if prior is None
+        else None
+    )
     has_engine = exact_grid_fn is not None or exact_real_fn is not None
     sim_metrics = nkm.ALL_METRICS if not has_engine else tuple(m for m in (metric,) if m not in ENGINE_METRICS)
     rounds, seed = 0, 0
