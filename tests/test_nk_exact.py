@@ -1,0 +1,238 @@
+"""The exact (N, K) engine against closed forms, brute force, the toolkit's p-value checks and the simulation."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nkcore.cli import main
+from nkcore.errors import DataError
+from nkcore.nk import outcomes
+from nkcore.nk.exact import best_k_for_budget, exact_cell, exact_grid, min_budget_continuous
+from nkcore.nk.exact import convolve as cv
+from nkcore.nk.exact.cells import cell_numbers, cell_p
+from nkcore.nk.exact.laws import ItemLaw, item_laws, law_from_units, symmetrised
+from nkcore.nk.exact.search import smallest_n
+from nkcore.nk.grid import CellResult, best_k, configurations, simulate_cell
+from nkcore.nk.priors import get_prior
+
+TOX = get_prior("Toxicity").alpha
+DICES = get_prior("DICES").alpha
+
+
+def _acc_k1_closed_form(alpha: tuple[float, ...], eps: float) -> float:
+    a = np.asarray(alpha)
+    a0 = a.sum()
+    return float(eps * ((a * (a + 1)).sum() / (a0 * (a0 + 1)) - 1 / a.size))
+
+
+@pytest.mark.parametrize("name", ["Toxicity", "DICES", "JobsQ3", "balanced3"])
+def test_k1_accuracy_gap_closed_form_and_wins_equal_accuracy(name: str) -> None:
+    alpha = get_prior(name).alpha
+    alt, null = item_laws(alpha, 0.3, 1, ["acc", "wins"])
+    assert alt["acc"].exact
+    assert alt["acc"].mean / alt["acc"].scale == pytest.approx(_acc_k1_closed_form(alpha, 0.3), abs=1e-12)
+    # at K = 1 Wins is Accuracy item by item: the same law, so the same cells
+    np.testing.assert_array_equal(alt["acc"].values, alt["wins"].values)
+    np.testing.assert_allclose(alt["acc"].prob, alt["wins"].prob, atol=1e-15)
+    acc, wins = exact_cell(alpha, 0.3, 1000, 1, ["acc", "wins"])
+    assert (acc.p, acc.delta, acc.ci_width) == pytest.approx((wins.p, wins.delta, wins.ci_width), abs=1e-12)
+
+
+def test_toxicity_closed_form_value() -> None:
+    (cell,) = exact_cell(TOX, 0.3, 100, 1, ["acc"])
+    assert round(cell.delta, 4) == 0.0405 and cell.mean_gap > 0
+    assert cell.method == "lattice" and cell.p_error == 0 and cell.delta_error == 0 and cell.rounds == 0
+
+
+@pytest.mark.parametrize(("alpha", "k"), [(TOX, 1), (TOX, 4), (DICES, 2), ((1.0, 2.0, 3.0, 4.0), 1)])
+def test_null_law_is_symmetric(alpha: tuple[float, ...], k: int) -> None:
+    """Under the null A and B are exchangeable: the exact per-item null law is symmetric about 0."""
+    _, null = item_laws(alpha, 0.3, k, ["acc", "tv", "wins", "kl"])
+    for law in null.values():
+        assert law.exact
+        np.testing.assert_allclose(law.values, -law.values[::-1], atol=4.0)  # 2^32 units: rounding of the logs
+        np.testing.assert_allclose(law.prob, law.prob[::-1], atol=1e-13)
+
+
+def test_fft_power_equals_direct_enumeration() -> None:
+    """Tiny N: the N-fold law by enumerating every N-tuple of items equals the FFT power."""
+    alt, _ = item_laws(TOX, 0.3, 2, ["tv"])
+    law = alt["tv"]
+    h = law.step
+    lat = cv.on_lattice(law.values, law.prob, h)
+    for n in (1, 2, 3, 4):
+        direct: dict[int, float] = {}
+        for combo in product(range(law.values.size), repeat=n):
+            s = int(sum(law.values[list(combo)]) // h)
+            direct[s] = direct.get(s, 0.0) + float(np.prod(law.prob[list(combo)]))
+        got = cv.power(lat, n)
+        for s, pr in direct.items():
+            assert got.pmf[s - got.lo] == pytest.approx(pr, abs=1e-14)
+        assert got.pmf.sum() == pytest.approx(1.0)
+
+
+def test_cell_p_equals_brute_force_over_datasets() -> None:
+    """p = P(S0 >= S1) (sign rule applied) by enumerating every pair of datasets of N = 3 items."""
+    alt, null = item_laws(DICES, 0.3, 1, ["acc", "kl"])
+    for mt in ("acc", "kl"):
+        a, b = alt[mt], null[mt]
+        n = 3
+        sums: list[dict[float, float]] = []
+        for law in (a, b):
+            d: dict[float, float] = {}
+            for combo in product(range(law.values.size), repeat=n):
+                s = float(sum(law.values[list(combo)]))
+                d[s] = d.get(s, 0.0) + float(np.prod(law.prob[list(combo)]))
+            sums.append(d)
+        s1, s0 = sums
+
+        def median(d: dict[float, float]) -> float:
+            acc = 0.0
+            for v in sorted(d):
+                acc += d[v]
+                if acc >= 0.5 - 1e-12:
+                    return v
+            return max(d)
+
+        flip = median(s0) > median(s1)
+        brute = sum(p1 * p0 for v1, p1 in s1.items() for v0, p0 in s0.items() if (v0 <= v1 if flip else v0 >= v1))
+        assert cell_numbers(a, b, n).p == pytest.approx(brute, abs=1e-12)
+        assert cell_p(a, b, n) == pytest.approx(brute, abs=1e-12)
+
+
+def _law(values: list[float], scale: float = 1.0) -> ItemLaw:
+    return law_from_units(np.rint(np.asarray(values) * scale).astype(np.int64), None, scale, True, 0)
+
+
+@pytest.mark.parametrize(
+    ("null", "alt", "expected"),
+    [
+        (list(range(10)), [4.5] * 10, 0.5),
+        (list(range(10)), list(range(10)), 0.55),
+        ([0.5] * 10, [0.5] * 10, 1.0),
+        ([100] + [1] * 9, [10] * 10, 0.1),
+    ],
+)
+def test_toolkit_p_value_unit_checks(null: list[float], alt: list[float], expected: float) -> None:
+    """The authors' four unit checks: laws equal to the toolkit's samples, one item (N = 1)."""
+    c = cell_numbers(_law(alt, 2.0), _law(null, 2.0), 1)
+    assert c.p == pytest.approx(expected, abs=1e-12)
+
+
+def test_cells_follow_the_simulation() -> None:
+    """Two cells against 2000 + 2000 simulated rounds, |z| < 4 with the simulation's Monte Carlo error."""
+    for budget, k, mt in ((1000, 120, "tv"), (2500, 1, "acc")):
+        (c,) = exact_cell(TOX, 0.3, budget, k, [mt])
+        (s,) = simulate_cell(TOX, 0.3, budget, k, [mt], rounds=2000, seed=11)
+        se_p = np.sqrt(2 * max(c.p * (1 - c.p), 1e-4) / 2000)
+        assert abs(s.p - c.p) < 4 * np.hypot(se_p, c.p_error)
+        se_d = float(np.std(c.alt)) / np.sqrt(2000)
+        assert abs(s.delta - c.delta) < 4 * np.hypot(se_d, c.delta_error)
+
+
+def test_gap_points_are_the_laws_quantiles() -> None:
+    (c,) = exact_cell(TOX, 0.3, 1000, 1, ["acc"])
+    assert c.alt.shape == (1000,) and c.null.shape == (1000,)
+    assert np.all(np.diff(c.alt) >= 0) and np.all(np.diff(c.null) >= 0)
+    assert np.mean(c.alt) == pytest.approx(c.mean_gap, abs=2e-3)  # quantile points: the mean up to the grid
+    assert abs(np.median(c.null)) < 1e-12  # the null is symmetric about 0
+
+
+def test_grid_order_and_fields_match_the_simulation() -> None:
+    budgets, ks, mts = [100, 250], [1, 2, 20], ["acc", "tv"]
+    cells = exact_grid(TOX, 0.3, budgets, ks, mts)
+    assert all(isinstance(c, CellResult) for c in cells)
+    assert [(c.budget, c.k, c.metric) for c in cells] == [
+        (cfg.budget, cfg.k, mt) for cfg in configurations(budgets, ks) for mt in mts
+    ]
+    assert {"method", "p_error", "delta_error", "ci_width_error"} <= set(cells[0].summary())
+    sim = simulate_cell(TOX, 0.3, 100, 1, ["acc"], rounds=20)[0]
+    assert sim.method == "simulate" and np.isnan(sim.p_error)
+
+
+def test_macro_f1_falls_back_to_the_simulation() -> None:
+    cells = exact_grid(TOX, 0.3, [100], [1], ["acc", "f1"])
+    assert [c.method for c in cells] == ["lattice", "simulate"]
+
+
+def test_p_is_monotone_in_items_up_to_lattice_effects() -> None:
+    """For a fixed K, p falls with N (measured: any rise is a lattice effect below 0.01)."""
+    for mt, k in (("acc", 1), ("tv", 20), ("acc", 3)):
+        alt, null = item_laws(TOX, 0.3, k, [mt])
+        ps = np.array([cell_p(alt[mt], null[mt], n) for n in range(1, 200)])
+        assert np.max(np.diff(ps)) < 0.01
+        assert ps[-1] < ps[0]
+
+
+def test_smallest_n_by_scanning() -> None:
+    alt, null = item_laws(TOX, 0.3, 20, ["tv"])
+    n = smallest_n(TOX, 0.3, "tv", 20, 0.05, 2500)
+    assert n is not None
+    scan = next(m for m in range(1, 2501) if cell_p(alt["tv"], null["tv"], m) < 0.05)
+    assert n == scan
+
+
+def test_min_budget_continuous_and_best_k() -> None:
+    mb = min_budget_continuous(TOX, 0.3, "tv", ks=[1, 20, 120])
+    assert mb.budget is not None and mb.k is not None and mb.p is not None and mb.p < 0.05
+    n = mb.budget // mb.k
+    alt, null = item_laws(TOX, 0.3, mb.k, ["tv"])
+    assert cell_p(alt["tv"], null["tv"], n - 1) >= 0.05  # one item fewer does not reach it
+    # no K reaches it with a smaller budget
+    for k in (1, 20, 120):
+        a, b = item_laws(TOX, 0.3, k, ["tv"])
+        m = (mb.budget - 1) // k
+        assert m < 1 or cell_p(a["tv"], b["tv"], m) >= 0.05
+    bk = best_k_for_budget(TOX, 0.3, "tv", 1000, [1, 20, 120])
+    (ref,) = best_k(exact_grid(TOX, 0.3, [1000], [1, 20, 120], ["tv"]), "tv")
+    assert (bk.k, bk.p) == (ref.k, ref.p)
+    assert min_budget_continuous(TOX, 0.0, "acc", ks=[1], max_budget=500).budget is None
+    with pytest.raises(DataError, match="not a mean over items"):
+        min_budget_continuous(TOX, 0.3, "f1")
+
+
+def test_bad_input() -> None:
+    with pytest.raises(DataError):
+        exact_cell(TOX, 1.5, 100, 1)
+    with pytest.raises(DataError, match="larger than the budget"):
+        exact_cell(TOX, 0.3, 100, 120)
+    with pytest.raises(DataError):
+        exact_grid((1.0, -1.0), 0.3, [100], [1])
+
+
+def test_symmetrised_law() -> None:
+    law = symmetrised(law_from_units(np.array([3, -1, 3]), None, 1.0, False, 3))
+    assert law.mean == 0 and law.mean_se == 0
+    np.testing.assert_allclose(law.prob, law.prob[::-1])
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> Any:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_method(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["nk", "--prior", "Toxicity", "--budget", "1000", "--k", "1", "--metric", "acc", "--json"]
+    exact = _json(capsys, base)
+    assert exact["method"] == "lattice" and exact["rounds"] == 0 and exact["p_error"] == 0
+    for key in ("budget", "k", "n", "metric", "p", "delta", "ci_width", "reproducibility", "ties", "mean_gap"):
+        assert key in exact
+    sim = _json(capsys, [*base, "--method", "simulate", "--rounds", "50"])
+    assert sim["method"] == "simulate" and sim["rounds"] == 50 and sim["p_error"] is None
+    assert set(exact) == set(sim)
+    grid = _json(capsys, ["nk", "--prior", "JobsQ1", "--grid", "--budgets", "100,250", "--ks", "1,20", "--json"])
+    assert len(grid) == 4 * 4 and {g["method"] for g in grid} <= {"lattice", "edgeworth"}
+    mb = _json(capsys, ["nk", "--prior", "JobsQ1", "--min-budget", "--budgets", "100,250", "--ks", "1,20", "--json"])
+    assert [set(x) for x in mb] == [{"metric", "budget", "k", "p"}] * 4
+
+
+def test_exact_outcome_law_fits_where_the_engine_says_exact() -> None:
+    alt, _ = item_laws(DICES, 0.3, 3, ["acc"])
+    assert alt["acc"].exact == outcomes.law_fits(3, 3)
+    alt, _ = item_laws(DICES, 0.3, 40, ["acc"])
+    assert not alt["acc"].exact and alt["acc"].n_items > 0 and alt["acc"].mean_se > 0
