@@ -33,7 +33,7 @@ def _acc_k1_closed_form(alpha: tuple[float, ...], eps: float) -> float:
 @pytest.mark.parametrize("name", ["Toxicity", "DICES", "JobsQ3", "balanced3"])
 def test_k1_accuracy_gap_closed_form_and_wins_equal_accuracy(name: str) -> None:
     alpha = get_prior(name).alpha
-    alt, null = item_laws(alpha, 0.3, 1, ["acc", "wins"])
+    alt, _null = item_laws(alpha, 0.3, 1, ["acc", "wins"])
     assert alt["acc"].exact
     assert alt["acc"].mean / alt["acc"].scale == pytest.approx(_acc_k1_closed_form(alpha, 0.3), abs=1e-12)
     # at K = 1 Wins is Accuracy item by item: the same law, so the same cells
