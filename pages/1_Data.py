@@ -107,9 +107,10 @@ def upload_section() -> None:
     if flash:
         (st.success if flash[0] == "success" else st.error)(flash[1])
     st.markdown(
-        f"CSV, TSV, Parquet or JSONL, optionally gzipped (`.gz`), up to {MAX_MB} MB. NK Planner guesses what the "
-        "file holds and which column is which; check the guess, correct it if needed, then store the dataset. "
-        "Label counts (an item column plus one `count_<label>` column per label) are kept as counts. "
+        f"CSV, TSV, Parquet, JSON or JSONL, optionally gzipped (`.gz`), up to {MAX_MB} MB. NK Planner guesses what "
+        "the file holds and which column is which; check the guess, correct it if needed, then store the dataset. "
+        "Label counts (an item column plus one `count_<label>` column per label) are kept as counts; a record per "
+        "item holding its raters' labels or label counts (LeWiDi's and ChaosNLI's own files) is read as ratings. "
         "A file that cannot be used is explained below and changes nothing that is already loaded."
     )
     up = st.file_uploader(
@@ -134,7 +135,13 @@ def upload_section() -> None:
         detected = detect_kind(frame)
         map_token = token + ("k" if data_flows.KEY_COLUMN in frame.columns else "")  # a new key: new defaults
         counts = data_flows.counts_table(frame, detected)
-        guess_word = "Ratings (label counts)" if counts else KIND_WORDS[detected.kind]
+        guess_word = (
+            "Ratings (label counts)"
+            if counts
+            else "no kind recognised, choose one"
+            if detected.confidence == 0
+            else KIND_WORDS[detected.kind]
+        )
         kind_choice = st.selectbox(
             "What does the file hold?",
             ["auto", *VIEW_KINDS],

@@ -246,7 +246,11 @@ def test_lewidi_per_item_json_is_read_as_ratings(tmp_path: Path, capsys: pytest.
     path.write_bytes(gzip.compress(json.dumps(doc, indent=4).encode()))
     assert main(["data", str(path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["kind"] == "ratings" and out["n_rows"] == 12 and "per-item rater lists" in out["reason"]
+    assert (
+        out["kind"] == "ratings"
+        and out["n_rows"] == 12
+        and "one record per item with its raters' labels" in out["reason"]
+    )
     s = out["summary"]
     assert (s["n_items"], s["n_ratings"], s["n_raters"], s["k_min"], s["k_max"]) == (4, 12, 3, 3, 3)
     assert {x["label"]: x["count"] for x in s["labels"]} == {"0": 7, "1": 5}  # counted by hand

@@ -52,7 +52,7 @@ def test_rater_lists_are_one_row_per_rating(doc: dict[str, dict[str, object]]) -
     frame = read_table(json.dumps(doc, indent=4).encode(), "MD-Agreement_dev.json")
     flat = flatten_nested(frame, "MD-Agreement_dev.json")
     assert flat is not None and flat.layout == "rows"
-    assert "rater lists" in flat.reason and "8 ratings of 3 items" in flat.reason
+    assert "one record per item with its raters' labels" in flat.reason and "8 ratings of 3 items" in flat.reason
     pd.testing.assert_frame_equal(flat.frame[["item", "rater", "label"]], LONG)
     assert flat.frame["split"].tolist() == ["dev"] * 8  # subset-like columns kept, the text is not
     assert "text" not in flat.frame.columns
@@ -237,3 +237,22 @@ def test_item_key_and_the_duplicate_advice_name_the_flags() -> None:
         parse_item_key("dataset")
     with pytest.raises(DataError, match="no column 'nope' for the item key"):
         with_key(MIXED, ["dataset", "nope"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-1000, 1000).map(str),
+            st.floats(-1e6, 1e6, allow_nan=False).map(str),
+            st.text(alphabet="ab19 .-", max_size=6),
+            st.sampled_from(["nan", "inf", "item10", "item9", "Item2", " 5", "1_000", "\u0661", "+5", "1e400"]),
+        ),
+        max_size=30,
+    )
+)
+def test_natural_argsort_orders_as_natural_order(values: list[str]) -> None:
+    """The vectorised argsort puts values in exactly natural_order's order (the sorted() rule is the oracle)."""
+    from nkcore.kinds.values import natural_argsort, natural_order
+
+    assert [values[i] for i in natural_argsort(values)] == natural_order(values)

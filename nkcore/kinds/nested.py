@@ -159,8 +159,8 @@ def _rater_rows(frame: pd.DataFrame, item: str, raters: str | None, labels: str,
         out[col] = frame[col].to_numpy()[at]
     source = f"{raters} + {labels}" if raters and not isinstance(_peek(frame[labels])[0], Mapping) else labels
     reason = (
-        f"ratings in per-item rater lists (item <- {item}, rater and label <- {source}): read as one row per "
-        f"rating, {len(out):,} ratings of {frame[item].nunique():,} items"
+        f"one record per item with its raters' labels (item <- {item}; raters and labels <- {source}), turned into "
+        f"one row per rating: {len(out):,} ratings of {frame[item].nunique():,} items"
     )
     return Flattened(out, "rows", reason)
 
@@ -202,8 +202,8 @@ def _counter_counts(frame: pd.DataFrame, item: str, counter: str, name: str) -> 
         out[col] = frame[col].to_numpy()
     shown = ", ".join(labels[:8]) + (" ..." if len(labels) > 8 else "")
     reason = (
-        f"label counts per item (item <- {item}, counts <- {counter}: labels {shown}): read as ratings kept as "
-        "counts (no rater ids)"
+        f"one record per item with its label counts (item <- {item}; counts <- {counter}, labels {shown}): read "
+        "as ratings kept as counts (no rater ids)"
     )
     return Flattened(out, "counts", reason)
 
