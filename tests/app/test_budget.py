@@ -21,7 +21,7 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Budget (N x K)"
     m = _metrics(at)
-    assert {"p-value", "A ahead in", "Delta (mean gap)", "CI-width"} <= set(m)
+    assert {"p-value", "A ahead in", "Mean gap", "CI-width"} <= set(m)
     text = _text(at)
     # default: Toxicity prior, Accuracy, budget 1,000 -> the best K is named and the detail cell is that K
     assert "Best K at this budget." in text and "At a budget of 1,000, the best split for Accuracy" in text
@@ -144,7 +144,7 @@ def test_two_models_that_agree_on_every_item_are_not_a_win(run_page: RunPage) ->
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     m = _metrics(at)
-    assert m["A ahead in"] == "0%" and m["Delta (mean gap)"] == "0" and m["CI-width"] == "0"
+    assert m["A ahead in"] == "0%" and m["Mean gap"] == "0" and m["CI-width"] == "0"
     infos = " ".join(plain(i.value) for i in at.info)
     assert "These two models agree on every item: nothing to detect" in infos
     # the gap chart's x axis is a readable range around 0, not float noise (a 1e-9 wide domain)
@@ -278,7 +278,7 @@ def test_exact_cells_have_no_rounds_or_seed_and_say_how_exact_they_are(run_page:
     a = get_prior("Toxicity").alpha
     a0 = sum(a)
     gap = 0.3 * (sum(x * (x + 1) for x in a) / (a0 * (a0 + 1)) - 1 / len(a))
-    assert _metrics(at)["Delta (mean gap)"] == f"{gap:.3g}" == "0.0405"
+    assert _metrics(at)["Mean gap"] == f"{gap:.3g}" == "0.0405"
     how = next(plain(m.value) for m in at.markdown if "How exact these numbers are" in m.value)
     assert f"Delta = {gap:.3g} (exact" in how and "p = " in how
     caption = " ".join(plain(c.value) for c in at.caption)
@@ -298,18 +298,18 @@ def test_verify_runs_the_simulation_and_shows_both(run_page: RunPage) -> None:
     assert not at.dataframe[0].value.columns.str.contains("simulation").any()  # nothing simulated before asked
     at.toggle(key="bud_verify").set_value(True).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
-    table = next(d.value for d in at.dataframe if "instant engine" in d.value.columns)
-    sim_col = "simulation (10 seeds x 200 rounds)"
+    table = next(d.value for d in at.dataframe if "engine" in d.value.columns)
+    sim_col = "simulation (10 seeds x 1,000 rounds)"  # the paper's rounds by default
     assert sim_col in table.columns
     rows = table.set_index("number")
-    assert rows.loc["p-value", "instant engine"].startswith(_metrics(at)["p-value"])
+    assert rows.loc["p-value", "engine"].startswith(_metrics(at)["p-value"])
     alpha = get_prior("Toxicity").alpha
-    sims = [simulate_cell(alpha, 0.3, 500, 5, ["acc"], rounds=200, seed=s)[0] for s in range(10)]
+    sims = [simulate_cell(alpha, 0.3, 500, 5, ["acc"], rounds=1000, seed=s)[0] for s in range(10)]
     p = np.array([c.p for c in sims])
     se = p.std(ddof=1) / np.sqrt(10)
     assert rows.loc["p-value", sim_col] == f"{p.mean():.3f} (+/- {se:.1g})"
     deltas = np.array([c.delta for c in sims])
-    assert rows.loc["Delta (mean gap)", sim_col].startswith(f"{deltas.mean():.3g} ")
+    assert rows.loc["Mean gap (Delta)", sim_col].startswith(f"{deltas.mean():.3g} ")
     verdict = " ".join(plain(m.value) for m in at.markdown)
     assert "The simulation agrees with the engine" in verdict or "The simulation and the engine differ" in verdict
     # the rounds and the seed are the simulation's settings, in the link
@@ -337,6 +337,7 @@ def test_the_headline_is_the_smallest_budget_on_the_continuous_axis(run_page: Ru
     import re
 
     from nkcore.nk.exact import exact_cell
+    from nkcore.nk.grid import PAPER_BUDGETS
     from nkcore.nk.priors import get_prior
 
     ks = (1, 5, 20)
@@ -351,6 +352,7 @@ def test_the_headline_is_the_smallest_budget_on_the_continuous_axis(run_page: Ru
     assert found, head
     budget, n, k = (int(g.replace(",", "")) for g in found.groups())
     assert budget == n * k and k in ks
+    assert budget not in PAPER_BUDGETS  # not one of the grid's nine budgets: the axis is continuous
     alpha = get_prior("Toxicity").alpha
     assert exact_cell(alpha, 0.3, budget, k, ["tv"])[0].p < 0.05
     for kk in ks:
