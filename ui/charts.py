@@ -39,6 +39,9 @@ TITLE_CHARS = 44
 """Characters per title line: 44 x ~7.5 px at 16 px is about 330 px, which fits a chart in half of a 1024 px
 window, or a phone's full width."""
 SUBTITLE_CHARS = 56
+PADDING = {"top": 10, "bottom": 10, "left": 8, "right": 8}
+"""Padding (px) around every chart, set on the chart itself: Streamlit replaces a missing padding with a bottom
+one only, and with none on the top and left a wrapped title's first line and a y axis title were cut at the edge."""
 NAME_LABEL_PX = 240
 """Label limit (px) of an axis of names: a shortened name fits; a longer one is cut with an ellipsis and shown in
 full in the tooltip."""
@@ -63,6 +66,9 @@ def _theme() -> alt.theme.ThemeConfig:
                 "titleFontWeight": "normal",
                 "orient": "bottom",
                 "labelLimit": NAME_LABEL_PX,
+                # Streamlit's theme draws legend symbols with a thick stroke that spaces rows about 30 px apart
+                "symbolStrokeWidth": 1,
+                "rowPadding": 3,
             },
             "title": {
                 "fontSize": TITLE_PX,
@@ -217,7 +223,7 @@ def line_with_band(
     tooltip = [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=y_format)]
     tooltip += [alt.Tooltip(f"{lo}:Q", format=y_format), alt.Tooltip(f"{hi}:Q", format=y_format)]
     line = base.mark_line(point=True).encode(y=alt.Y(f"{y}:Q"), tooltip=tooltip)
-    return alt.LayerChart(layer=[band, line]).properties(height=320)
+    return alt.LayerChart(layer=[band, line]).properties(padding=PADDING, height=320)
 
 
 def interval_dots(
@@ -262,4 +268,6 @@ def interval_dots(
             alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
         )
     # Streamlit fits title, axis and legend into the height: the title's lines, 90 px of axis, 45 px a row
-    return alt.LayerChart(layer=layers).properties(height=title_px(title) + 90 + 45 * max(1, len(data)))
+    return alt.LayerChart(layer=layers).properties(
+        padding=PADDING, height=title_px(title) + 90 + 45 * max(1, len(data))
+    )

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.nk.sentences import TIE_TOLERANCE, fmt_gap, fmt_p
-from ui.charts import PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
+from ui.charts import PADDING, PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
 
 CELL_SELECTION = "cell"
 """Name of the click selection on the heatmap (read back from ``st.altair_chart(..., on_select="rerun")``)."""
@@ -140,7 +140,7 @@ def heatmap(
         stroke=SIG_STROKE,
         strokeWidth=1.3,
         opacity=1,
-        size=alt.ExprRef(f"pow(clamp({cell_px} * 0.3, 4, 8), 2)"),
+        size=alt.ExprRef(f"pow(clamp({cell_px} * 0.45, 5, 9), 2)"),
         yOffset=9,
         cursor="pointer",
     )
@@ -166,6 +166,7 @@ def heatmap(
         cursor="pointer",
     )
     return alt.LayerChart(layer=[*layers, ring]).properties(
+        padding=PADDING,
         width=width,
         height=alt.Step(ROW_PX),
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
@@ -252,4 +253,4 @@ def gap_distributions(
         )
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="x:Q")
-    return alt.LayerChart(layer=[bars, zero]).properties(height=340 + title_px(chart_title))
+    return alt.LayerChart(layer=[bars, zero]).properties(padding=PADDING, height=340 + title_px(chart_title))

@@ -8,6 +8,7 @@ import pandas as pd
 from ui.charts import (
     NAME_LABEL_PX,
     NOT_SIGNIFICANT,
+    PADDING,
     PALETTE,
     SIGNIFICANT,
     bottom_legend,
@@ -122,7 +123,9 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
     n_pairs = max(1, diffs["pair"].nunique())
     # Streamlit fits title, axis and legend (one or two lines) into the height
-    return alt.LayerChart(layer=[whisker, dot, zero]).properties(height=title_px(chart_title) + 130 + 80 * n_pairs)
+    return alt.LayerChart(layer=[whisker, dot, zero]).properties(
+        padding=PADDING, height=title_px(chart_title) + 130 + 80 * n_pairs
+    )
 
 
 def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None) -> alt.LayerChart:
@@ -178,4 +181,4 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
             .encode(y="diff:Q", x=alt.value(0), text="label:N")
         )
     # Streamlit fits title, axis and legend into the height
-    return alt.LayerChart(layer=layers).properties(height=400 + title_px(chart_title))
+    return alt.LayerChart(layer=layers).properties(padding=PADDING, height=400 + title_px(chart_title))
