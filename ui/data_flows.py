@@ -7,7 +7,7 @@ and they are re-exported here); the ``*_chooser`` functions are the widgets that
   2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value.
 - An item key can be built from several columns (LeWiDi's ``dataset`` + ``item_id``): their text joined by " / ".
 - A label-count file (an item column plus ``count_<label>`` columns: ChaosNLI, CIFAR-10H) is kept as counts:
-  ``item`` + one ``count_<label>`` column per label (:func:`nkcore.ratings.count_columns`).
+  ``item`` + one ``count_<label>`` column per label (:func:`nkcore.kinds.detect_kind`, layout ``counts``).
 - Repeated (item, rater) rows are counted, three are shown, and the likely causes are named; the user keeps the
   first, keeps the last, or refuses the file.
 """
