@@ -82,7 +82,9 @@ def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool) -> float:
     return float(np.clip(s1.pmf @ at, 0.0, 1.0))
 
 
-def _influence_var(law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, other_lo: int, mode: str) -> float:
+def _influence_var(
+    law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, other_lo: int, mode: str, pinned: bool = False
+) -> float:
     """Var over one item d of g(d) = E[h(d + rest)], h the other side's tail: the delta method's item term.
 
     mode "ge": h(s) = P(other >= s); "le": P(other <= s). Computed for every d of ``law`` by one FFT correlation.
@@ -98,7 +100,13 @@ def _influence_var(law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, oth
     corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest.pmf, length)), length)
     g = corr[: law.pmf.size]
     mean = float(law.pmf @ g)
-    return float(max(law.pmf @ (g - mean) ** 2, 0.0))
+    resid = g - mean
+    if pinned:  # the mean is known: only the part of g not explained by d itself is estimated
+        x = np.arange(law.pmf.size) - float(law.pmf @ np.arange(law.pmf.size))
+        vx = float(law.pmf @ x**2)
+        if vx > 0:
+            resid = resid - float(law.pmf @ (resid * x)) / vx * x
+    return float(max(law.pmf @ resid**2, 0.0))
 
 
 def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
@@ -229,7 +237,7 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool
     elif want and min(p, 1.0 - p) > NEGLIGIBLE_P:  # a p within 1e-9 of 0 or 1 has no error that matters
         var = 0.0
         if not alt.exact:
-            var += n * n * _influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge") / alt.n_items
+            var += n * n * _influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge", alt.pinned) / alt.n_items
         if not null.exact:
             var += n * n * _null_influence_var(l0, rest0, s1, flip) / null.n_items
         p_err = float(np.sqrt(var))
@@ -239,13 +247,18 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool
 
 
 def _normal_p_error(alt: ItemLaw, null: ItemLaw, n: int) -> float:
-    """The delta method in the normal form, for large lattices: p ~ Phi(-sqrt(N) mu1 / sd), sd^2 = v0 + v1,
-    so se(p) = phi(z) sqrt(N) se(mu1) / sd (the alternative's mean dominates; the spreads are second order)."""
-    sd = float(np.sqrt(alt.var + null.var))
-    if sd <= 0:
+    """The delta method in the normal form, for large lattices: p ~ Phi(-z), z = sqrt(N) mu1 / sd, sd^2 = v0 + v1:
+    se(p) = phi(z) sqrt((sqrt(N) se(mu1) / sd)^2 + (z se(sd^2) / (2 sd^2))^2), se(v) = v sqrt((kurt + 2) / n)."""
+    var = alt.var + null.var
+    if var <= 0:
         return 0.0
+    sd = float(np.sqrt(var))
     z = np.sqrt(n) * alt.mean / sd
-    return float(stats.norm.pdf(z) * np.sqrt(n) * alt.mean_se / sd)
+    se_var = 0.0
+    for law in (alt, null):
+        if not law.exact and law.n_items > 0:
+            se_var = float(np.hypot(se_var, law.var * np.sqrt(max(law.kurt + 2.0, 0.0) / law.n_items)))
+    return float(stats.norm.pdf(z) * np.hypot(np.sqrt(n) * alt.mean_se / sd, z * se_var / (2.0 * var)))
 
 
 def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:

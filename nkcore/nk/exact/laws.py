@@ -25,6 +25,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
+from nkcore.nk.exact.means import exact_mean
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.samplers import draw_dataset
@@ -53,7 +54,9 @@ class ItemLaw:
     scale: units per unit of gap (the gap is values / scale); exact: computed, not estimated; n_items: items the
     estimate rests on (0 when exact); mean, var, skew, kurt (excess): of the units; mean_se: standard error of
     ``mean`` (0 when exact, and for the symmetrised null whose mean is 0 by exchangeability); step: the lattice
-    the values live on (every value a multiple of it). A law with more than ``LAW_BINS`` distinct values is
+    the values live on (every value a multiple of it); pinned: an estimated law whose mean was set to the exact
+    mean (``means.exact_mean``, by exponential tilting: p_i exp(theta v_i), the closest law in relative entropy
+    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more than ``LAW_BINS`` distinct values is
     kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
     variance grows by at most step^2 / 4, a few parts in a million of it).
     """
@@ -69,6 +72,7 @@ class ItemLaw:
     skew: float = 0.0
     kurt: float = 0.0
     step: float = 0.0
+    pinned: bool = False
 
 
 def items_for(k: int, max_n: int = MAX_N) -> int:
@@ -125,8 +129,34 @@ def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int,
 
 
 def _fields(law: ItemLaw, **change: float) -> tuple:
-    names = ("values", "prob", "scale", "exact", "n_items", "mean", "var", "mean_se", "skew", "kurt", "step")
+    names = ("values", "prob", "scale", "exact", "n_items", "mean", "var", "mean_se", "skew", "kurt", "step", "pinned")
     return tuple(change.get(nm, getattr(law, nm)) for nm in names)
+
+
+def tilted(law: ItemLaw, mean: float, mean_se: float) -> ItemLaw:
+    """The law p_i exp(theta v_i) / Z with the given mean (Newton on theta), marked ``pinned``.
+
+    >>> law = tilted(law_from_units(np.array([-1, 0, 1, 1]), None, 1.0, False, 4), 0.3, 0.0)
+    >>> round(law.mean, 12), law.pinned, law.values.tolist()
+    (0.3, True, [-1.0, 0.0, 1.0])
+    """
+    v = law.values
+    sd = float(np.sqrt(law.var))
+    if sd <= 0 or not v[0] < mean < v[-1]:
+        return law
+    u = (v - law.mean) / sd
+    target = (mean - law.mean) / sd
+    theta = 0.0
+    for _ in range(50):
+        e = law.prob * np.exp(theta * u - np.max(theta * u))
+        q = e / e.sum()
+        mu = float(q @ u)
+        var = float(q @ (u - mu) ** 2)
+        if abs(mu - target) < 1e-13 or var <= 0:
+            break
+        theta -= (mu - target) / var
+    out = _make(v, q, law.scale, law.exact, law.n_items, mean_se)
+    return ItemLaw(*_fields(out, mean=float(mean), step=law.step, pinned=True))
 
 
 def symmetrised(law: ItemLaw) -> ItemLaw:
@@ -187,6 +217,9 @@ def _laws(
                 law = ItemLaw(*_fields(law, mean=0.0, mean_se=0.0, skew=0.0))
             else:
                 law = law_from_units(u, None, scales[mt], False, n_items)
+                pin = exact_mean(alpha, eps, k, mt)
+                if pin is not None:
+                    law = tilted(law, pin[0], pin[1])
             laws[mt] = law
         sides.append(laws)
     return sides[0], sides[1]
