@@ -22,6 +22,8 @@ try:  # the instant engine (nkcore.nk.exact); until it is installed the page sim
 except ImportError:  # pragma: no cover - the engine ships with nkcore
     nk_exact = None
 
+GRID_TAB = "Budget x ratings per item (click a cell)"
+PLANE_TAB = "Items x ratings per item, budgets as lines"
 SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
 PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, as the paper)": 1000}
 COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
@@ -299,9 +301,11 @@ with page.user_errors():
             min_fn, alpha=prior.alpha, eps=float(eps), metric=metric, ks=ks, level=0.05, max_budget=SEARCH_MAX
         )
         searched = f"any budget up to {SEARCH_MAX:,} ratings"
+        tried = ""
     else:
         mb = grid.minimal_budgets(mcells, [metric])[0]
         searched = f"the budgets on the grid ({', '.join(f'{b:,}' for b in budgets)})"
+        tried = " tried"
     everything_tied = all(sentences.gap_shares(c.alt, c.null).all_tied for c in mcells)
     if everything_tied:
         verdict = "These two models agree on every item: nothing to detect."
@@ -309,7 +313,7 @@ with page.user_errors():
         n_items = mb.budget // mb.k
         per = "rating per item" if mb.k == 1 else "ratings per item"
         verdict = (
-            f"Smallest budget that reaches p < 0.05 for {label}: {mb.budget:,} ratings "
+            f"Smallest budget{tried} that reaches p < 0.05 for {label}: {mb.budget:,} ratings "
             f"({n_items:,} items x {mb.k} {per})."
         )
     else:
@@ -343,104 +347,100 @@ with page.user_errors():
     # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
     # rounds in the full data's direction, which counts ties when the full data has no difference)
     df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
-    tab_grid, tab_plane = st.tabs(
-        ["Budget x ratings per item (click a cell)", "Items x ratings per item, budgets as lines"]
+    budget = int(
+        st.select_slider(
+            "Budget (N x K ratings): highlight a row and name its best K",
+            options=shown,
+            value=1000 if 1000 in shown else shown[-1],
+            key="bud_budget",
+            bind="query-params",
+        )
     )
-    with tab_grid:
-        budget = int(
-            st.select_slider(
-                "Budget (N x K ratings): highlight a row and name its best K",
-                options=shown,
-                value=1000 if 1000 in shown else shown[-1],
-                key="bud_budget",
-                bind="query-params",
+    raw = st.query_params.get("bud_cell", "")
+    chosen = tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
+    if chosen not in by_cell:
+        chosen = (budget, best[budget].k) if budget in best else None
+    # Only the open tab is drawn (Altair's spec building is most of a redraw); the open tab is in the link.
+    tab_grid, tab_plane = st.tabs([GRID_TAB, PLANE_TAB], key="bud_view", bind="query-params", on_change="rerun")
+    shown_chart: Any = None
+    if tab_grid.open is not False:
+        with tab_grid:
+            chart = charts_nk.heatmap(
+                df,
+                COLOR_BY[color_by],
+                budget,
+                best[budget].k if budget in best else None,
+                chosen,
+                f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
             )
-        )
-        raw = st.query_params.get("bud_cell", "")
-        chosen = (
-            tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
-        )
-        if chosen not in by_cell:
-            chosen = (budget, best[budget].k) if budget in best else None
-        chart = charts_nk.heatmap(
-            df,
-            COLOR_BY[color_by],
-            budget,
-            best[budget].k if budget in best else None,
-            chosen,
-            f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
-        )
-        st.altair_chart(
-            chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat"
-        )
-        st.caption(
-            "Each square is a split of the budget into items (N) = budget / K and ratings per item (K); darker = "
-            "more repeatable. The orange frame is the budget chosen on the slider, the star its best K, the red ring "
-            "the cell shown below. Click any square to see its details."
-        )
-        if budget in best:
-            pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
-            st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
-        best_fn = getattr(nk_exact, "best_k_for_budget", None) if prior is not None else None
-        if best_fn is not None and prior is not None and metric in ENGINE_METRICS:
-            # any budget, not only the grid's: the engine needs no simulation for it
-            any_budget = st.number_input(
-                "Any other budget (ratings): its best split",
-                min_value=1,
-                max_value=SEARCH_MAX,
-                value=None,
-                step=100,
-                key="bud_any",
-                bind="query-params",
-                placeholder="e.g. 1800",
-                help="Type the number of ratings you can pay for; the engine finds the ratings per item (K) among "
-                "those tried with the smallest p-value, and items (N) = budget / K.",
+            st.altair_chart(
+                chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat"
             )
-            if any_budget:
-                bk = cache.compute_params(
-                    best_fn, alpha=prior.alpha, eps=float(eps), metric=metric, budget=int(any_budget), ks=ks
+            st.caption(
+                "Each square is a split of the budget into items (N) = budget / K and ratings per item (K); darker = "
+                "more repeatable. The orange frame is the budget chosen on the slider, the star its best K, the red ring "
+                "the cell shown below. Click any square to see its details."
+            )
+            exports.download_table_and_chart(
+                grid.cells_frame(cells), "nk_grid", chart, "nk_heatmap", table_label="Download every cell (CSV)"
+            )
+            shown_chart = chart
+    if tab_plane.open:
+        with tab_plane:
+            point = (
+                charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)
+                if mb.budget is not None and mb.k is not None and not everything_tied
+                else None
+            )
+            plane = charts_plane.nk_plane(
+                df,
+                COLOR_BY[color_by],
+                shown,
+                f"{label}: items (N) x ratings per item (K); each dashed line is one budget N x K",
+                chosen=chosen,
+                minimal=point,
+            )
+            st.altair_chart(plane, width="stretch", key="bud_plane")
+            st.caption(
+                "Each mark is a split of a budget: items (N) across, ratings per item (K) up, both on log scales, so a "
+                "budget N x K is a dashed line (labelled with its ratings at the top). Squares: p < 0.05; circles: not. "
+                + (
+                    "Orange line and star: the smallest budget that reaches p < 0.05 and its split. "
+                    if point is not None
+                    else ""
                 )
-                st.markdown(f"**Best K at {int(any_budget):,} ratings.** {md(sentences.best_k_sentence(bk))}")
-        exports.download_table_and_chart(
-            grid.cells_frame(cells),
-            "nk_grid",
-            chart,
-            "nk_heatmap",
-            table_label="Download every cell (CSV)",
-            explains=f"Darker: {'smaller p-value' if COLOR_BY[color_by] == 'p' else 'A ahead more often'}; black "
-            "outline: p < 0.05; orange frame: the chosen budget, star: its best K; red ring: the cell in detail.",
-        )
-    with tab_plane:
-        point = (
-            charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)
-            if mb.budget is not None and mb.k is not None and not everything_tied
-            else None
-        )
-        plane = charts_plane.nk_plane(
-            df,
-            COLOR_BY[color_by],
-            shown,
-            f"{label}: items (N) x ratings per item (K); each dashed line is one budget N x K",
-            chosen=chosen,
-            minimal=point,
-        )
-        st.altair_chart(plane, width="stretch", key="bud_plane")
-        st.caption(
-            "Each mark is a split of a budget: items (N) across, ratings per item (K) up, both on log scales, so a "
-            "budget N x K is a dashed line (labelled with its ratings at the top). Squares: p < 0.05; circles: not. "
-            + (
-                "Orange line and star: the smallest budget that reaches p < 0.05 and its split. "
-                if point is not None
-                else ""
+                + "Red ring: the cell shown below."
             )
-            + "Red ring: the cell shown below."
+            exports.download_chart(
+                plane,
+                "nk_plane",
+                explains="Squares: p < 0.05, circles: not; dashed lines: budgets N x K; orange line and star: the "
+                "smallest budget that reaches p < 0.05 and its split; red ring: the cell in detail.",
+            )
+            shown_chart = plane
+    if budget in best:
+        pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
+        st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
+    best_fn = getattr(nk_exact, "best_k_for_budget", None) if prior is not None else None
+    if best_fn is not None and prior is not None and metric in ENGINE_METRICS:
+        # any budget, not only the grid's: the engine needs no simulation for it
+        any_budget = st.number_input(
+            "Any other budget (ratings): its best split",
+            min_value=1,
+            max_value=SEARCH_MAX,
+            value=None,
+            step=100,
+            key="bud_any",
+            bind="query-params",
+            placeholder="e.g. 1800",
+            help="Type the number of ratings you can pay for; the engine finds the ratings per item (K) among "
+            "those tried with the smallest p-value, and items (N) = budget / K.",
         )
-        exports.download_chart(
-            plane,
-            "nk_plane",
-            explains="Squares: p < 0.05, circles: not; dashed lines: budgets N x K; orange line and star: the "
-            "smallest budget that reaches p < 0.05 and its split; red ring: the cell in detail.",
-        )
+        if any_budget:
+            bk = cache.compute_params(
+                best_fn, alpha=prior.alpha, eps=float(eps), metric=metric, budget=int(any_budget), ks=ks
+            )
+            st.markdown(f"**Best K at {int(any_budget):,} ratings.** {md(sentences.best_k_sentence(bk))}")
     note = sentences.extrapolation_note(mcells)
     if note:
         st.warning(md(note), icon=":material/warning:")
@@ -474,7 +474,7 @@ with page.user_errors():
             st.markdown(
                 "**How exact these numbers are:** "
                 + md(
-                    f"p = {fmt_error(cell.p, cell.p_error, sentences.fmt_p)}, "
+                    f"p {'' if cell.p < 0.001 else '= '}{fmt_error(cell.p, cell.p_error, sentences.fmt_p)}, "
                     f"Delta = {fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)}, "
                     f"CI-width = {fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)} "
                     f"({METHOD_WORDS.get(cell.method, cell.method)})."
@@ -604,35 +604,40 @@ with page.user_errors():
                     )
                 )
         real = run_info is not None
-        with st.expander("Score gaps of this cell (chart)"):
-            dist = charts_nk.gap_distributions(
-                cell.alt,
-                cell.null,
-                label,
-                (
-                    "Score gap over resampled evaluations of the real data"
-                    if real
-                    else "Score gap in repeated evaluations"
-                ),
-                ("real predictions", "predictions swapped at random (null)") if real else None,
-            )
-            st.altair_chart(dist, width="stretch")
-            st.caption(
-                (
-                    "Blue: gaps when the real data is resampled; grey: the same with each item's two predictions "
-                    "swapped by a coin (no real difference)."
-                    if real
-                    else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
+        # drawn only while open (a closed expander's chart would cost a redraw for nothing); open or not is in the link
+        gaps_box = st.expander(
+            "Score gaps of this cell (chart)", key="bud_gaps", on_change="rerun", bind="query-params"
+        )
+        if gaps_box.open:
+            with gaps_box:
+                dist = charts_nk.gap_distributions(
+                    cell.alt,
+                    cell.null,
+                    label,
+                    (
+                        "Score gap over resampled evaluations of the real data"
+                        if real
+                        else "Score gap in repeated evaluations"
+                    ),
+                    ("real predictions", "predictions swapped at random (null)") if real else None,
                 )
-                + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
-                + (" The engine draws each distribution as 1,000 evenly spaced quantiles." if exact_view else "")
-                + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
-            )
-            exports.download_chart(
-                dist,
-                "nk_gap_distribution",
-                explains="Blue: gaps when A really is better (or the real data); grey: no difference (null).",
-            )
+                st.altair_chart(dist, width="stretch")
+                st.caption(
+                    (
+                        "Blue: gaps when the real data is resampled; grey: the same with each item's two predictions "
+                        "swapped by a coin (no real difference)."
+                        if real
+                        else "Blue: gaps from evaluations where A really is better; grey: where there is no difference."
+                    )
+                    + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
+                    + (" The engine draws each distribution as 1,000 evenly spaced quantiles." if exact_view else "")
+                    + (f" {md(sentences.kl_jump_sentence(cell.n))}" if metric == "kl" else "")
+                )
+                exports.download_chart(
+                    dist,
+                    "nk_gap_distribution",
+                    explains="Blue: gaps when A really is better (or the real data); grey: no difference (null).",
+                )
 
     # ------------------------------------------------------------------ method notes and secondary tables
     with st.expander("How these numbers are computed"):
@@ -670,13 +675,14 @@ with page.user_errors():
                 f"Fitted to {fitted.n_items:,} items ({fitted.ratings_per_item[1]:.0f} ratings per item (K) typical) "
                 f"over labels {md(', '.join(fitted.labels))}."
             )
+        if metric == "kl":
+            st.info(md(sentences.kl_artifact_sentence()))
     if fitted is not None:
         comparisons = cache.compute(frames.preset_comparisons, rds)
-        st.markdown(md(sentences.fit_source_sentence(fitted, comparisons, rds.name)))
+        with st.expander("Where this prior comes from, how well it fits, and why the paper's preset differs"):
+            st.markdown(md(sentences.fit_source_sentence(fitted, comparisons, rds.name)))
         for w in fitted.fit.warnings:
-            st.warning(f"Fit warning: {md(w)}. The simulation may not describe this data well; try 'Resample'.")
-    if metric == "kl":
-        st.info(md(sentences.kl_artifact_sentence()))
+            st.warning(f"Fit warning: {md(w)}. The numbers may not describe this data well; try 'Resample'.")
 
     mins = grid.minimal_budgets(cells, [m for m in nkm.ALL_METRICS if any(c.metric == m for c in cells)])
     with st.expander("Minimal budget for every metric"):
@@ -737,6 +743,6 @@ with page.user_errors():
         params["method"] = "instant engine (exact, no seed)"
     else:
         params.update({"rounds": rounds, "seed": seed})
-    exports.summary_download("Budget (N x K)", params, numbers, [chart])
+    exports.summary_download("Budget (N x K)", params, numbers, [shown_chart] if shown_chart is not None else [])
 
 page.finish_page()

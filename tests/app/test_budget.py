@@ -85,7 +85,8 @@ def test_gap_chart_legend_matches_its_data() -> None:
 
 def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: RunPage) -> None:
     """?bud_metric=kl opens the paper's KL; where KL is shown its 27.63-nat artifact is explained."""
-    at = run_page(PAGE, query={"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20"}, timeout=TIMEOUT)
+    query = {"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20", "bud_gaps": "true"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception and not error_texts(at)
     assert at.selectbox(key="bud_metric").value == "kl"
     assert "27.63" in " ".join(plain(i.value) for i in at.info)
@@ -140,6 +141,7 @@ def test_two_models_that_agree_on_every_item_are_not_a_win(run_page: RunPage) ->
         "bud_maxb": "500",
         "bud_ks": "1,5",
         "bud_prec": "Quick preview (200 rounds)",
+        "bud_gaps": "true",  # the score-gap chart is drawn while its expander is open
     }
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
@@ -236,6 +238,7 @@ def test_a_fitted_prior_says_where_it_comes_from_and_how_a_preset_differs(run_pa
 
 # ---------------------------------------------------------------------- the instant engine and a page for a room
 SMALL = {"bud_maxb": "500", "bud_ks": "1,5,20"}
+PLANE_TAB = "Items x ratings per item, budgets as lines"
 
 
 def _ordered(node) -> list:
@@ -377,8 +380,10 @@ def test_the_plane_draws_cells_at_items_and_ratings_with_budgets_as_lines(run_pa
     """The N x K view: one mark per cell at (N, K); each budget of the grid a line on which N x K = budget; the
     smallest budget's line and its split marked."""
 
-    at = run_page(PAGE, query={**SMALL, "bud_metric": "tv"}, timeout=TIMEOUT)
+    at = run_page(PAGE, query={**SMALL, "bud_metric": "tv", "bud_view": PLANE_TAB}, timeout=TIMEOUT)
     assert not at.exception
+    # only the open tab is drawn: the plane, not the heatmap
+    assert not any("budget (N x K ratings)" in c.proto.spec for c in at.get("vega_lite_chart"))
     plane = next(
         _chart_layers(c) for c in at.get("vega_lite_chart") if "each dashed line is one budget" in c.proto.spec
     )
