@@ -42,6 +42,8 @@ SUBTITLE_CHARS = 56
 PADDING = {"top": 10, "bottom": 10, "left": 8, "right": 8}
 """Padding (px) around every chart, set on the chart itself: Streamlit replaces a missing padding with a bottom
 one only, and with none on the top and left a wrapped title's first line and a y axis title were cut at the edge."""
+EXPORT_WIDTH = 640
+"""Width (px) of a chart exported as PNG or SVG; on a page, Streamlit sets the width to the container's."""
 NAME_LABEL_PX = 240
 """Label limit (px) of an axis of names: a shortened name fits; a longer one is cut with an ellipsis and shown in
 full in the tooltip."""
@@ -223,7 +225,7 @@ def line_with_band(
     tooltip = [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=y_format)]
     tooltip += [alt.Tooltip(f"{lo}:Q", format=y_format), alt.Tooltip(f"{hi}:Q", format=y_format)]
     line = base.mark_line(point=True).encode(y=alt.Y(f"{y}:Q"), tooltip=tooltip)
-    return alt.LayerChart(layer=[band, line]).properties(padding=PADDING, height=320)
+    return alt.LayerChart(layer=[band, line]).properties(padding=PADDING, width=EXPORT_WIDTH, height=320)
 
 
 def interval_dots(
@@ -269,5 +271,5 @@ def interval_dots(
         )
     # Streamlit fits title, axis and legend into the height: the title's lines, 90 px of axis, 45 px a row
     return alt.LayerChart(layer=layers).properties(
-        padding=PADDING, height=title_px(title) + 90 + 45 * max(1, len(data))
+        padding=PADDING, width=EXPORT_WIDTH, height=title_px(title) + 90 + 45 * max(1, len(data))
     )

@@ -11,7 +11,7 @@ from typing import Protocol
 import altair as alt
 import pandas as pd
 
-from ui.charts import NAME_LABEL_PX, PADDING, PALETTE, name_labels, split_title, title, title_px
+from ui.charts import EXPORT_WIDTH, NAME_LABEL_PX, PADDING, PALETTE, name_labels, split_title, title, title_px
 
 
 class LabelCount(Protocol):
@@ -59,7 +59,7 @@ def label_bars(shares: Iterable[LabelCount], title: str, what: str = "ratings") 
             x=alt.X("share:Q", title=f"share of all {what}", axis=alt.Axis(format=".0%")),
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("count:Q", format=","), alt.Tooltip("share:Q", format=".1%")],
         )
-        .properties(padding=PADDING, height=80 + title_px(chart_title) + 34 * len(data))
+        .properties(padding=PADDING, width=EXPORT_WIDTH, height=80 + title_px(chart_title) + 34 * len(data))
     )
 
 
@@ -88,7 +88,7 @@ def k_histogram(k_hist: Sequence[tuple[int, int]], min_k: int = 1) -> alt.Chart:
                 alt.Tooltip("items:Q", title="items", format=","),
             ],
         )
-        .properties(padding=PADDING, height=240 + title_px(chart_title))
+        .properties(padding=PADDING, width=EXPORT_WIDTH, height=240 + title_px(chart_title))
     )
 
 
@@ -126,7 +126,7 @@ def config_accuracy_bars(configs: Iterable[ConfigScore]) -> alt.Chart:
                 alt.Tooltip("cases:Q", format=","),
             ],
         )
-        .properties(padding=PADDING, height=80 + title_px(chart_title) + 34 * len(data))
+        .properties(padding=PADDING, width=EXPORT_WIDTH, height=80 + title_px(chart_title) + 34 * len(data))
     )
 
 
@@ -141,5 +141,5 @@ def latency_histogram(latency_s: pd.Series) -> alt.Chart:
             x=alt.X("latency_s:Q", bin=alt.Bin(maxbins=40), title="seconds per call"),
             y=alt.Y("count():Q", title="calls", axis=alt.Axis(format=",~d")),
         )
-        .properties(padding=PADDING, height=240 + title_px(chart_title))
+        .properties(padding=PADDING, width=EXPORT_WIDTH, height=240 + title_px(chart_title))
     )

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.nk.sentences import TIE_TOLERANCE, fmt_gap, fmt_p
-from ui.charts import PADDING, PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
+from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
 
 CELL_SELECTION = "cell"
 """Name of the click selection on the heatmap (read back from ``st.altair_chart(..., on_select="rerun")``)."""
@@ -25,10 +25,7 @@ ROW_PX = 32
 SIG_FILL = "white"
 SIG_STROKE = "#111111"
 """The p < 0.05 dot: white inside, near-black rim, so it shows on the darkest and the lightest cell alike."""
-MARK_KEY = (
-    "White dot: p < 0.05 (reasonably repeatable). Orange frame: the chosen budget; star: its best K. "
-    "Red ring: the cell shown below."
-)
+MARK_KEY = "White dot: p < 0.05. Orange frame: the chosen budget; star: its best K. Red ring: the cell below."
 
 
 def _cell_text(df: pd.DataFrame) -> pd.DataFrame:
@@ -56,7 +53,7 @@ def heatmap(
     chosen: tuple[int, int] | None,
     title: str,
     *,
-    width: int = 720,
+    width: int = EXPORT_WIDTH + 80,
 ) -> alt.LayerChart:
     """Budget (rows) x ratings per item K (columns), coloured by p-value or by how often A is strictly ahead.
 
@@ -253,4 +250,6 @@ def gap_distributions(
         )
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="x:Q")
-    return alt.LayerChart(layer=[bars, zero]).properties(padding=PADDING, height=340 + title_px(chart_title))
+    return alt.LayerChart(layer=[bars, zero]).properties(
+        padding=PADDING, width=EXPORT_WIDTH, height=340 + title_px(chart_title)
+    )

@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from ui.charts import (
+    EXPORT_WIDTH,
     NAME_LABEL_PX,
     NOT_SIGNIFICANT,
     PADDING,
@@ -124,7 +125,7 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     n_pairs = max(1, diffs["pair"].nunique())
     # Streamlit fits title, axis and legend (one or two lines) into the height
     return alt.LayerChart(layer=[whisker, dot, zero]).properties(
-        padding=PADDING, height=title_px(chart_title) + 130 + 80 * n_pairs
+        padding=PADDING, width=EXPORT_WIDTH, height=title_px(chart_title) + 130 + 80 * n_pairs
     )
 
 
@@ -181,4 +182,6 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
             .encode(y="diff:Q", x=alt.value(0), text="label:N")
         )
     # Streamlit fits title, axis and legend into the height
-    return alt.LayerChart(layer=layers).properties(padding=PADDING, height=400 + title_px(chart_title))
+    return alt.LayerChart(layer=layers).properties(
+        padding=PADDING, width=EXPORT_WIDTH, height=400 + title_px(chart_title)
+    )

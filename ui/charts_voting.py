@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import NAME_LABEL_PX, PADDING, PALETTE, bottom_legend, name_labels, title, title_px
+from ui.charts import EXPORT_WIDTH, NAME_LABEL_PX, PADDING, PALETTE, bottom_legend, name_labels, title, title_px
 
 N_TIP = alt.Tooltip("n:Q", title="samples per request (n)")
 SERIES_COLORS = {
@@ -93,7 +93,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
     )
     # Streamlit fits title, axes and legend (one to six lines, by width) into the height
     return alt.LayerChart(layer=[band, model_lines, line, first_pts]).properties(
-        padding=PADDING, height=400 + title_px(chart_title), title=chart_title
+        padding=PADDING, width=EXPORT_WIDTH, height=400 + title_px(chart_title), title=chart_title
     )
 
 
@@ -122,7 +122,8 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             "p95:Q",
             title="p95 latency (s)",
             scale=scale,
-            legend=alt.Legend(orient="bottom", format=".1f", gradientLength=180, titleOrient="left"),
+            # a gradient, not a row of symbols that runs off a phone's width
+            legend=alt.Legend(orient="bottom", type="gradient", format=".1f", gradientLength=160, titleOrient="left"),
         ),
         fill=alt.condition("datum.within", alt.Color("p95:Q", scale=scale, legend=None), alt.value("white")),
         tooltip=[
@@ -150,7 +151,7 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
         "colour: p95 latency; hollow: over the latency budget" + ("; bars: 95% interval" if has_ci else ""),
     )
     return alt.LayerChart(layer=[*layers, points, labels]).properties(
-        padding=PADDING, height=380 + title_px(chart_title), title=chart_title
+        padding=PADDING, width=EXPORT_WIDTH, height=380 + title_px(chart_title), title=chart_title
     )
 
 
@@ -191,4 +192,6 @@ def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x="budget:Q")
     text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(x="budget:Q", y=alt.value(0), text="text:N")
     chart_title = title("Request latency per configuration", "p50, p95 and p99 against the budget (dashed)")
-    return alt.LayerChart(layer=[dots, rule, text]).properties(padding=PADDING, height=alt.Step(34), title=chart_title)
+    return alt.LayerChart(layer=[dots, rule, text]).properties(
+        padding=PADDING, width=EXPORT_WIDTH, height=alt.Step(34), title=chart_title
+    )

@@ -23,7 +23,7 @@ def _titles(spec: dict[str, Any]) -> Iterator[tuple[str, object]]:
 
 @pytest.mark.parametrize("path", [p for p, _, _ in PAGES])
 def test_every_chart_has_a_title_and_axis_titles(run_page: RunPage, path: str) -> None:
-    at = run_page(path, timeout=120)
+    at = run_page(path, timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     charts = at.get("vega_lite_chart")
     if path.endswith("1_Data.py") or path.endswith("_Compare.py") or path.endswith("_Budget.py"):
