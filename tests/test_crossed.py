@@ -13,6 +13,7 @@ from nkcore.errors import DataError
 from nkcore.nk.crossed import (
     crossed_cells,
     crossed_frames,
+    crossed_sentence,
     draw_k,
     rater_ratings,
     rater_ratings_from_frame,
@@ -178,3 +179,11 @@ def test_crossed_interval_covers_planted_rater_effects_and_item_only_does_not() 
     # misses the rater effect and under-covers by far more than 100 simulations' noise (sd ~ 0.02 at 0.95).
     assert crossed_cov >= 0.90
     assert item_cov <= 0.85
+
+
+def test_models_that_always_tie_are_said_to_tie() -> None:
+    rr = rater_ratings([0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1], [0, 1, 1, 1, 0, 0])
+    data = prepare_pair(rr.ratings.counts, [1, 1, 1], [1, 1, 1])
+    cells = crossed_cells(rr, data, [Config(10, 1, 10)], ("acc",), rounds=20)
+    assert cells[0].ci_width == 0 and cells[0].item_ci_width == 0
+    assert crossed_sentence(cells, "acc").startswith("The two models score the same Accuracy (plurality vote)")

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.common import limits
+from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk.grid import PAPER_KS, Config, configurations
@@ -485,33 +486,38 @@ def crossed_sentence(cells: Sequence[CrossedCell], metric: str) -> str:
 
     >>> c = CrossedCell(100, 1, 100, "acc", 0.01, 0.1, 0.3, -0.1, 0.2, 0.9, 0.1, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95,
     ...                 1.5, 0.0, 0.0, 0.1, 1, 10, 10, np.empty(0), np.empty(0), np.empty(0))
-    >>> crossed_sentence([c], "acc")[:100]
-    'Counting who gave the ratings widens the 95% interval of the Accuracy (plurality vote) gap by 1.50x '
+    >>> crossed_sentence([c], "acc")[:101]
+    'Counting who gave the ratings widens the 95% interval of the Accuracy (plurality vote) gap by 1.50x: '
     """
-    mine = [c for c in cells if c.metric == metric and np.isfinite(c.ci_width_ratio)]
     label = METRICS[metric].label if metric in METRICS else metric
+    every = [c for c in cells if c.metric == metric]
+    mine = [c for c in every if np.isfinite(c.ci_width_ratio)]
     if not mine:
+        if every and all(c.ci_width == 0 and c.item_ci_width == 0 for c in every):
+            return (
+                f"The two models score the same {label} on every resampled dataset (the gap is always 0), so there "
+                "is no interval to compare: choose another metric."
+            )
         return f"No cell of the grid could be resampled both ways for {label}."
-    ratios = np.array([c.ci_width_ratio for c in mine])
-    ratio = float(np.median(ratios))
+    ratio = float(np.median([c.ci_width_ratio for c in mine]))
     big = max(mine, key=lambda c: (c.budget, c.k))
-    where = (
-        f"(median over {len(mine)} cells; at budget {big.budget:,} with {big.k} ratings per item (K) the interval is "
-        f"{big.ci_width:.3g} wide instead of {big.item_ci_width:.3g})"
+    example = (
+        f"At budget {big.budget:,} with {big.k} ratings per item (K) it is {big.ci_width:.3g} wide instead of "
+        f"{big.item_ci_width:.3g} (median ratio over {plural(len(mine), 'cell')})."
     )
     if abs(ratio - 1.0) < 0.1:
         return (
-            f"Counting who gave the ratings leaves the 95% interval of the {label} gap about as wide ({ratio:.2f}x) "
-            f"{where}: rater identity adds little uncertainty here."
+            f"Counting who gave the ratings leaves the 95% interval of the {label} gap about as wide ({ratio:.2f}x): "
+            f"rater identity adds little uncertainty here. {example}"
         )
     if ratio > 1.0:
         return (
-            f"Counting who gave the ratings widens the 95% interval of the {label} gap by {ratio:.2f}x {where}: "
-            "resampling items alone understates the uncertainty, because the same raters label many items."
+            f"Counting who gave the ratings widens the 95% interval of the {label} gap by {ratio:.2f}x: resampling "
+            f"items alone understates the uncertainty, because the same raters label many items. {example}"
         )
     return (
-        f"Counting who gave the ratings narrows the 95% interval of the {label} gap to {ratio:.2f}x {where}: "
-        "here items with fewer than K ratings left after drawing raters drop out, and the rest agree more."
+        f"Counting who gave the ratings narrows the 95% interval of the {label} gap to {ratio:.2f}x: items left with "
+        f"fewer than K ratings once raters are drawn drop out, and the rest agree more. {example}"
     )
 
 

@@ -46,6 +46,8 @@ __all__ = [
 
 TOP_CHANGERS = 10
 """How many raters the summary lists as the ones whose removal moves alpha the most."""
+NOTABLE_CHANGE = 0.01
+"""A change of alpha smaller than this when one rater is left out is reported as "no single rater stands out"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +225,7 @@ def raters_sentence(s: RaterSummary) -> str:
     >>> row = RaterRow("r1", 40, 40, 0.5, 0.45, 0.05)
     >>> s = RaterSummary(3, 60, 20, 0.4, (10, 10.0, 40), 0.8, (row,), (row,), "")
     >>> raters_sentence(s)[:78]
-    '3 raters gave 60 ratings (10 to 40 each, median 10); a rating agrees with the '
+    '3 raters gave 60 ratings (10 to 40 each, median 10); 80.0% of ratings match th'
     """
     lo, med, hi = s.ratings_per_rater
     med_text = f"{med:g}"
@@ -233,13 +235,18 @@ def raters_sentence(s: RaterSummary) -> str:
         else f"{plural(s.n_raters, 'rater')} gave {s.n_ratings:,} ratings ({lo:,} each)"
     )
     agree = (
-        f"; a rating agrees with the plurality of the item's other ratings {percent(s.agreement)} of the time"
+        f"; {percent(s.agreement)} of ratings match the most common label among the other ratings of the same item"
         if math.isfinite(s.agreement)
         else "; no item has two ratings, so agreement cannot be computed"
     )
     if not s.top_changers or not math.isfinite(s.alpha):
         return head + agree + "."
     t = s.top_changers[0]
+    if abs(t.alpha_change) < NOTABLE_CHANGE:
+        return (
+            f"{head}{agree}. No single rater stands out: leaving out any one of them moves Krippendorff's alpha "
+            f"({s.alpha:.3f}) by less than {NOTABLE_CHANGE}."
+        )
     verb = "raises" if t.alpha_change > 0 else "lowers"
     return (
         f"{head}{agree}. Leaving out rater {show_value(t.rater)} ({plural(t.ratings, 'rating')}) {verb} "

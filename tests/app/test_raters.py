@@ -78,7 +78,9 @@ def test_raters_section_on_the_sample() -> None:
     changes = top["change in alpha"].abs().tolist()
     assert changes == sorted(changes, reverse=True)
     assert dict(zip(everyone["rater"], everyone["ratings"], strict=True)) == per.to_dict()
-    assert f"Leaving out rater '{top['rater'].iloc[0]}'" in sentence
+    # every rater of the sample moves alpha by less than 0.01 when left out: the sentence says nobody stands out
+    assert top["change in alpha"].abs().max() < 0.01
+    assert "No single rater stands out" in sentence
 
 
 def test_crossed_section_runs_only_when_switched_on() -> None:
