@@ -97,3 +97,31 @@ def test_planted_biased_raters_agree_least_and_move_alpha() -> None:
 def test_counts_table_is_refused() -> None:
     with pytest.raises(DataError, match="no rater column"):
         raters_frame(pd.DataFrame({"item": [1, 2], "count_x": [1, 2], "count_y": [2, 0]}))
+
+
+def test_cli_json_keys_and_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from nkcore.cli import main
+    from tests.conftest import ROOT
+
+    ratings, preds = ROOT / "sample_data" / "ratings.csv", ROOT / "sample_data" / "predictions.csv"
+    args = ["raters", "--ratings", str(ratings), "--predictions", str(preds), "--models", "model-a,model-c"]
+    code = main([*args, "--crossed", "--budgets", "500", "--ks", "1,5", "--rounds", "50", "--top", "3", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    frame = pd.read_csv(ratings)
+    r = out["raters"]
+    assert r["n_raters"] == frame["rater"].nunique() and r["n_ratings"] == len(frame)
+    assert len(r["top_alpha_changers"]) == 3 and len(r["per_rater"]) == r["n_raters"]
+    assert set(r["per_rater"][0]) == {"rater", "ratings", "scored", "agreement", "alpha_without", "alpha_change"}
+    assert r["alpha"] == pytest.approx(raters_frame(frame).alpha)
+    c = out["crossed"]
+    assert c["models"] == ["model-a", "model-c"] and [(x["budget"], x["k"]) for x in c["cells"]] == [(500, 1), (500, 5)]
+    for key in ("p", "delta", "ci_width", "item_p", "item_ci_width", "ci_width_ratio", "short_share"):
+        assert key in c["cells"][0]
+    assert "ordinal" not in out
+    assert main(["raters", "--ratings", str(ratings), "--crossed"]) == 2
+    assert "--crossed needs --predictions" in capsys.readouterr().err
+    assert main([*args[:3], "--ordinal"]) == 2  # safe / unsure / unsafe are not numbers
+    assert "ordered numeric labels" in capsys.readouterr().err
