@@ -36,12 +36,12 @@ def crossed_table(cells: Sequence[crossed.CrossedCell], metric: str) -> pd.DataF
             "budget (N x K)": c.budget,
             "ratings per item (K)": c.k,
             "items (N)": c.n,
-            "p, raters and items": c.p,
+            "p, raters too": c.p,
             "p, items only": c.item_p,
-            "CI-width, raters and items": c.ci_width,
+            "CI-width, raters too": c.ci_width,
             "CI-width, items only": c.item_ci_width,
             "width ratio": c.ci_width_ratio,
-            "items short of K": 100.0 * c.short_share,
+            "short of K": 100.0 * c.short_share,
         }
         for c in cells
         if c.metric == metric
@@ -66,14 +66,14 @@ def ordinal_table(run: ordinal.OrdinalRun) -> pd.DataFrame:
 
 
 _CONFIG = {
-    "p, raters and items": st.column_config.NumberColumn(format="%.3f"),
+    "p, raters too": st.column_config.NumberColumn(format="%.3f"),
     "p, items only": st.column_config.NumberColumn(format="%.3f"),
-    "CI-width, raters and items": st.column_config.NumberColumn(format="%.3g"),
+    "CI-width, raters too": st.column_config.NumberColumn(format="%.3g"),
     "CI-width, items only": st.column_config.NumberColumn(format="%.3g"),
     "width ratio": st.column_config.NumberColumn(
         format="%.2f", help="CI-width with raters resampled divided by CI-width with items alone."
     ),
-    "items short of K": st.column_config.NumberColumn(
+    "short of K": st.column_config.NumberColumn(
         format="%.0f%%",
         help="Average share of items left with fewer than K ratings once raters are drawn; they cannot be drawn.",
     ),

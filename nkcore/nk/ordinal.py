@@ -264,7 +264,8 @@ def _homan_sentence(n: int, smallest: int | None, holds: bool | None, most: int,
     claim = f"Homan et al.'s claim that MAE needs at least {HOMAN_K} ratings per item even with {HOMAN_N:,} items"
     if smallest is not None and not holds:
         return (
-            f"With {n:,} items (N), {plural(smallest, 'rating')} per item (K) are already enough for a reproducible MAE "
+            f"With {n:,} items (N), {plural(smallest, 'rating')} per item (K) {'is' if smallest == 1 else 'are'} already "
+            "enough for a reproducible MAE "
             f"comparison of {a} and {b} (p < 0.05): on these data, {claim} does not hold."
         )
     if smallest is not None:

@@ -93,9 +93,7 @@ def test_crossed_section_runs_only_when_switched_on() -> None:
     assert not error_texts(at)
     table = at.dataframe[0].value
     assert table["ratings per item (K)"].tolist() == [1, 5] and table["items (N)"].tolist() == [500, 100]
-    np.testing.assert_allclose(
-        table["width ratio"], table["CI-width, raters and items"] / table["CI-width, items only"]
-    )
+    np.testing.assert_allclose(table["width ratio"], table["CI-width, raters too"] / table["CI-width, items only"])
     assert plain(at.markdown[0].value).startswith("**Counting who gave the ratings")
 
 
@@ -137,7 +135,7 @@ def test_ordinal_part_on_likert_ratings(tmp_path: Path) -> None:
     texts = [plain(m.value) for m in at.markdown]
     assert "**Ordered labels**" in texts
     verdict = texts[texts.index("**Ordered labels**") + 1]
-    assert verdict.startswith("With 1,000 items (N), 1 rating per item (K) are already enough")
+    assert verdict.startswith("With 1,000 items (N), 1 rating per item (K) is already enough")
     scores = at.dataframe[-1].value
     assert scores["model"].tolist() == ["good", "poor"]
     assert scores["MAE of the item mean"].iloc[0] < scores["MAE of the item mean"].iloc[1]
