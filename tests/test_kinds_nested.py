@@ -256,3 +256,5 @@ def test_natural_argsort_orders_as_natural_order(values: list[str]) -> None:
     from nkcore.kinds.values import natural_argsort, natural_order
 
     assert [values[i] for i in natural_argsort(values)] == natural_order(values)
+    text = pd.Series(values, dtype="str")  # the Series path (one cast) orders the same
+    assert [values[i] for i in natural_argsort(text)] == natural_order(values)

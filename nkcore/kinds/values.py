@@ -143,12 +143,27 @@ def natural_order(values: Sequence[str]) -> list[str]:
     return sorted(vals, key=_natural_key)
 
 
-def natural_argsort(values: Sequence[str]) -> np.ndarray:
+def natural_argsort(values: Sequence[str] | pd.Series) -> np.ndarray:
     """The positions that put ``values`` in :func:`natural_order` (numbers compared as numbers, vectorised).
+
+    A pandas Series of text that all reads as numbers is ordered by one cast and a stable argsort (ties between
+    equal numbers, "1" and "1.0", fall back to the exact rule).
 
     >>> natural_argsort(["10", "2", "-1"]).tolist(), natural_argsort(["item10", "item9", "b"]).tolist()
     ([2, 1, 0], [2, 1, 0])
+    >>> natural_argsort(pd.Series(["10", "2", "-1"])).tolist()
+    [2, 1, 0]
     """
+    if isinstance(values, pd.Series):
+        try:
+            cast = values.astype("float64").to_numpy(dtype=np.float64, na_value=np.nan)
+        except (ValueError, TypeError, ArithmeticError):  # some value is not a number (pyarrow's errors are these)
+            cast = None
+        if cast is not None and len(cast) and bool(np.all(np.isfinite(cast))):
+            order = np.argsort(cast, kind="stable")
+            if not bool(np.any(np.diff(cast[order]) == 0)):
+                return order
+        values = values.tolist()
     vals = list(values)
     text = np.asarray(vals, dtype=str) if vals else np.array([], dtype=str)
     try:

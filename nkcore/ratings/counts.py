@@ -246,7 +246,7 @@ def ratings_from_counts(
             )
     if len(items) < 2:
         raise DataError(f"only one item ({show_value(items.iloc[0])}): the (N, K) planner needs at least 2 items (N)")
-    order = natural_argsort(items.tolist())
+    order = natural_argsort(items)
     counts = counts[order]
     return Ratings(
         tuple(items.iloc[order].tolist()),
