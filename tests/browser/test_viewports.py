@@ -143,13 +143,13 @@ def _heatmap_reads(page: Page, tries: int = 20) -> None:
 # layout (named in the reason); strict=False, so the case passes as soon as the page is fixed. Only a cut metric is
 # excused (raises=MetricCut): an overlapping heatmap label or an exception still fails the case.
 PAGE_FIXES = {
-    ("Data", 1024): "Data page: 'ratings per item (K), min / median / max' and 'agreement (Krippendorff's alpha)' "
-    "are wider than a quarter of the 1024 px main area; shorter labels (the rest in help=) or rows of 3 metrics",
-    ("Budget", 1024): "Budget page (H7): five metrics in one row leave 'Delta (mean gap)' 78 px; two rows "
-    "(st.columns(3) and st.columns(2)) or a shorter label",
-    ("Sampling", 1024): "Sampling page (H5): 'samples per case (largest n)', 'single-call accuracy (p)', "
-    "'accuracy at n = 7', 'sample correlation (rho)' and the model-check metrics are wider than their columns; "
-    "fewer metrics per row or shorter labels with the rest in help=",
+    ("Data", 1024): "Data page: the summary's metrics, three to a row in a 564 px main area, cut 'ratings per item "
+    "(K), min / median / max' and 'agreement (Krippendorff's alpha)'; two to a row (show_numbers per_row=2) or "
+    "shorter labels with the rest in the caption",
+    ("Sampling", 1024): "Sampling page (H5): five key numbers in one row cut 'samples per case (largest n)', "
+    "'single-call accuracy (p)', 'accuracy at n = 7' and 'sample correlation (rho)'; the model check's "
+    "'correlated model at n = 7 (fit on n ≤ 5)' and 'difficulty model at n = 7 (fit on n ≤ 5)' are cut too; rows of "
+    "three (st.columns(3) then st.columns(2)) and '(fit on n ≤ 5)' moved into help=",
 }
 
 
