@@ -219,25 +219,26 @@ with page.user_errors():
 
     # ------------------------------------------------------------------ key numbers
     with numbers_box:
-        m1, m2, m3, m4, m5 = st.columns(5)
-        m1.metric("cases", f"{a.n_cases:,}")
-        m2.metric("samples per case (largest n)", a.max_n)
-        m3.metric(
-            "single-call accuracy (p)",
+        # three numbers in one row fit a projector (1024 px with the sidebar); the counts go in a caption
+        m1, m2, m3 = st.columns(3)
+        m1.metric(
+            "single call (p)",
             f"{p:.1%}",
-            help="How often one sample is right, averaged over every sample of every case (samples per request n = 1).",
+            help="Single-call accuracy: how often one sample is right, averaged over every sample of every case "
+            "(samples per request n = 1).",
         )
-        m4.metric(
+        m2.metric(
             f"accuracy at n = {a.max_n}",
             f"{curve.points[-1].accuracy:.1%}",
             help=f"Majority vote over {a.max_n} samples per request, averaged over every subset of each case's "
             "samples.",
         )
-        m5.metric(
-            "sample correlation (rho)",
+        m3.metric(
+            "correlation (rho)",
             f"{a.rho.rho:.2f}" if rho_known else "n/a",
             help=f"{RHO_HELP} Here: {md(a.rho.method)}. {N_EFF_HELP}",
         )
+        st.caption(f"{a.n_cases:,} cases, each with up to {a.max_n} samples per request (n).")
 
     with read_box:
         st.markdown(md(voting.rho_sentence(a.rho, a.max_n, measured=curve.points[-1].accuracy)))
@@ -363,21 +364,22 @@ with page.user_errors():
         else:  # one possible value: nothing to choose, no slider
             k = ks[0]
         check = cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
+        st.caption(f"Models fitted on samples per request n ≤ {check.fit_upto}; checked at n = {check.predict_n}.")
         c1, c2, c3 = st.columns(3)
         c1.metric(
-            f"correlated model at n = {check.predict_n} (fit on n ≤ {check.fit_upto})",
+            f"correlated model, n = {check.predict_n}",
             f"{check.predicted:.1%}",
             help=f"The independent-samples curve read at effective samples N_eff = n / (1 + (n - 1) rho), with rho = "
             f"{check.rho_fitted:.2f} fitted to the measured curve at odd n up to {check.fit_upto}.",
         )
         c2.metric(
-            f"measured at n = {check.predict_n}",
+            f"measured, n = {check.predict_n}",
             f"{check.measured:.1%}",
             delta=f"{points_between(check.predicted, check.measured)} points vs prediction",
             delta_color="off",
         )
         c3.metric(
-            f"difficulty model at n = {check.predict_n} (fit on n ≤ {check.fit_upto})",
+            f"difficulty model, n = {check.predict_n}",
             f"{check.beta_binomial:.1%}",
             help="Beta-binomial: each case has its own accuracy, drawn from a beta distribution fitted to each "
             f"case's first {check.fit_upto} samples; like the other models it counts a vote against one wrong answer.",

@@ -44,8 +44,8 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Sampling"
     m = _metrics(at)
-    assert m["cases"] == "200" and m["samples per case (largest n)"] == "7"
-    assert m["sample correlation (rho)"] == "0.35"
+    assert m["single call (p)"] == "63.1%" and m["correlation (rho)"] == "0.35"
+    assert "200 cases, each with up to 7 samples per request (n)." in [plain(c.value) for c in at.caption]
     assert m["accuracy at n = 7"] == "79.0%"
     text = _text(at)
     assert "rho = 0.35" in text
@@ -58,10 +58,10 @@ def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
     assert "As a check of the correlated model: rho fitted to the measured curve at n up to 5 is 0.00" in text
     assert "The two rhos differ because they answer different questions" in text
     # differences are taken between the shown values: 76.7% -> 79.0% is +2.3 points
-    delta = next(m for m in at.metric if plain(m.label) == "measured at n = 7").proto.delta
+    delta = next(m for m in at.metric if plain(m.label) == "measured, n = 7").proto.delta
     assert delta == "+2.3 points vs prediction"
     labels = list(_metrics(at))
-    assert {"correlated model at n = 7 (fit on n ≤ 5)", "difficulty model at n = 7 (fit on n ≤ 5)"} <= set(labels)
+    assert {"correlated model, n = 7", "difficulty model, n = 7"} <= set(labels)
     assert "If rho were 0.17" in text and "N_eff = 3.5" in text
 
 
@@ -107,7 +107,7 @@ def test_every_sample_right_has_no_rho_and_no_error(run_page: RunPage) -> None:
     ds = _store([(c, j, "x", "x") for c in range(1, 6) for j in range(1, 4)], "all_right.csv")
     at = run_page(PAGE, query={"samples": ds}, timeout=120)
     assert not at.exception and not error_texts(at)
-    assert _metrics(at)["sample correlation (rho)"] == "n/a"
+    assert _metrics(at)["correlation (rho)"] == "n/a"
     assert "rho cannot be estimated" in _text(at)
 
 
@@ -234,7 +234,7 @@ def test_fragment_controls_read_the_link(run_page: RunPage) -> None:
     assert at.number_input(key="smp_from").value == 5 and at.select_slider(key="smp_fit").value == 3
     text = _text(at)
     assert "Of the 42 cases the vote gets wrong at samples per request n = 5, 39 are still wrong" in text
-    assert "correlated model at n = 5 (fit on n ≤ 3)" in _metrics(at)
+    assert "correlated model, n = 5" in _metrics(at)
     # the verdict and the summary keep the page's own reading (errors from n = 3)
     assert "38 of the 44 cases wrong at n = 3" in plain(at.markdown[1].value)
     at.number_input(key="smp_from").set_value(2).run()
