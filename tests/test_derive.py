@@ -265,3 +265,27 @@ def test_run_column_reads_cells_holding_lists_as_text() -> None:
 
     frame = pd.DataFrame({"item": [1, 1, 2, 2], "run": [["a"], ["b"], ["a"], ["b"]]})
     assert run_column(frame, "item") == "run"
+
+
+def test_cli_derive_with_an_item_key_and_a_subset_over_two_datasets_whose_ids_repeat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two datasets in one pair of files (item ids repeat across them, as in LeWiDi 2023): --item-key keeps both,
+    each item named by dataset and id; --subset dataset=B keeps one. Oracle: each dataset derived on its own."""
+    parts = {name: _world(seed, n_items=30) for name, seed in (("A", 11), ("B", 12))}
+    ratings = pd.concat([r.assign(dataset=name) for name, (r, _) in parts.items()], ignore_index=True)
+    preds = pd.concat([p.assign(dataset=name) for name, (_, p) in parts.items()], ignore_index=True)
+    rp, pp = _write(tmp_path / "r.csv.gz", ratings), _write(tmp_path / "p.csv.gz", preds)
+    base = ["data", "derive", "paired", "--predictions", str(pp), "--ratings", str(rp), "--json"]
+    alone = {name: derive_paired(p, ratings=ratings_from_frame(r)) for name, (r, p) in parts.items()}
+    assert main([*base, "--item-key", "dataset,item"]) == 2  # the predictions name their item uid, not item
+    assert "no column 'item' for the item key" in capsys.readouterr().err
+    preds_keyed = preds.rename(columns={"uid": "item"})
+    pp = _write(tmp_path / "p2.csv.gz", preds_keyed)
+    base = ["data", "derive", "paired", "--predictions", str(pp), "--ratings", str(rp), "--json"]
+    assert main([*base, "--item-key", "dataset,item"]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert both["items_kept"] == sum(d.items_kept for d in alone.values())
+    assert main([*base, "--subset", "dataset=B"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert (one["items_kept"], one["configs"]) == (alone["B"].items_kept, list(alone["B"].configs))
