@@ -424,7 +424,7 @@ with page.user_errors():
     best_fn = getattr(nk_exact, "best_k_for_budget", None) if prior is not None else None
     if best_fn is not None and prior is not None and metric in ENGINE_METRICS:
         # any budget, not only the grid's: the engine needs no simulation for it
-        any_budget = st.number_input(
+        any_budget = st.columns([1, 2])[0].number_input(
             "Any other budget (ratings): its best split",
             min_value=1,
             max_value=SEARCH_MAX,
@@ -471,15 +471,20 @@ with page.user_errors():
         else:
             m[4].metric("items (N)", f"{cell.n:,}")
         if exact_view:
-            st.markdown(
-                "**How exact these numbers are:** "
-                + md(
-                    f"p {'' if cell.p < 0.001 else '= '}{fmt_error(cell.p, cell.p_error, sentences.fmt_p)}, "
-                    f"Delta = {fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)}, "
-                    f"CI-width = {fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)} "
-                    f"({METHOD_WORDS.get(cell.method, cell.method)})."
+            parts = [
+                ("p", fmt_error(cell.p, cell.p_error, sentences.fmt_p)),
+                ("mean gap", fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)),
+                ("CI-width", fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)),
+            ]
+            how = METHOD_WORDS.get(cell.method, cell.method)
+            if all(text.endswith("(exact)") or text.endswith("(exact to these digits)") for _, text in parts):
+                words = f"p, the mean gap and the CI-width are exact to the digits shown ({how})."
+            else:
+                words = (
+                    ", ".join(f"{name} {'' if text.startswith('<') else '= '}{text}" for name, text in parts)
+                    + f" ({how}; +/- is one standard error)."
                 )
-            )
+            st.markdown("**How exact these numbers are:** " + md(words))
         if shares.all_tied:
             st.info(md(sentences.shares_sentence(shares, a_name, b_name)), icon=":material/info:")
         else:
