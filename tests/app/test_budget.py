@@ -417,3 +417,18 @@ def test_the_plane_module_doctests() -> None:
     import ui.charts_plane
 
     assert doctest.testmod(ui.charts_plane).failed == 0
+
+
+def test_any_budget_gets_its_best_split(run_page: RunPage) -> None:
+    """A budget typed in (not one of the grid's) gets the K with the smallest p among those tried, and N = budget / K
+    (oracle: exact_cell at that budget for every K, the smallest p)."""
+    from nkcore.nk.exact import exact_cell
+    from nkcore.nk.priors import get_prior
+
+    at = run_page(PAGE, query={**SMALL, "bud_metric": "tv", "bud_any": "1800"}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    alpha = get_prior("Toxicity").alpha
+    cells = [exact_cell(alpha, 0.3, 1800, k, ["tv"])[0] for k in (1, 5, 20)]
+    best = min(cells, key=lambda c: c.p)
+    text = next(plain(m.value) for m in at.markdown if "Best K at 1,800 ratings" in m.value)
+    assert f"items (N) {1800 // best.k:,} x ratings per item (K) {best.k} " in text
