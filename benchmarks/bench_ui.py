@@ -19,6 +19,9 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
 
 The times come from the page's own clock (``performance.now()``): a MutationObserver records each change of the
 script state, and "idle" is the last change to ``notRunning`` after which the state stays there for 300 ms.
+Beside each wall time, the CPU time it cost (median, ms): the app server's process, and the browser (Chromium and
+Playwright's driver), read from ``/proc``. On a machine shared with other work the wall times swing with the load;
+the CPU times hardly do, so they are the numbers to compare between runs (and between pages).
 
 **Reference**: a trivial Streamlit page (a title, one slider and the value it shows) served by a second server in
 the same run: its load and slider round trip are what Streamlit itself costs on this machine now. Each time is also
@@ -148,6 +151,8 @@ class Timing:
     ratio: float | None
     target_ms: float
     note: str = ""
+    server_cpu_ms: float | None = None  # median CPU time the app's server spent per change (user + system)
+    browser_cpu_ms: float | None = None  # the same for Chromium and Playwright's driver
 
     @property
     def met(self) -> bool | None:
@@ -166,8 +171,9 @@ class ViewResult:
 
 
 @contextlib.contextmanager
-def serve(script: Path, data_dir: Path, timeout: float = 90.0) -> Iterator[str]:
-    """``streamlit run script`` on a free loopback port, headless; yield its base URL; stop it afterwards.
+def serve(script: Path, data_dir: Path, timeout: float = 90.0) -> Iterator[tuple[str, int]]:
+    """``streamlit run script`` on a free loopback port, headless; yield its base URL and process id; stop it
+    afterwards.
 
     The flags are the browser tests' (``tests/browser/conftest.run_server``, which serves only ``app.py``)."""
     port = free_port()
@@ -194,13 +200,53 @@ def serve(script: Path, data_dir: Path, timeout: float = 90.0) -> Iterator[str]:
                 if time.monotonic() > deadline:
                     raise TimeoutError("streamlit did not become healthy")
                 time.sleep(0.3)
-            yield base
+            yield base, proc.pid
         finally:
             proc.terminate()
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _processes() -> dict[int, tuple[int, float]]:
+    """Every process: pid -> (parent pid, CPU seconds used so far, user + system), from ``/proc/<pid>/stat``."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        out[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICKS)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CpuMeter:
+    """CPU time of the app's server (its process) and of the browser (every other descendant of this process:
+    Playwright's driver, Chromium and its renderers; the servers excluded). Reading ``/proc`` (Linux) is
+    insensitive to how busy the machine is, unlike wall time; resolution 1 / ``SC_CLK_TCK`` s (10 ms)."""
+
+    server_pid: int
+    servers: frozenset[int]
+
+    def sample(self) -> tuple[float, float]:
+        """(server CPU ms, browser CPU ms) used so far."""
+        procs = _processes()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _) in procs.items():
+            children.setdefault(ppid, []).append(pid)
+        browser, todo = 0.0, [c for c in children.get(os.getpid(), []) if c not in self.servers]
+        while todo:
+            pid = todo.pop()
+            browser += procs[pid][1]
+            todo += children.get(pid, [])
+        return 1000 * procs.get(self.server_pid, (0, 0.0))[1], 1000 * browser
 
 
 def wait_idle(page: Any, t0: float, timeout_ms: float = 60_000) -> float:
@@ -261,18 +307,23 @@ def _change(page: Any, kind: str, el: Any, step: int) -> None:
         raise ValueError(kind)
 
 
-def time_control(page: Any, kind: str, label: str, index: int, reps: int) -> tuple[list[float], str]:
-    """``reps`` timed changes of one control (ms each), and a note when one could not be made.
+def time_control(
+    page: Any, meter: CpuMeter, kind: str, label: str, index: int, reps: int
+) -> tuple[list[float], list[tuple[float, float]], str]:
+    """``reps`` timed changes of one control (ms each), the CPU each cost (server ms, browser ms), and a note when
+    one could not be made.
 
     A change that starts no rerun within 5 s (a key press that reached the thumb before React re-bound it) is made
     once more, timed from its own input event."""
     times: list[float] = []
+    cpu: list[tuple[float, float]] = []
     for step in range(reps + reps % 2):
         try:
             for attempt in range(2):
                 el = _locate(page, kind, label, index)
                 el.scroll_into_view_if_needed()
                 page.wait_for_timeout(100)  # let the previous run's last renders settle before the input
+                before = meter.sample()
                 t_before = float(page.evaluate("() => { window.__nkpArmed = 'armed'; return performance.now(); }"))
                 _change(page, kind, el, step)
                 armed = page.evaluate("() => window.__nkpArmed")
@@ -284,17 +335,27 @@ def time_control(page: Any, kind: str, label: str, index: int, reps: int) -> tup
                     if attempt == 1:
                         raise
             t1 = wait_idle(page, t0, timeout_ms=60_000)
+            after = meter.sample()
         except Exception as exc:  # a control that cannot be changed here: say so, keep measuring the others
-            return times, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
+            return times, cpu, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
         finally:
             page.evaluate("() => { window.__nkpArmed = null; }")
         if step < reps:
             times.append(t1 - t0)
-    return times, ""
+            cpu.append((after[0] - before[0], after[1] - before[1]))
+    return times, cpu, ""
 
 
-def timing(what: str, kind: str, times: list[float], ref: float | None, target: float, note: str = "") -> Timing:
-    """Summarise ``times`` (ms) as a :class:`Timing`."""
+def timing(
+    what: str,
+    kind: str,
+    times: list[float],
+    ref: float | None,
+    target: float,
+    note: str = "",
+    cpu: list[tuple[float, float]] | None = None,
+) -> Timing:
+    """Summarise ``times`` (ms) and their CPU costs (server ms, browser ms) as a :class:`Timing`."""
     med = statistics.median(times) if times else None
     return Timing(
         what=what,
@@ -305,11 +366,13 @@ def timing(what: str, kind: str, times: list[float], ref: float | None, target: 
         ratio=None if med is None or not ref else round(med / ref, 2),
         target_ms=target,
         note=note,
+        server_cpu_ms=round(statistics.median(c[0] for c in cpu), 0) if cpu else None,
+        browser_cpu_ms=round(statistics.median(c[1] for c in cpu), 0) if cpu else None,
     )
 
 
-def measure_view(browser: Any, base: str, name: str, path: str, reps: int, ref_load: float | None,
-                 ref_control: float | None) -> ViewResult:  # fmt: skip
+def measure_view(browser: Any, meter: CpuMeter, base: str, name: str, path: str, reps: int,
+                 ref_load: float | None, ref_control: float | None) -> ViewResult:  # fmt: skip
     """Load ``path`` (one warm-up, then ``reps`` timed loads), then time every control of the view."""
     ctx = browser.new_context(viewport=VIEWPORT)
     ctx.add_init_script(_INIT_JS)
@@ -317,13 +380,21 @@ def measure_view(browser: Any, base: str, name: str, path: str, reps: int, ref_l
     try:
         url = base + path
         load(page, url)  # warm-up: the server imports the page's modules and fills its caches once
-        loads = [load(page, url) for _ in range(reps)]
+        loads, load_cpu = [], []
+        for _ in range(reps):
+            before = meter.sample()
+            loads.append(load(page, url))
+            after = meter.sample()
+            load_cpu.append((after[0] - before[0], after[1] - before[1]))
+        shown = page.locator('[data-testid="stMain"] [data-testid="stException"]').count()
+        load_note = f"the page shows {shown} exception(s)" if shown else ""
         controls = []
         for kind, label, index in page.evaluate(_CONTROLS_JS):
-            times, note = time_control(page, kind, label, index, reps)
+            times, cpu, note = time_control(page, meter, kind, label, index, reps)
             what = label if index == 0 else f"{label} [{index + 1}]"
-            controls.append(timing(what, kind, times, ref_control, TARGET_CONTROL_MS, note))
-        return ViewResult(name, path, timing("page load", "load", loads, ref_load, TARGET_LOAD_MS), tuple(controls))
+            controls.append(timing(what, kind, times, ref_control, TARGET_CONTROL_MS, note, cpu))
+        page_load = timing("page load", "load", loads, ref_load, TARGET_LOAD_MS, load_note, load_cpu)
+        return ViewResult(name, path, page_load, tuple(controls))
     finally:
         ctx.close()
 
@@ -335,7 +406,9 @@ def _ms(x: float | None) -> str:
 def report(ref: ViewResult, views: list[ViewResult]) -> None:
     """The table and the JSON line."""
     width = 58
-    print(f"{'view / control':<{width}} {'kind':<11} {'median':>7} {'first':>7} {'x ref':>6}  target")
+    print(f"{'':<{width}} {'':<11} {'wall time (ms)':^22}  {'CPU (ms)':^14}")
+    head = f"{'view / control':<{width}} {'kind':<11} {'median':>7} {'first':>7} {'x ref':>6}  {'server':>6} {'browser':>7}"
+    print(head + "  target (wall)")
     for v in [ref, *views]:
         print(f"== {v.view} ({v.url})")
         for t in (v.load, *v.controls):
@@ -343,6 +416,7 @@ def report(ref: ViewResult, views: list[ViewResult]) -> None:
             ratio = "-" if t.ratio is None else f"{t.ratio:.1f}"
             name = t.what if len(t.what) <= width - 2 else t.what[: width - 3] + "…"
             line = f"  {name:<{width - 2}} {t.kind:<11} {_ms(t.median_ms):>7} {_ms(t.first_ms):>7} {ratio:>6}  "
+            line += f"{_ms(t.server_cpu_ms):>6} {_ms(t.browser_cpu_ms):>7}  "
             print(line + f"< {t.target_ms:,.0f} ms {ok}" + (f"  ({t.note})" if t.note else ""))
     all_t = [t for v in views for t in v.controls if t.median_ms is not None]
     loads = [v.load for v in views if v.load.median_ms is not None]
@@ -369,17 +443,19 @@ def main() -> None:
         (tmpdir / "app_data").mkdir()
         (tmpdir / "ref_data").mkdir()
         with (
-            serve(ROOT / "app.py", tmpdir / "app_data") as base,
-            serve(ref_script, tmpdir / "ref_data") as ref_base,
+            serve(ROOT / "app.py", tmpdir / "app_data") as (base, app_pid),
+            serve(ref_script, tmpdir / "ref_data") as (ref_base, ref_pid),
             sync_playwright() as pw,
         ):
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
             try:
                 print(f"Chromium {browser.version}, {VIEWPORT['width']} x {VIEWPORT['height']}, median of {a.reps}; "
                       f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start")  # fmt: skip
-                ref = measure_view(browser, ref_base, "reference: trivial page", "/", a.reps, None, None)
+                servers = frozenset({app_pid, ref_pid})
+                ref_meter, app_meter = CpuMeter(ref_pid, servers), CpuMeter(app_pid, servers)
+                ref = measure_view(browser, ref_meter, ref_base, "reference: trivial page", "/", a.reps, None, None)
                 ref_load, ref_ctl = ref.load.median_ms, ref.controls[0].median_ms if ref.controls else None
-                results = [measure_view(browser, base, n, p, a.reps, ref_load, ref_ctl) for n, p in views]
+                results = [measure_view(browser, app_meter, base, n, p, a.reps, ref_load, ref_ctl) for n, p in views]
             finally:
                 browser.close()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -63,8 +63,8 @@ def verdict_headline(
     :func:`nkcore.paired.verdict_sentence`, whose per-pair sentences stand under the chart.
 
     Example (the worked example, adjacent pairs): "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but
-    only tentatively (with Holm's adjustment for 3 pairs p = 0.10); these cases cannot tell n=5 from n=3 or n=7
-    from n=5."
+    only tentatively (with Holm's adjustment for 3 pairs p = 0.10); they cannot tell n=5 from n=3 or n=7 from
+    n=5." With no win: "These 1,000 paired cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3."
     """
     if len(comps) == 1:
         return paired.verdict_sentence(comps[0], alpha)
@@ -80,11 +80,13 @@ def verdict_headline(
             wins.append(text)
         else:
             ties.append(f"{c.config_b} from {c.config_a}")
-    clauses = list(wins)
+    cases = plural(n_cases, "paired case")
     if ties:
         listed = ties[0] if len(ties) == 1 else ", ".join(ties[:-1]) + f" or {ties[-1]}"
-        clauses.append(f"these cases cannot tell {listed}")
-    return f"On these {plural(n_cases, 'paired case')}, " + "; ".join(clauses) + "."
+        if not wins:
+            return f"These {cases} cannot tell {listed}."
+        wins.append(f"they cannot tell {listed}")
+    return f"On these {cases}, " + "; ".join(wins) + "."
 
 
 with page.user_errors():

@@ -19,7 +19,7 @@ PAGE = "pages/3_Compare.py"
 N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
 HEADLINE = (
     "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but only tentatively (with Holm's adjustment for 3 "
-    "pairs p = 0.10); these cases cannot tell n=5 from n=3 or n=7 from n=5."
+    "pairs p = 0.10); they cannot tell n=5 from n=3 or n=7 from n=5."
 )
 # The main column beside the open sidebar at a 1024 px window, and what the data grid adds to its columns' widths
 # (borders, row markers; both measured in Chromium): the tests table must fit in it with no horizontal scroll.
@@ -246,9 +246,7 @@ def test_verdict_when_every_pair_wins_and_when_none_does(run_page: RunPage) -> N
     )
     at = run_page(PAGE, query={"paired": _four_configs((751, 739, 737, 752))}, timeout=120)
     headline = leading_elements(at, 3)[2][1]
-    assert headline == (
-        "**On these 1,000 paired cases, these cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3.**"
-    )
+    assert headline == ("**These 1,000 paired cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3.**")
 
 
 def test_method_notes_are_in_expanders(run_page: RunPage) -> None:
