@@ -613,7 +613,7 @@ def test_a_gzip_bomb_harness_file_is_refused_by_nkcore_io_caps(monkeypatch: pyte
         read_harness([("bomb.jsonl.gz", bomb)])
     assert detect_tool(bomb) is None  # refused there too, never unpacked past the cap
     monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "100")
-    with pytest.raises(DataError, match="over the size limit of 100 bytes.*NKP_MAX_UNPACKED_BYTES"):
+    with pytest.raises(DataError, match=r"over the size limit of 100 bytes.*NKP_MAX_UNPACKED_BYTES"):
         read_harness([("a.jsonl.gz", gzip.compress(line * 3))])
 
 
