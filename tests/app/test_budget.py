@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
 from tests.app.conftest import RunPage, error_texts, plain
 
 PAGE = "pages/2_Budget.py"
 TIMEOUT = 240
 
 
-def _metrics(at) -> dict[str, str]:
+def _metrics(at: AppTest) -> dict[str, str]:
     return {plain(m.label): plain(m.value) for m in at.metric}
 
 
-def _text(at) -> str:
+def _text(at: AppTest) -> str:
     return " ".join(plain(m.value) for m in at.markdown)
 
 
@@ -98,7 +104,7 @@ def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: 
     assert not table.isna().any().any()  # no 'None' cells: blanks where a metric never gets there
 
 
-def test_rows_over_the_work_limit_are_left_out_and_said(run_page: RunPage, monkeypatch) -> None:
+def test_rows_over_the_work_limit_are_left_out_and_said(run_page: RunPage, monkeypatch: pytest.MonkeyPatch) -> None:
     """A simulated budget row over the server's simulation limit is named in a warning; the rows that fit are still
     shown. Macro F1 is not a mean over items, so it is simulated (the instant engine does not cover it)."""
     monkeypatch.setenv("NKP_MAX_SIM_WORK", "5000000")
@@ -241,7 +247,7 @@ SMALL = {"bud_maxb": "500", "bud_ks": "1,5,20"}
 PLANE_TAB = "Items x ratings per item, budgets as lines"
 
 
-def _ordered(node) -> list:
+def _ordered(node: Any) -> list[Any]:
     """Every element of the page in the order a reader sees it (children by their index, depth first)."""
     out = [node]
     for idx in sorted(getattr(node, "children", {}) or {}):
@@ -320,11 +326,11 @@ def test_verify_runs_the_simulation_and_shows_both(run_page: RunPage) -> None:
     assert at.radio(key="bud_prec") and at.number_input(key="bud_seed")
 
 
-def _headline(at) -> str:
+def _headline(at: AppTest) -> str:
     return next(plain(m.value)[5:] for m in at.markdown if m.value.startswith("#### "))
 
 
-def _headline_split(at) -> tuple[int, int, int]:
+def _headline_split(at: AppTest) -> tuple[int, int, int]:
     """(budget, items N, ratings per item K) of the headline '...: B ratings (N items x K ratings per item).'"""
     import re
 
@@ -366,7 +372,7 @@ def test_the_headline_is_the_smallest_budget_on_the_continuous_axis(run_page: Ru
     assert "searched any budget up to 50,000 ratings" in " ".join(plain(c.value) for c in at.caption)
 
 
-def _chart_layers(chart) -> list[tuple[dict, object]]:
+def _chart_layers(chart: Any) -> list[tuple[dict[str, Any], pd.DataFrame]]:
     """(layer spec, its data as a DataFrame or None) of a drawn Altair chart (Streamlit ships the data as Arrow)."""
     import json
 
