@@ -245,8 +245,10 @@ def test_pair_labels_and_the_difference_chart() -> None:
         ]
     )
     chart = charts_paired.difference_chart(diffs)
-    labels = _axis_labels(_svg(chart, width=400), "Y-axis")
-    assert labels == ["8B → 70B", "70B → 405B"]
+    svg = _svg(chart, width=400)
+    assert _axis_labels(svg, "Y-axis") == ["8B → 70B", "70B → 405B"]
+    ticks = _axis_labels(svg, "X-axis")
+    assert "0" in ticks and "+0" not in ticks and all(t == "0" or t[0] in "+−-" for t in ticks), ticks
     assert {t["field"] for t in chart.to_dict()["layer"][0]["encoding"]["tooltip"]} >= {"pair"}
 
 

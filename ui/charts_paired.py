@@ -66,7 +66,8 @@ def pair_labels(pairs: list[str]) -> list[str]:
 def _points_axis(title: str, signed: bool) -> alt.Axis:
     """An axis for differences stored as fractions (0.04) but read in percentage points ("+4")."""
     fmt = "+.1~f" if signed else ".1~f"  # 4, 0.5, +2.5: one decimal only where a tick needs it
-    return alt.Axis(title=title, labelExpr=f"format(datum.value * 100, '{fmt}')")
+    # zero carries no sign ("0", not "+0"), as in nkcore.common.formatting.points
+    return alt.Axis(title=title, labelExpr=f"abs(datum.value) < 1e-12 ? '0' : format(datum.value * 100, '{fmt}')")
 
 
 def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:

@@ -30,7 +30,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         "series:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
-        legend=bottom_legend(len(domain), 250),
+        legend=bottom_legend(len(domain), 220),
     )
     x = alt.X("n:Q", title="samples per request (n)", axis=alt.Axis(tickMinStep=1, format="d"))
     y_axis = alt.Axis(format=".0%")

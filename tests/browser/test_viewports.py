@@ -146,10 +146,6 @@ PAGE_FIXES = {
     ("Data", 1024): "Data page: the summary's metrics, three to a row in a 564 px main area, cut 'ratings per item "
     "(K), min / median / max' and 'agreement (Krippendorff's alpha)'; two to a row (show_numbers per_row=2) or "
     "shorter labels with the rest in the caption",
-    ("Sampling", 1024): "Sampling page (H5): five key numbers in one row cut 'samples per case (largest n)', "
-    "'single-call accuracy (p)', 'accuracy at n = 7' and 'sample correlation (rho)'; the model check's "
-    "'correlated model at n = 7 (fit on n ≤ 5)' and 'difficulty model at n = 7 (fit on n ≤ 5)' are cut too; rows of "
-    "three (st.columns(3) then st.columns(2)) and '(fit on n ≤ 5)' moved into help=",
 }
 
 
