@@ -11,16 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.errors import DataError
+from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
 from ui import cache, charts_nk, charts_plane, datasets, exports, page, work
 from ui.text import md
-
-nk_exact: Any
-try:  # the instant engine (nkcore.nk.exact); until it is installed the page simulates as before
-    from nkcore.nk import exact as nk_exact
-except ImportError:  # pragma: no cover - the engine ships with nkcore
-    nk_exact = None
 
 GRID_TAB = "Budget x ratings per item (click a cell)"
 PLANE_TAB = "Items x ratings per item, budgets as lines"
@@ -190,12 +185,10 @@ with page.user_errors():
     # The instant engine computes the cells from the per-item law of the score gap: no rounds, no seed, no noise.
     # It covers every metric that is a mean over items; macro F1 and sources without the engine are simulated, and
     # only then do the number of rounds and the seed matter (and show).
-    exact_grid_fn = getattr(nk_exact, "exact_grid", None) if prior is not None else None
-    exact_real_fn = (
-        getattr(frames, "exact_resample_frames", None) or getattr(nk_exact, "exact_resample_frames", None)
-        if prior is None
-        else None
-    )
+    exact_grid_fn = nk_exact.exact_grid if prior is not None else None
+    # real data: the engine's frames-level entry point (``frames.exact_resample_frames``, ResampleRun like
+    # ``frames.resample_frames``) where the server has it; else the resampler
+    exact_real_fn = getattr(frames, "exact_resample_frames", None) if prior is None else None
     has_engine = exact_grid_fn is not None or exact_real_fn is not None
     sim_metrics = nkm.ALL_METRICS if not has_engine else tuple(m for m in (metric,) if m not in ENGINE_METRICS)
     rounds, seed = 0, 0
@@ -294,11 +287,16 @@ with page.user_errors():
     # ------------------------------------------------------------------ the answer: smallest budget for this metric
     label = metric_name(metric)
     a_name, b_name = (model_a, model_b) if run_info is not None else ("A", "B")
-    min_fn = getattr(nk_exact, "min_budget_continuous", None) if prior is not None else None
-    if min_fn is not None and prior is not None and metric in ENGINE_METRICS:
+    if prior is not None and metric in ENGINE_METRICS:
         # the answer is not bound to the grid on show: any budget up to the paper's largest
         mb = cache.compute_params(
-            min_fn, alpha=prior.alpha, eps=float(eps), metric=metric, ks=ks, level=0.05, max_budget=SEARCH_MAX
+            nk_exact.min_budget_continuous,
+            alpha=prior.alpha,
+            eps=float(eps),
+            metric=metric,
+            ks=ks,
+            level=0.05,
+            max_budget=SEARCH_MAX,
         )
         searched = f"any budget up to {SEARCH_MAX:,} ratings"
         tried = ""
@@ -421,8 +419,7 @@ with page.user_errors():
     if budget in best:
         pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
         st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
-    best_fn = getattr(nk_exact, "best_k_for_budget", None) if prior is not None else None
-    if best_fn is not None and prior is not None and metric in ENGINE_METRICS:
+    if prior is not None and metric in ENGINE_METRICS:
         # any budget, not only the grid's: the engine needs no simulation for it
         any_budget = st.columns([1, 2])[0].number_input(
             "Any other budget (ratings): its best split",
@@ -438,7 +435,12 @@ with page.user_errors():
         )
         if any_budget:
             bk = cache.compute_params(
-                best_fn, alpha=prior.alpha, eps=float(eps), metric=metric, budget=int(any_budget), ks=ks
+                nk_exact.best_k_for_budget,
+                alpha=prior.alpha,
+                eps=float(eps),
+                metric=metric,
+                budget=int(any_budget),
+                ks=ks,
             )
             st.markdown(f"**Best K at {int(any_budget):,} ratings.** {md(sentences.best_k_sentence(bk))}")
     note = sentences.extrapolation_note(mcells)
