@@ -77,7 +77,7 @@ def nk_plane(
     df["p_text"] = [("< 0.001" if p < 0.001 else f"{p:.3f}") for p in df["p"]]
     df["is_chosen"] = [(int(b), int(k)) == chosen for b, k in zip(df["budget"], df["k"], strict=True)]
     k_max = int(max(df["k"].max(), minimal.k if minimal else 1))
-    n_max = float(max(df["n"].max(), minimal.n if minimal else 1, max(budgets, default=1)))
+    n_max = float(max(df["n"].max(), minimal.budget if minimal else 1, max(budgets, default=1)))
     x_scale = alt.Scale(type="log", domain=[1, n_max * 1.15], nice=False)
     y_scale = alt.Scale(type="log", domain=[0.8, k_max * 1.25], nice=False)
     x_ticks = [v for v in TICKS if v <= n_max * 1.15]
@@ -131,7 +131,7 @@ def nk_plane(
     ends = lines_df.sort_values("k").groupby("budget", as_index=False).last()
     ends["label"] = [f"{int(b):,}" for b in ends["budget"]]
     labels = (
-        alt.Chart(ends).mark_text(align="left", dx=4, dy=-6, fontSize=11, color="#555").encode(x=x, y=y, text="label:N")
+        alt.Chart(ends).mark_text(align="center", dy=-17, fontSize=11, color="#555").encode(x=x, y=y, text="label:N")
     )
     head, _, rest = title.partition(": ")
     chart_title = alt.TitleParams(text=head, subtitle=[rest] if rest else [])
@@ -144,6 +144,12 @@ def nk_plane(
     if minimal is not None:
         mline = iso_budget_lines([minimal.budget], k_max)
         layers.append(alt.Chart(mline).mark_line(color=MINIMAL_COLOR, strokeWidth=3).encode(x=x, y=y))
+        top = mline.sort_values("k").tail(1).assign(label=f"{minimal.budget:,}: smallest with p < 0.05")
+        layers.append(
+            alt.Chart(top)
+            .mark_text(align="left", dx=8, dy=-17, fontSize=12, fontWeight="bold", color=MINIMAL_COLOR)
+            .encode(x=x, y=y, text="label:N")
+        )
         star = pd.DataFrame(
             [{"n": minimal.n, "k": minimal.k, "budget": minimal.budget, "what": "smallest budget with p < 0.05"}]
         )
