@@ -236,3 +236,17 @@ def test_exact_outcome_law_fits_where_the_engine_says_exact() -> None:
     assert alt["acc"].exact == outcomes.law_fits(3, 3)
     alt, _ = item_laws(DICES, 0.3, 40, ["acc"])
     assert not alt["acc"].exact and alt["acc"].n_items > 0 and alt["acc"].mean_se > 0
+
+
+def test_windowed_power_is_the_binomial() -> None:
+    """Sum of N Bernoulli(0.3) items = Binomial(N, 0.3): the Bernstein window keeps all but < 1e-15 of the mass."""
+    from scipy import stats
+
+    lat = cv.Lattice(1.0, 0, np.array([0.7, 0.3]))
+    for n in (10, 5000, 200_000):
+        s = cv.power(lat, n)
+        if n > 10:
+            assert s.pmf.size < n + 1  # a window, not the whole support
+        ref = stats.binom.pmf(np.arange(s.lo, s.hi + 1), n, 0.3)
+        np.testing.assert_allclose(s.pmf, ref, atol=1e-13)
+        assert 1.0 - ref.sum() < 1e-15

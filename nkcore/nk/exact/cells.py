@@ -22,6 +22,7 @@ from scipy import fft as sfft
 from scipy import stats
 
 from nkcore.nk.exact import convolve as cv
+from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import LAW_BINS, ItemLaw
 
 EDGEWORTH_MIN_N = 30
@@ -72,14 +73,14 @@ def _quantiles(lat: cv.Lattice, cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
 def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool) -> float:
     """P(S0 >= S1), or P(S0 <= S1) after the sign rule, for two independent lattice laws on the same step."""
     cdf0 = _cdf(s0)
-    idx = np.arange(s1.lo, s1.hi + 1) - s0.lo  # positions of S1's points in S0's array
-    inside = np.clip(idx, -1, s0.pmf.size)
-    padded = np.concatenate([[0.0], cdf0, [1.0]])  # P(S0 <= s) at s = lo0 - 1 .. hi0 + 1
-    if flip:
-        at = padded[inside + 1]  # P(S0 <= s)
-    else:
-        at = 1.0 - padded[inside]  # P(S0 >= s) = 1 - P(S0 <= s - 1)
-    return float(np.clip(s1.pmf @ at, 0.0, 1.0))
+    # at each point s of S1: P(S0 >= s) = 1 - P(S0 <= s - 1); flip: P(S0 <= s)
+    shift = 0 if flip else -1
+    first = s1.lo + shift - s0.lo  # position in cdf0 of S1's first point
+    pos = np.arange(s1.pmf.size) + first
+    at = cdf0[np.clip(pos, 0, cdf0.size - 1)]
+    at = np.where(pos < 0, 0.0, at)  # below S0's support: P(S0 <= s) = 0; above: 1 (the clip gives cdf0[-1])
+    p = dot(s1.pmf, at) if flip else 1.0 - dot(s1.pmf, at)
+    return float(np.clip(p, 0.0, 1.0))
 
 
 def _influence_var(
@@ -99,14 +100,14 @@ def _influence_var(
     length = sfft.next_fast_len(size, real=True)
     corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest.pmf, length)), length)
     g = corr[: law.pmf.size]
-    mean = float(law.pmf @ g)
+    mean = dot(law.pmf, g)
     resid = g - mean
     if pinned:  # the mean is known: only the part of g not explained by d itself is estimated
-        x = np.arange(law.pmf.size) - float(law.pmf @ np.arange(law.pmf.size))
-        vx = float(law.pmf @ x**2)
+        x = np.arange(law.pmf.size) - dot(law.pmf, np.arange(law.pmf.size))
+        vx = dot(law.pmf, x**2)
         if vx > 0:
-            resid = resid - float(law.pmf @ (resid * x)) / vx * x
-    return float(max(law.pmf @ resid**2, 0.0))
+            resid = resid - dot(law.pmf, resid * x) / vx * x
+    return max(dot(law.pmf, resid**2), 0.0)
 
 
 def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
@@ -274,8 +275,8 @@ def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip:
     corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest0.pmf, length)), length)
     g = corr[: l0.pmf.size]
     g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g
-    mean = float(l0.pmf @ g)
-    return float(max(l0.pmf @ (g - mean) ** 2, 0.0))
+    mean = dot(l0.pmf, g)
+    return max(dot(l0.pmf, (g - mean) ** 2), 0.0)
 
 
 def _sum_moments(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[cv.Moments, cv.Moments, cv.Moments]:

@@ -25,7 +25,8 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
-from nkcore.nk.exact.means import exact_mean
+from nkcore.nk.exact.convolve import dot
+from nkcore.nk.exact.means import MEAN_METRICS, exact_mean
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.samplers import draw_dataset
@@ -34,16 +35,19 @@ ENGINE_SEED = 20260113
 """Root seed of the items the engine draws where a law is estimated (fixed: the engine's numbers have no seed)."""
 ITEMS_PER_N = 64
 """Estimated laws: items drawn per item of the largest dataset the law serves (``items_for``)."""
-MIN_ITEMS = 40_000
+MIN_ITEMS = 1 << 15
+"""Fewest items of an estimated law (the pilot draw)."""
+Z_IN_PLAY = 5.6
+"""A p-value is in play up to N = (Z_IN_PLAY sd / |mean|)^2 items (the normal form's p there is about 1e-8)."""
 MAX_ITEMS = 1_600_000
 MAX_N = 50_000
 """The largest number of items (N) an estimated law is sized for: the paper's largest budget at K = 1."""
 NULL_SHARE = 8
-"""The null's law rests on 1/8 of the alternative's items (its mean is 0 by symmetry, so only its spread and
+"""The null's law rests on 1/8 of the alternative's items (at least MIN_ITEMS / 2) (its mean is 0 by symmetry, so only its spread and
 shape are estimated, and p depends on them far less than on the alternative's mean)."""
 LAW_BINS = 4096
 """Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
-_CHUNK = 1 << 16
+_CHUNK = MIN_ITEMS
 """Items drawn per call of the sampler (bounds the memory of one draw)."""
 
 
@@ -82,7 +86,7 @@ def items_for(k: int, max_n: int = MAX_N) -> int:
     shrinks like sqrt(N / n_items) (docs/nk-method.md, "Exact engine").
 
     >>> items_for(1), items_for(20), items_for(500)
-    (1600000, 160000, 40000)
+    (1600000, 160000, 32768)
     """
     need = ITEMS_PER_N * -(-int(max_n) // max(1, int(k)))
     return int(min(MAX_ITEMS, max(MIN_ITEMS, need)))
@@ -104,7 +108,7 @@ def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, 
 def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int, se: float | None = None) -> ItemLaw:
     """An ``ItemLaw`` with its moments and lattice step; more than ``LAW_BINS`` values: binned (class doc)."""
     v = vals.astype(float)
-    mean = float(prob @ v)
+    mean = dot(prob, v)
     if vals.dtype.kind == "i" and vals.size > LAW_BINS:
         lo, hi = float(v[0]), float(v[-1])
         h = (hi - lo) / LAW_BINS
@@ -120,9 +124,9 @@ def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int,
     else:
         step = float(np.gcd.reduce(np.abs(vals.astype(np.int64)))) if vals.dtype.kind == "i" else 0.0
     c = v - mean
-    var = float(prob @ c**2)
-    skew = float(prob @ c**3) / var**1.5 if var > 0 else 0.0
-    kurt = float(prob @ c**4) / var**2 - 3.0 if var > 0 else 0.0
+    var = dot(prob, c**2)
+    skew = dot(prob, c**3) / var**1.5 if var > 0 else 0.0
+    kurt = dot(prob, c**4) / var**2 - 3.0 if var > 0 else 0.0
     if se is None:
         se = 0.0 if exact or n == 0 else float(np.sqrt(var / n))
     return ItemLaw(v, prob, float(scale), exact, n, mean, var, se, skew, kurt, max(step, 1.0) if step else 0.0)
@@ -150,8 +154,8 @@ def tilted(law: ItemLaw, mean: float, mean_se: float) -> ItemLaw:
     for _ in range(50):
         e = law.prob * np.exp(theta * u - np.max(theta * u))
         q = e / e.sum()
-        mu = float(q @ u)
-        var = float(q @ (u - mu) ** 2)
+        mu = dot(q, u)
+        var = dot(q, (u - mu) ** 2)
         if abs(mu - target) < 1e-13 or var <= 0:
             break
         theta -= (mu - target) / var
@@ -198,31 +202,70 @@ def _laws(
             sides.append({mt: law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
         return sides[0], sides[1]
     limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
-    for side, null in enumerate((False, True)):
-        rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, side)))
-        total = max(MIN_ITEMS, n_items // NULL_SHARE) if null else n_items
-        parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
-        scales: dict[str, float] = {}
-        for start in range(0, total, _CHUNK):
-            size = min(_CHUNK, total - start)
-            g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
-            for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
-                parts[mt].append(np.asarray(u).ravel().astype(np.int64))
-                scales[mt] = sc
-        laws: dict[str, ItemLaw] = {}
-        for mt in metrics:
-            u = np.concatenate(parts[mt])
-            if null:  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
-                law = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, total)
-                law = ItemLaw(*_fields(law, mean=0.0, mean_se=0.0, skew=0.0))
-            else:
-                law = law_from_units(u, None, scales[mt], False, n_items)
-                pin = exact_mean(alpha, eps, k, mt)
-                if pin is not None:
-                    law = tilted(law, pin[0], pin[1])
-            laws[mt] = law
-        sides.append(laws)
-    return sides[0], sides[1]
+    alt_units, scales, used = _draw_units(a, eps, k, metrics, False, n_items, adaptive=True)
+    null_units, _, used0 = _draw_units(a, eps, k, metrics, True, max(MIN_ITEMS // 2, used // NULL_SHARE))
+    alt_laws: dict[str, ItemLaw] = {}
+    null_laws: dict[str, ItemLaw] = {}
+    for mt in metrics:
+        law = law_from_units(alt_units[mt], None, scales[mt], False, used)
+        pin = exact_mean(alpha, eps, k, mt)
+        alt_laws[mt] = law if pin is None else tilted(law, pin[0], pin[1])
+        u = null_units[mt]  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
+        law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, used0)
+        null_laws[mt] = ItemLaw(*_fields(law0, mean=0.0, mean_se=0.0, skew=0.0))
+    return alt_laws, null_laws
+
+
+def exact_mean_known(metric: str) -> bool:
+    """The metric's mean per-item gap is computed exactly (``means.exact_mean``), so pinned on estimated laws."""
+    return metric in MEAN_METRICS
+
+
+def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
+    """Items an estimated law needs, from a pilot draw: ``ITEMS_PER_N`` x the largest N at which a metric whose
+    mean is not exact (Accuracy, Wins, JS) still has a p in play (between about 1e-8 and 0.3: N up to
+    (Z_IN_PLAY sd / |mean|)^2; a metric whose p stays above 0.3 up to the largest N, N < (0.5 sd / |mean|)^2,
+    needs no more), at most ``max_items``. A function of the pilot alone, so of (alpha, eps, K): reproducible.
+
+    >>> needed_items({"acc": np.array([1, 0, 0, -1, 1, 1] * 100)}, 20, 10**7)  # in play to N = 158: the pilot
+    32768
+    >>> needed_items({"acc": np.array([1, -1] * 500 + [1] * 20)}, 1, 1_600_000)  # mean 0.02: to N = 50,000
+    1600000
+    """
+    n_max = -(-MAX_N // max(1, k))
+    need = 0
+    for mt, u in units.items():
+        if exact_mean_known(mt):
+            continue
+        mu, sd = float(np.mean(u)), float(np.std(u))
+        if sd == 0:
+            continue
+        lo = (0.5 * sd / abs(mu)) ** 2 if mu else np.inf
+        if lo > n_max:
+            continue
+        need = max(need, int(min(n_max, (Z_IN_PLAY * sd / abs(mu)) ** 2)))
+    return int(min(max_items, max(MIN_ITEMS, ITEMS_PER_N * need)))
+
+
+def _draw_units(
+    a: np.ndarray, eps: float, k: int, metrics: tuple[str, ...], null: bool, total: int, adaptive: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, float], int]:
+    """Per-item units of ``total`` items drawn in chunks from the stream of (K, side); ``adaptive``: the first
+    chunk is a pilot that sets how many are drawn (``needed_items``, at most ``total``)."""
+    rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
+    parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
+    scales: dict[str, float] = {}
+    start = 0
+    while start < total:
+        size = min(_CHUNK, total - start)
+        g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
+        for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
+            parts[mt].append(np.asarray(u).ravel().astype(np.int64))
+            scales[mt] = sc
+        start += size
+        if adaptive and start == size:
+            total = max(start, needed_items({mt: p[0] for mt, p in parts.items()}, k, total))
+    return {mt: np.concatenate(p) for mt, p in parts.items()}, scales, start
 
 
 def item_laws(
@@ -230,8 +273,9 @@ def item_laws(
 ) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
     """Per metric, the law of one item's gap under the alternative and under the null (cached).
 
-    Exact where ``outcomes.law_fits(K, M)``; else estimated from ``n_items`` drawn items (default
-    ``items_for(K)``), the null symmetrised. Reference: spec "Generative model", "Null hypothesis"; the
+    Exact where ``outcomes.law_fits(K, M)``; else estimated from drawn items: a pilot of ``MIN_ITEMS``, then
+    as many as ``needed_items`` says, at most ``n_items`` (default ``items_for(K)``); the null from 1/8 of
+    that, symmetrised; TV and the log metrics with their exact mean (``tilted``). Reference: spec "Generative model", "Null hypothesis"; the
     per-item units of ``count_gaps.item_units_cm``.
 
     >>> alt, null = item_laws((1.37658107, 1.33054633), 0.3, 1, ["acc"])

@@ -31,6 +31,7 @@ from scipy.special import gammaln
 
 from nkcore.common import limits
 from nkcore.nk.exact.cells import cell_numbers
+from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ENGINE_SEED, ItemLaw, law_from_units, symmetrised
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
@@ -146,7 +147,7 @@ def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float
     c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < alpha, c, c + 1)
     c = np.maximum(c, np.floor(m / 2) + 1)
     reach = np.where(c <= m, stats.binom.sf(c - 1, m, ahead / q), 0.0)
-    return float(p_m @ reach)
+    return dot(p_m, reach)
 
 
 def exact_resample_cells(
