@@ -1,10 +1,19 @@
 """Benchmark of the (N, K) engine: the fast count-based path vs a straightforward response-level reference.
 
 Run: ``.venv/bin/python benchmarks/bench_nk.py`` (well under a minute on 2 cores; ``--quick`` for a shorter
-run, ``--all-priors`` for the grid on every dataset prior, not only Toxicity (M=2), DICES (M=3), JobsQ3 (M=12)). Same process, same cells, several repeats; prints
-medians and ratios, and the issue's two targets (never asserted: speed lives here, not in the tests):
+run, ``--all-priors`` for the grid on every dataset prior, not only Toxicity (M=2), DICES (M=3), JobsQ3 (M=12));
+``--exact`` runs only the exact engine's part, ``--sweep`` adds the whole sweep (15 presets x 4 eps). Same
+process, same cells, several repeats; prints medians and ratios, and the issue's targets (never asserted: speed
+lives here, not in the tests):
 - one cell at budget 1000, K 120, 1000 + 1000 rounds, all four metrics: < 100 ms;
 - the paper's grid up to budget 2,500 (142 configurations, four metrics, 1000 + 1000 rounds): < 10 s on 2 cores.
+The exact engine (``nkcore.nk.exact``, issue 13), against the simulation in the same run:
+- the paper's full grid (282 configurations, four metrics) per preset: < 2 s, cold (per-item laws computed) and
+  warm (laws cached, as when a page changes a budget or a metric); the simulation is timed on a few cells and
+  extrapolated by its work model (``simulate.draw_work``) rather than run for minutes;
+- one cell: < 10 ms (warm); the real-data grid on ChaosNLI SNLI (when ../shared/datasets is there): < 1 s;
+- the sweep of 15 presets x eps 0.1-0.4 x 282 configurations x the 7 item metrics: < 2 minutes (``--sweep``; macro
+  F1 is not an item mean and stays with the simulation, so it is left out of the sweep).
 The reference (``nkcore.nk.reference.reference_gaps``) draws every response with per-response coins in a Python
 loop over rounds and scores with the generic float metrics; it is the spec transcribed literally.
 """
@@ -22,11 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nkcore.nk.grid import PAPER_KS, configurations, simulate_grid
-from nkcore.nk.metrics import PAPER_METRICS
-from nkcore.nk.priors import DATASET_PRESETS, get_prior
+from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.exact.laws import clear_caches
+from nkcore.nk.grid import PAPER_EPS, PAPER_KS, configurations, simulate_grid
+from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS
+from nkcore.nk.priors import DATASET_PRESETS, get_prior, preset_names
 from nkcore.nk.reference import reference_gaps
-from nkcore.nk.simulate import simulate_gaps
+from nkcore.nk.simulate import draw_work, simulate_gaps
 
 
 def timed(fn: Callable[[], object], repeats: int) -> tuple[float, list[float]]:
@@ -48,7 +59,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer repeats and rounds")
     ap.add_argument("--all-priors", action="store_true", help="also time the 142-configuration grid on every preset")
+    ap.add_argument("--exact", action="store_true", help="only the exact engine's benchmarks")
+    ap.add_argument("--sweep", action="store_true", help="also the sweep of 15 presets x 4 eps (minutes)")
     args = ap.parse_args()
+    if args.exact:
+        exact_bench(args)
+        return
     reps = 3 if args.quick else 5
     alpha = get_prior("Toxicity").alpha
     print(
@@ -101,6 +117,98 @@ def main() -> None:
         if name == "Toxicity":
             # the reference on the same grid is far too slow to run here; estimate it from the row above
             print(f"  (reference on this grid: not run; at the row's ratio it would take about {f * row_ratio:.0f} s)")
+
+    exact_bench(args)
+
+
+def sim_estimate(alpha: tuple[float, ...], cfgs: list, metrics: tuple[str, ...]) -> float:
+    """Seconds the simulation (1000 + 1000 rounds) would take on ``cfgs``: a few cells timed, scaled by work."""
+    m = len(alpha)
+    picks = [cfgs[i] for i in (5, len(cfgs) // 3, len(cfgs) // 2, 2 * len(cfgs) // 3) if i < len(cfgs)]
+    picks = [c for c in picks if c.n <= 2000] or cfgs[:2]
+    t0 = time.process_time()
+    simulate_gaps(alpha, 0.3, [(c.n, c.k) for c in picks], 1000, 0, metrics, workers=1)
+    spent = time.process_time() - t0
+    work = sum(draw_work(c.n, c.k, m, 1000) for c in picks)
+    total = sum(draw_work(c.n, c.k, m, 1000) for c in cfgs)
+    return spent * total / max(work, 1)
+
+
+def exact_bench(args: argparse.Namespace) -> None:
+    """The exact engine: the full grid per preset (cold and warm), one cell, real data, the sweep."""
+    cfgs = configurations()
+    names = list(preset_names()) if args.all_priors else [*DATASET_PRESETS, "balanced12"]
+    print(f"\nexact engine: full grid ({len(cfgs)} configurations, {', '.join(PAPER_METRICS)}), eps 0.3; CPU seconds")
+    for name in names:
+        a = get_prior(name).alpha
+        clear_caches()
+        t0 = time.process_time()
+        cells = exact_grid(a, 0.3)
+        cold = time.process_time() - t0
+        warm, _ = timed(functools.partial(exact_grid, a, 0.3), 1 if args.quick else 3)
+        sim = sim_estimate(a, cfgs, PAPER_METRICS)
+        worst = max(c.p_error for c in cells)
+        print(
+            f"  {name:<12} (M={len(a):>2}) cold {cold:6.2f} s  warm {warm:5.2f} s  simulation ~{sim:7.1f} s (extrapolated)"
+            f"  ratio cold {sim / cold:6.1f}x  -> < 2 s {'MET' if cold < 2 else 'NOT MET'} (cold), "
+            f"{'MET' if warm < 2 else 'NOT MET'} (warm); largest p_error {worst:.4f}"
+        )
+    a = get_prior("Toxicity").alpha
+    exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
+    f, _ = timed(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20)
+    r, _ = timed(lambda: simulate_grid(a, 0.3, [1000], [120], PAPER_METRICS, 1000, 0), 3)
+    line("one cell (budget 1000, K 120, four metrics), laws cached", f, r)
+    print(f"  target: < 10 ms -> {'MET' if f < 0.01 else 'NOT MET'}")
+    real_bench()
+    if args.sweep:
+        t0 = time.perf_counter()
+        for name in preset_names():
+            for eps in PAPER_EPS:
+                exact_grid(get_prior(name).alpha, eps, metrics=ITEM_METRICS)
+        took = time.perf_counter() - t0
+        print(
+            f"sweep 15 presets x 4 eps x 282 x 7 item metrics: {took:.1f} s -> < 2 min {'MET' if took < 120 else 'NOT MET'}"
+        )
+
+
+def real_bench() -> None:
+    """The real-data grid on ChaosNLI SNLI (two BERT runs), exact engine vs 1000-round resampler on 2 cells."""
+    import pandas as pd
+
+    from nkcore.nk.exact.real import exact_resample_cells
+    from nkcore.nk.resample import prepare_pair, resample_cells
+
+    data_dir = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "chaosnli"
+    if not data_dir.exists():
+        print("real data: ../shared/datasets absent, skipped")
+        return
+    counts = pd.read_csv(data_dir / "label_counts.csv.gz")
+    snli = counts[counts["subset"] == "snli"].set_index("uid")
+    preds = pd.read_csv(data_dir / "predictions_snli_mnli_baan2022.csv.gz")
+    preds = preds[preds["subset"] == "snli"]
+    uids = list(snli.index)
+
+    def model(run: str) -> tuple[object, object]:
+        p = preds[preds["model_run"] == run].set_index("uid").reindex(uids)
+        return p["pred_label"].map({"e": 0, "n": 1, "c": 2}).to_numpy().astype(int), p[["p_e", "p_n", "p_c"]].to_numpy(
+            float
+        )
+
+    ha, pa = model("bert-base-uncased_seed1")
+    hb, pb = model("bert-base-uncased_seed0")
+    data = prepare_pair(snli[["count_e", "count_n", "count_c"]].to_numpy(int), ha, hb, pa, pb)
+    cfgs = configurations([100, 250, 500, 1000, 2500], [k for k in PAPER_KS if k <= 100])
+    t0 = time.process_time()
+    exact_resample_cells(data, cfgs, PAPER_METRICS)
+    cold = time.process_time() - t0
+    t0 = time.process_time()
+    resample_cells(data, cfgs[:: max(1, len(cfgs) // 4)][:4], PAPER_METRICS, 1000, 0, workers=1)
+    part = time.process_time() - t0
+    est = part * len(cfgs) / 4
+    print(
+        f"real data ChaosNLI SNLI ({len(cfgs)} configurations, four metrics): exact {cold:.2f} s CPU; resampler "
+        f"~{est:.0f} s (4 cells timed, scaled) -> < 1 s {'MET' if cold < 1 else 'NOT MET'}"
+    )
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=("exact", "simulate"),
         default="exact",
         help="exact: the paper's numbers in the limit of infinitely many rounds, no seed (default); simulate: "
-        "the paper's simulation with --rounds and --seed",
+        "the paper's simulation with --rounds and --seed. Real data (--predictions) is resampled either way for now "
+        "(its cells say method 'simulate')",
     )
     p.add_argument("--rounds", type=int, default=1000, help="alternative and null datasets each (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same numbers")

@@ -26,7 +26,7 @@ from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
 from nkcore.nk.exact.convolve import dot
-from nkcore.nk.exact.means import MEAN_METRICS, exact_mean
+from nkcore.nk.exact.means import MEAN_METRICS, clear_means, exact_mean
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.samplers import draw_dataset
@@ -268,6 +268,12 @@ def _draw_units(
     return {mt: np.concatenate(p) for mt, p in parts.items()}, scales, start
 
 
+def clear_caches() -> None:
+    """Forget every cached per-item law and exact mean (for benchmarks that time a cold start)."""
+    _laws.cache_clear()
+    clear_means()
+
+
 def item_laws(
     alpha: Sequence[float], eps: float, k: int, metrics: Sequence[str], n_items: int | None = None
 ) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
@@ -294,4 +300,15 @@ def item_laws(
     return _laws(a, float(eps), int(k), _check_metrics(metrics), n)
 
 
-__all__ = ["ENGINE_SEED", "ITEMS_PER_N", "ItemLaw", "item_laws", "items_for", "law_from_units", "symmetrised"]
+__all__ = [
+    "ENGINE_SEED",
+    "ITEMS_PER_N",
+    "ItemLaw",
+    "clear_caches",
+    "item_laws",
+    "items_for",
+    "law_from_units",
+    "needed_items",
+    "symmetrised",
+    "tilted",
+]

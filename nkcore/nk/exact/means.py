@@ -109,6 +109,11 @@ def _cached(alpha: tuple[float, ...], eps: float, k: int, metric: str) -> tuple[
     return hi, abs(hi - lo)
 
 
+def clear_means() -> None:
+    """Forget the cached exact means."""
+    _cached.cache_clear()
+
+
 def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple[float, float] | None:
     """The mean per-item gap in the metric's units (``count_gaps.item_units_cm``) and its quadrature error.
 
@@ -124,4 +129,4 @@ def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple
     return _cached(tuple(float(x) for x in alpha), float(eps), int(k), metric)
 
 
-__all__ = ["MEAN_METRICS", "NODES", "exact_mean"]
+__all__ = ["MEAN_METRICS", "NODES", "clear_means", "exact_mean"]

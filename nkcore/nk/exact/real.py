@@ -47,10 +47,12 @@ from nkcore.nk.resample import (
 )
 from nkcore.nk.scores import UNIT, item_gaps
 
-ENUM_MAX = 4_000_000
+ENUM_MAX = 1_000_000
 """Largest enumeration (qualifying items x compositions of K) of an exact real-data law."""
-DRAWS_MAX = 4_000_000
+DRAWS_MAX = 1_000_000
 """Draws in all (items x draws per item) of an estimated real-data law."""
+PER_ITEM_CALLS = 20_000
+"""Up to this many qualifying items an estimated law draws each item's ratings in one numpy call per item."""
 FALLBACK_ROUNDS = 1000
 """Resampling rounds for macro F1 (not a mean over items)."""
 _CACHE: dict[tuple[str, int, tuple[str, ...]], tuple[dict[str, ItemLaw], int]] = {}
@@ -112,7 +114,10 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
         per = max(1, DRAWS_MAX // qual.size)
         rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, 2)))
         limits.check_memory(qual.size * per * m * 8 * 8, "the real data's estimated per-item law")
-        gold = draw_without_replacement(rng, np.repeat(data.counts[qual][:, None, :], per, axis=1), k)
+        if qual.size <= PER_ITEM_CALLS:  # numpy's multivariate hypergeometric, one call per item: fastest
+            gold = np.stack([rng.multivariate_hypergeometric(data.counts[i], k, size=per) for i in qual])
+        else:
+            gold = draw_without_replacement(rng, np.repeat(data.counts[qual][:, None, :], per, axis=1), k)
         for mt in mts:
             units[mt].append(_units(mt, gold, data, qual).ravel())
         weights.append(np.full(qual.size * per, 1.0))
