@@ -110,7 +110,7 @@ def _cli_outcome(path: Path, rel: str) -> Outcome:
     return result
 
 
-def _page(path: str, query: dict[str, str], timeout: float = 240) -> AppTest:
+def _page(path: str, query: dict[str, str], timeout: float = 900) -> AppTest:
     clear_streamlit_caches()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     at.switch_page(path)
