@@ -250,3 +250,20 @@ def test_windowed_power_is_the_binomial() -> None:
         ref = stats.binom.pmf(np.arange(s.lo, s.hi + 1), n, 0.3)
         np.testing.assert_allclose(s.pmf, ref, atol=1e-13)
         assert 1.0 - ref.sum() < 1e-15
+
+
+def test_a_cells_numbers_do_not_depend_on_what_else_is_asked() -> None:
+    """Same (prior, eps, budget, K, metric), same numbers, alone or inside a grid with other metrics and budgets."""
+    from nkcore.nk.exact.laws import clear_caches
+
+    clear_caches()
+    (alone,) = exact_cell(DICES, 0.3, 1000, 40, ["tv"])
+    clear_caches()
+    grid = exact_grid(DICES, 0.3, [250, 1000], [20, 40], ["acc", "tv", "kl"])
+    (inside,) = [c for c in grid if (c.budget, c.k, c.metric) == (1000, 40, "tv")]
+    assert (alone.p, alone.delta, alone.ci_width, alone.p_error) == (
+        inside.p,
+        inside.delta,
+        inside.ci_width,
+        inside.p_error,
+    )

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
@@ -37,6 +36,9 @@ ITEMS_PER_N = 64
 """Estimated laws: items drawn per item of the largest dataset the law serves (``items_for``)."""
 MIN_ITEMS = 1 << 15
 """Fewest items of an estimated law (the pilot draw)."""
+PILOT_METRICS: tuple[str, ...] = ("acc", "wins", "js")
+"""The metrics without an exact mean: the pilot sizes every estimated law by them (whatever metrics are asked, so
+a metric's law never depends on the others computed with it)."""
 Z_IN_PLAY = 5.6
 """A p-value is in play up to N = (Z_IN_PLAY sd / |mean|)^2 items (the normal form's p there is about 1e-8)."""
 MAX_ITEMS = 1_600_000
@@ -187,7 +189,10 @@ def _check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
     return tuple(metrics)
 
 
-@lru_cache(maxsize=512)
+_BY_METRIC: dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, ItemLaw]] = {}
+"""The per-item laws computed so far, per (alpha, eps, K, largest item count, metric)."""
+
+
 def _laws(
     alpha: tuple[float, ...], eps: float, k: int, metrics: tuple[str, ...], n_items: int
 ) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
@@ -263,14 +268,15 @@ def _draw_units(
             parts[mt].append(np.asarray(u).ravel().astype(np.int64))
             scales[mt] = sc
         start += size
-        if adaptive and start == size:
-            total = max(start, needed_items({mt: p[0] for mt, p in parts.items()}, k, total))
+        if adaptive and start == size:  # the pilot: sized by the metrics without an exact mean, asked or not
+            pilot = {mt: np.asarray(u).ravel() for mt, (u, _) in item_units_cm(g, ma, mb, k, PILOT_METRICS).items()}
+            total = max(start, needed_items(pilot, k, total))
     return {mt: np.concatenate(p) for mt, p in parts.items()}, scales, start
 
 
 def clear_caches() -> None:
     """Forget every cached per-item law and exact mean (for benchmarks that time a cold start)."""
-    _laws.cache_clear()
+    _BY_METRIC.clear()
     clear_means()
 
 
@@ -297,7 +303,17 @@ def item_laws(
     if n < 2:
         raise DataError(f"need at least 2 items to estimate a per-item law, got {n}")
     limits.check("items", n, "the per-item law")
-    return _laws(a, float(eps), int(k), _check_metrics(metrics), n)
+    mts = _check_metrics(metrics)
+    base = (a, float(eps), int(k), n)
+    missing = tuple(mt for mt in mts if (*base, mt) not in _BY_METRIC)
+    if missing:  # a metric's law does not depend on the others asked with it (same items, same count)
+        alt, null = _laws(a, float(eps), int(k), missing, n)
+        if len(_BY_METRIC) > 4096:
+            _BY_METRIC.clear()
+        for mt in missing:
+            _BY_METRIC[(*base, mt)] = (alt[mt], null[mt])
+    got = {mt: _BY_METRIC[(*base, mt)] for mt in mts}
+    return {mt: g[0] for mt, g in got.items()}, {mt: g[1] for mt, g in got.items()}
 
 
 __all__ = [

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+from scipy import stats
+
 from nkcore.errors import DataError
 from nkcore.nk.exact.cells import cell_p
 from nkcore.nk.exact.engine import exact_grid
@@ -78,6 +81,7 @@ def min_budget_continuous(
     """The smallest budget N x K (any whole N, K in ``ks``) at which p < ``level``, with its K and p.
 
     Formula: min over K of K N_K, N_K = the smallest N with p(N, K) < level (``smallest_n``); ties: smaller K.
+    The K are searched in the order of the normal form's prediction, each only below the best budget so far.
 
     >>> mb = min_budget_continuous((1.37658107, 1.33054633), 0.3, "acc", ks=[1])
     >>> mb.k, mb.budget, mb.p < 0.05
@@ -87,10 +91,11 @@ def min_budget_continuous(
     a = tuple(float(x) for x in validate_alpha(alpha))
     if not 0 < level < 1:
         raise DataError(f"level must be between 0 and 1, got {level}")
+    kk = sorted({int(x) for x in ks})
+    if any(k < 1 for k in kk):
+        raise DataError(f"ratings per item (K) must be at least 1, got {min(kk)}")
     best: tuple[int, int, int] | None = None
-    for k in sorted({int(x) for x in ks}):
-        if k < 1:
-            raise DataError(f"ratings per item (K) must be at least 1, got {k}")
+    for k in sorted(kk, key=lambda k: (_normal_budget(a, eps, mt, k, level), k)):
         cap = int(max_budget) // k
         if best is not None:
             cap = min(cap, best[0] // k)  # only budgets below the best so far can win
@@ -102,6 +107,17 @@ def min_budget_continuous(
     budget, k, n = best
     alt, null = item_laws(a, eps, k, [mt])
     return MinimalBudget(mt, budget, k, cell_p(alt[mt], null[mt], n))
+
+
+def _normal_budget(alpha: tuple[float, ...], eps: float, metric: str, k: int, level: float) -> float:
+    """The budget the normal form predicts at K: K (z_level sd / mean)^2 (only orders the search: the K most
+    likely to win are searched first, so the others are cut short by the best budget found so far)."""
+    alt, null = item_laws(alpha, eps, k, [metric])
+    a, b = alt[metric], null[metric]
+    if a.mean <= 0:
+        return float("inf")
+    z = float(stats.norm.isf(level))
+    return k * (z * np.sqrt(a.var + b.var) / a.mean) ** 2
 
 
 def best_k_for_budget(
