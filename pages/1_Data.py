@@ -38,8 +38,9 @@ def shown_errors() -> Iterator[None]:
         st.error(md(exc), icon=":material/error:")
 
 
-def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 3) -> None:
-    """Each key number with its plain-language sentence underneath."""
+def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 2) -> None:
+    """Each key number with its plain-language sentence underneath, two to a row (a long label such as "ratings per
+    item (K), min / median / max" fits a 1024 px window)."""
     for start in range(0, len(numbers), per_row):
         cols = st.columns(per_row)
         for col, number in zip(cols, numbers[start : start + per_row], strict=False):
