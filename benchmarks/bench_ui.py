@@ -9,8 +9,9 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
 - **page load**: from the start of the navigation to Streamlit's idle (the app's ``data-test-script-state`` back at
   ``notRunning`` for good, connected, no running status widget, no loading skeleton): median of ``--reps`` loads
   after one warm-up load;
-- **every control** in the main area that is visible and enabled, found on the page rather than listed here (so a
-  page that gains or loses a control is measured as it is): a slider gets ArrowRight on its focused thumb (ArrowLeft
+- **every control** in the main area that is enabled, found on the page rather than listed here (so a page that
+  gains or loses a control is measured as it is; one inside a collapsed expander is measured with its expander
+  opened, which is closed again afterwards): a slider gets ArrowRight on its focused thumb (ArrowLeft
   the next time, so it stays in range), a number input its step button, a radio another option, a checkbox or toggle
   a click, a select box another option and then its own back, a multiselect loses its last chosen option and gets
   it back. The time runs from the input event (captured in the page) to idle; the median of ``--reps`` changes and
@@ -106,25 +107,37 @@ _IDLE_JS = """([t0, quiet]) => {
   return last[0];
 }"""
 
+# True once the app has been idle (not running, connected, nothing pending) for `quiet` ms.
+_IDLE_NOW_JS = """(quiet) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')) return false;
+  const last = window.__nkpStates[window.__nkpStates.length - 1];
+  return !last || performance.now() - last[0] >= quiet;
+}"""
+
 # True once the app has started a run after t0.
 _RAN_JS = """(t0) => window.__nkpStates.some(e => e[0] >= t0 && e[1] !== 'notRunning')"""
 
-# Every visible, enabled control of the main area as [kind, label, index among controls of that kind and label].
+# Every visible, enabled control of the main area as [kind, label, index among controls of that kind and label,
+# index among controls of that kind]; a hidden label (label_visibility="collapsed") is still read (textContent).
 _CONTROLS_JS = """() => {
   const kinds = {stSlider: 'slider', stNumberInput: 'number', stRadio: 'radio', stSelectbox: 'select',
                  stCheckbox: 'checkbox', stMultiSelect: 'multiselect'};
-  const out = [], seen = {};
+  const out = [], seen = {}, perKind = {};
   const sel = Object.keys(kinds).map(k => `[data-testid="stMain"] [data-testid="${k}"]`).join(', ');
   for (const el of document.querySelectorAll(sel)) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.height === 0) continue;
-    if (el.querySelector('input:disabled, [aria-disabled="true"], [data-disabled]')) continue;
     const kind = kinds[el.getAttribute('data-testid')];
+    perKind[kind] = (perKind[kind] || 0) + 1;  // counted as the page's locator counts them: all of the kind
+    const r = el.getBoundingClientRect();
+    if ((r.width === 0 || r.height === 0) && !el.closest('details')) continue;  // a collapsed expander's are kept
+    if (el.querySelector('input:disabled, [aria-disabled="true"], [data-disabled]')) continue;
     const labelEl = el.querySelector('[data-testid="stWidgetLabel"]');
-    const label = (labelEl ? labelEl.innerText : el.innerText).trim().split('\\n')[0];
+    const label = (labelEl ? labelEl.textContent : '').trim().split('\\n')[0];
     const key = kind + '|' + label;
     seen[key] = (seen[key] || 0) + 1;
-    out.push([kind, label, seen[key] - 1]);
+    out.push([kind, label, seen[key] - 1, perKind[kind] - 1]);
   }
   return out;
 }"""
@@ -261,11 +274,12 @@ def load(page: Any, url: str) -> float:
     return wait_idle(page, 0.0)
 
 
-def _locate(page: Any, kind: str, label: str, index: int) -> Any:
+def _locate(page: Any, kind: str, label: str, index: int, nth_of_kind: int) -> Any:
+    """The control: the ``index``-th of its kind with this label, or (no label) the ``nth_of_kind``-th of its kind."""
     box = page.locator(f'[data-testid="stMain"] [data-testid="{TESTIDS[kind]}"]')
-    if label:
-        box = box.filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label))
-    return box.nth(index)
+    if not label:
+        return box.nth(nth_of_kind)
+    return box.filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).nth(index)
 
 
 def _change(page: Any, kind: str, el: Any, step: int) -> None:
@@ -308,7 +322,7 @@ def _change(page: Any, kind: str, el: Any, step: int) -> None:
 
 
 def time_control(
-    page: Any, meter: CpuMeter, kind: str, label: str, index: int, reps: int
+    page: Any, meter: CpuMeter, kind: str, label: str, index: int, nth_of_kind: int, reps: int
 ) -> tuple[list[float], list[tuple[float, float]], str]:
     """``reps`` timed changes of one control (ms each), the CPU each cost (server ms, browser ms), and a note when
     one could not be made.
@@ -317,10 +331,48 @@ def time_control(
     once more, timed from its own input event."""
     times: list[float] = []
     cpu: list[tuple[float, float]] = []
+    opened = _reveal(page, _locate(page, kind, label, index, nth_of_kind))
+    try:
+        return _time_changes(page, meter, kind, label, index, nth_of_kind, reps, times, cpu)
+    finally:
+        if opened is not None:  # leave the expander as it was
+            opened.click()
+            _settle(page)
+
+
+def _settle(page: Any) -> None:
+    """Wait until the app is idle (a click on an expander that draws its content lazily starts a run)."""
+    page.wait_for_timeout(150)
+    page.wait_for_function(_IDLE_NOW_JS, arg=QUIET_MS, timeout=60_000, polling=50)
+
+
+def _reveal(page: Any, el: Any) -> Any | None:
+    """Open the collapsed expander that hides ``el``, if any; return its header (to close it again) or None."""
+    if el.is_visible():
+        return None
+    header = el.locator("xpath=ancestor::details[1]/summary")
+    if header.count() == 0:
+        return None
+    header.click()
+    _settle(page)
+    return header
+
+
+def _time_changes(
+    page: Any,
+    meter: CpuMeter,
+    kind: str,
+    label: str,
+    index: int,
+    nth_of_kind: int,
+    reps: int,
+    times: list[float],
+    cpu: list[tuple[float, float]],
+) -> tuple[list[float], list[tuple[float, float]], str]:
     for step in range(reps + reps % 2):
         try:
             for attempt in range(2):
-                el = _locate(page, kind, label, index)
+                el = _locate(page, kind, label, index, nth_of_kind)
                 el.scroll_into_view_if_needed()
                 page.wait_for_timeout(100)  # let the previous run's last renders settle before the input
                 before = meter.sample()
@@ -389,9 +441,9 @@ def measure_view(browser: Any, meter: CpuMeter, base: str, name: str, path: str,
         shown = page.locator('[data-testid="stMain"] [data-testid="stException"]').count()
         load_note = f"the page shows {shown} exception(s)" if shown else ""
         controls = []
-        for kind, label, index in page.evaluate(_CONTROLS_JS):
-            times, cpu, note = time_control(page, meter, kind, label, index, reps)
-            what = label if index == 0 else f"{label} [{index + 1}]"
+        for kind, label, index, nth_of_kind in page.evaluate(_CONTROLS_JS):
+            times, cpu, note = time_control(page, meter, kind, label, index, nth_of_kind, reps)
+            what = (label if index == 0 else f"{label} [{index + 1}]") if label else f"({kind} {nth_of_kind + 1})"
             controls.append(timing(what, kind, times, ref_control, TARGET_CONTROL_MS, note, cpu))
         page_load = timing("page load", "load", loads, ref_load, TARGET_LOAD_MS, load_note, load_cpu)
         return ViewResult(name, path, page_load, tuple(controls))
