@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import fft as sfft
 from scipy import stats
+from scipy.special import ndtri
 
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
@@ -31,10 +32,20 @@ EDGEWORTH_MAX_CI = 2e-3
 """... and when the Cornish-Fisher 1/N terms move the CI-width by less than this share of it."""
 EDGEWORTH_MAX_ERROR = 5e-4
 """The Edgeworth expansion replaces the lattice when the size of its 1/N terms at the p-value is below this."""
+NEAREST_MAX_N = 30
+"""Up to this many items a law off the integer lattice is rounded to the nearest lattice point (ties between the
+two laws' atoms, which weigh on p when N is small, stay ties; measured: KL at K = 60, N = 1, p 0.347 by linear
+binning, 0.328 by nearest points, the simulation 0.329 +- 0.004); beyond, linear binning."""
+NEAREST_POINTS = 1 << 16
+"""Points of that fine lattice (its N-fold support): p within 0.001 of a 2^20-point lattice (measured on KL,
+Toxicity and DICES, K = 20-200, N = 1-30); the rounding's first-order effect on p is added to ``p_error``."""
 BIN_SD = 0.05
 """Step of a binned lattice, in per-item standard deviations (the smaller of the two laws')."""
 CHEAP_LATTICE = 1 << 15
 """Lattices up to this many points are always convolved (cheap); Edgeworth is only considered beyond."""
+INFLUENCE_MAX = 1 << 17
+"""Lattices up to this many points get the delta method's influence terms on the lattice (any N); longer ones
+the normal form (``_normal_p_error``)."""
 NEGLIGIBLE_P = 1e-9
 """A p this close to 0 or 1 gets no sampling-error term (it cannot move across any threshold that matters)."""
 POINTS = 1000
@@ -114,7 +125,8 @@ def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
     """How a cell is computed: (lattice step h, h is the laws' exact integer step, use Edgeworth).
 
     The exact integer lattice when its N-fold support fits ``cv.LATTICE_MAX`` points; else a binned lattice of
-    step max(``BIN_SD`` sd, range / ``LAW_BINS``, N range / ``cv.LATTICE_MAX``). Edgeworth instead when the
+    step max(``BIN_SD`` sd, range / ``LAW_BINS``, N range / ``cv.LATTICE_MAX``), or for N <= ``NEAREST_MAX_N``
+    the nearest points of a lattice of ``NEAREST_POINTS`` (ties stay ties). Edgeworth instead when the
     lattice has more than ``CHEAP_LATTICE`` points, N >= ``EDGEWORTH_MIN_N`` and ``edgeworth_ok``.
     """
     lo = min(alt.values[0], null.values[0])
@@ -128,7 +140,10 @@ def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
         exact_step = span / h * n + 1 <= cv.LATTICE_MAX
     if not exact_step:
         sd = float(np.sqrt(max(min(alt.var, null.var), 1e-300)))
-        h = max(BIN_SD * sd, span / LAW_BINS, span * n / (cv.LATTICE_MAX - 1))
+        if n <= NEAREST_MAX_N:  # few items: ties between the laws' atoms matter; nearest points, fine lattice
+            h = span * n / (NEAREST_POINTS - 1)
+        else:
+            h = max(BIN_SD * sd, span / LAW_BINS, span * n / (cv.LATTICE_MAX - 1))
     big = n >= EDGEWORTH_MIN_N and span / h * n > CHEAP_LATTICE
     return h, exact_step, big and edgeworth_ok(alt, null, n, h if exact_step else 0.0)
 
@@ -142,9 +157,10 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
     if edge:
         out = _edgeworth_numbers(alt, null, n, h if exact_step else 0.0)
     else:
-        out = _lattice_numbers(alt, null, n, h)
+        near = not exact_step and n <= NEAREST_MAX_N
+        out = _lattice_numbers(alt, null, n, h, near)
         if not exact_step:
-            out = _with_extra_error(out, _binning_error(alt, null, n, h, out.p), 0.0)
+            out = _with_extra_error(out, _binning_error(alt, null, n, h, out.p, near), 0.0)
     return CellNumbers(
         out.p,
         abs(mean_gap),
@@ -170,21 +186,35 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
         at = 0.5 * h if exact_step else 0.0
         f0 = float(cv.edgeworth_cdf(at if flip else -at, t))
         return f0 if flip else 1.0 - f0
-    s1 = cv.power(cv.on_lattice(alt.values, alt.prob, h), n)
-    s0l = cv.power(cv.on_lattice(null.values, null.prob, h), n)
+    near = not exact_step and n <= NEAREST_MAX_N
+    s1 = cv.power(cv.on_lattice(alt.values, alt.prob, h, near), n)
+    s0l = cv.power(cv.on_lattice(null.values, null.prob, h, near), n)
     med1 = int(_quantiles(s1, _cdf(s1), np.array([0.5]))[0])
     med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
     return _p_lattice(s1, s0l, med0 > med1)
 
 
-def _binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float) -> float:
-    """Bound on the change of p by linear binning: each item's variance grows by at most h^2 / 4, so the
-    spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)); p moves by phi(z) |z| times that."""
+def _binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float, near: bool = False) -> float:
+    """The change of p by putting the laws on the lattice h Z. Linear binning (a bound): each item's variance grows
+    by at most h^2 / 4, so the spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)): p moves by
+    phi(z) |z| times that. Nearest points (first order): the rounding moves the mean of S1 - S0 by
+    N (delta1 - delta0), delta the per-item mean's shift (computed), so p moves by phi(z) N |delta1 - delta0| /
+    sd(S0 - S1)."""
     v = alt.var + null.var
     if v <= 0:
         return 0.0
-    z = float(stats.norm.isf(min(max(p, 1e-300), 1.0 - 1e-16)))
-    return float(stats.norm.pdf(z) * abs(z) * h * h / (4.0 * v))
+    z = float(ndtri(1.0 - min(max(p, 1e-300), 1.0 - 1e-16)))
+    if near:
+        shift = 0.0
+        for law, sign in ((alt, 1.0), (null, -1.0)):
+            lat = cv.on_lattice(law.values, law.prob, h, True)
+            shift += sign * (h * dot(lat.pmf, np.arange(lat.lo, lat.hi + 1)) - law.mean)
+        return float(_pdf(z) * n * abs(shift) / np.sqrt(n * v))
+    return float(_pdf(z) * abs(z) * h * h / (4.0 * v))
+
+
+def _pdf(z: float) -> float:
+    return float(np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi))
 
 
 def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
@@ -211,11 +241,11 @@ def _ci_error(alt: ItemLaw, ci: float) -> float:
     return float(ci * np.sqrt(max(alt.kurt + 2.0, 0.0) / alt.n_items) / 2.0)
 
 
-def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, errors: bool = True) -> CellNumbers:
-    l1 = cv.on_lattice(alt.values, alt.prob, h)
-    l0 = cv.on_lattice(null.values, null.prob, h)
-    want = errors and not (alt.exact and null.exact)
-    small = max(l1.pmf.size, l0.pmf.size) * n <= CHEAP_LATTICE  # influence on the lattice, else the normal form
+def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool = False) -> CellNumbers:
+    l1 = cv.on_lattice(alt.values, alt.prob, h, near)
+    l0 = cv.on_lattice(null.values, null.prob, h, near)
+    want = not (alt.exact and null.exact)
+    small = max(l1.pmf.size, l0.pmf.size) * n <= INFLUENCE_MAX  # influence on the lattice, else the normal form
     s1, rest1 = cv.powers(l1, n, want and small and not alt.exact)
     s0, rest0 = cv.powers(l0, n, want and small and not null.exact)
     c1, c0 = _cdf(s1), _cdf(s0)

@@ -62,24 +62,33 @@ def integer_step(values: np.ndarray) -> int:
     return max(g, 1)
 
 
-def on_lattice(values: np.ndarray, prob: np.ndarray, h: float) -> Lattice:
-    """Put a law on the lattice h Z: exactly when every value is a multiple of h, else by linear binning.
+def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = False) -> Lattice:
+    """Put a law on the lattice h Z: exactly when every value is a multiple of h, else by linear binning (each
+    value's mass split between its two neighbours: the mean is kept) or, ``nearest``, by rounding to the nearest
+    point (equal values stay equal, so ties between two laws stay ties; the mean moves by at most h / 2).
 
     >>> lat = on_lattice(np.array([0.0, 1.5]), np.array([0.5, 0.5]), 1.0)
     >>> lat.lo, lat.pmf.tolist()
     (0, [0.5, 0.25, 0.25])
+    >>> on_lattice(np.array([0.0, 1.4]), np.array([0.5, 0.5]), 1.0, nearest=True).pmf.tolist()
+    [0.5, 0.5]
     """
     x = np.asarray(values, dtype=float) / h
-    j = np.floor(x)
-    f = x - j
+    if nearest:
+        j = np.rint(x)
+        f = np.zeros_like(x)
+    else:
+        j = np.floor(x)
+        f = x - j
     lo = int(j.min())
     hi = int(j.max() + (1 if np.any(f > 0) else 0))
-    pmf = np.zeros(hi - lo + 1)
     idx = (j - lo).astype(np.int64)
-    np.add.at(pmf, idx, prob * (1.0 - f))
+    size = hi - lo + 1
+    pmf = np.bincount(idx, weights=prob * (1.0 - f), minlength=size)
     up = f > 0
-    np.add.at(pmf, idx[up] + 1, prob[up] * f[up])
-    return Lattice(float(h), lo, pmf)
+    if np.any(up):
+        pmf += np.bincount(idx[up] + 1, weights=prob[up] * f[up], minlength=size)
+    return Lattice(float(h), lo, pmf[:size])
 
 
 def power(lat: Lattice, n: int) -> Lattice:

@@ -47,6 +47,8 @@ MAX_N = 50_000
 NULL_SHARE = 8
 """The null's law rests on 1/8 of the alternative's items (at least MIN_ITEMS / 2) (its mean is 0 by symmetry, so only its spread and
 shape are estimated, and p depends on them far less than on the alternative's mean)."""
+RAW_MAX = 1 << 15
+"""An estimated law keeps its distinct values exactly up to this many (its ties with the other law are exact)."""
 LAW_BINS = 4096
 """Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
 _CHUNK = MIN_ITEMS
@@ -62,7 +64,7 @@ class ItemLaw:
     ``mean`` (0 when exact, and for the symmetrised null whose mean is 0 by exchangeability); step: the lattice
     the values live on (every value a multiple of it); pinned: an estimated law whose mean was set to the exact
     mean (``means.exact_mean``, by exponential tilting: p_i exp(theta v_i), the closest law in relative entropy
-    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more than ``LAW_BINS`` distinct values is
+    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more than ``RAW_MAX`` distinct values is
     kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
     variance grows by at most step^2 / 4, a few parts in a million of it).
     """
@@ -111,7 +113,7 @@ def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int,
     """An ``ItemLaw`` with its moments and lattice step; more than ``LAW_BINS`` values: binned (class doc)."""
     v = vals.astype(float)
     mean = dot(prob, v)
-    if vals.dtype.kind == "i" and vals.size > LAW_BINS:
+    if vals.dtype.kind == "i" and vals.size > RAW_MAX:
         lo, hi = float(v[0]), float(v[-1])
         h = (hi - lo) / LAW_BINS
         x = (v - lo) / h
