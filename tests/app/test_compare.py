@@ -35,6 +35,11 @@ JARGON = re.compile(
 WIDGETS = ("radio", "select_slider", "slider", "selectbox", "multiselect", "number_input", "toggle", "checkbox")
 
 
+def found(at: AppTest, element_type: str) -> list[Any]:
+    """Every element (or block) of ``element_type`` in the main area ("expander", "dataframe", "tab", ...)."""
+    return list(at.main.get(element_type))
+
+
 def in_order(node: Any) -> Iterator[Any]:
     """Every node under ``node`` (itself first) in the order the page shows them (children sorted by position)."""
     yield node
@@ -62,13 +67,13 @@ def expander_texts(at: AppTest) -> dict[str, str]:
     """Each expander's label -> the text of the Markdown elements inside it."""
     return {
         plain(e.label): "\n".join(_text(x) for x in in_order(e) if x.type in ("markdown", "caption"))
-        for e in at.main.get("expander")
+        for e in found(at, "expander")
     }
 
 
 def texts_outside_expanders(at: AppTest) -> list[str]:
     """The text of every Markdown element of the main area that is not inside an expander."""
-    inside = {id(x) for e in at.main.get("expander") for x in in_order(e)}
+    inside = {id(x) for e in found(at, "expander") for x in in_order(e)}
     return [_text(x) for x in in_order(at.main) if x.type in ("markdown", "caption", "info") and id(x) not in inside]
 
 
@@ -111,7 +116,7 @@ def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
     at.session_state["cmp_show_discordance"] = True
     at.run()
     assert "162 of the 200 cases came out the same" in _markdown(at)
-    assert len(at.main.get("tab")) == 3
+    assert len(found(at, "tab")) == 3
     assert any("1 time in 6" in plain(i.value) for i in at.info)
     assert not error_texts(at)
 
@@ -224,7 +229,7 @@ def test_the_verdict_and_its_chart_come_first(run_page: RunPage) -> None:
     first = leading_elements(at, 4)
     assert [t for t, _ in first] == ["title", "markdown", "markdown", "vega_lite_chart"], first
     assert first[2][1] == f"**{HEADLINE}**"
-    spec = json.loads(at.main.get("vega_lite_chart")[0].proto.spec)
+    spec = json.loads(found(at, "vega_lite_chart")[0].proto.spec)
     assert "paired" in json.dumps(spec.get("title", "")) or "paired" in json.dumps(spec)
 
 
@@ -272,7 +277,7 @@ def test_tests_table_fits_beside_the_sidebar_at_1024_px(run_page: RunPage) -> No
     """Every column of the tests table is shown (none cut at 'ch'): set widths that add up to the main column's
     width at 1024 px; the two other p-values of McNemar's test are in the Method expander's table."""
     at = run_page(PAGE, timeout=120)
-    table = next(df for df in at.main.get("dataframe") if "exact p" in df.value.columns)
+    table = next(df for df in found(at, "dataframe") if "exact p" in df.value.columns)
     config = json.loads(table.proto.columns)
     shown = [c for c in table.value.columns if not config.get(c, {}).get("hidden")]
     assert "Holm p" in shown and "exact p" in shown
@@ -281,6 +286,21 @@ def test_tests_table_fits_beside_the_sidebar_at_1024_px(run_page: RunPage) -> No
     assert sum(widths) + GRID_CHROME <= MAIN_WIDTH_AT_1024, sum(widths)
     assert all(len(config[c]["label"]) <= 8 for c in shown), [config[c]["label"] for c in shown]  # no cut header
     assert all(config[c].get("help") for c in shown)
-    method = next(e for e in at.main.get("expander") if e.label.startswith("Method"))
+    method = next(e for e in found(at, "expander") if e.label.startswith("Method"))
     other = next(x for x in in_order(method) if x.type == "dataframe")
     assert {"mid-p", "chi-square p"} <= set(other.value.columns)
+
+
+def test_discordance_tabs_show_config_names_literally(run_page: RunPage) -> None:
+    """The tables drawn once their expander is opened: a config name with Markdown in it is a tab label as typed."""
+    a, b = "![x](http://e.example/x.png)", ":red[**B**]"
+    frame = pd.DataFrame({"case": [str(i) for i in range(20)], a: [i % 2 for i in range(20)],
+                          b: [i % 3 == 0 for i in range(20)]})  # fmt: skip
+    frame[b] = frame[b].astype(int)
+    at = run_page(PAGE, query={"paired": store.put(frame, "paired", "names.csv").id}, timeout=120)
+    at.session_state["cmp_show_discordance"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [t.label for t in found(at, "tab")]
+    assert [plain(label) for label in labels] == [f"{a} → {b}"]
+    assert "\\!\\[x\\]" in labels[0] and "\\:" in labels[0] and "\\*\\*B\\*\\*" in labels[0]  # escaped, not rendered
