@@ -7,7 +7,7 @@ error is the larger of the seeds' spread and the error a 1000-round run has in t
 engine's law (p: the U-statistic's variance, Var[P0(S0 >= a)] + Var[P1(S1 <= n)] over R, at least p (1 - p) / R
 below p = 0.01, where rare extreme datasets dominate it and 1000 points cannot resolve them; Delta: sd / sqrt(R);
 CI-width: the order statistics' spread). The CI-width is compared as a 1000-round sample would give it on average
-(``expected_sample_quantile``: on a discrete law, e.g. Accuracy with few items, sample quantiles fall between the
+(``sample_quantile_moments``: on a discrete law, e.g. Accuracy with few items, sample quantiles fall between the
 law's atoms, while the engine reports the limit, the law's own quantiles). |z| < 4, z = (engine - mean of the seeds) / sqrt(se_sim^2 + engine
 error^2). Significance (p < 0.05) must agree wherever the simulation's p is not within 4 se of 0.05, so the
 minimal budgets agree too. The worst cells are printed.
@@ -48,21 +48,24 @@ def test_representative_configs_cover_the_grid() -> None:
     assert {b for b, _ in cfgs} == set(PAPER_BUDGETS)
 
 
-def expected_sample_quantile(xs: np.ndarray, cdf: np.ndarray, u: float, rounds: int) -> float:
-    """E of numpy's linear-interpolation u-quantile of ``rounds`` draws from the law with atoms ``xs`` and cdf ``cdf``.
+def sample_quantile_moments(xs: np.ndarray, cdf: np.ndarray, u: float, rounds: int) -> tuple[float, float]:
+    """Mean and variance of numpy's linear-interpolation u-quantile of ``rounds`` draws from the law with atoms
+    ``xs`` and cdf ``cdf``.
 
     The engine reports the limit (the law's quantile); on a discrete law a 1000-round sample's quantile sits
     between atoms on average, so the simulation is compared with this expectation: with h = (R - 1) u,
-    j = floor(h), E[q] = (1 - (h - j)) E[X_(j)] + (h - j) E[X_(j+1)], P(X_(j) <= x) = P(Bin(R, F(x)) > j).
+    j = floor(h), q = (1 - (h - j)) X_(j) + (h - j) X_(j+1), P(X_(j) <= x) = P(Bin(R, F(x)) > j); the variance
+    treats X_(j) and X_(j+1) as equal (they differ only where an atom boundary falls between them).
     """
     h = (rounds - 1) * u
     j = int(np.floor(h))
-    out = 0.0
+    mean = second = 0.0
     for idx, wgt in ((j, 1.0 - (h - j)), (j + 1, h - j)):
         below = stats.binom.sf(idx, rounds, np.minimum(cdf, 1.0))  # P(X_(idx) <= x), 0-based order statistic
         mass = np.diff(np.concatenate([[0.0], below]))
-        out += wgt * float(np.sum(mass * xs))
-    return out
+        mean += wgt * float(np.sum(mass * xs))
+        second += wgt * float(np.sum(mass * xs**2))
+    return mean, max(second - mean**2, 0.0)
 
 
 def alt_law(alpha: tuple[float, ...], c: CellResult) -> tuple[np.ndarray, np.ndarray]:
@@ -123,11 +126,11 @@ def test_engine_agrees_with_the_simulation(name: str) -> None:
             se = max(float(v.std(ddof=1)), th) / np.sqrt(len(v))
             err = float(getattr(c, err_field))
             value = float(getattr(c, field))
-            if field == "ci_width":  # what a 1000-round sample's quantiles give on average (see above)
+            if field == "ci_width":  # what a 1000-round sample's quantiles give on average, and their spread
                 xs, cdf = alt_law(alpha, c)
-                value = expected_sample_quantile(xs, cdf, 0.975, ROUNDS) - expected_sample_quantile(
-                    xs, cdf, 0.025, ROUNDS
-                )
+                (m_hi, v_hi), (m_lo, v_lo) = (sample_quantile_moments(xs, cdf, u, ROUNDS) for u in (0.975, 0.025))
+                value = m_hi - m_lo
+                se = max(float(v.std(ddof=1)), float(np.sqrt(v_hi + v_lo))) / np.sqrt(len(v))
             z = (value - float(v.mean())) / max(np.hypot(se, err), 1e-12)
             rows.append((abs(z), key, field, value, err, float(v.mean()), se, c.method))
         p_sim = float(np.mean([r.p for r in runs]))
