@@ -16,6 +16,8 @@ Modules (one concept each):
 - ``grid``     cells, the paper's grid (282 configurations), minimal budget, best K
 - ``fit``      Dirichlet-multinomial fit of a prior to real ratings, with fit quality (MAB)
 - ``resample`` the same questions asked of real ratings + two models' predictions
+- ``exact``    the same numbers without Monte Carlo noise: per-item gap laws, their N-fold convolution, minimal
+  budget and best K on any budget, real data (a subpackage; docs/nk-method.md, "Exact engine")
 - ``reference`` a literal, slow, response-level transcription of the spec (oracle for tests and benchmarks)
 - ``frames``   DataFrame-in glue for the page and the CLI (the only module that reads ratings frames)
 - ``sentences`` the plain-language sentences beside the numbers (page and CLI), the paper's claims checked

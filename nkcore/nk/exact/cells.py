@@ -18,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft as sfft
 from scipy import stats
-from scipy.special import ndtri
 
+from nkcore.nk.exact import accuracy
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import LAW_BINS, ItemLaw
@@ -94,33 +93,6 @@ def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool) -> float:
     return float(np.clip(p, 0.0, 1.0))
 
 
-def _influence_var(
-    law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, other_lo: int, mode: str, pinned: bool = False
-) -> float:
-    """Var over one item d of g(d) = E[h(d + rest)], h the other side's tail: the delta method's item term.
-
-    mode "ge": h(s) = P(other >= s); "le": P(other <= s). Computed for every d of ``law`` by one FFT correlation.
-    """
-    padded = np.concatenate([[0.0], other_cdf, [1.0]])
-    lo = law.lo + rest.lo
-    hi = law.hi + rest.hi
-    pos = np.clip(np.arange(lo, hi + 1) - other_lo, -1, other_cdf.size)
-    h = 1.0 - padded[pos] if mode == "ge" else padded[pos + 1]
-    # g(d) = sum_t rest(t) h(d + t): correlation of h with rest, for d in law's support
-    size = h.size + rest.pmf.size
-    length = sfft.next_fast_len(size, real=True)
-    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest.pmf, length)), length)
-    g = corr[: law.pmf.size]
-    mean = dot(law.pmf, g)
-    resid = g - mean
-    if pinned:  # the mean is known: only the part of g not explained by d itself is estimated
-        x = np.arange(law.pmf.size) - dot(law.pmf, np.arange(law.pmf.size))
-        vx = dot(law.pmf, x**2)
-        if vx > 0:
-            resid = resid - dot(law.pmf, resid * x) / vx * x
-    return max(dot(law.pmf, resid**2), 0.0)
-
-
 def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
     """How a cell is computed: (lattice step h, h is the laws' exact integer step, use Edgeworth).
 
@@ -160,7 +132,7 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         near = not exact_step and n <= NEAREST_MAX_N
         out = _lattice_numbers(alt, null, n, h, near)
         if not exact_step:
-            out = _with_extra_error(out, _binning_error(alt, null, n, h, out.p, near), 0.0)
+            out = _with_extra_error(out, accuracy.binning_error(alt, null, n, h, out.p, near), 0.0)
     return CellNumbers(
         out.p,
         abs(mean_gap),
@@ -194,29 +166,6 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     return _p_lattice(s1, s0l, med0 > med1)
 
 
-def _binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float, near: bool = False) -> float:
-    """The change of p by putting the laws on the lattice h Z. Linear binning (a bound): each item's variance grows
-    by at most h^2 / 4, so the spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)): p moves by
-    phi(z) |z| times that. Nearest points (first order): the rounding moves the mean of S1 - S0 by
-    N (delta1 - delta0), delta the per-item mean's shift (computed), so p moves by phi(z) N |delta1 - delta0| /
-    sd(S0 - S1)."""
-    v = alt.var + null.var
-    if v <= 0:
-        return 0.0
-    z = float(ndtri(1.0 - min(max(p, 1e-300), 1.0 - 1e-16)))
-    if near:
-        shift = 0.0
-        for law, sign in ((alt, 1.0), (null, -1.0)):
-            lat = cv.on_lattice(law.values, law.prob, h, True)
-            shift += sign * (h * dot(lat.pmf, np.arange(lat.lo, lat.hi + 1)) - law.mean)
-        return float(_pdf(z) * n * abs(shift) / np.sqrt(n * v))
-    return float(_pdf(z) * abs(z) * h * h / (4.0 * v))
-
-
-def _pdf(z: float) -> float:
-    return float(np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi))
-
-
 def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
     return CellNumbers(
         c.p,
@@ -232,13 +181,6 @@ def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNu
         c.alt,
         c.null,
     )
-
-
-def _ci_error(alt: ItemLaw, ci: float) -> float:
-    """Standard error of the CI-width from the estimated per-item variance: ci sqrt((kurt + 2) / n) / 2."""
-    if alt.exact or alt.n_items == 0 or alt.var <= 0:
-        return 0.0
-    return float(ci * np.sqrt(max(alt.kurt + 2.0, 0.0) / alt.n_items) / 2.0)
 
 
 def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool = False) -> CellNumbers:
@@ -264,49 +206,19 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
     null_pts = _quantiles(s0, c0, _U) * unit
     p_err = ci_err = 0.0
     if want and min(p, 1.0 - p) > NEGLIGIBLE_P and not small:
-        p_err = _normal_p_error(alt, null, n)
+        p_err = accuracy.normal_p_error(alt, null, n)
     elif want and min(p, 1.0 - p) > NEGLIGIBLE_P:  # a p within 1e-9 of 0 or 1 has no error that matters
         var = 0.0
         if not alt.exact:
-            var += n * n * _influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge", alt.pinned) / alt.n_items
+            var += (
+                n * n * accuracy.influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge", alt.pinned) / alt.n_items
+            )
         if not null.exact:
-            var += n * n * _null_influence_var(l0, rest0, s1, flip) / null.n_items
+            var += n * n * accuracy.null_influence_var(l0, rest0, s1, flip) / null.n_items
         p_err = float(np.sqrt(var))
     if want:
-        ci_err = _ci_error(alt, ci)
+        ci_err = accuracy.ci_error(alt, ci)
     return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
-
-
-def _normal_p_error(alt: ItemLaw, null: ItemLaw, n: int) -> float:
-    """The delta method in the normal form, for large lattices: p ~ Phi(-z), z = sqrt(N) mu1 / sd, sd^2 = v0 + v1:
-    se(p) = phi(z) sqrt((sqrt(N) se(mu1) / sd)^2 + (z se(sd^2) / (2 sd^2))^2), se(v) = v sqrt((kurt + 2) / n)."""
-    var = alt.var + null.var
-    if var <= 0:
-        return 0.0
-    sd = float(np.sqrt(var))
-    z = np.sqrt(n) * alt.mean / sd
-    se_var = 0.0
-    for law in (alt, null):
-        if not law.exact and law.n_items > 0:
-            se_var = float(np.hypot(se_var, law.var * np.sqrt(max(law.kurt + 2.0, 0.0) / law.n_items)))
-    return float(stats.norm.pdf(z) * np.hypot(np.sqrt(n) * alt.mean_se / sd, z * se_var / (2.0 * var)))
-
-
-def _null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:
-    """The null's item term: g(y) = P(y + S0' >= S1) (flip: <=), symmetrised in y (the null law is)."""
-    c1 = _cdf(s1)
-    padded = np.concatenate([[0.0], c1, [1.0]])
-    lo = l0.lo + rest0.lo
-    hi = l0.hi + rest0.hi
-    pos = np.clip(np.arange(lo, hi + 1) - s1.lo, -1, c1.size)
-    h = padded[pos + 1] if not flip else 1.0 - padded[pos]  # P(S1 <= s) or P(S1 >= s)
-    size = h.size + rest0.pmf.size
-    length = sfft.next_fast_len(size, real=True)
-    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest0.pmf, length)), length)
-    g = corr[: l0.pmf.size]
-    g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g
-    mean = dot(l0.pmf, g)
-    return max(dot(l0.pmf, (g - mean) ** 2), 0.0)
 
 
 def _sum_moments(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[cv.Moments, cv.Moments, cv.Moments]:
@@ -365,7 +277,7 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     approx = float(stats.norm.pdf(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
     sampling = float(stats.norm.pdf(z) * n * alt.mean_se / np.sqrt(var_t))
     p_err = float(np.hypot(approx, sampling))
-    ci_err = _ci_error(alt, ci)
+    ci_err = accuracy.ci_error(alt, ci)
     alt_pts = cv.cornish_fisher(_U, s1) * unit
     null_pts = cv.cornish_fisher(_U, s0) * unit
     return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "edgeworth", p_err, 0.0, ci_err, alt_pts, null_pts)
