@@ -5,7 +5,8 @@
   for a law whose mean is pinned to its exact value, the part of g proportional to d is removed;
 - ``normal_p_error``: the same in the normal form, for long lattices;
 - ``binning_error``: the change of p by putting a law on a lattice (linear binning or nearest points);
-- ``ci_error``: the CI-width's error from the estimated spread.
+- ``ci_error``: the CI-width's error from the estimated spread; ``quantile_jump``: on a discrete S1, the chance
+  that a quantile sits on the neighbouring atom of the true law.
 Reference: van der Vaart (1998), Asymptotic Statistics, ch. 20 (influence functions); docs/nk-method.md.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import fft as sfft
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
 
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
@@ -66,6 +67,28 @@ def binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float, near:
     return float(normal_pdf(z) * abs(z) * h * h / (4.0 * v))
 
 
+def quantile_jump(
+    law: cv.Lattice, rest: cv.Lattice, cdf: np.ndarray, lo: int, q: int, u: float, n: int, n_items: int
+) -> float:
+    """Standard error, in lattice steps, of a u-quantile q of S1 that sits on an atom, from the estimated law.
+
+    F(q - 1) < u <= F(q); the estimate of F(x) = P(S1 <= x) has influence g(d) = P(S1' <= x - d) (S1' a sum of
+    N - 1 items), se(F) = N sd_d[g] / sqrt(n). The quantile moves one atom down if F(q - 1) really reaches u, one
+    up if F(q) really falls short of it: probabilities Phi(-distance / se); the error is the root of their sum.
+    """
+    rest_cdf = np.minimum(np.cumsum(rest.pmf), 1.0)
+    d = law.lo + np.arange(law.pmf.size)
+    total = 0.0
+    for x, dist in ((q - 1, u - (cdf[q - 1 - lo] if q - 1 >= lo else 0.0)), (q, cdf[q - lo] - u)):
+        pos = x - d - rest.lo
+        g = np.where(pos < 0, 0.0, rest_cdf[np.clip(pos, 0, rest_cdf.size - 1)])
+        mean = dot(law.pmf, g)
+        se = n * np.sqrt(max(dot(law.pmf, (g - mean) ** 2), 0.0) / n_items)
+        if se > 0:
+            total += float(ndtr(-abs(float(dist)) / se))
+    return float(np.sqrt(total))
+
+
 def normal_pdf(z: float) -> float:
     """The standard normal density (without scipy.stats' per-call overhead).
 
@@ -114,4 +137,12 @@ def null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: 
     return max(dot(l0.pmf, (g - mean) ** 2), 0.0)
 
 
-__all__ = ["binning_error", "ci_error", "influence_var", "normal_p_error", "normal_pdf", "null_influence_var"]
+__all__ = [
+    "binning_error",
+    "ci_error",
+    "influence_var",
+    "normal_p_error",
+    "normal_pdf",
+    "null_influence_var",
+    "quantile_jump",
+]

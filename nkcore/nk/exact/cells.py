@@ -218,6 +218,12 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
         p_err = float(np.sqrt(var))
     if want:
         ci_err = accuracy.ci_error(alt, ci)
+        if small and not alt.exact:  # a quantile on an atom can jump to the next one if the law is a bit off
+            jumps = [
+                accuracy.quantile_jump(l1, rest1, c1, s1.lo, int(qi), u, n, alt.n_items)
+                for qi, u in zip(q, (0.025, 0.975), strict=True)
+            ]
+            ci_err = float(np.hypot(ci_err, float(np.hypot(jumps[0], jumps[1])) * h / (scale * n)))
     return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
 
 
