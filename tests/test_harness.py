@@ -198,7 +198,10 @@ def test_lm_eval_several_tasks_keep_cases_apart_and_same_model_twice_is_named_by
             "metric 'acc' is None, not a number",
         ),
         (b'{"doc_id": 0, "target": "1", "filtered_resps": []}\n', "no metric found"),
-        (b'{"doc_id": 0, "target": "1", "filtered_resps": [], "acc": 1}\n[1, 2]\n', "line 2 (data row 2) holds a JSON list"),
+        (
+            b'{"doc_id": 0, "target": "1", "filtered_resps": [], "acc": 1}\n[1, 2]\n',
+            "line 2 (data row 2) holds a JSON list",
+        ),
     ],
 )
 def test_lm_eval_bad_files_name_the_file_and_line(content: bytes, words: str) -> None:

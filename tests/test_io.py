@@ -357,9 +357,7 @@ def test_the_depth_scan_names_the_line_and_ignores_unterminated_strings() -> Non
 def test_a_json_object_of_records_keyed_by_id_is_one_row_per_key() -> None:
     """LeWiDi's files: ``{"1": {...}, "2": {...}}``, pretty-printed or on one line; the key in column ``key``."""
     doc = {"1": {"text": "a", "annotators": "A,B"}, "7": {"text": "b", "annotators": "A", "n": 2}}
-    expected = pd.DataFrame(
-        {"key": ["1", "7"], "text": ["a", "b"], "annotators": ["A,B", "A"], "n": [np.nan, 2.0]}
-    )
+    expected = pd.DataFrame({"key": ["1", "7"], "text": ["a", "b"], "annotators": ["A,B", "A"], "n": [np.nan, 2.0]})
     for data in (json.dumps(doc, indent=4).encode(), json.dumps(doc).encode(), gzip.compress(json.dumps(doc).encode())):
         frame = read_table(data, "x.json.gz" if data[:2] == b"\x1f\x8b" else "x.json")
         pd.testing.assert_frame_equal(frame.astype(object), expected.astype(object))
