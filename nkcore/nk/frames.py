@@ -14,11 +14,19 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
+from nkcore.nk.exact.real import exact_resample_cells
 from nkcore.nk.fit import DirichletFit, assess_alpha, fit_dirichlet
 from nkcore.nk.grid import PAPER_KS, configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import DATASET_PRESETS, get_prior
-from nkcore.nk.resample import ResampleCell, full_gaps, prepare_pair, qualifying_items, resample_cells
+from nkcore.nk.resample import (
+    PairData,
+    ResampleCell,
+    full_gaps,
+    prepare_pair,
+    qualifying_items,
+    resample_cells,
+)
 from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_counts, ratings_from_frame
 
 
@@ -86,6 +94,47 @@ def model_names(predictions: pd.DataFrame) -> tuple[str, ...]:
     return tuple(str(m) for m in pd.unique(predictions["model"].dropna().astype(str)))
 
 
+def pair_data(
+    ratings: Ratings, predictions: pd.DataFrame, model_a: str, model_b: str, use_probabilities: bool = True
+) -> PairData:
+    """Two models' predictions aligned with parsed ratings: :func:`nkcore.nk.resample.prepare_pair` on their codes.
+
+    The one place that checks the pair (two different models, both in the predictions) for every real-data entry
+    point (item-only, exact and crossed resampling). Distribution metrics use both models' probabilities when
+    ``use_probabilities`` and the predictions have them, else their hard labels as one-hot distributions.
+
+    >>> r = ratings_of(pd.DataFrame({"item": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3]}))
+    >>> pf = pd.DataFrame({"item": ["a", "b", "a", "b"], "model": ["m", "m", "n", "n"], "pred_label": list("xyyy")})
+    >>> pair_data(r, pf, "m", "n").labels_b.tolist()
+    [1, 1]
+    """
+    p = predictions_from_frame(predictions, ratings)
+    if model_a == model_b:
+        raise DataError(f"choose two different models (both are {model_a!r})")
+    for name in (model_a, model_b):
+        if name not in p.models:
+            raise DataError(f"model {name!r} is not in the predictions; models: {', '.join(p.models)}")
+    ia, ib = p.models.index(model_a), p.models.index(model_b)
+    probs = p.probs if (use_probabilities and p.probs is not None) else None
+    return prepare_pair(
+        ratings.counts,
+        p.hard[ia],
+        p.hard[ib],
+        None if probs is None else probs[ia],
+        None if probs is None else probs[ib],
+    )
+
+
+def _usable_ks(data: PairData, ks: Sequence[int]) -> tuple[dict[int, int], tuple[int, ...], tuple[int, ...]]:
+    """Items with at least K ratings per K, the K values some item has, the K values no item has (or DataError)."""
+    qual = qualifying_items(data.counts, ks)
+    usable = tuple(int(k) for k in ks if qual.get(int(k), 0) > 0)
+    skipped = tuple(int(k) for k in ks if qual.get(int(k), 0) == 0)
+    if not usable:
+        raise DataError(f"no item has {min(ks)} or more ratings: choose smaller ratings per item (K)")
+    return qual, usable, skipped
+
+
 def resample_frames(
     ratings: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -105,28 +154,56 @@ def resample_frames(
     label counts (:func:`ratings_of`): K ratings of an item are then drawn without replacement from its counts.
     """
     r = ratings_of(ratings)
-    p = predictions_from_frame(predictions, r)
-    if model_a == model_b:
-        raise DataError(f"choose two different models (both are {model_a!r})")
-    for name in (model_a, model_b):
-        if name not in p.models:
-            raise DataError(f"model {name!r} is not in the predictions; models: {', '.join(p.models)}")
-    ia, ib = p.models.index(model_a), p.models.index(model_b)
-    probs = p.probs if (use_probabilities and p.probs is not None) else None
-    data = prepare_pair(
-        r.counts,
-        p.hard[ia],
-        p.hard[ib],
-        None if probs is None else probs[ia],
-        None if probs is None else probs[ib],
-    )
+    data = pair_data(r, predictions, model_a, model_b, use_probabilities)
     mts = parse_metrics(metrics)
-    qual = qualifying_items(data.counts, ks)
-    usable = tuple(k for k in ks if qual.get(int(k), 0) > 0)
-    skipped = tuple(int(k) for k in ks if qual.get(int(k), 0) == 0)
-    if not usable:
-        raise DataError(f"no item has {min(ks)} or more ratings: choose smaller ratings per item (K)")
+    qual, usable, skipped = _usable_ks(data, ks)
     cells = resample_cells(data, configurations(budgets, usable), mts, rounds, seed, alpha)
+    return ResampleRun(
+        (model_a, model_b),
+        r.labels,
+        int(data.counts.shape[0]),
+        data.is_prob,
+        full_gaps(data, mts),
+        qual,
+        skipped,
+        tuple(cells),
+    )
+
+
+def exact_resample_frames(
+    ratings: pd.DataFrame,
+    predictions: pd.DataFrame,
+    model_a: str,
+    model_b: str,
+    budgets: Sequence[int] = (100, 250, 500, 1000, 2500),
+    ks: Sequence[int] = PAPER_KS,
+    metrics: Sequence[str] | str | None = PAPER_METRICS,
+    alpha: float = 0.05,
+    use_probabilities: bool = True,
+) -> ResampleRun:
+    """:func:`resample_frames` from the exact engine: the resampler's numbers in the limit of infinitely many rounds.
+
+    Same inputs (without rounds and seed), same :class:`ResampleRun`, same cells, ``skipped_k`` and ``qualifying``;
+    each cell's ``method`` says how it was computed: the exact engine's ("lattice", "edgeworth", ...; ``rounds`` =
+    0, ``p_error`` / ``delta_error`` / ``ci_width_error`` its accuracy) or "simulate" for macro F1 (not a mean over
+    items), which the resampler computes (1,000 rounds, seed 0). Method: the per-item gap law is the mixture over
+    the qualifying items of each item's law of d_i(g), g ~ MultiHypergeometric(counts_i, K) (exact enumeration
+    where small), and the N-item gap its N-fold convolution (:mod:`nkcore.nk.exact.real`; docs/nk-method.md,
+    "Exact engine"). Reference: spec "Real data" (the resampler it reproduces).
+
+    >>> fr = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"), "label": list("xxyyxy")})
+    >>> pf = pd.DataFrame({"item": [1, 2, 3] * 2, "model": ["a"] * 3 + ["b"] * 3, "pred_label": list("xyxyyy")})
+    >>> cell = exact_resample_frames(fr, pf, "a", "b", budgets=(4,), ks=(1,), metrics="acc").cells[0]
+    >>> cell.n, cell.rounds, round(cell.delta, 4)  # per-item Accuracy gap: item 1 +1, item 2 0, item 3 +1 or -1
+    (4, 0, 0.3333)
+    """
+    if not (0 < alpha < 1):
+        raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
+    r = ratings_of(ratings)
+    data = pair_data(r, predictions, model_a, model_b, use_probabilities)
+    mts = parse_metrics(metrics)
+    qual, usable, skipped = _usable_ks(data, ks)
+    cells = exact_resample_cells(data, configurations(budgets, usable), mts, alpha)
     return ResampleRun(
         (model_a, model_b),
         r.labels,
