@@ -14,7 +14,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import apply_mapping, detect_kind, flatten_nested, kind_columns
-from ui import cache, charts_data, data_derive, data_flows, datasets, exports, page
+from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
 from ui.text import md
 
 MAX_MB = max(1, limits.get("file_bytes") // 2**20)  # the server's file-size limit (NKP_MAX_FILE_BYTES), in MB
@@ -244,24 +244,8 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
     summary = None
     with shown_errors():
         if kind == "ratings":
-            full = cache.compute(nksummary.summarize, ds, kind="ratings")
-            min_k = 1
-            if full.k_max > full.k_min:  # a slider only when items differ in ratings per item (K)
-                min_k = st.slider(
-                    "Keep only items with at least this many ratings per item (K)",
-                    1,
-                    full.k_max,
-                    1,
-                    key="dat_min_k",
-                    bind="query-params",
-                    help="Items with fewer ratings are left out of every number and chart below.",
-                )
-            summary = full if min_k == 1 else cache.compute(nksummary.summarize, ds, kind="ratings", min_k=min_k)
+            summary, charts = data_ratings.ratings_summary(ds)
             show_numbers(summary.numbers)
-            charts = [
-                charts_data.label_bars(summary.labels, "How often each label was given"),
-                charts_data.k_histogram(full.k_hist, min_k),
-            ]
         elif kind == "predictions":
             ratings = datasets.choose_dataset("ratings")
             try:
@@ -287,6 +271,8 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
             with col:
                 st.altair_chart(chart, width="stretch")
                 exports.download_chart(chart, f"{kind}_{name}")
+        if kind == "ratings" and summary is not None:
+            charts += data_ratings.ratings_details(ds, summary.min_k)
         with st.expander(f"The data ({min(len(ds.frame), 200):,} of {len(ds.frame):,} rows shown)"):
             exports.table(ds.frame.head(200), "preview", download=False, hide_index=True)
             # the whole dataset; text a spreadsheet would run as a formula (=cmd|..., @SUM) gets a leading '
@@ -361,6 +347,8 @@ if view_summary is not None:
     params = {"kind of data": KIND_WORDS[view_kind], "dataset": view_ds.name, "dataset id": view_ds.id}
     if view_kind == "ratings":
         params["keep items with at least K ratings per item (K)"] = view_summary.min_k
+        if "dat_bins" in st.session_state:
+            params["bins for the wide scale"] = st.session_state["dat_bins"]
     exports.summary_download(
         f"Data: {view_ds.name}", params, [(n.label, n.display, n.sentence) for n in view_summary.numbers], view_charts
     )

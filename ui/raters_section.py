@@ -7,18 +7,22 @@ rater in an expander with a CSV download. Numbers come from :func:`nkcore.summar
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
 from nkcore.errors import DataError
+from nkcore.kinds.values import show_value
 from nkcore.summary import raters as nkraters
 from ui import cache, exports
 from ui.datasets import Dataset
 from ui.text import md
 
-__all__ = ["TOP", "raters_section", "raters_table"]
+__all__ = ["MIN_SCORED", "TOP", "lowest_agreement", "raters_section", "raters_table"]
 
 TOP = 10  # raters listed as moving alpha the most
+MIN_SCORED = 20  # a rater's agreement is singled out only over at least this many scored ratings
 
 COLUMNS = {
     "rater": "rater",
@@ -62,6 +66,16 @@ _CONFIG = {
 }
 
 
+def lowest_agreement(summary: nkraters.RaterSummary, min_scored: int = MIN_SCORED) -> nkraters.RaterRow | None:
+    """The rater with the lowest agreement among those with at least ``min_scored`` scored ratings, when it is
+    below half the overall agreement (a rater worth a look even if alpha barely moves without them); else None."""
+    rows = [r for r in summary.raters if r.scored >= min_scored and math.isfinite(r.agreement)]
+    if not rows or not math.isfinite(summary.agreement):
+        return None
+    low = min(rows, key=lambda r: (r.agreement, -r.ratings, r.rater))
+    return low if low.agreement < summary.agreement / 2 else None
+
+
 def raters_section(ds: Dataset) -> None:
     """Draw the per-rater summary of the ratings dataset ``ds`` (one row per rating, with a rater column).
 
@@ -78,6 +92,14 @@ def raters_section(ds: Dataset) -> None:
         st.error(md(str(exc)))
         return
     st.markdown(md(summary.sentence))
+    low = lowest_agreement(summary)
+    if low is not None:
+        st.caption(
+            md(
+                f"Least in line with the others: rater {show_value(low.rater)} ({low.ratings:,} ratings) agrees with the rest on "
+                f"{100 * low.agreement:.1f}% of their ratings, against {100 * summary.agreement:.1f}% overall."
+            )
+        )
     if summary.top_changers:
         st.caption(
             f"The {min(TOP, len(summary.top_changers))} raters whose ratings move Krippendorff's alpha "
