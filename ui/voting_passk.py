@@ -63,12 +63,21 @@ def flaky_frame(flaky: voting.FlakyCases) -> pd.DataFrame:
     return frame
 
 
+def _how_to_read() -> None:
+    st.markdown(
+        "For each case, over every way of picking k of its samples: **pass@k** counts a pick with at least one right "
+        "answer (enough when someone checks the answers and keeps a right one), **majority of k** a pick whose "
+        "majority vote is right, **all k right** (pass^k) a pick with no wrong answer (what a user who asks k times "
+        "sees). Bands: 95% intervals from resampling cases."
+    )
+
+
 def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
     """Draw the pass@k section for the samples dataset ``ds`` (majority vote with tie rule ``tie``).
 
     A ``DataError`` from the computation is shown as a plain message and ends the section, not the page.
     """
-    st.subheader("At least one right, or all right? pass@k and flaky cases")
+    st.subheader("Pass@k and flaky cases")
     try:
         curves = cache.compute(voting.passk_from_frame, ds, tie=tie, n_boot=2000, seed=0)
         flaky = cache.compute(voting.flaky_from_frame, ds)
@@ -77,16 +86,16 @@ def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
         return
     st.markdown(f"**{md(voting.passk_sentence(curves, flaky.flaky_share))}**")
     st.caption(
-        "For each case, over every way of picking k of its samples: **pass@k** counts a pick with at least one right "
-        "answer (enough when someone checks the answers and keeps a right one), **majority of k** a pick whose "
-        "majority vote is right, **all k right** (pass^k) a pick with no wrong answer (what a user who asks k times "
-        "sees). Bands: 95% intervals from resampling cases."
+        "At least one right, a majority right, or all right: how the score of k samples per case depends on what "
+        "counts as a success."
         + (
             ""
             if curves.min_n == curves.max_n
             else f" Cases have {curves.min_n} to {curves.max_n} samples: at each k, the cases with at least k count."
         )
     )
+    with st.expander("How to read this chart", icon=":material/help:"):
+        _how_to_read()
     table = curves_frame(curves)
     chart = passk_chart(table)
     st.altair_chart(chart, width="stretch")

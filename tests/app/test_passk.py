@@ -44,7 +44,9 @@ def test_sample_dataset_verdict_chart_and_flaky_table(worked_frame: pd.DataFrame
     at = _run(SAMPLE_SCRIPT)
     assert not at.exception, [e.value for e in at.exception]
     assert not error_texts(at)
-    assert at.subheader[0].value.startswith("At least one right, or all right?")
+    assert at.subheader[0].value == "Pass@k and flaky cases"
+    assert [e.label for e in at.expander] == ["How to read this chart"]
+    assert "**pass@k** counts a pick with at least one right answer" in at.expander[0].markdown[0].value
     right = (worked_frame["answer"] == worked_frame["gold"]).groupby(worked_frame["case"]).sum()
     any_right, all_right = (right > 0).mean(), (right == 7).mean()  # 0.85 and 0.175, counted here
     flaky = int(((right > 0) & (right < 7)).sum())
@@ -54,7 +56,7 @@ def test_sample_dataset_verdict_chart_and_flaky_table(worked_frame: pd.DataFrame
         f"{flaky / 200:.0%} of cases are flaky (their samples disagree).**"
     )
     assert all_right == 0.175 and flaky == 135
-    assert plain(at.markdown[1].value).startswith("135 of 200 cases (67.5%) are flaky")
+    assert plain(at.markdown[2].value).startswith("135 of 200 cases (67.5%) are flaky")
     # one chart with the three readings
     charts = at.get("vega_lite_chart")
     assert len(charts) == 1
