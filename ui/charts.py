@@ -1,8 +1,8 @@
 """One Altair theme for every chart, and the chart builders and helpers more than one page uses.
 
 Page-specific builders live in ``ui/charts_<topic>.py``. Builders return Altair charts; pages draw them with
-``st.altair_chart(chart, width="stretch")`` (Streamlit sets the width to the container's) and offer them with
-``ui.exports.download_chart``.
+:func:`draw` (the unvalidated spec at the container's width; ``st.altair_chart`` validates the chart on every rerun,
+which cost more than the rest of a rerun) and offer them with ``ui.exports.download_chart``.
 
 Charts are read on a projector and on a phone as well as on a laptop, so:
 
@@ -16,12 +16,16 @@ Charts are read on a projector and on a phone as well as on a laptop, so:
 
 from __future__ import annotations
 
+import hashlib
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import altair as alt
 import pandas as pd
+import streamlit as st
+from streamlit import dataframe_util
 
 from nkcore.common.formatting import distinguishing_names
 
@@ -86,12 +90,70 @@ def _theme() -> alt.theme.ThemeConfig:
     }
 
 
+_THEME_READY = False
+
+
 def enable_theme() -> None:
-    """Register and enable the NK Planner theme (idempotent)."""
-    if "nkplanner" not in alt.theme.names():
-        alt.theme.register("nkplanner", enable=False)(_theme)
+    """Register and enable the NK Planner theme, and turn off Altair's debug mode (idempotent; the registry is
+    read once per process).
+
+    Altair's debug mode (on by default) validates every schema object against the Vega-Lite JSON schema as it is
+    built: with it off, a chart is checked once, by the tests (``tests/test_charts.py`` validates the builders'
+    output), instead of on every rerun. The default data transformer's 5,000-row limit is lifted: :func:`draw`
+    sends the rows Streamlit would (as Arrow), and a builder decides how many rows it draws."""
+    global _THEME_READY
+    if not _THEME_READY:
+        alt.utils.schemapi.disable_debug_mode()
+        alt.data_transformers.disable_max_rows()
+        if "nkplanner" not in alt.theme.names():
+            alt.theme.register("nkplanner", enable=False)(_theme)
+        _THEME_READY = True
     if alt.theme.active != "nkplanner":
         alt.theme.enable("nkplanner")
+
+
+_COMPOSITIONS = ("layer", "hconcat", "vconcat", "concat")
+
+
+def _named_data(chart: Any, datasets: dict[str, bytes]) -> Any:
+    """A shallow copy of ``chart`` (and of its sub-charts) whose data frames are replaced by named datasets; the
+    frames go into ``datasets`` (name -> Arrow IPC bytes, the name a hash of the bytes, as Streamlit's own Altair
+    path does). Altair's default path turns a frame into JSON rows through a slow sanitising copy."""
+    out = chart.copy(deep=False)
+    data = getattr(out, "data", alt.Undefined)
+    if isinstance(data, pd.DataFrame):
+        raw = dataframe_util.convert_anything_to_arrow_bytes(data)
+        name = "d" + hashlib.md5(raw, usedforsecurity=False).hexdigest()
+        datasets[name] = raw
+        out.data = alt.NamedData(name=name)
+    for attr in _COMPOSITIONS:
+        parts = getattr(out, attr, alt.Undefined)
+        if isinstance(parts, list):
+            setattr(out, attr, [_named_data(p, datasets) for p in parts])
+    return out
+
+
+def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    """The Vega-Lite spec of ``chart`` (theme config included), not validated against the schema, its data as
+    named Arrow datasets: what :func:`draw` sends, and what a page may cache (a plain, picklable dict).
+
+    Validating a layered chart costs more than the rest of a rerun; the builders' output is validated by the
+    tests instead (``tests/test_charts.py``)."""
+    enable_theme()
+    datasets: dict[str, bytes] = {}
+    out: dict[str, Any] = _named_data(chart, datasets).to_dict(validate=False)
+    if datasets:
+        out["datasets"] = {**out.get("datasets", {}), **datasets}
+    return out
+
+
+def draw(chart: alt.TopLevelMixin | dict[str, Any], *, key: str | None = None) -> None:
+    """Draw a chart (an Altair chart or a spec from :func:`spec`) at the container's width.
+
+    ``st.vega_lite_chart`` of the unvalidated spec: Streamlit's ``st.altair_chart`` validates the whole chart on
+    every rerun. The data travels as it does with ``st.altair_chart`` (Streamlit moves the spec's named datasets
+    into Arrow), and the theme is the same (its config is in the spec)."""
+    st.vega_lite_chart(chart if isinstance(chart, dict) else spec(chart), width="stretch", key=key)
 
 
 def wrap(text: str, width: int) -> list[str]:
