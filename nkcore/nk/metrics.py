@@ -55,7 +55,9 @@ METRICS: dict[str, MetricInfo] = {
     ),
     "tv": MetricInfo("tv", "TV (total variation)", False, True, "how far the label shares are from the raters' shares"),
     "wins": MetricInfo("wins", "Wins", True, True, "items where A is closer to the raters than B, minus the reverse"),
-    "kl": MetricInfo("kl", "KL (paper, 1e-12)", False, True, "KL divergence with the paper's 1e-12 added to counts"),
+    "kl": MetricInfo(
+        "kl", "KL divergence (paper's version)", False, True, "KL divergence with the paper's 1e-12 added to counts"
+    ),
     "kl_smooth": MetricInfo(
         "kl_smooth", "KL (smoothed, add 1/2)", False, False, "KL divergence with Jeffreys smoothing (add 1/2)"
     ),

@@ -268,8 +268,8 @@ def kl_artifact_sentence() -> str:
 def kl_artifact_short() -> str:
     """One line for tables that list the paper's KL."""
     return (
-        f"KL (paper, 1e-12) counts about {kl_artifact_nats():.2f} nats for every label the raters used and the "
-        "model's K responses never did, so at small K it mostly counts such misses."
+        f"KL divergence (paper's version, 1e-12 added to counts) counts about {kl_artifact_nats():.2f} nats for every "
+        "label the raters used and the model's K responses never did, so at small K it mostly counts such misses."
     )
 
 
@@ -416,3 +416,80 @@ def claims_basis_sentence(prior_name: str, alpha0: float, fitted: bool) -> str:
             "other verdicts; the fit above says how far apart the two are."
         )
     return text
+
+
+def fmt_error(value: float, error: float | None, fmt: Any) -> str:
+    """A number with its accuracy in words: '0.031 (+/- 0.002)' (one standard error), '0.031 (exact)' when the
+    error is 0, '0.0405 (exact to these digits)' when it is below half a unit of the last digit shown, and the
+    number alone when its error is unknown (NaN).
+
+    >>> fmt_error(0.0312, 0.0021, lambda x: f"{x:.3f}"), fmt_error(0.0312, 0.0, lambda x: f"{x:.3f}")
+    ('0.031 (+/- 0.002)', '0.031 (exact)')
+    >>> fmt_error(0.0405, 1e-6, lambda x: f"{x:.4f}"), fmt_error(0.5, math.nan, lambda x: f"{x:.1f}")
+    ('0.0405 (exact to these digits)', '0.5')
+    """
+    text = str(fmt(value))
+    if error is None or not math.isfinite(error) or not math.isfinite(value):
+        return text
+    if error == 0:
+        return f"{text} (exact)"
+    if "e" in text:
+        unit = abs(value) * 1e-2
+    else:
+        decimals = text.split(".", 1)[1] if "." in text else ""
+        unit = 10.0 ** -len(decimals)
+    if error < unit / 2:
+        return f"{text} (exact to these digits)"
+    return f"{text} (+/- {error:.1g})"
+
+
+def is_exact_text(text: str) -> bool:
+    """Whether ``fmt_error`` said the number is exact (to its digits)."""
+    return text.endswith("(exact)") or text.endswith("(exact to these digits)")
+
+
+def seed_summary(values: Sequence[float]) -> tuple[float, float]:
+    """(mean, standard error of the mean) over seeds: sd / sqrt(seeds), a simulation's Monte Carlo error.
+
+    >>> seed_summary([1.0, 3.0])
+    (2.0, 1.0)
+    """
+    arr = np.asarray(values, dtype=float)
+    if arr.size < 2:
+        return float(arr.mean()), math.nan
+    return float(arr.mean()), float(arr.std(ddof=1) / math.sqrt(arr.size))
+
+
+def agreement_z(engine_value: float, engine_error: float, sims: Sequence[float]) -> tuple[float, float, float]:
+    """(mean, standard error, z) of a simulated number against the engine's:
+    z = (mean(sims) - engine) / sqrt(se^2 + engine_error^2), 0 when they agree to 1e-12.
+
+    >>> [round(x, 6) for x in agreement_z(0.5, 0.0, [0.4, 0.6])], round(agreement_z(0.3, 0.0, [0.4, 0.6])[2], 6)
+    ([0.5, 0.1, 0.0], 2.0)
+    """
+    mean, se = seed_summary(sims)
+    spread = math.sqrt(
+        (se if math.isfinite(se) else 0.0) ** 2 + (engine_error if math.isfinite(engine_error) else 0.0) ** 2
+    )
+    diff = mean - engine_value
+    z = 0.0 if abs(diff) <= 1e-12 else (diff / spread if spread > 0 else math.inf)
+    return mean, se, z
+
+
+def verdict_sentence(mb: MinimalBudget, label: str, searched: str, on_grid: bool, all_tied: bool) -> str:
+    """The page's answer: the smallest budget reaching p < 0.05 for ``label`` and its split N x K, or that none
+    within ``searched`` does, or that the two models agree on every item.
+
+    >>> verdict_sentence(MinimalBudget("tv", 1000, 10, 0.01), "TV", "any budget", False, False)
+    'Smallest budget that reaches p < 0.05 for TV: 1,000 ratings (100 items x 10 ratings per item).'
+    """
+    if all_tied:
+        return "These two models agree on every item: nothing to detect."
+    if mb.budget is not None and mb.k is not None:
+        per = "rating per item" if mb.k == 1 else "ratings per item"
+        tried = " tried" if on_grid else ""
+        return (
+            f"Smallest budget{tried} that reaches p < {SIGNIFICANCE} for {label}: {mb.budget:,} ratings "
+            f"({mb.budget // mb.k:,} items x {mb.k} {per})."
+        )
+    return f"{label} does not reach p < {SIGNIFICANCE} within {searched}: a larger budget is needed."

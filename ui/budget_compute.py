@@ -1,0 +1,162 @@
+"""Budget page, its numbers: the grid's cells (exact engine or simulation) and the headline answer.
+
+All computations go through ``ui.cache`` / ``ui.work`` (cached on dataset fingerprints and small values, never on
+big arrays), so a control that does not change the numbers redraws from the cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from nkcore.errors import DataError
+from nkcore.nk import exact as nk_exact
+from nkcore.nk import frames, grid, sentences
+from ui import cache, work
+from ui.budget_controls import ENGINE_METRICS, Choices, real_engine
+from ui.text import md
+
+SEARCH_MAX = max(grid.PAPER_BUDGETS)
+"""The headline's smallest budget is searched on the continuous budget axis up to this many ratings."""
+
+
+@dataclass
+class Grid:
+    """The computed grid: every cell (all metrics), the chosen metric's cells, the real-data run (or None)."""
+
+    cells: list[Any]
+    mcells: list[Any]
+    run_info: Any = None
+    exact_view: bool = False
+    refused: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Answer:
+    """The headline: the smallest budget for the chosen metric, the words, and what was searched."""
+
+    mb: Any
+    verdict: str
+    searched: str
+    everything_tied: bool
+
+
+def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, list[tuple[int, str]]]:
+    """A simulated grid, one budget row at a time: each row is its own cached computation (changing the largest
+    budget reuses the rows already done); a row over the server's work limit is left out and said."""
+    refused: list[tuple[int, str]] = []
+    bar = st.progress(0.0, text="Computing the grid…") if ch.real else None
+    for i, b in enumerate(ch.budgets):
+        try:
+            if ch.real:
+                sim_run = cache.compute(
+                    frames.resample_frames,
+                    ch.rds,
+                    ch.pds,
+                    model_a=ch.model_a,
+                    model_b=ch.model_b,
+                    budgets=(b,),
+                    ks=ch.ks,
+                    metrics=ch.sim_metrics,
+                    rounds=ch.rounds,
+                    seed=ch.seed,
+                )
+                run_info = run_info or sim_run
+                cells.extend(sim_run.cells)
+            else:
+                assert ch.prior is not None
+                cells.extend(
+                    work.compute_with_progress(
+                        grid.simulate_grid,
+                        alpha=ch.prior.alpha,
+                        eps=ch.eps,
+                        budgets=(b,),
+                        ks=ch.ks,
+                        metrics=ch.sim_metrics,
+                        rounds=ch.rounds,
+                        seed=ch.seed,
+                        progress_label=f"Budget {b:,} ({i + 1} of {len(ch.budgets)})",
+                    )
+                )
+        except DataError as exc:
+            refused.append((b, str(exc)))
+        if bar is not None:
+            bar.progress((i + 1) / len(ch.budgets), text=f"Budget {b:,} done ({i + 1} of {len(ch.budgets)})")
+    if bar is not None:
+        bar.empty()
+    return run_info, refused
+
+
+def compute_grid(ch: Choices) -> Grid:
+    """Every cell of the grid for the reader's choices; stops the page with a message when no cell can be computed.
+
+    The engine's grid is one cached computation (its per-item laws serve every budget, presets and real data
+    alike); only the metrics it does not cover (macro F1) are simulated, and only then do rounds and seed matter.
+    """
+    cells: list[Any] = []
+    run_info = None
+    engine_real = real_engine() if ch.real else None
+    if ch.prior is not None:
+        cells.extend(
+            work.compute_with_progress(
+                nk_exact.exact_grid,
+                alpha=ch.prior.alpha,
+                eps=ch.eps,
+                budgets=tuple(ch.budgets),
+                ks=ch.ks,
+                metrics=ENGINE_METRICS,
+                progress_label="Computing the grid",
+            )
+        )
+    elif engine_real is not None:
+        run_info = work.compute_with_progress(
+            engine_real,
+            ch.rds,
+            ch.pds,
+            model_a=ch.model_a,
+            model_b=ch.model_b,
+            budgets=tuple(ch.budgets),
+            ks=ch.ks,
+            metrics=ENGINE_METRICS,
+            progress_label="Computing the grid",
+        )
+        cells.extend(run_info.cells)
+    refused: list[tuple[int, str]] = []
+    if ch.sim_metrics:
+        run_info, refused = _simulated_rows(ch, cells, run_info)
+    if refused:
+        left_out = ", ".join(f"{b:,}" for b, _ in refused)
+        st.warning(
+            f"Budgets {left_out} were not computed: {md(refused[0][1])}. The rest of the grid is shown; choose "
+            "Quick preview or a smaller largest budget to stay within the server's limits."
+        )
+    mcells = [c for c in cells if c.metric == ch.metric]
+    if not mcells:
+        st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")
+        st.stop()
+    has_engine = ch.prior is not None or engine_real is not None
+    exact_view = has_engine and all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
+    return Grid(cells, mcells, run_info, exact_view, refused)
+
+
+def answer(ch: Choices, g: Grid) -> Answer:
+    """The smallest budget that reaches p < 0.05 for the chosen metric: on the continuous budget axis where the
+    engine has the prior, else among the grid's budgets."""
+    if ch.prior is not None and ch.metric in ENGINE_METRICS:
+        mb = cache.compute_params(
+            nk_exact.min_budget_continuous,
+            alpha=ch.prior.alpha,
+            eps=ch.eps,
+            metric=ch.metric,
+            ks=ch.ks,
+            level=0.05,
+            max_budget=SEARCH_MAX,
+        )
+        searched, on_grid = f"any budget up to {SEARCH_MAX:,} ratings", False
+    else:
+        mb = grid.minimal_budgets(g.mcells, [ch.metric])[0]
+        searched, on_grid = f"the budgets on the grid ({', '.join(f'{b:,}' for b in ch.budgets)})", True
+    tied = all(sentences.gap_shares(c.alt, c.null).all_tied for c in g.mcells)
+    return Answer(mb, sentences.verdict_sentence(mb, ch.label, searched, on_grid, tied), searched, tied)
