@@ -1,11 +1,8 @@
 """Compare: does config B really score higher than config A on the same cases? (paired tests, exact bootstrap).
 
-Built for a room: the verdict in one sentence and the chart of paired differences that supports it come first, the
-controls under them, then the tests of each pair, the accuracy of each config and the discordance tables; method
-notes sit in expanders. The accuracy section (the only part the interval choice changes) is a fragment: changing
-the interval redraws that section alone. Every number comes from ``ui.cache.compute`` (keyed on the dataset's
-fingerprint), so a control moved back and forth computes nothing twice.
-"""
+The verdict and the chart of paired differences lead; controls, the tests of each pair, each config's accuracy and
+the discordance tables follow, method notes in expanders. The words come from ``nkcore.paired.sentences``; every
+number from ``ui.cache.compute``. The accuracy section (the only part the interval choice changes) is a fragment."""
 
 from __future__ import annotations
 
@@ -18,7 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import paired
-from nkcore.common.formatting import format_p, plural, points
+from nkcore.common.formatting import points
+from nkcore.paired import sentences as words
 from ui import cache, charts_paired, datasets, exports, page
 from ui.text import md
 
@@ -28,66 +26,6 @@ ds = datasets.choose_dataset("paired")
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 INTERVALS = {"Wilson": "wilson", "Clopper-Pearson (exact)": "clopper-pearson"}
-
-ALPHA_HELP = (
-    "alpha, the significance level: a difference counts when McNemar's exact p < alpha, and every interval is at "
-    "1 - alpha (95% for alpha = 0.05). A smaller alpha gives fewer false wins and more 'cannot tell'."
-)
-INTERVAL_HELP = (
-    "Wilson: the score interval (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), close to its nominal "
-    "coverage. Clopper-Pearson (exact): Beta quantiles of the binomial, never below the nominal coverage, a little "
-    "wider. Either is for one config's accuracy; differences use the paired intervals above."
-)
-# Plain column headers of the tests table, each with its formula in the header's tooltip. The frame keeps the longer
-# names (they are the CSV's column names).
-TEST_HELP = {
-    "only A right": "discordant cases that config A gets right and config B wrong (b in McNemar's table)",
-    "only B right": "discordant cases that config B gets right and config A wrong (c in McNemar's table)",
-    "difference (points)": "accuracy of B minus accuracy of A = (only B right - only A right) / cases, in points",
-    "exact p": "McNemar's exact test (it decides the verdict): two-sided binomial tail, "
-    "p = min(1, 2 · P(X <= min(b, c))), X ~ Binomial(b + c, 1/2)",
-    "mid-p": "McNemar's mid-p: the exact p minus the probability of the observed split, P(X = min(b, c)); less "
-    "conservative than the exact p",
-    "chi-square p": "McNemar's chi-square test with Edwards' continuity correction: (|b - c| - 1)² / (b + c) against "
-    "chi-square with 1 degree of freedom (R's mcnemar.test; 1 when b = c)",
-    "Holm p": "the exact p adjusted by Holm's step-down method for testing all adjacent pairs at once: sorted "
-    "p-values times (pairs - rank + 1), made non-decreasing; keeps the chance of any false win below alpha",
-}
-
-
-def verdict_headline(
-    comps: Sequence[paired.PairedComparison], holm_p: Sequence[float | None], alpha: float, n_cases: int
-) -> str:
-    """The page's verdict in one sentence: which configs beat which (firmly, or only before Holm's adjustment) and
-    which pairs these cases cannot tell apart. A win is McNemar's exact p < alpha, as in
-    :func:`nkcore.paired.verdict_sentence`, whose per-pair sentences stand under the chart.
-
-    Example (the worked example, adjacent pairs): "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but
-    only tentatively (with Holm's adjustment for 3 pairs p = 0.10); they cannot tell n=5 from n=3 or n=7 from
-    n=5." With no win: "These 1,000 paired cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3."
-    """
-    if len(comps) == 1:
-        return paired.verdict_sentence(comps[0], alpha)
-    wins, ties = [], []
-    for c, p_adj in zip(comps, holm_p, strict=True):
-        if c.discordant and c.p_exact < alpha:
-            winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
-            text = f"{winner} beats {loser} by {points(d)} points"
-            if p_adj is not None and p_adj >= alpha:
-                text += f", but only tentatively (with Holm's adjustment for {len(comps)} pairs {format_p(p_adj)})"
-            else:
-                text += f" ({format_p(c.p_exact)})"
-            wins.append(text)
-        else:
-            ties.append(f"{c.config_b} from {c.config_a}")
-    cases = plural(n_cases, "paired case")
-    if ties:
-        listed = ties[0] if len(ties) == 1 else ", ".join(ties[:-1]) + f" or {ties[-1]}"
-        if not wins:
-            return f"These {cases} cannot tell {listed}."
-        wins.append(f"they cannot tell {listed}")
-    return f"On these {cases}, " + "; ".join(wins) + "."
-
 
 with page.user_errors():
     table = cache.compute(paired.parse_paired, ds)
@@ -102,7 +40,7 @@ with page.user_errors():
             value=0.05,
             key="cmp_alpha",
             bind="query-params",
-            help=ALPHA_HELP,
+            help=words.ALPHA_HELP,
         )
         level = 1.0 - alpha
         pct = f"{100 * level:g}%"
@@ -137,7 +75,7 @@ with page.user_errors():
         )
         for c, p_adj in zip(comps, holm_p, strict=True)
     ]
-    headline = verdict_headline(comps, holm_p, alpha, n_cases)
+    headline = words.headline_sentence(comps, holm_p, alpha, n_cases)
     rows = []
     for c in comps:
         label = f"{c.config_a} → {c.config_b}"
@@ -154,31 +92,10 @@ with page.user_errors():
             st.markdown("\n".join(f"- {md(v)}" for v in verdicts))
         if trend_note:  # only when the accuracies rise (or fall) in the listed order: else no trend to warn about
             st.info(md(trend_note), icon=":material/trending_up:")
-        st.caption(
-            f"Dataset: {md(ds.name)}. Every number uses the {plural(n_cases, 'case')} that all compared configs were "
-            "run on"
-            + (f"; {plural(dropped, 'case')} lacked a result for some config and were left out." if dropped else ".")
-        )
+        st.caption(f"Dataset: {md(ds.name)}. {words.cases_note(n_cases, dropped)}")
         with st.expander("How to read this", icon=":material/help:"):
-            st.markdown(
-                f"**The verdict** rests on McNemar's exact test: a difference counts when its p is below alpha = "
-                f"{alpha:g}. Only the discordant cases, where one config is right and the other wrong, carry evidence "
-                "about which config is better; cases both get right (or both wrong) cancel out."
-                + (
-                    " With several adjacent pairs, Holm's adjustment keeps the chance of any false 'beats' among them "
-                    "below alpha; a win that does not survive it is called tentative."
-                    if len(comps) > 1
-                    else ""
-                )
-            )
-            st.markdown(
-                f"**The chart.** Blue: the {pct} interval of the difference in accuracy (B minus A, in percentage "
-                "points) from resampling cases, the same resampled cases for both configs, computed exactly from the "
-                "distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two marginal "
-                "intervals imply if the configs had been measured on different cases; it is wider because it is "
-                "charged for cases that are easy or hard for every config. An interval that crosses the dashed zero "
-                "line cannot tell the configs apart."
-            )
+            st.markdown(words.verdict_note(alpha, several=len(comps) > 1))
+            st.markdown(words.chart_note(level))
 
     m1, m2, m3 = st.columns(3)
     m1.metric("paired cases", f"{n_cases:,}", help="cases every compared config has a result for")
@@ -226,15 +143,15 @@ with page.user_errors():
         width="stretch",
         column_config={
             "A → B": st.column_config.TextColumn("pair", width=100, pinned=True, help="config A → config B"),
-            "only A right": number("A only", TEST_HELP["only A right"]),
-            "only B right": number("B only", TEST_HELP["only B right"]),
-            "difference (points)": number("B − A", TEST_HELP["difference (points)"], "%+.1f"),
+            "only A right": number("A only", words.TEST_HELP["only A right"]),
+            "only B right": number("B only", words.TEST_HELP["only B right"]),
+            "difference (points)": number("B − A", words.TEST_HELP["difference (points)"], "%+.1f"),
             f"{pct} interval from": number(
                 "from", f"lower end of the {pct} paired (exact bootstrap) interval of B − A, in points", "%+.1f"
             ),
             "to": number("to", f"upper end of the {pct} paired interval of B − A, in points", "%+.1f"),
-            "exact p": number("exact p", TEST_HELP["exact p"], "%.2g"),
-            "Holm p": number("Holm p", TEST_HELP["Holm p"], "%.2g"),
+            "exact p": number("exact p", words.TEST_HELP["exact p"], "%.2g"),
+            "Holm p": number("Holm p", words.TEST_HELP["Holm p"], "%.2g"),
         },
     )
     st.caption(
@@ -242,21 +159,7 @@ with page.user_errors():
         "exact p decides the verdict" + ("; Holm p adjusts it for testing every adjacent pair." if ordered else ".")
     )
     with st.expander("Method: the tests in this table", icon=":material/functions:"):
-        st.markdown(
-            "McNemar's test asks: if the two configs were equally good, each discordant case would be a fair coin "
-            "flip between them. **exact p** is the two-sided binomial probability of a split at least this uneven "
-            "(it decides the verdict); **mid-p** is the less conservative exact variant; **chi-square p** is the "
-            "large-sample version with Edwards' continuity correction, applied only when the two discordant counts "
-            "differ (as R's mcnemar.test; a balanced table gives p = 1)."
-            + (
-                " **Holm p** adjusts the exact p for testing several adjacent pairs at once, so that the chance of "
-                "any false 'beats' among them stays below alpha."
-                if ordered is not None
-                else ""
-            )
-            + f" The interval (from, to) is the {pct} paired bootstrap interval of B minus A, in percentage points. "
-            "Hover a column's header for its formula."
-        )
+        st.markdown(words.tests_method_note(level, holm=ordered is not None))
         exports.table(
             tests_df[["A → B", "mid-p", "chi-square p"]],
             "paired_tests_other_p",
@@ -265,15 +168,19 @@ with page.user_errors():
             width="content",
             column_config={
                 "A → B": st.column_config.TextColumn("pair", help="config A → config B"),
-                "mid-p": number("mid-p", TEST_HELP["mid-p"], "%.2g"),
+                "mid-p": number("mid-p", words.TEST_HELP["mid-p"], "%.2g"),
                 "chi-square p": st.column_config.NumberColumn(
-                    "chi-square p", format="%.2g", help=TEST_HELP["chi-square p"]
+                    "chi-square p", format="%.2g", help=words.TEST_HELP["chi-square p"]
                 ),
             },
         )
     long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}
     exports.download_table_and_chart(
-        tests_df.rename(columns=long_names), "paired_tests", diff_chart, "paired_differences"
+        tests_df.rename(columns=long_names),
+        "paired_tests",
+        diff_chart,
+        "paired_differences",
+        explains=words.DIFFERENCE_CHART_EXPLAINS,
     )
 
 
@@ -315,7 +222,7 @@ def _accuracy_section(view: PairedView) -> None:
         horizontal=True,
         key="cmp_ci",
         bind="query-params",
-        help=INTERVAL_HELP,
+        help=words.INTERVAL_HELP,
     )
     ci_method = INTERVALS[ci_label]
     if mode == ADJACENT:
@@ -337,12 +244,7 @@ def _accuracy_section(view: PairedView) -> None:
     left.altair_chart(acc_chart, width="stretch")
     right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
     with right.expander("Why not compare these intervals?", icon=":material/help:"):
-        st.markdown(
-            "These marginal intervals answer *what is this config's accuracy*. They are the wrong instrument for "
-            "comparing configs: cases that are easy (or hard) for every config move all accuracies together and "
-            "cancel in a difference, yet each marginal interval is charged for them. The paired interval at the top "
-            "is the one to read."
-        )
+        st.markdown(words.MARGINAL_NOTE)
 
     # Drawn only while open (its state is a widget): a closed expander costs a run nothing.
     more = st.expander(
@@ -358,7 +260,7 @@ def _accuracy_section(view: PairedView) -> None:
     numbers = [("paired cases", f"{view.n_cases:,}", f"{view.dropped:,} cases dropped to pair the configs")]
     numbers += [(x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, level)) for x in accs]
     numbers += [
-        (f"{c.config_a} → {c.config_b}", f"{100 * c.diff:+.1f} points", v)
+        (f"{c.config_a} → {c.config_b}", f"{points(c.diff)} points", v)
         for c, v in zip(comps, view.verdicts, strict=True)
     ]
     if view.chance_note is not None:

@@ -18,7 +18,57 @@ from nkcore.paired.accuracy import ConfigAccuracy
 from nkcore.paired.compare import OrderedComparison, PairedComparison
 from nkcore.resolution import critical_count
 
-__all__ = ["accuracy_sentence", "marginal_sentence", "ordering_sentence", "verdict_sentence"]
+__all__ = [
+    "ALPHA_HELP",
+    "DIFFERENCE_CHART_EXPLAINS",
+    "INTERVAL_HELP",
+    "MARGINAL_NOTE",
+    "TEST_HELP",
+    "accuracy_sentence",
+    "cases_note",
+    "chart_note",
+    "headline_sentence",
+    "marginal_sentence",
+    "ordering_sentence",
+    "tests_method_note",
+    "verdict_note",
+    "verdict_sentence",
+]
+
+ALPHA_HELP = (
+    "alpha, the significance level: a difference counts when McNemar's exact p < alpha, and every interval is at "
+    "1 - alpha (95% for alpha = 0.05). A smaller alpha gives fewer false wins and more 'cannot tell'."
+)
+INTERVAL_HELP = (
+    "Wilson: the score interval (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), close to its nominal "
+    "coverage. Clopper-Pearson (exact): Beta quantiles of the binomial, never below the nominal coverage, a little "
+    "wider. Either is for one config's accuracy; differences use the paired intervals above."
+)
+#: What each column of the tests table is, with its formula (the column headers' tooltips on the Compare page).
+TEST_HELP = {
+    "only A right": "discordant cases that config A gets right and config B wrong (b in McNemar's table)",
+    "only B right": "discordant cases that config B gets right and config A wrong (c in McNemar's table)",
+    "difference (points)": "accuracy of B minus accuracy of A = (only B right - only A right) / cases, in points",
+    "exact p": "McNemar's exact test (it decides the verdict): two-sided binomial tail, "
+    "p = min(1, 2 · P(X <= min(b, c))), X ~ Binomial(b + c, 1/2)",
+    "mid-p": "McNemar's mid-p: the exact p minus the probability of the observed split, P(X = min(b, c)); less "
+    "conservative than the exact p",
+    "chi-square p": "McNemar's chi-square test with Edwards' continuity correction: (|b - c| - 1)² / (b + c) against "
+    "chi-square with 1 degree of freedom (R's mcnemar.test; 1 when b = c)",
+    "Holm p": "the exact p adjusted by Holm's step-down method for testing all adjacent pairs at once: sorted "
+    "p-values times (pairs - rank + 1), made non-decreasing; keeps the chance of any false win below alpha",
+}
+MARGINAL_NOTE = (
+    "These marginal intervals answer *what is this config's accuracy*. They are the wrong instrument for "
+    "comparing configs: cases that are easy (or hard) for every config move all accuracies together and "
+    "cancel in a difference, yet each marginal interval is charged for them. The paired interval at the top "
+    "is the one to read."
+)
+#: The marks of the paired-differences chart, one line (under the title of its PNG and SVG).
+DIFFERENCE_CHART_EXPLAINS = (
+    "Blue: paired interval of B minus A (exact bootstrap); grey: the interval if the configs were independent; "
+    "dashed line: no difference."
+)
 
 
 def accuracy_sentence(acc: ConfigAccuracy, level: float = 0.95) -> str:
@@ -193,3 +243,105 @@ def ordering_sentence(ordered: OrderedComparison) -> str:
         f"Every adjacent comparison reaches p < {o.alpha:g}. For reference, {k} measurements with no real difference "
         f"come out in {order} order by luck 1 time in {math.factorial(k):,}."
     )
+
+
+def headline_sentence(
+    comparisons: Sequence[PairedComparison], p_holm: Sequence[float | None], alpha: float, n_cases: int
+) -> str:
+    """The Compare page's verdict in one sentence: which configs beat which (firmly, or only tentatively when
+    Holm's adjusted p is not below alpha) and which pairs these cases cannot tell apart.
+
+    A win is McNemar's exact p < alpha, as in :func:`verdict_sentence` (one pair: that sentence itself). Holm's
+    step-down adjustment (Holm 1979) is over the ``len(comparisons)`` adjacent pairs.
+
+    >>> from nkcore.paired import compare_pair, paired_table_from_counts
+    >>> c = compare_pair(paired_table_from_counts("n=1", "n=3", 130, 12, 26, 32), "n=1", "n=3")
+    >>> d = compare_pair(paired_table_from_counts("n=3", "n=5", 151, 5, 7, 37), "n=3", "n=5")
+    >>> from nkcore.paired import holm
+    >>> print(headline_sentence([c, d], holm([c.p_exact, d.p_exact]), 0.05, 200))
+    On these 200 paired cases, n=3 beats n=1 by +7.0 points, but only tentatively (with Holm's adjustment for 2 pairs p = 0.067); they cannot tell n=5 from n=3.
+    """
+    check_alpha(alpha)
+    if len(comparisons) == 1:
+        return verdict_sentence(comparisons[0], alpha)
+    wins, ties = [], []
+    for c, p_adj in zip(comparisons, p_holm, strict=True):
+        if c.discordant and c.p_exact < alpha:
+            winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
+            text = f"{winner} beats {loser} by {points(d)} points"
+            if p_adj is not None and p_adj >= alpha:
+                text += (
+                    f", but only tentatively (with Holm's adjustment for {len(comparisons)} pairs {format_p(p_adj)})"
+                )
+            else:
+                text += f" ({format_p(c.p_exact)})"
+            wins.append(text)
+        else:
+            ties.append(f"{c.config_b} from {c.config_a}")
+    cases = plural(n_cases, "paired case")
+    if ties:
+        listed = ties[0] if len(ties) == 1 else ", ".join(ties[:-1]) + f" or {ties[-1]}"
+        if not wins:
+            return f"These {cases} cannot tell {listed}."
+        wins.append(f"they cannot tell {listed}")
+    return f"On these {cases}, " + "; ".join(wins) + "."
+
+
+def verdict_note(alpha: float, several: bool) -> str:
+    """How the verdict is reached (McNemar's exact p against alpha; Holm's adjustment when ``several`` pairs)."""
+    text = (
+        f"**The verdict** rests on McNemar's exact test: a difference counts when its p is below alpha = {alpha:g}. "
+        "Only the discordant cases, where one config is right and the other wrong, carry evidence about which config "
+        "is better; cases both get right (or both wrong) cancel out."
+    )
+    if several:
+        text += (
+            " With several adjacent pairs, Holm's adjustment keeps the chance of any false 'beats' among them below "
+            "alpha; a win that does not survive it is called tentative."
+        )
+    return text
+
+
+def chart_note(level: float) -> str:
+    """How to read the paired-differences chart at interval level ``level`` (blue paired, grey marginal)."""
+    return (
+        f"**The chart.** Blue: the {round(100 * level):g}% interval of the difference in accuracy (B minus A, in "
+        "percentage points) from resampling cases, the same resampled cases for both configs, computed exactly from "
+        "the distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two marginal "
+        "intervals imply if the configs had been measured on different cases; it is wider because it is charged for "
+        "cases that are easy or hard for every config. An interval that crosses the dashed zero line cannot tell the "
+        "configs apart."
+    )
+
+
+def tests_method_note(level: float, holm: bool) -> str:
+    """The method behind the tests table: exact p, mid-p, chi-square p (Edwards), Holm p when ``holm``."""
+    text = (
+        "McNemar's test asks: if the two configs were equally good, each discordant case would be a fair coin flip "
+        "between them. **exact p** is the two-sided binomial probability of a split at least this uneven (it decides "
+        "the verdict); **mid-p** is the less conservative exact variant; **chi-square p** is the large-sample version "
+        "with Edwards' continuity correction, applied only when the two discordant counts differ (as R's "
+        "mcnemar.test; a balanced table gives p = 1)."
+    )
+    if holm:
+        text += (
+            " **Holm p** adjusts the exact p for testing several adjacent pairs at once, so that the chance of any "
+            "false 'beats' among them stays below alpha."
+        )
+    return text + (
+        f" The interval (from, to) is the {round(100 * level):g}% paired bootstrap interval of B minus A, in "
+        "percentage points. Hover a column's header for its formula."
+    )
+
+
+def cases_note(n_cases: int, dropped: int) -> str:
+    """Which cases the numbers use: those every compared config was run on, and how many were left out.
+
+    >>> cases_note(200, 0), cases_note(1000, 1)
+    ('Every number uses the 200 cases that all compared configs were run on.', 'Every number uses the 1,000 cases that all compared configs were run on; 1 case lacked a result for some config and was left out.')
+    """
+    text = f"Every number uses the {plural(n_cases, 'case')} that all compared configs were run on"
+    if not dropped:
+        return text + "."
+    verb = "was" if dropped == 1 else "were"
+    return text + f"; {plural(dropped, 'case')} lacked a result for some config and {verb} left out."
