@@ -70,8 +70,11 @@ def _read_upload(data: bytes, name: str) -> tuple[pd.DataFrame, str]:
     return (frame, "") if flat is None else (flat.frame, flat.reason)
 
 
-def _table_of(part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str) -> pd.DataFrame:
-    """One part of the file as the canonical table: label counts kept as counts, else the mapping applied."""
+def _table_of(
+    part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str, bins: int = 0
+) -> pd.DataFrame:
+    """One part of the file as the canonical table: label counts kept as counts, else the mapping applied (and a
+    wide numeric scale cut into ``bins`` bins when it is given)."""
     if counts:
         found = data_flows.counts_table(part)
         if found is None:
@@ -80,7 +83,7 @@ def _table_of(part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bo
     table = apply_mapping(part, kind, mapping)
     if kind == "ratings" and dups in ("first", "last"):
         table = data_flows.drop_duplicates(table, dups)
-    return table
+    return data_ratings.bin_upload(table, bins) if bins else table
 
 
 def _check_target(table: pd.DataFrame, token: str) -> tuple[str | None, str]:
@@ -165,7 +168,7 @@ def upload_section() -> None:
             st.caption(f"Why: {md(detect_kind(frame, kind).reason)}.")
             mapping = data_flows.mapping_editor(frame, kind, map_token)
         table = _table_of(frame, kind, mapping, as_counts, "")
-        dups = ""
+        dups, bins = "", 0
         if kind == "ratings" and not as_counts:
             kept = data_flows.duplicates_chooser(table, token)
             if kept is None:
@@ -173,6 +176,8 @@ def upload_section() -> None:
                 return
             dups = str(st.session_state.get(f"_dat_dups_{token}", ""))
             table = kept
+            bins = data_ratings.upload_bins_chooser(table, token)
+            table = data_ratings.bin_upload(table, bins) if bins else table
         ratings_id, ratings_name = (None, "")
         if kind == "predictions":
             ratings_id, ratings_name = _check_target(table, token)
@@ -206,7 +211,8 @@ def upload_section() -> None:
             st.success(f"The file is a valid {KIND_WORDS[kind].lower()} dataset.", icon=":material/check_circle:")
             show_numbers(summary.numbers)
             all_parts = [
-                (v, table if i == 0 else _table_of(p, kind, mapping, as_counts, dups)) for i, (v, p) in enumerate(parts)
+                (v, table if i == 0 else _table_of(p, kind, mapping, as_counts, dups, bins))
+                for i, (v, p) in enumerate(parts)
             ]
             st.button(
                 (

@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import summary as nksummary
+from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import ordinal
 from nkcore.summary.ratings import RatingsSummary
@@ -29,7 +30,16 @@ from ui.datasets import Dataset
 from ui.raters_section import raters_section
 from ui.text import md
 
-__all__ = ["BINS_MAX", "binned", "item_mean_chart", "item_mean_values", "ratings_details", "ratings_summary"]
+__all__ = [
+    "BINS_MAX",
+    "bin_upload",
+    "binned",
+    "item_mean_chart",
+    "item_mean_values",
+    "ratings_details",
+    "ratings_summary",
+    "upload_bins_chooser",
+]
 
 BINS_MAX = 20
 
@@ -40,6 +50,47 @@ def binned(ds: Dataset, bins: int) -> tuple[Dataset, ordinal.Binning | None]:
     if binning is None:
         return ds, None
     return replace(ds, fingerprint=f"{ds.fingerprint}:bins={int(bins)}", frame=frame), binning
+
+
+def upload_bins_chooser(table: pd.DataFrame, token: str) -> int:
+    """For an uploaded ratings table whose labels are an ordered numeric scale with more distinct values than the
+    server's label limit (NKP_MAX_LABELS), the number of equal bins to store it in (chosen by the reader); else 0."""
+    if "label" not in table.columns or not ordinal.is_ordinal_frame(table):
+        return 0
+    distinct = int(table["label"].nunique())
+    if distinct <= limits.get("labels"):
+        return 0
+    bins = int(
+        st.slider(
+            "Store the scale cut into this many equal bins",
+            2,
+            BINS_MAX,
+            ordinal.DEFAULT_BINS,
+            key=f"_dat_upbins_{token}",
+            help="Each bin is named by its midpoint, so the bins keep their order.",
+        )
+    )
+    binning = upload_binning(table, bins)
+    st.caption(
+        md(
+            f"The labels are numbers with {distinct:,} different values, more than the {limits.get('labels'):,} "
+            f"labels this server counts, so the scale is stored in {binning.text}."
+        )
+    )
+    return bins
+
+
+def upload_binning(table: pd.DataFrame, bins: int) -> ordinal.Binning:
+    """The bins :func:`nkcore.nk.ordinal.bin_frames` would cut ``table``'s scale into (the table must be wide)."""
+    binning = ordinal.bin_frames(table[["label"]], None, bins)[2]
+    if binning is None:
+        raise DataError("the labels are not a wide numeric scale, so there is nothing to bin")
+    return binning
+
+
+def bin_upload(table: pd.DataFrame, bins: int) -> pd.DataFrame:
+    """``table`` (item, rater, label) with its labels replaced by their bins' names (``ordinal.bin_frames``)."""
+    return ordinal.bin_frames(table, None, int(bins))[0]
 
 
 def _wide(ds: Dataset) -> bool:

@@ -290,3 +290,28 @@ def _chart_data(chart: object) -> pd.DataFrame:
 
     proto = chart.proto  # type: ignore[attr-defined]
     return pa.ipc.open_stream(proto.datasets[0].data.data).read_all().to_pandas()
+
+
+def test_a_scale_with_more_values_than_the_label_limit_is_binned_on_upload(run_page: RunPage) -> None:
+    rng = np.random.default_rng(5)
+    frame = _likert((1, 2, 3), n_items=80)
+    frame["label"] = np.round(rng.uniform(-50, 50, len(frame)), 1)
+    frame.loc[0, "label"], frame.loc[1, "label"] = -50.0, 50.0  # the scale's ends: whole-number bin edges
+    assert frame["label"].nunique() > 100  # over the server's default label limit (NKP_MAX_LABELS)
+    at = run_page(DATA_PAGE)
+    at.file_uploader(key="dat_upload").set_value(("slider.csv", frame.to_csv(index=False).encode(), "text/csv"))
+    at = at.run()
+    assert not at.exception and not error_texts(at), error_texts(at)
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert f"numbers with {frame['label'].nunique():,} different values, more than the 100 labels" in said
+    assert "5 equal bins, each named by its midpoint: -40 = [-50, -30); -20 = [-30, -10); 0 = [-10, 10)" in said
+    at = at.button(key="dat_save").click().run()
+    assert not at.exception and not error_texts(at), error_texts(at)
+    assert {plain(m.label): plain(m.value) for m in at.metric}["labels"] == "5"
+    bars = [c for c in at.get("vega_lite_chart") if "How often each label was given" in c.proto.spec]
+    shown = _chart_data(bars[-1]).set_index("label")["share"]
+    counted = pd.cut(
+        frame["label"], [-50, -30, -10, 10, 30, 50.01], right=False, labels=["-40", "-20", "0", "20", "40"]
+    )
+    for name, share in counted.value_counts(normalize=True).items():
+        assert shown[name] == pytest.approx(share)
