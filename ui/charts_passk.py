@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import PALETTE
+from ui.charts import PADDING, PALETTE, bottom_legend, title
 
 PASS_AT_K = "at least one of k right (pass@k)"
 MAJORITY_AT_K = "majority of k right (majority vote)"
@@ -23,14 +23,11 @@ def passk_chart(curves: pd.DataFrame) -> alt.LayerChart:
         "series:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
-        # the legend draws the lines (solid strokes), not the faint bands that share the colour scale
-        legend=alt.Legend(
-            orient="bottom", columns=3, labelLimit=300, symbolType="stroke", symbolStrokeWidth=3, symbolOpacity=1
-        ),
+        legend=_legend(len(domain)),
         sort=domain,
     )
     x = alt.X("k:Q", title="samples per case (k)", axis=alt.Axis(tickMinStep=1, format="d"))
-    base = alt.Chart(curves)
+    base = alt.Chart()
     band = base.mark_area(opacity=0.15).encode(
         x=x,
         y=alt.Y("ci_low:Q", title="share of cases", axis=alt.Axis(format=".0%"), scale=alt.Scale(domain=[0, 1])),
@@ -50,6 +47,20 @@ def passk_chart(curves: pd.DataFrame) -> alt.LayerChart:
             alt.Tooltip("n_cases:Q", title="cases with k samples", format=","),
         ],
     )
-    return alt.LayerChart(layer=[band, line]).properties(
-        height=340, title="At least one right, majority right, all right: against samples per case (k)"
+    # one frame shared by both layers (sent once), only the columns the marks and tooltips read
+    data = curves[["k", "series", "value", "ci_low", "ci_high", "n_cases"]]
+    return alt.LayerChart(data=data, layer=[band, line]).properties(
+        height=340,
+        padding=PADDING,
+        title=title("At least one right, majority right, all right", "against samples per case (k)"),
     )
+
+
+def _legend(items: int) -> alt.Legend:
+    """The bottom legend (:func:`ui.charts.bottom_legend`: columns follow the width) drawing the lines (solid
+    strokes), not the faint bands that share the colour scale."""
+    legend = bottom_legend(items, item_px=290)
+    legend.symbolType = "stroke"
+    legend.symbolStrokeWidth = 3
+    legend.symbolOpacity = 1
+    return legend

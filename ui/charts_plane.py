@@ -15,7 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ui.charts import PALETTE
+from ui.charts import PADDING, PALETTE, split_title
 
 __all__ = ["MinimalPoint", "iso_budget_lines", "nk_plane"]
 
@@ -99,20 +99,20 @@ def nk_plane(
             "p:Q",
             title="p-value",
             scale=alt.Scale(scheme="blues", reverse=True, domain=[0, 0.5], clamp=True),
-            legend=alt.Legend(orient="right", gradientLength=160),
+            legend=alt.Legend(orient="top", gradientLength=160, titleOrient="left"),
         )
     else:
         color = alt.Color(
             "reproducibility:Q",
             title="A ahead in",
             scale=alt.Scale(scheme="blues", domain=[0.5, 1.0], clamp=True),
-            legend=alt.Legend(orient="right", format=".0%", gradientLength=160),
+            legend=alt.Legend(orient="top", format=".0%", gradientLength=160, titleOrient="left"),
         )
     shape = alt.Shape(
         "significant:N",
         title=None,
         scale=alt.Scale(domain=["p < 0.05", "p >= 0.05"], range=["square", "circle"]),
-        legend=alt.Legend(orient="right"),
+        legend=alt.Legend(orient="bottom", direction="horizontal"),
     )
     tooltip = [
         alt.Tooltip("budget:Q", title="budget (N x K)", format=","),
@@ -133,8 +133,7 @@ def nk_plane(
     labels = (
         alt.Chart(ends).mark_text(align="center", dy=-17, fontSize=11, color="#555").encode(x=x, y=y, text="label:N")
     )
-    head, _, rest = title.partition(": ")
-    chart_title = alt.TitleParams(text=head, subtitle=[rest] if rest else [])
+    chart_title = split_title(title)
     points = (
         alt.Chart(df, title=chart_title)
         .mark_point(filled=True, size=110, stroke="#2e4057", strokeWidth=0.6, opacity=1)
@@ -173,4 +172,5 @@ def nk_plane(
             .mark_point(shape="circle", size=420, color=CHOSEN_COLOR, strokeWidth=2.5, filled=False)
             .encode(x=x, y=y)
         )
-    return alt.LayerChart(layer=layers).properties(height=440)
+    # legends above (the colour scale) and below (the shapes) leave the plot the container's whole width
+    return alt.LayerChart(layer=layers).properties(height=440, padding=PADDING)

@@ -22,17 +22,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.browser.idle import streamlit_server
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
@@ -82,50 +78,12 @@ def _require_browser() -> None:
         pytest.skip(msg)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def run_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free loopback port; yield its base URL; stop it afterwards."""
-    port = free_port()
-    env = dict(os.environ, NKP_DATA_DIR=str(data_dir), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    log = open(data_dir / f"streamlit-{port}.log", "wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-            "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-            # a test server runs the code it started with: an edit of the working tree meanwhile reruns nothing
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-        ],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited early: {(data_dir / f'streamlit-{port}.log').read_text()}")
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError("streamlit did not become healthy")
-            time.sleep(0.3)
+    """Start ``streamlit run app.py`` on a free loopback port; yield its base URL; stop it afterwards
+    (:func:`tests.browser.idle.streamlit_server`, which the UI benchmark uses as well)."""
+    with streamlit_server(ROOT / "app.py", data_dir, timeout) as (base, _pid):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="session")
