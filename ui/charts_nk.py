@@ -118,34 +118,46 @@ def heatmap(
     chart_title = alt.TitleParams(text=chart_title.text, subtitle=[*sub, *wrap(key, SUBTITLE_CHARS)])
     # a mark's size follows the cell: bandwidth('x') is the column's width in px (8 px on a phone, 30 at 1400 px)
     cell_px = "min(bandwidth('x'), bandwidth('y'))"
-    base = alt.Chart(df, title=chart_title).encode(x=x, y=y, tooltip=tooltip)
-    rect = base.mark_rect(cursor="pointer").encode(color=color).add_params(sel)
-    row = base.transform_filter("datum.is_row").mark_rect(filled=False, stroke=HIGHLIGHT, strokeWidth=3)
-    star = base.transform_filter("datum.is_best").mark_text(
-        text="★",
-        fontSize=alt.ExprRef(f"clamp({cell_px} * 0.45, 8, 14)"),
-        color=HIGHLIGHT,
-        stroke="#5c3d00",
-        strokeWidth=0.4,
-        dy=-9,
-        cursor="pointer",
+    # ONE frame for every layer (sent once; Altair copies a chart per layer, so each layer is a bare chart with its
+    # own encoding rather than a copy of a base chart carrying data and title)
+    enc = {"x": x, "y": y, "tooltip": tooltip}
+    rect = alt.Chart().mark_rect(cursor="pointer").encode(color=color, **enc).add_params(sel)
+    row = alt.Chart().transform_filter("datum.is_row").mark_rect(filled=False, stroke=HIGHLIGHT, strokeWidth=3)
+    star = (
+        alt.Chart()
+        .transform_filter("datum.is_best")
+        .mark_text(
+            text="★",
+            fontSize=alt.ExprRef(f"clamp({cell_px} * 0.45, 8, 14)"),
+            color=HIGHLIGHT,
+            stroke="#5c3d00",
+            strokeWidth=0.4,
+            dy=-9,
+            cursor="pointer",
+        )
     )
-    dot = base.transform_filter("datum.significant").mark_point(
-        shape="circle",
-        filled=True,
-        fill=SIG_FILL,
-        stroke=SIG_STROKE,
-        strokeWidth=1.3,
-        opacity=1,
-        size=alt.ExprRef(f"pow(clamp({cell_px} * 0.45, 5, 9), 2)"),
-        yOffset=9,
-        cursor="pointer",
+    dot = (
+        alt.Chart()
+        .transform_filter("datum.significant")
+        .mark_point(
+            shape="circle",
+            filled=True,
+            fill=SIG_FILL,
+            stroke=SIG_STROKE,
+            strokeWidth=1.3,
+            opacity=1,
+            size=alt.ExprRef(f"pow(clamp({cell_px} * 0.45, 5, 9), 2)"),
+            yOffset=9,
+            cursor="pointer",
+        )
     )
-    layers: list[alt.Chart] = [rect, row, dot, star]
+    layers: list[alt.Chart] = [rect, row.encode(**enc), dot.encode(**enc), star.encode(**enc)]
     if extrapolated:
         # more items (N) than the data has: drawn with replacement, marked so it is not read as a measurement
-        layers.append(
-            base.transform_filter("datum.extrapolated").mark_text(
+        cross = (
+            alt.Chart()
+            .transform_filter("datum.extrapolated")
+            .mark_text(
                 text="x",
                 fontSize=alt.ExprRef(f"clamp({cell_px} * 0.45, 8, 13)"),
                 fontWeight="bold",
@@ -155,14 +167,20 @@ def heatmap(
                 cursor="pointer",
             )
         )
-    ring = base.transform_filter("datum.is_chosen").mark_point(
-        shape="circle",
-        color=CHOSEN,
-        strokeWidth=2.5,
-        size=alt.ExprRef(f"pow(max(6, {cell_px} - 3), 2)"),
-        cursor="pointer",
+        layers.append(cross.encode(**enc))
+    ring = (
+        alt.Chart()
+        .transform_filter("datum.is_chosen")
+        .mark_point(
+            shape="circle",
+            color=CHOSEN,
+            strokeWidth=2.5,
+            size=alt.ExprRef(f"pow(max(6, {cell_px} - 3), 2)"),
+            cursor="pointer",
+        )
     )
-    return alt.LayerChart(layer=[*layers, ring]).properties(
+    return alt.LayerChart(data=df, layer=[*layers, ring.encode(**enc)]).properties(
+        title=chart_title,
         padding=PADDING,
         width=width,
         height=alt.Step(ROW_PX),
