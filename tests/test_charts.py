@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from nkcore.common.formatting import distinguishing_names
-from ui import charts, charts_data, charts_nk, charts_paired, charts_voting
+from ui import charts, charts_data, charts_nk, charts_paired, charts_passk, charts_plane, charts_voting
 
 vlc = pytest.importorskip("vl_convert")
 
@@ -310,6 +310,23 @@ def _every_chart() -> list[alt.TopLevelMixin]:
         charts_data.k_histogram([(1, 10), (2, 30), (3, 5)], 2),
         charts_data.config_accuracy_bars([]),
         charts_data.latency_histogram(pd.Series([0.5, 1.0, 2.0])),
+        charts_passk.passk_chart(
+            pd.DataFrame(
+                [
+                    {"k": k, "series": s, "value": v, "ci_low": v - 0.05, "ci_high": v + 0.05, "n_cases": 40}
+                    for k in (1, 2, 3)
+                    for s, v in ((charts_passk.PASS_AT_K, 0.5 + 0.1 * k), (charts_passk.PASS_HAT_K, 0.5 - 0.1 * k))
+                ]
+            )
+        ),
+        charts_plane.nk_plane(
+            cells,
+            "p",
+            [100, 1000],
+            "Accuracy: items (N) x ratings per item (K)",
+            chosen=(1000, 2),
+            minimal=charts_plane.MinimalPoint(250, 125, 2),
+        ),
     ]
 
 
@@ -334,3 +351,56 @@ def test_theme_fonts_are_readable_on_a_projector() -> None:
 def test_every_chart_renders() -> None:
     for chart in _every_chart():
         assert "<svg" in _svg(chart, width=358)
+
+
+# ---------------------------------------------------------------------------------------------------- what draw sends
+
+
+def _records(raw: bytes) -> list[dict[str, Any]]:
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(raw).read_pandas().to_dict(orient="records")  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("index", range(len(_every_chart())))
+def test_spec_is_altairs_validated_spec_with_the_data_as_named_arrow_datasets(index: int) -> None:
+    """Oracle: Altair's own ``to_dict()`` (validated against the Vega-Lite schema, data inlined as JSON rows). The
+    spec that ``charts.draw`` sends is the same once each Arrow dataset is read back and its name mapped to
+    Altair's: no mark, encoding, title or theme setting lost by skipping validation, no row lost or changed."""
+    chart = _every_chart()[index]
+    ref = chart.to_dict()
+    fast = charts.spec(chart)
+    assert all(isinstance(v, bytes) for v in fast["datasets"].values())  # Arrow, as st.altair_chart sends it
+    rows = {name: _records(raw) for name, raw in fast["datasets"].items()}
+    rename = {}
+    for name, records in rows.items():
+        same = [n for n, values in ref["datasets"].items() if values == records]
+        assert same, f"dataset {name} matches none of Altair's"
+        rename[name] = same[0]
+    text = json.dumps({k: v for k, v in fast.items() if k != "datasets"}, sort_keys=True)
+    for name, new in rename.items():
+        text = text.replace(f'"{name}"', f'"{new}"')
+    assert json.loads(text) == {k: v for k, v in ref.items() if k != "datasets"}
+    assert set(rename.values()) == set(ref["datasets"])
+
+
+def test_draw_sends_the_spec_with_the_theme_and_its_data() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def app() -> None:
+        import pandas as pd
+
+        from ui import charts
+
+        df = pd.DataFrame(
+            {"config": ["n=1", "n=3"], "accuracy": [0.7, 0.8], "ci_low": [0.6, 0.7], "ci_high": [0.8, 0.9]}
+        )
+        charts.draw(charts.interval_dots(df, "config", "accuracy", "ci_low", "ci_high", value_title="accuracy"))
+
+    at = AppTest.from_function(app).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (chart,) = at.get("vega_lite_chart")
+    spec = json.loads(chart.proto.spec)
+    assert spec["config"]["font"] == charts.FONT and spec["padding"] == charts.PADDING
+    assert len(chart.proto.datasets) == 1
+    assert [r["config"] for r in _records(chart.proto.datasets[0].data.data)] == ["n=1", "n=3"]
