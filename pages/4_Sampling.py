@@ -1,12 +1,9 @@
 """Sampling: what majority voting over more samples per request (n) buys, and what it cannot fix.
 
-The page leads with its verdict (one sentence) and the vote curve that supports it; the model explanations, the
-effective-samples table, the model check and the method notes sit in expanders. The three sections that depend on
-one control each (the curve with its what-if correlation, the cases more samples cannot fix, the model check) are
-fragments: moving their control reruns that section only. The one-page summary is drawn by the curve's fragment
-and reports the verdict's own numbers (the curve, the estimated rho, the errors from n = 3, the default model
-check) and the what-if, so no other fragment can leave it stale.
-"""
+The verdict (one sentence) and the vote curve lead; explanations, the effective-samples table, the model check and
+method notes sit in expanders; the words come from ``nkcore.voting.sentences``. The sections that depend on one
+control each (the curve with its what-if rho, the unfixable cases, the model check) are fragments; the curve's
+fragment draws the one-page summary, which carries the what-if, so no other fragment can leave it stale."""
 
 from __future__ import annotations
 
@@ -17,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import voting
-from nkcore.common.formatting import percent, points, points_between
+from nkcore.common.formatting import points_between
+from nkcore.voting import sentences as words
 from nkcore.voting.rules import as_tie_rule
 from ui import cache, charts_voting, datasets, exports, page
 from ui.text import md
@@ -25,68 +23,6 @@ from ui.voting_passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
 ds = datasets.choose_dataset("samples")
-
-TIE_HELP = {
-    "first": "the tied answer seen first wins (what Counter.most_common does)",
-    "split": "a tie shares the credit (1/2 for a two-way tie)",
-    "wrong": "a tie counts as wrong",
-}
-RHO_HELP = (
-    "How alike the samples of one case are, right or wrong: 0 = independent draws, 1 = every sample a copy of the "
-    "first. Estimated as the intra-class correlation ICC(1) of the 0/1 correctness of each case's samples."
-)
-N_EFF_HELP = (
-    "Effective samples: N_eff = n / (1 + (n - 1) rho). Correlated samples of one case are worth fewer independent "
-    "votes; the correlated prediction is the independent-samples curve read at N_eff instead of n."
-)
-CURVE_NOTES = (
-    "Solid line and band: the measured accuracy averaged over every subset of n samples of each case, with a 95% "
-    "interval from resampling cases (the same resampled cases at every n). Diamonds: the vote over each case's first "
-    "n samples, what a flat deployment sees. Dashed lines: predictions from the single-call accuracy p. At even n two "
-    "answers can tie, so even n adds little over the odd n below it. The solid line is the same under the 'first' "
-    "and 'split' tie rules: over every subset, which tied answer comes first is a fair coin, which is split credit; "
-    "the rules differ only for the diamonds."
-)
-
-
-def verdict(a: voting.VoteAnalysis) -> str:
-    """The page's answer in one sentence: what voting over all the samples buys, whether the last two-sample step
-    still helps (its 95% paired interval against zero), and how many errors no number of samples fixes.
-
-    Steps are the odd-n ladder 1 -> 3 -> 5 ...; differences are taken between the shown (rounded) percentages.
-    """
-    curve = a.curve
-    first, last = curve.point(1), curve.points[-1]
-    steps = [p for p in curve.points if p.diff_from_n > 0 and p.n % 2 == 1]
-    flat = next((p for p in steps if p.diff_ci_low <= 0), None)
-    if last.n == 1:
-        parts = [f"With one sample per case the vote scores {percent(first.accuracy)}: there is no larger n to compare"]
-    elif round(last.accuracy, 3) <= round(first.accuracy, 3):
-        parts = [
-            f"Voting over {last.n} samples per request does not help here: {percent(first.accuracy)} with one call, "
-            f"{percent(last.accuracy)} with {last.n}"
-        ]
-    else:
-        parts = [
-            f"Voting over {last.n} samples per request lifts accuracy from {percent(first.accuracy)} (one call) to "
-            f"{percent(last.accuracy)} ({points_between(first.accuracy, last.accuracy)} points)"
-        ]
-        if flat is not None:
-            parts.append(
-                f"from n = {flat.diff_from_n} on, more samples add nothing these cases can tell from zero "
-                f"(n = {flat.diff_from_n} to {flat.n}: {points(flat.diff)} points, 95% interval "
-                f"{points(flat.diff_ci_low)} to {points(flat.diff_ci_high)})"
-            )
-        elif steps:
-            s = steps[-1]
-            parts.append(f"the last step still helps (n = {s.diff_from_n} to {s.n}: {points(s.diff)} points)")
-    u = a.unfixable
-    if u.wrong_at_from_n and u.largest_n > u.from_n:
-        parts.append(
-            f"{u.still_wrong} of the {u.wrong_at_from_n} cases wrong at n = {u.from_n} stay wrong with every sample "
-            "they have"
-        )
-    return "; ".join(parts) + "."
 
 
 def draw(chart: alt.TopLevelMixin) -> None:
@@ -96,41 +32,13 @@ def draw(chart: alt.TopLevelMixin) -> None:
 
 
 def summary(a: voting.VoteAnalysis, tie: str, rho_what_if: float, chart: alt.TopLevelMixin) -> None:
-    """The one-page summary of this view: the verdict's numbers (the curve, the estimated rho, the errors from
-    n = 3, the default model check) and the what-if. It is drawn by the curve's fragment, so it follows the what-if
-    slider; the other fragments' controls (the n to count unfixable errors from, the n to fit rho on) change no
-    number in it, so their reruns cannot leave it stale."""
-    curve = a.curve
-    rho_known = math.isfinite(a.rho.rho)
-    u3 = a.unfixable
-    what_if = voting.what_if_sentence(curve.point(1).accuracy, rho_what_if, a.max_n)
-    numbers = [
-        ("verdict", percent(curve.points[-1].accuracy), verdict(a)),
-        ("cases", f"{a.n_cases:,}", f"each with up to {a.max_n} samples per request (n)"),
-        ("single-call accuracy", percent(curve.point(1).accuracy), "exact accuracy at samples per request n = 1"),
-        (f"accuracy at n = {a.max_n}", percent(curve.points[-1].accuracy), voting.curve_sentence(curve)),
-        (
-            "correlation between samples (rho)",
-            f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})" if rho_known else "n/a",
-            voting.rho_sentence(a.rho, a.max_n, measured=curve.points[-1].accuracy),
-        ),
-        ("what-if rho", f"{rho_what_if:.2f}", what_if),
-        (
-            f"errors more samples cannot fix (from n = {u3.from_n})",
-            f"{u3.still_wrong} of {u3.wrong_at_from_n}, {u3.unanimous_wrong} unanimous",
-            voting.unfixable_sentence(u3),
-        ),
-    ]
-    if a.next_step is not None:
-        numbers.append(
-            (
-                "next-step check",
-                f"{a.next_step.measured:.1%} vs {a.next_step.predicted:.1%}",
-                voting.next_step_sentence(a.next_step, a.rho.rho if rho_known else None),
-            )
-        )
+    """The one-page summary (rows from ``nkcore.voting.sentences.summary_rows``), drawn by the curve's fragment so
+    it follows the what-if slider; the other fragments' controls change no number in it."""
     exports.summary_download(
-        "Sampling", {"dataset": ds.name, "tie rule": tie, "what-if rho": rho_what_if}, numbers, [chart]
+        "Sampling",
+        {"dataset": ds.name, "tie rule": tie, "what-if rho": rho_what_if},
+        words.summary_rows(a, rho_what_if),
+        [chart],
     )
 
 
@@ -149,8 +57,8 @@ with page.user_errors():
     with method_box:
         tie = st.radio(
             "Tie rule when two answers get the same number of votes",
-            list(TIE_HELP),
-            captions=list(TIE_HELP.values()),
+            list(words.TIE_HELP),
+            captions=list(words.TIE_HELP.values()),
             horizontal=True,
             key="smp_tie",
             bind="query-params",
@@ -178,7 +86,7 @@ with page.user_errors():
     }
 
     with verdict_box:
-        st.markdown(f"**{md(verdict(a))}**")
+        st.markdown(f"**{md(words.verdict_sentence(a))}**")
 
     # ------------------------------------------------------------------ the curve, and the what-if correlation
     @st.fragment
@@ -187,10 +95,7 @@ with page.user_errors():
         downloads and the one-page summary (which carries the what-if): moving the slider reruns this only."""
         with page.user_errors():
             chart_slot = st.empty()
-            st.caption(
-                "Solid line and band: measured accuracy with its 95% interval. Dashed lines: what models predict from "
-                "the single-call accuracy. Diamonds: the vote over each case's first n samples."
-            )
+            st.caption(words.CURVE_CAPTION)
             left, right = st.columns([2, 3], vertical_alignment="center")
             rho_what_if = left.slider(
                 "What if the correlation between samples (rho) were…",
@@ -211,7 +116,9 @@ with page.user_errors():
             chart = charts_voting.vote_curve_chart(measured, models)
             with chart_slot.container():
                 draw(chart)
-            exports.download_table_and_chart(measured, "vote_curve", chart, "vote_curve")
+            exports.download_table_and_chart(
+                measured, "vote_curve", chart, "vote_curve", explains=words.VOTE_CURVE_EXPLAINS
+            )
             summary(a, tie, rho_what_if, chart)
 
     with curve_box:
@@ -236,7 +143,7 @@ with page.user_errors():
         m3.metric(
             "correlation (rho)",
             f"{a.rho.rho:.2f}" if rho_known else "n/a",
-            help=f"{RHO_HELP} Here: {md(a.rho.method)}. {N_EFF_HELP}",
+            help=f"{words.RHO_HELP} Here: {md(a.rho.method)}. {words.N_EFF_HELP}",
         )
         st.caption(f"{a.n_cases:,} cases, each with up to {a.max_n} samples per request (n).")
 
@@ -246,13 +153,9 @@ with page.user_errors():
             st.markdown(md(order))
         st.markdown(md(voting.curve_sentence(curve)))
         st.markdown(md(voting.model_gap_sentence(a)))
-        st.caption(CURVE_NOTES)
-        if len(set(measured["cases"])) > 1:
-            st.caption(
-                "Cases differ in how many samples they have; each n uses the cases with at least n samples: "
-                + ", ".join(f"n = {pt.n}: {pt.n_cases} cases" for pt in curve.points)
-                + "."
-            )
+        st.caption(words.CURVE_NOTES)
+        if note := words.cases_per_n_note(curve):
+            st.caption(note)
         if a.binary:
             st.caption(
                 "This data has a correct column and no answers: votes are read as correct against one wrong answer."
@@ -277,20 +180,15 @@ with page.user_errors():
             column_config={
                 c: st.column_config.NumberColumn(
                     format="%.2f" if c.startswith("effective") else "%.1f%%",
-                    help=N_EFF_HELP if c.startswith("effective") else None,
+                    help=words.N_EFF_HELP if c.startswith("effective") else None,
                 )
                 for c in neff.columns[1:]
             },
         )
-        last = est_tab[-1]
-        st.markdown(
-            f"With rho = {est_rho:.2f}{'' if rho_known else ' (rho cannot be estimated here: taken as 0)'}, "
-            f"{last.n} samples per request are worth N_eff = {last.n_eff:.1f} independent samples: the correlated "
-            f"model predicts {last.correlated:.1%} at n = {last.n}, independent samples {last.independent:.1%}, "
-            f"and the data measured {curve.points[-1].accuracy:.1%}."
-        )
+        st.markdown(words.n_eff_sentence(est_rho, rho_known, ns[-1], curve.points[-1].accuracy, p))
         st.caption(
-            N_EFF_HELP + " 'predicted' and 'independent' count a vote as right or wrong against one wrong answer; "
+            words.N_EFF_HELP
+            + " 'predicted' and 'independent' count a vote as right or wrong against one wrong answer; "
             "'measured' is the exact plurality vote."
         )
 
@@ -394,14 +292,6 @@ with page.user_errors():
                 st.info("The check needs at least 5 samples per case (fit on n up to 3, check at n = 5).")
 
     with method_box:
-        st.markdown(
-            "- **The curve** is exact: at each n, the vote over every subset of n of a case's samples, averaged "
-            "(no sampling noise from choosing subsets). Its 95% band resamples cases, the same resampled cases at "
-            "every n, so the steps between n are paired.\n"
-            f"- **The correlation between samples (rho)**: {RHO_HELP}\n"
-            f"- **{N_EFF_HELP}**\n"
-            "- **The models** (independent, correlated, beta-binomial difficulty) count a vote as right or wrong "
-            "against one wrong answer; a plurality vote over answers whose wrong values scatter can beat them."
-        )
+        st.markdown(words.method_notes())
 
 page.finish_page()

@@ -17,15 +17,165 @@ from nkcore.voting.next_step import NextStepCheck
 from nkcore.voting.unfixable import UnfixableErrors
 
 __all__ = [
+    "CURVE_CAPTION",
+    "CURVE_NOTES",
+    "N_EFF_HELP",
+    "RHO_HELP",
+    "TIE_HELP",
+    "VOTE_CURVE_EXPLAINS",
     "adaptive_sentence",
+    "cases_per_n_note",
     "curve_sentence",
+    "method_notes",
     "model_gap_sentence",
+    "n_eff_sentence",
     "next_step_sentence",
     "order_sentence",
     "rho_sentence",
+    "summary_rows",
     "unfixable_sentence",
+    "verdict_sentence",
     "what_if_sentence",
 ]
+
+#: The tie rules in words (the Sampling page's radio captions).
+TIE_HELP = {
+    "first": "the tied answer seen first wins (what Counter.most_common does)",
+    "split": "a tie shares the credit (1/2 for a two-way tie)",
+    "wrong": "a tie counts as wrong",
+}
+RHO_HELP = (
+    "How alike the samples of one case are, right or wrong: 0 = independent draws, 1 = every sample a copy of the "
+    "first. Estimated as the intra-class correlation ICC(1) of the 0/1 correctness of each case's samples."
+)
+N_EFF_HELP = (
+    "Effective samples: N_eff = n / (1 + (n - 1) rho). Correlated samples of one case are worth fewer independent "
+    "votes; the correlated prediction is the independent-samples curve read at N_eff instead of n."
+)
+CURVE_NOTES = (
+    "Solid line and band: the measured accuracy averaged over every subset of n samples of each case, with a 95% "
+    "interval from resampling cases (the same resampled cases at every n). Diamonds: the vote over each case's first "
+    "n samples, what a flat deployment sees. Dashed lines: predictions from the single-call accuracy p. At even n two "
+    "answers can tie, so even n adds little over the odd n below it. The solid line is the same under the 'first' "
+    "and 'split' tie rules: over every subset, which tied answer comes first is a fair coin, which is split credit; "
+    "the rules differ only for the diamonds."
+)
+CURVE_CAPTION = (
+    "Solid line and band: measured accuracy with its 95% interval. Dashed lines: what models predict from the "
+    "single-call accuracy. Diamonds: the vote over each case's first n samples."
+)
+#: The marks of the vote curve, one line (under the title of its PNG and SVG).
+VOTE_CURVE_EXPLAINS = (
+    "Solid line and band: measured accuracy, 95% interval; dashed lines: model predictions; diamonds: vote over "
+    "each case's first n samples."
+)
+
+
+def method_notes() -> str:
+    """The Sampling page's method notes (a Markdown list): the exact curve, rho, N_eff and the models."""
+    return (
+        "- **The curve** is exact: at each n, the vote over every subset of n of a case's samples, averaged (no "
+        "sampling noise from choosing subsets). Its 95% band resamples cases, the same resampled cases at every n, "
+        "so the steps between n are paired.\n"
+        f"- **The correlation between samples (rho)**: {RHO_HELP}\n"
+        f"- **{N_EFF_HELP}**\n"
+        "- **The models** (independent, correlated, beta-binomial difficulty) count a vote as right or wrong against "
+        "one wrong answer; a plurality vote over answers whose wrong values scatter can beat them."
+    )
+
+
+def verdict_sentence(a: VoteAnalysis) -> str:
+    """The Sampling page's answer in one sentence: what voting over all the samples buys, whether the last
+    two-sample step still helps (its 95% paired interval against zero), and how many errors no number of samples
+    fixes.
+
+    Steps are the odd-n ladder 1 -> 3 -> 5 ...; the first step whose paired interval reaches zero is where more
+    samples stop adding anything these cases can tell from zero. Differences are taken between the shown
+    (rounded) percentages (:func:`nkcore.common.formatting.points_between`).
+    """
+    curve = a.curve
+    first, last = curve.point(1), curve.points[-1]
+    steps = [p for p in curve.points if p.diff_from_n > 0 and p.n % 2 == 1]
+    flat = next((p for p in steps if p.diff_ci_low <= 0), None)
+    if last.n == 1:
+        parts = [f"With one sample per case the vote scores {percent(first.accuracy)}: there is no larger n to compare"]
+    elif round(last.accuracy, 3) <= round(first.accuracy, 3):
+        parts = [
+            f"Voting over {last.n} samples per request does not help here: {percent(first.accuracy)} with one call, "
+            f"{percent(last.accuracy)} with {last.n}"
+        ]
+    else:
+        parts = [
+            f"Voting over {last.n} samples per request lifts accuracy from {percent(first.accuracy)} (one call) to "
+            f"{percent(last.accuracy)} ({points_between(first.accuracy, last.accuracy)} points)"
+        ]
+        if flat is not None:
+            parts.append(
+                f"from n = {flat.diff_from_n} on, more samples add nothing these cases can tell from zero "
+                f"(n = {flat.diff_from_n} to {flat.n}: {points(flat.diff)} points, 95% interval "
+                f"{points(flat.diff_ci_low)} to {points(flat.diff_ci_high)})"
+            )
+        elif steps:
+            s = steps[-1]
+            parts.append(f"the last step still helps (n = {s.diff_from_n} to {s.n}: {points(s.diff)} points)")
+    u = a.unfixable
+    if u.wrong_at_from_n and u.largest_n > u.from_n:
+        parts.append(
+            f"{u.still_wrong} of the {u.wrong_at_from_n} cases wrong at n = {u.from_n} stay wrong with every sample "
+            "they have"
+        )
+    return "; ".join(parts) + "."
+
+
+def n_eff_sentence(rho: float, rho_known: bool, n: int, measured: float, p: float) -> str:
+    """What n correlated samples are worth: N_eff = n / (1 + (n - 1) rho) and the predictions at n, beside the
+    measured accuracy. ``rho_known`` False says rho could not be estimated and is taken as 0.
+
+    >>> n_eff_sentence(0.17, True, 7, 0.79, 0.71)[:80]
+    'With rho = 0.17, 7 samples per request are worth N_eff = 3.5 independent samples'
+    """
+    k = n_eff(n, rho)
+    return (
+        f"With rho = {rho:.2f}{'' if rho_known else ' (rho cannot be estimated here: taken as 0)'}, {n} samples per "
+        f"request are worth N_eff = {k:.1f} independent samples: the correlated model predicts "
+        f"{correlated_accuracy(p, n, rho):.1%} at n = {n}, independent samples {independent_accuracy(p, n):.1%}, "
+        f"and the data measured {measured:.1%}."
+    )
+
+
+def summary_rows(a: VoteAnalysis, rho_what_if: float) -> list[tuple[str, str, str]]:
+    """The one-page summary's rows (label, value, sentence): the verdict, the cases, the curve's ends, the estimated
+    rho, the what-if rho, the errors more samples cannot fix and the next-step check."""
+    curve = a.curve
+    p, top = curve.point(1).accuracy, curve.points[-1].accuracy
+    rho_known = math.isfinite(a.rho.rho)
+    u = a.unfixable
+    rows = [
+        ("verdict", percent(top), verdict_sentence(a)),
+        ("cases", f"{a.n_cases:,}", f"each with up to {a.max_n} samples per request (n)"),
+        ("single-call accuracy", percent(p), "exact accuracy at samples per request n = 1"),
+        (f"accuracy at n = {a.max_n}", percent(top), curve_sentence(curve)),
+        (
+            "correlation between samples (rho)",
+            f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})" if rho_known else "n/a",
+            rho_sentence(a.rho, a.max_n, measured=top),
+        ),
+        ("what-if rho", f"{rho_what_if:.2f}", what_if_sentence(p, rho_what_if, a.max_n)),
+        (
+            f"errors more samples cannot fix (from n = {u.from_n})",
+            f"{u.still_wrong} of {u.wrong_at_from_n}, {u.unanimous_wrong} unanimous",
+            unfixable_sentence(u),
+        ),
+    ]
+    if a.next_step is not None:
+        rows.append(
+            (
+                "next-step check",
+                f"{a.next_step.measured:.1%} vs {a.next_step.predicted:.1%}",
+                next_step_sentence(a.next_step, a.rho.rho if rho_known else None),
+            )
+        )
+    return rows
 
 
 def curve_sentence(curve: VoteCurve) -> str:
@@ -242,3 +392,18 @@ def model_gap_sentence(a: VoteAnalysis) -> str:
     else:
         text += " The models describe the measured curve to within two points."
     return text
+
+
+def cases_per_n_note(curve: VoteCurve) -> str:
+    """How many cases each n uses when cases differ in how many samples they have ('' when every n uses all).
+
+    Each point of the curve averages over the cases with at least n samples (``VotePoint.n_cases``).
+    """
+    counts = [pt.n_cases for pt in curve.points]
+    if len(set(counts)) <= 1:
+        return ""
+    return (
+        "Cases differ in how many samples they have; each n uses the cases with at least n samples: "
+        + ", ".join(f"n = {pt.n}: {plural(pt.n_cases, 'case')}" for pt in curve.points)
+        + "."
+    )
