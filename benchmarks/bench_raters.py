@@ -10,7 +10,8 @@ the item's plurality label 80% of the time, B 70% (else a random label); the tim
 Grid: budgets 100, 250, 500, 1000, 2500 x K = 1..10 (50 cells), Accuracy, 1,000 rounds per side. Timed: the crossed
 resampling alone (``nkcore.nk.crossed.crossed_cells(..., item_only=False)``); the reference in the same process is
 item-only resampling of the same grid (``nkcore.nk.resample.resample_cells``), the numbers the page shows beside
-it. Wall and CPU seconds, medians of 3 repeats. Target: crossed under 5 s.
+it. Wall and CPU seconds, medians of 3 repeats. Target (issue 14): crossed under 5 s. Output kept in
+``benchmarks/results/bench_raters.txt``.
 
 Per-rater part: ``nkcore.summary.raters.leave_one_rater_out_alpha`` for every rater against recomputing alpha
 (``krippendorff`` package, value counts) for 50 raters, scaled to all raters.
@@ -19,6 +20,7 @@ Per-rater part: ``nkcore.summary.raters.leave_one_rater_out_alpha`` for every ra
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -27,9 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from nkcore.nk.crossed import RaterRatings, crossed_cells, rater_ratings, rater_ratings_from_frame
+from nkcore.nk.crossed import crossed_cells
 from nkcore.nk.grid import configurations
 from nkcore.nk.resample import PairData, prepare_pair, resample_cells
+from nkcore.ratings.raters import RaterRatings, rater_ratings, rater_ratings_from_frame
 from nkcore.summary.raters import leave_one_rater_out_alpha
 from nkcore.summary.ratings import krippendorff_alpha
 
@@ -91,6 +94,8 @@ def main() -> None:
         f"ratings each), {rr.item_codes.size:,} ratings; grid {len(cfgs)} cells, {rounds} rounds per side, "
         f"medians of {repeats}"
     )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"machine: {os.cpu_count()} cores, load average {load} (wall times stretch with the load; CPU times less)")
     cw, cc = timed(lambda: crossed_cells(rr, data, cfgs, ("acc",), rounds, 0, item_only=False), repeats)
     iw, ic = timed(lambda: resample_cells(data, cfgs, ("acc",), rounds, 0), repeats)
     print(f"crossed resampling   wall {cw:7.2f} s  cpu {cc:7.2f} s   (target < 5 s wall)")

@@ -56,6 +56,20 @@ def test_draw_k_is_the_multivariate_hypergeometric() -> None:
     assert chi2 < stats.chi2.ppf(0.999, len(outcomes) - 1), (freq, pmf)
 
 
+def test_draw_k_with_five_labels_and_k_near_the_total_is_the_multivariate_hypergeometric() -> None:
+    # The float32 label-major draw at M = 5 labels, an empty label in the middle and K = 6 of 10 ratings.
+    counts = np.array([4, 0, 3, 2, 1])
+    k = 6
+    draws = draw_k(np.random.default_rng(11), np.tile(counts, (80_000, 1)), k)
+    assert draws.dtype == np.int64 and np.all(draws.sum(axis=1) == k) and np.all(draws <= counts)
+    outcomes = [c for c in itertools.product(*(range(x + 1) for x in counts)) if sum(c) == k]
+    pmf = np.array([stats.multivariate_hypergeom.pmf(c, counts, k) for c in outcomes])
+    index = {c: i for i, c in enumerate(outcomes)}
+    freq = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(outcomes)) / len(draws)
+    chi2 = float(np.sum((freq - pmf) ** 2 / pmf) * len(draws))
+    assert chi2 < stats.chi2.ppf(0.999, len(outcomes) - 1), (freq, pmf)
+
+
 def test_single_rater_crossed_equals_item_only_in_law() -> None:
     # One rater rated every item once: drawing that single rater always gives weight 1, so crossed = item-only.
     rng = np.random.default_rng(0)

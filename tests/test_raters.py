@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from nkcore.errors import DataError
-from nkcore.nk.crossed import rater_ratings
+from nkcore.ratings.raters import rater_ratings
 from nkcore.summary.raters import (
     alpha_from_parts,
     alpha_parts,

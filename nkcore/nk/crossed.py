@@ -33,26 +33,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from nkcore.common import limits
 from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.frames import pair_data
 from nkcore.nk.grid import PAPER_KS, Config, configurations
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.resample import (
     RESAMPLE_WORK_FACTOR,
     TASK_BYTES_PER_CELL,
     PairData,
     draw_without_replacement,
     full_gaps,
-    prepare_pair,
     resample_cells,
+    summarize_gaps,
 )
 from nkcore.nk.scores import item_gaps, macro_f1, tie_exact_mean
 from nkcore.nk.simulate import WORK_MAX_K, default_workers
-from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_frame, text_column
+from nkcore.ratings.raters import RaterRatings, rater_ratings, rater_ratings_from_frame
 
 __all__ = [
     "CrossedCell",
@@ -69,83 +70,6 @@ __all__ = [
 _CHUNK_CELLS = 1 << 18
 _SEQUENTIAL_MAX_K = 40
 """Rounds of one rater draw are processed together: about this many (round, drawn item) pairs at the largest N."""
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class RaterRatings:
-    """Ratings with who gave them: one entry per rating in ``item_codes``, ``rater_codes``, ``label_codes``.
-
-    ``ratings``: the per-item label counts (:class:`nkcore.ratings.Ratings`, items and labels in natural order);
-    codes index ``ratings.items``, ``raters`` and ``ratings.labels``.
-    """
-
-    ratings: Ratings
-    raters: tuple[str, ...]
-    item_codes: np.ndarray = field(repr=False)
-    rater_codes: np.ndarray = field(repr=False)
-    label_codes: np.ndarray = field(repr=False)
-
-    @property
-    def n_raters(self) -> int:
-        """Distinct raters."""
-        return len(self.raters)
-
-
-def rater_ratings(
-    item_codes: object,
-    rater_codes: object,
-    label_codes: object,
-    n_items: int | None = None,
-    n_labels: int | None = None,
-) -> RaterRatings:
-    """Ratings with rater identity from integer codes (items 0..I-1, raters 0..R-1, labels 0..M-1).
-
-    Names are the codes as text. DataError when the code arrays differ in length, hold a negative code, or a
-    rater rates an item twice.
-
-    >>> rr = rater_ratings([0, 0, 1], [0, 1, 0], [1, 0, 1])
-    >>> rr.ratings.counts.tolist(), rr.n_raters
-    ([[1, 1], [0, 1]], 2)
-    """
-    it, ra, la = (np.asarray(x, dtype=np.int64).ravel() for x in (item_codes, rater_codes, label_codes))
-    if not (it.size == ra.size == la.size) or it.size == 0:
-        raise DataError("item, rater and label codes must be non-empty and of the same length")
-    if min(int(it.min()), int(ra.min()), int(la.min())) < 0:
-        raise DataError("item, rater and label codes must be >= 0")
-    ni = int(it.max()) + 1 if n_items is None else int(n_items)
-    nl = int(la.max()) + 1 if n_labels is None else int(n_labels)
-    nr = int(ra.max()) + 1
-    key = it * nr + ra
-    if np.unique(key).size != key.size:
-        raise DataError("a rater rates the same item more than once: keep one label per rater and item")
-    counts = np.bincount(it * nl + la, minlength=ni * nl).reshape(ni, nl).astype(np.int64)
-    r = Ratings(tuple(str(i) for i in range(ni)), tuple(str(m) for m in range(nl)), counts, int(it.size), nr)
-    return RaterRatings(r, tuple(str(i) for i in range(nr)), it, ra, la)
-
-
-def rater_ratings_from_frame(frame: pd.DataFrame) -> RaterRatings:
-    """A ratings table (item, rater, label; one row per rating) with its rater ids kept.
-
-    Parsed and validated by :func:`nkcore.ratings.ratings_from_frame` (the one parser: blank cells, duplicates and
-    limits); this adds each rating's item, rater and label code. A label-count table has no rater ids: DataError.
-
-    >>> rr = rater_ratings_from_frame(pd.DataFrame({"item": [1, 1, 2], "rater": ["a", "b", "a"], "label": ["x", "y", "y"]}))
-    >>> rr.raters, rr.rater_codes.tolist(), rr.label_codes.tolist()
-    (('a', 'b'), [0, 1, 0], [0, 1, 1])
-    """
-    if "rater" not in frame.columns:
-        raise DataError(
-            "these ratings have no rater column (label counts carry no rater ids): rater identity needs one row per "
-            "rating with item, rater and label"
-        )
-    r = ratings_from_frame(frame)
-    items = text_column(frame, "item", "item id")
-    labels = text_column(frame, "label", "label")
-    raters = text_column(frame, "rater", "rater id")
-    rcodes, runiq = pd.factorize(raters)
-    it = pd.Index(r.items).get_indexer(items).astype(np.int64)
-    la = pd.Index(r.labels).get_indexer(labels).astype(np.int64)
-    return RaterRatings(r, tuple(str(x) for x in runiq), it, rcodes.astype(np.int64), la)
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +199,10 @@ def crossed_cells(
         "the crossed resampling at its peak",
     )
     full = full_gaps(data, mts)
-    flat_key = it * m + la
+    # ratings as a sparse (label x item, rater) count matrix, rows label-major: label m of item i is row m x items + i
+    by_label = sparse.csr_matrix(
+        (np.ones(it.size), (la * n_used + it, ra)), shape=(m * n_used, max(1, n_raters)), dtype=np.float64
+    )
     by_k: dict[int, list[int]] = {}
     for ci, cfg in enumerate(configs):
         by_k.setdefault(int(cfg.k), []).append(ci)
@@ -285,11 +212,16 @@ def crossed_cells(
         found: dict[tuple[int, str], np.ndarray] = {}
         shorts: dict[int, np.ndarray] = {}
         rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch)))
-        w = rng.multinomial(n_raters, np.full(n_raters, 1.0 / n_raters), size=size)  # (size, R)
-        offs = (np.arange(size, dtype=np.int64) * (n_used * m))[:, None]
-        cw = np.bincount((offs + flat_key[None, :]).ravel(), weights=w[:, ra].ravel(), minlength=size * n_used * m)
-        cmaj = np.ascontiguousarray(np.rint(cw).astype(np.int32).reshape(size * n_used, m).T)  # (M, rounds x items)
-        totals = cmaj.sum(axis=0, dtype=np.int64).reshape(size, n_used)
+        # w_r ~ Multinomial(R, 1/R): how often each rater is drawn, as counts of R uniform draws (bincount per round)
+        drawn = rng.integers(0, n_raters, size=(size, n_raters)) + (np.arange(size) * n_raters)[:, None]
+        w = np.bincount(drawn.ravel(), minlength=size * n_raters).reshape(size, n_raters)
+        # c'_im = sum of w over the raters of item i's label-m ratings: one sparse product for every round at once
+        cw = by_label @ w.T.astype(np.float64)  # (M x items, rounds)
+        # label-major cumulative counts (M, rounds x items), float32 (whole numbers, exact below 2^24)
+        cum_all = np.cumsum(cw.reshape(m, n_used, size).transpose(0, 2, 1), axis=0, dtype=np.float32).reshape(
+            m, size * n_used
+        )
+        totals = cum_all[m - 1].reshape(size, n_used)
         for k, cis in by_k.items():
             ok = totals >= k
             q = ok.sum(axis=1)  # qualifying items per round
@@ -305,8 +237,9 @@ def crossed_cells(
             u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
             idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
             rows = (live[:, None] * n_used + idx).ravel()
-            dmaj = _draw_major(krng, cmaj[:, rows], k)
+            dmaj = _draw_from_cum(krng, cum_all[:, rows], k)
             per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
+            sums = {"acc": np.cumsum(per_item["acc"], axis=1, dtype=np.int64)} if "acc" in per_item else {}
             for ci in cis:
                 n = configs[ci].n
                 for mt in mts:
@@ -314,6 +247,8 @@ def crossed_cells(
                     if mt == "f1":
                         lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
                         found[(ci, mt)] = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
+                    elif mt in sums:  # whole-number gaps: the mean of the first N is exact from prefix sums
+                        found[(ci, mt)] = sums[mt][:, n - 1] / n
                     else:
                         found[(ci, mt)] = np.asarray(tie_exact_mean(g[:, :n]), dtype=float)
         return found, shorts
@@ -348,13 +283,12 @@ def crossed_cells(
                 continue
             alt = np.concatenate(gaps[(ci, 0, mt)])
             nul = np.concatenate(gaps[(ci, 1, mt)])
-            st = cell_stats(alt, nul)
-            lo, hi = (float(v) for v in np.quantile(alt, [0.025, 0.975]))
             direction = int(np.sign(full[mt]))
+            st = summarize_gaps(alt, nul, direction)
             ic = item_cells.get((cfg.budget, cfg.k, mt))
             if ic is not None:
-                ilo, ihi = (float(v) for v in np.quantile(ic.alt, [0.025, 0.975]))
-                item = (ic.p, ic.delta, ic.ci_width, ilo, ihi, ic.reproducibility)
+                ist = summarize_gaps(ic.alt, ic.null, direction)
+                item = (ist.p, ist.delta, ist.ci_width, ist.ci_low, ist.ci_high, ist.reproducibility)
                 item_alt = ic.alt
             else:
                 item = (nan,) * 6
@@ -368,9 +302,9 @@ def crossed_cells(
                     p=st.p,
                     delta=st.delta,
                     ci_width=st.ci_width,
-                    ci_low=lo,
-                    ci_high=hi,
-                    reproducibility=float(np.mean(np.sign(alt) == direction)),
+                    ci_low=st.ci_low,
+                    ci_high=st.ci_high,
+                    reproducibility=st.reproducibility,
                     mean_gap=st.mean_gap,
                     item_p=item[0],
                     item_delta=item[1],
@@ -412,25 +346,36 @@ def draw_k(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
 
 def _draw_major(rng: np.random.Generator, cmaj: np.ndarray, k: int) -> np.ndarray:
     """:func:`draw_k` on label-major counts (M, L): returns the drawn counts (M, L)."""
-    m, n_rows = cmaj.shape
     if k > _SEQUENTIAL_MAX_K:
         return np.ascontiguousarray(draw_without_replacement(rng, cmaj.T, k).T)
-    cum = np.cumsum(cmaj, axis=0, dtype=np.int32)
-    tot = cum[m - 1].astype(np.float32)
-    top = cum[m - 1].copy()
-    cat = np.empty(n_rows, dtype=np.int32)
+    return _draw_from_cum(rng, np.cumsum(cmaj, axis=0, dtype=np.float32), k).astype(np.int64)
+
+
+def _draw_from_cum(rng: np.random.Generator, cum0: np.ndarray, k: int) -> np.ndarray:
+    """:func:`draw_k` on label-major cumulative counts (M, L) (float32, whole numbers): the drawn counts (M, L), float32.
+
+    Each of the K steps draws x = r x T (r uniform in [0, 1) in float32, T the remaining ratings): the rating at
+    position floor(x) has label c = #{j : floor(x) >= cum_j} = #{j : x >= cum_j} (cum_j whole), and removing it
+    lowers cum_j by 1 exactly where x < cum_j. floor(x) < T always: r <= 1 - 2^-24 and T < 2^24 is a float32, so the
+    correctly rounded r x T stays below T.
+    """
+    m = cum0.shape[0]
+    if k > _SEQUENTIAL_MAX_K:
+        counts = np.diff(cum0, axis=0, prepend=0).astype(np.int64)
+        return np.ascontiguousarray(draw_without_replacement(rng, np.ascontiguousarray(counts.T), k).T, np.float32)
+    cum = cum0.copy()
+    n_rows = cum.shape[1]
+    below = np.empty(n_rows, dtype=bool)
     for _ in range(k):
-        # a uniform position among the remaining ratings (float32: 2^-24 resolution; clamped below the total)
-        u = np.minimum((rng.random(n_rows, dtype=np.float32) * tot).astype(np.int32), top - 1)
-        cat.fill(0)
+        x = rng.random(n_rows, dtype=np.float32)
+        x *= cum[m - 1]
         for j in range(m - 1):
-            cat += u >= cum[j]
-        for j in range(m):
-            cum[j] -= cat <= j
-        tot -= 1
-        top -= 1
-    cum[1:] -= cum[:-1].copy()  # remaining counts
-    return np.asarray(cmaj - cum.astype(np.int64))
+            np.less(x, cum[j], out=below)
+            cum[j] -= below
+        cum[m - 1] -= 1
+    drawn = np.subtract(cum0, cum, out=cum)  # drawn ratings of labels 0..j
+    drawn[1:] -= drawn[:-1]  # (numpy copies the overlapping operand)
+    return drawn
 
 
 def _plurality_major(dmaj: np.ndarray) -> np.ndarray:
@@ -467,10 +412,10 @@ def _item_gaps(
         if mt == "f1":
             out[mt] = np.stack([lg, la, lb])
         elif mt == "acc":
-            out[mt] = (la == lg).astype(float) - (lb == lg).astype(float)
+            out[mt] = (la == lg).astype(np.int8) - (lb == lg).astype(np.int8)  # whole numbers: -1, 0, 1
         else:
             if gold is None or dists is None:
-                gold = np.ascontiguousarray(dmaj.T).reshape(*idx.shape, dmaj.shape[0])
+                gold = np.ascontiguousarray(dmaj.T, dtype=np.int64).reshape(*idx.shape, dmaj.shape[0])
                 da, db = data.dist_a[idx], data.dist_b[idx]
                 if swap is not None:
                     da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
@@ -539,21 +484,7 @@ def crossed_frames(
     K values above every item's number of ratings are skipped (``skipped_k``). See :func:`crossed_cells`.
     """
     rr = rater_ratings_from_frame(ratings)
-    p = predictions_from_frame(predictions, rr.ratings)
-    if model_a == model_b:
-        raise DataError(f"choose two different models (both are {model_a!r})")
-    for name in (model_a, model_b):
-        if name not in p.models:
-            raise DataError(f"model {name!r} is not in the predictions; models: {', '.join(p.models)}")
-    ia, ib = p.models.index(model_a), p.models.index(model_b)
-    probs = p.probs if (use_probabilities and p.probs is not None) else None
-    data = prepare_pair(
-        rr.ratings.counts,
-        p.hard[ia],
-        p.hard[ib],
-        None if probs is None else probs[ia],
-        None if probs is None else probs[ib],
-    )
+    data = pair_data(rr.ratings, predictions, model_a, model_b, use_probabilities)
     mts = parse_metrics(metrics)
     most = int(data.counts.sum(axis=1).max())
     usable = tuple(int(k) for k in ks if int(k) <= most)

@@ -128,6 +128,41 @@ class ResampleCell:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class GapSummary:
+    """A resampled cell's numbers from its gap samples (one home for item-only and crossed resampling).
+
+    p, delta, ci_width, mean_gap, ties: :func:`nkcore.nk.pvalue.cell_stats`; ci_low / ci_high: the 2.5% and 97.5%
+    quantiles of the alternative gaps; reproducibility: share of rounds whose gap has the full data's sign
+    (``direction``), NaN when the full data shows no difference (direction 0).
+    """
+
+    p: float
+    delta: float
+    ci_width: float
+    ci_low: float
+    ci_high: float
+    mean_gap: float
+    ties: float
+    reproducibility: float
+
+
+def summarize_gaps(alt: np.ndarray, null: np.ndarray, direction: int) -> GapSummary:
+    """The numbers of a resampled cell: the paper's rule on (alt, null), the 95% interval, reproducibility.
+
+    reproducibility = mean(sign(alt) == direction) (spec "Real data": the share of resampling rounds that reach
+    the full data's conclusion); NaN for direction 0, where counting tied rounds as agreement would overstate it.
+
+    >>> s = summarize_gaps(np.array([0.1, 0.2, -0.1, 0.3]), np.array([0.0, 0.1, -0.1, -0.2]), 1)
+    >>> s.reproducibility, round(s.mean_gap, 3)
+    (0.75, 0.125)
+    """
+    st = cell_stats(alt, null)
+    lo, hi = (float(v) for v in np.quantile(alt, [0.025, 0.975]))
+    repro = float(np.mean(np.sign(alt) == direction)) if direction else float("nan")
+    return GapSummary(st.p, st.delta, st.ci_width, lo, hi, st.mean_gap, st.ties, repro)
+
+
 def paired_test_name(metric: str) -> str:
     """The paired test used for a metric's significant share, in words."""
     if metric in ("acc", "wins"):
@@ -380,7 +415,7 @@ def resample_cells(
                 if alt_parts[0][mt][1] is not None
                 else float("nan")
             )
-            st = cell_stats(alt, nul)
+            st = summarize_gaps(alt, nul, direction)
             out.append(
                 ResampleCell(
                     budget=cfg.budget,
@@ -390,7 +425,7 @@ def resample_cells(
                     p=st.p,
                     delta=st.delta,
                     ci_width=st.ci_width,
-                    reproducibility=float(np.mean(np.sign(alt) == direction)) if direction else float("nan"),
+                    reproducibility=st.reproducibility,
                     significant_share=sig,
                     full_gap=full[mt],
                     direction=direction,

@@ -5,11 +5,13 @@ of agreement (Krippendorff's alpha) and of the plurality label. ``Predictions`` 
 and (optionally) its probabilities with the same items and labels.
 
 Modules: ``tables`` (the Ratings and Predictions objects, column helpers), ``parse`` (per-rating and prediction
-files), ``counts`` (label-count files such as ChaosNLI's and CIFAR-10H's, kept as counts).
+files), ``counts`` (label-count files such as ChaosNLI's and CIFAR-10H's, kept as counts), ``raters`` (ratings
+with rater identity: each rating's item, rater and label codes).
 """
 
 from nkcore.ratings.counts import COUNT_PREFIX, CountColumns, count_columns, ratings_from_counts
 from nkcore.ratings.parse import predictions_from_frame, ratings_from_frame
+from nkcore.ratings.raters import RaterRatings, rater_ratings, rater_ratings_from_frame
 from nkcore.ratings.tables import (
     COUNT_TABLE_BYTES_PER_CELL,
     PROB_TOLERANCE,
@@ -25,10 +27,13 @@ __all__ = [
     "PROB_TOLERANCE",
     "CountColumns",
     "Predictions",
+    "RaterRatings",
     "Ratings",
     "count_columns",
     "need_columns",
     "predictions_from_frame",
+    "rater_ratings",
+    "rater_ratings_from_frame",
     "ratings_from_counts",
     "ratings_from_frame",
     "text_column",

@@ -29,7 +29,7 @@ import pandas as pd
 
 from nkcore.common.formatting import percent, plural
 from nkcore.kinds.values import show_value
-from nkcore.nk.crossed import RaterRatings, rater_ratings_from_frame
+from nkcore.ratings.raters import RaterRatings, rater_ratings_from_frame
 from nkcore.summary.ratings import krippendorff_alpha
 
 __all__ = [
@@ -123,7 +123,7 @@ def leave_one_rater_out_alpha(rr: RaterRatings) -> np.ndarray:
     Computed by subtracting each rater's contributions from :func:`alpha_parts` (see the module docstring);
     equal to :func:`nkcore.summary.ratings.krippendorff_alpha` on the reduced counts.
 
-    >>> from nkcore.nk.crossed import rater_ratings
+    >>> from nkcore.ratings.raters import rater_ratings
     >>> rr = rater_ratings([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [0, 0, 1, 1, 1, 1])
     >>> [round(float(a), 3) for a in leave_one_rater_out_alpha(rr)]  # without rater 2 the raters agree fully
     [0.0, 0.0, 1.0]
@@ -158,7 +158,7 @@ def leave_one_out_agreement(rr: RaterRatings) -> tuple[np.ndarray, np.ndarray]:
     Agreement = [n'_l = max n'] / #{labels at the max}, n' = the item's counts without this rating, l its label;
     not scored (False) when the item has no other rating.
 
-    >>> from nkcore.nk.crossed import rater_ratings
+    >>> from nkcore.ratings.raters import rater_ratings
     >>> a, ok = leave_one_out_agreement(rater_ratings([0, 0, 0, 1, 1, 2], [0, 1, 2, 0, 1, 0], [0, 0, 1, 0, 1, 1]))
     >>> a.tolist(), ok.tolist()
     ([0.5, 0.5, 0.0, 0.0, 0.0, 0.0], [True, True, True, True, True, False])
@@ -178,7 +178,7 @@ def leave_one_out_agreement(rr: RaterRatings) -> tuple[np.ndarray, np.ndarray]:
 def summarize_raters(rr: RaterRatings, top: int = TOP_CHANGERS) -> RaterSummary:
     """Ratings per rater, agreement with the leave-one-out plurality, and the top alpha-changers.
 
-    >>> from nkcore.nk.crossed import rater_ratings
+    >>> from nkcore.ratings.raters import rater_ratings
     >>> s = summarize_raters(rater_ratings([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [0, 0, 1, 1, 1, 1]))
     >>> s.top_changers[0].rater, round(s.top_changers[0].alpha_change, 3)
     ('2', 0.625)
