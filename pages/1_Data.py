@@ -15,6 +15,7 @@ from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import apply_mapping, detect_kind, flatten_nested, kind_columns
 from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
+from ui.charts import draw
 from ui.text import md
 
 MAX_MB = max(1, limits.get("file_bytes") // 2**20)  # the server's file-size limit (NKP_MAX_FILE_BYTES), in MB
@@ -275,7 +276,7 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
         cols = st.columns(len(charts)) if charts else []
         for col, chart, name in zip(cols, charts, ("chart_1", "chart_2"), strict=False):
             with col:
-                st.altair_chart(chart, width="stretch")
+                draw(chart)
                 exports.download_chart(chart, f"{kind}_{name}")
         if kind == "ratings" and summary is not None:
             charts += data_ratings.ratings_details(ds, summary.min_k)

@@ -161,7 +161,8 @@ def _ordinal_part(ratings: Dataset, predictions: Dataset, models: tuple[str, str
     st.caption(
         "The labels are numbers on one scale, so closeness counts: MAE compares each model's mean rating of an item "
         "with the raters' mean, Wasserstein-1 the whole spread of ratings, Spearman whether the models rank the "
-        "items as the raters do." + (f" Wide scale binned: {md(run.binning.text)}." if run.binning is not None else "")
+        "items as the raters do. If the numbers are only codes for categories, these scores mean nothing: use the "
+        "label metrics instead." + (f" Wide scale binned: {md(run.binning.text)}." if run.binning is not None else "")
     )
     exports.table(
         ordinal_table(run),

@@ -25,7 +25,7 @@ from nkcore.errors import DataError
 from nkcore.nk import ordinal
 from nkcore.summary.ratings import RatingsSummary
 from ui import cache, charts_data, exports
-from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, title, title_px
+from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, draw, title, title_px
 from ui.datasets import Dataset
 from ui.raters_section import raters_section
 from ui.text import md
@@ -248,7 +248,7 @@ def _ordinal_part(ds: Dataset, min_k: int) -> list[alt.TopLevelMixin]:
         st.info("No item has a mean rating to show (every label must be a number).")
         return []
     chart = item_mean_chart(means, binning.edges if binning is not None else ())
-    st.altair_chart(chart, width="stretch")
+    draw(chart)
     exports.download_chart(chart, "ratings_item_means", explains="Bars: items per range of mean rating")
     q = means.quantile([0.1, 0.5, 0.9])
     st.caption(

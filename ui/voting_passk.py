@@ -16,6 +16,7 @@ from nkcore.common.formatting import percent, plural
 from nkcore.errors import DataError
 from nkcore.voting.rules import TieRule
 from ui import cache, exports
+from ui.charts import draw
 from ui.charts_passk import MAJORITY_AT_K, PASS_AT_K, PASS_HAT_K, passk_chart
 from ui.datasets import Dataset
 from ui.text import md
@@ -98,7 +99,7 @@ def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
         _how_to_read()
     table = curves_frame(curves)
     chart = passk_chart(table)
-    st.altair_chart(chart, width="stretch")
+    draw(chart)
     exports.download_table_and_chart(table, "passk_curves", chart, "passk_curves", table_label="Chart data (CSV)")
 
     st.markdown(md(voting.flaky_sentence(flaky)))

@@ -253,6 +253,12 @@ def test_a_1_to_5_scale_is_read_as_ordered_with_its_item_means(run_page: RunPage
     assert not at.exception
     assert any("codes for categories" in plain(c.value) for c in at.caption)
     assert not any("Mean rating of each item" in c.proto.spec for c in at.get("vega_lite_chart"))
+    # the link carries both controls: a fresh session with ?dat_min_k=5&dat_ordered=false shows the same view
+    fresh = run_page(DATA_PAGE, query={"ratings": _ratings_id(at), "dat_min_k": "5", "dat_ordered": "false"})
+    assert not fresh.exception and not error_texts(fresh)
+    assert fresh.slider(key="dat_min_k").value == 5 and fresh.toggle(key="dat_ordered").value is False
+    assert {plain(m.label): plain(m.value) for m in fresh.metric}["items (N)"] == str(len(kept))
+    assert any("codes for categories" in plain(c.value) for c in fresh.caption)
 
 
 def test_a_wide_scale_is_binned_with_the_bins_stated_and_the_link_keeps_them(run_page: RunPage) -> None:
