@@ -310,3 +310,56 @@ def test_a_real_grid_nobody_waits_for_stops_early(monkeypatch: pytest.MonkeyPatc
     w.leave()
     assert w.done.wait(60)
     assert w.cancelled and w.fraction < 1.0 and w.result is None
+
+
+# ---------------------------------------------------------------------------------------------------- chart specs
+
+
+def _acc(values: list[float]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"config": [f"n={2 * i + 1}" for i in range(len(values))], "accuracy": values,
+         "ci_low": [v - 0.05 for v in values], "ci_high": [v + 0.05 for v in values]}
+    )  # fmt: skip
+
+
+def test_chart_spec_is_the_builders_spec_and_is_keyed_on_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Oracle: ``charts.spec`` of the builder called directly; builds counted by a wrapper of the builder."""
+    import functools
+
+    from ui import charts, charts_paired
+
+    st.cache_data.clear()
+    built = Calls()
+    real = charts_paired.accuracy_chart
+
+    @functools.wraps(real)
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.hit()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(charts_paired, "accuracy_chart", counting)
+    df = _acc([0.7, 0.8])
+    first = cache.chart_spec(charts_paired.accuracy_chart, df)
+    assert first == charts.spec(real(df)) and built.n == 1
+    # an equal frame (another object) and the same keyword: no new build
+    assert cache.chart_spec(charts_paired.accuracy_chart, df.copy()) == first and built.n == 1
+    # one changed cell, or another argument: a new build, and a different spec
+    changed = cache.chart_spec(charts_paired.accuracy_chart, _acc([0.7, 0.81]))
+    assert built.n == 2 and changed != first
+    assert cache.chart_spec(charts_paired.accuracy_chart, df, "90%") == charts.spec(real(df, "90%")) and built.n == 3
+    st.cache_data.clear()
+
+
+def test_content_digest_tells_frames_by_every_cell_column_and_dtype() -> None:
+    df = _acc([0.7, 0.8])
+    d = cache.content_digest(df)
+    assert d == cache.content_digest(df.copy())
+    assert d != cache.content_digest(df.rename(columns={"ci_low": "lo"}))
+    assert d != cache.content_digest(df.astype({"accuracy": "float32"}))
+    assert d != cache.content_digest(df.iloc[::-1])
+    assert cache.content_digest(df, x=1) != cache.content_digest(df, x=2)
+
+
+def test_chart_spec_takes_chart_builders_only() -> None:
+    with pytest.raises(TypeError, match=r"ui\.charts"):
+        cache.chart_spec(slow_sum, pd.DataFrame({"v": [1]}))

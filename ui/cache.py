@@ -19,6 +19,11 @@ session can still be stopped. ``tests/test_ui_cache.py`` checks this with concur
 Computations actually run are counted in :data:`COMPUTED` (key digest -> count, the last few thousand keys) and,
 when ``$NKP_CACHE_LOG`` names a file, appended to it as one JSON line each (``func``, ``key``, ``seconds``): the
 load test reads that file to check that 20 viewers of one link cost one computation.
+
+Chart specs are cached here too (:func:`chart_spec`): building an Altair chart and turning it into its Vega-Lite
+spec costs more server time than the rest of most reruns, and a control that changes one part of a page leaves the
+other charts' inputs as they were. Those inputs are small frames built from cached results, so the key is their
+content (a hash of every cell, :func:`content_digest`), never their identity.
 """
 
 from __future__ import annotations
@@ -27,16 +32,28 @@ import hashlib
 import importlib
 import json
 import os
+import pickle
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-__all__ = ["COMPUTED", "LOG_ENV", "HasFrame", "compute", "compute_params", "key_digest", "record_computation"]
+__all__ = [
+    "COMPUTED",
+    "LOG_ENV",
+    "HasFrame",
+    "chart_spec",
+    "compute",
+    "compute_params",
+    "content_digest",
+    "key_digest",
+    "record_computation",
+]
 
 T = TypeVar("T")
 
@@ -151,3 +168,65 @@ def compute(func: Callable[..., T], *datasets: HasFrame, **params: Any) -> T:
 def compute_params(func: Callable[..., T], **params: Any) -> T:
     """``func(**params)`` cached on (name, params): for computations that need no dataset."""
     return compute(func, **params)
+
+
+SPEC_ENTRIES = 256
+
+
+def _content(value: Any) -> Any:
+    """A hashable stand-in for one argument of a chart builder: a frame, series or array by a hash of its content
+    (values, index, columns, dtypes), anything else by :func:`freeze` and ``repr``."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        try:
+            cells = pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes()
+        except TypeError:  # unhashable cells (lists, dicts): their pickle
+            cells = pickle.dumps(value, protocol=5)
+        shape = (list(value.columns), [str(t) for t in value.dtypes]) if isinstance(value, pd.DataFrame) else None
+        return ("frame", hashlib.sha256(cells).hexdigest(), repr(shape), repr(getattr(value, "name", None)))
+    if isinstance(value, np.ndarray):
+        return (
+            "array",
+            hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest(),
+            value.dtype.str,
+            value.shape,
+        )
+    if isinstance(value, list | tuple):
+        return tuple(_content(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _content(v)) for k, v in value.items()))
+    return repr(freeze(value))
+
+
+def content_digest(*args: Any, **kwargs: Any) -> str:
+    """sha256 of the arguments' content (:func:`_content`): equal frames give equal digests whatever their
+    identity, and one changed cell a different one.
+
+    >>> a = pd.DataFrame({"n": [1, 3], "accuracy": [0.7, 0.8]})
+    >>> content_digest(a) == content_digest(a.copy()), content_digest(a) == content_digest(a.assign(n=[1, 5]))
+    (True, False)
+    """
+    text = repr((tuple(_content(a) for a in args), tuple(sorted((k, _content(v)) for k, v in kwargs.items()))))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _builder_name(builder: Callable[..., Any]) -> str:
+    module = getattr(builder, "__module__", "") or ""
+    if not module.startswith("ui.charts"):
+        raise TypeError(f"cache.chart_spec takes builders of ui.charts*, not {module}.{builder.__qualname__}")
+    return f"{module}:{builder.__qualname__}"
+
+
+@st.cache_data(show_spinner=False, max_entries=SPEC_ENTRIES)
+def _cached_spec(name: str, digest: str, _args: tuple[Any, ...], _kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The spec of ``name(*_args, **_kwargs)``; the key is (name, digest of the arguments' content)."""
+    from ui import charts
+
+    return charts.spec(_resolve(name)(*_args, **_kwargs))
+
+
+def chart_spec(builder: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """``ui.charts.spec(builder(*args, **kwargs))``, cached on the builder's name and the arguments' content
+    (:func:`content_digest`): draw it with ``ui.charts.draw``. ``builder`` must be a module-level function of a
+    ``ui.charts*`` module (pure: its chart depends on its arguments only)."""
+    name = _builder_name(builder)
+    return _cached_spec(name, content_digest(*args, **kwargs), _args=args, _kwargs=kwargs)

@@ -40,6 +40,9 @@ from nkcore.io.export import (
 )
 from ui.text import md
 
+ChartOrBuilder = alt.TopLevelMixin | Callable[[], alt.TopLevelMixin]
+"""A chart, or a function without arguments that builds it (see :func:`download_chart`)."""
+
 CONTEXT_KEY = "_nkp_export_context"
 """Session-state key of this run's :class:`~nkcore.io.export.ExportContext` (page title and chosen datasets)."""
 FRAMES_KEY = "_nkp_export_frames"
@@ -167,8 +170,15 @@ def chart_svg(chart: alt.TopLevelMixin, *, context: Iterable[str] = (), explains
     return str(vlc.vegalite_to_svg(chart_spec(chart, context, explains)))
 
 
-def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -> None:
+def _built(chart: ChartOrBuilder) -> alt.TopLevelMixin:
+    return chart if isinstance(chart, alt.TopLevelMixin) else chart()
+
+
+def download_chart(chart: ChartOrBuilder, name: str, *, explains: str = "") -> None:
     """PNG and SVG download buttons for ``chart`` (rendered on click), named by :func:`file_name`.
+
+    ``chart``: the chart, or a function without arguments that builds it (called on click only: a page that draws
+    a cached spec, ``ui.cache.chart_spec``, need not build the chart on every rerun).
 
     The image's title names the page, the datasets and their models or configs ("Compare: <dataset>",
     "configs: n=1, n=3"), under the chart's own title; ``explains``, one line saying what the marks are ("Bars: 95%
@@ -180,7 +190,7 @@ def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -
     with left:
         st.download_button(
             "Chart as PNG",
-            data=lambda: chart_png(chart, context=context, explains=explains),
+            data=lambda: chart_png(_built(chart), context=context, explains=explains),
             file_name=file_name(name, "png"),
             mime="image/png",
             key=f"dl_png_{key}",
@@ -190,7 +200,7 @@ def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -
     with right:
         st.download_button(
             "Chart as SVG",
-            data=lambda: chart_svg(chart, context=context, explains=explains).encode("utf-8"),
+            data=lambda: chart_svg(_built(chart), context=context, explains=explains).encode("utf-8"),
             file_name=file_name(name, "svg"),
             mime="image/svg+xml",
             key=f"dl_svg_{key}",
@@ -202,7 +212,7 @@ def download_chart(chart: alt.TopLevelMixin, name: str, *, explains: str = "") -
 def download_table_and_chart(
     df: pd.DataFrame,
     table_name: str,
-    chart: alt.TopLevelMixin,
+    chart: ChartOrBuilder,
     chart_name: str,
     *,
     table_label: str = "Download table (CSV)",
