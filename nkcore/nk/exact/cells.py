@@ -70,6 +70,30 @@ class CellNumbers:
     null: np.ndarray
 
 
+def result_fields(c: CellNumbers) -> dict[str, object]:
+    """The fields a cell result takes from the engine's numbers, by name (the one place that maps them, for
+    ``grid.CellResult`` in ``engine`` and ``resample.ResampleCell`` in ``real``): p, delta, ci_width, ties, mean_gap,
+    method, the three errors, ``rounds`` = 0 and the quantile points ``alt`` / ``null``.
+
+    >>> sorted(result_fields(CellNumbers(0.5, 0, 0, 0, 0, 0, "lattice", 0, 0, 0, np.zeros(1), np.zeros(1))))[:4]
+    ['alt', 'ci_width', 'ci_width_error', 'delta']
+    """
+    return {
+        "p": c.p,
+        "delta": c.delta,
+        "ci_width": c.ci_width,
+        "ties": c.ties,
+        "mean_gap": c.mean_gap,
+        "rounds": 0,
+        "alt": c.alt,
+        "null": c.null,
+        "method": c.method,
+        "p_error": c.p_error,
+        "delta_error": c.delta_error,
+        "ci_width_error": c.ci_width_error,
+    }
+
+
 def _cdf(lat: cv.Lattice) -> np.ndarray:
     return np.minimum(np.cumsum(lat.pmf), 1.0)
 
@@ -289,4 +313,4 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "edgeworth", p_err, 0.0, ci_err, alt_pts, null_pts)
 
 
-__all__ = ["POINTS", "CellNumbers", "cell_numbers"]
+__all__ = ["POINTS", "CellNumbers", "cell_numbers", "result_fields"]

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nkcore.common import limits
 from nkcore.errors import DataError
-from nkcore.nk.exact.cells import cell_numbers
+from nkcore.nk.exact.cells import cell_numbers, result_fields
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
@@ -44,23 +44,12 @@ def _cells_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Co
             for mt in item:
                 c = cell_numbers(alt[mt], null[mt], cfg.n)
                 out[(cfg.budget, mt)] = CellResult(
-                    cfg.budget,
-                    cfg.k,
-                    cfg.n,
-                    mt,
-                    c.p,
-                    c.delta,
-                    c.ci_width,
-                    c.reproducibility,
-                    c.ties,
-                    c.mean_gap,
-                    0,
-                    c.alt,
-                    c.null,
-                    c.method,
-                    c.p_error,
-                    c.delta_error,
-                    c.ci_width_error,
+                    budget=cfg.budget,
+                    k=cfg.k,
+                    n=cfg.n,
+                    metric=mt,
+                    reproducibility=c.reproducibility,
+                    **result_fields(c),  # type: ignore[arg-type]
                 )
     if "f1" in mts:
         for cfg in cfgs:

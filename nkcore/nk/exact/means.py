@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.linalg import eigh_tridiagonal
-from scipy.special import gammaln, xlog1py, xlogy
+from scipy.special import gammaln
 
 from nkcore.nk.metrics import JEFFREYS, KL_EPS
 from nkcore.nk.scores import UNIT
@@ -62,11 +62,20 @@ def _beta_nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _binom_pmf(k: int, p: np.ndarray) -> np.ndarray:
-    """Bin(K, p) pmf for every p (rows) at 0..K (columns)."""
+    """Bin(K, p) pmf for every p (rows) at 0..K (columns): exp(ln C(K, x) + x ln p + (K - x) ln(1 - p)) as an
+    outer sum of precomputed logarithms (the same numbers as scipy's xlogy form, without its per-element work)."""
     x = np.arange(k + 1.0)
     logc = gammaln(k + 1.0) - gammaln(x + 1.0) - gammaln(k - x + 1.0)
-    pp = p[:, None]
-    return np.exp(logc + xlogy(x, pp) + xlog1py(k - x, -pp))
+    pp = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(pp), np.log1p(-pp)
+    out = np.multiply.outer(lp, x)
+    out += np.multiply.outer(lq, k - x)
+    out += logc
+    # 0 log 0 = 0 (p = 0 or 1 at the end points): the pmf there is the point mass
+    out[pp == 0.0] = np.where(x == 0, 0.0, -np.inf)
+    out[pp == 1.0] = np.where(x == k, 0.0, -np.inf)
+    return np.exp(out, out=out)
 
 
 def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -78,35 +87,48 @@ def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     return (sm if metric == "kl_smooth" else c / k), np.log(sm)
 
 
-def _mean(alpha: tuple[float, ...], eps: float, k: int, metric: str, nodes: int) -> float:
+def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int) -> dict[str, float]:
+    """Every metric of ``MEAN_METRICS`` at once: the binomial pmfs at the Gauss nodes (the costly part) are shared
+    by the metrics, and by the categories with the same alpha_m (their terms are equal)."""
     a = np.asarray(alpha)
     m = a.size
     a0 = float(a.sum())
-    total = 0.0
+    total = dict.fromkeys(MEAN_METRICS, 0.0)
     rx, rw = _beta_nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
-    for j in range(m):
-        bx, bw = _beta_nodes(float(a[j]), a0 - float(a[j]), nodes)
+    wl = {mt: _weights(mt, k, m) for mt in MEAN_METRICS if mt != "tv"}
+    names = list(wl)
+    lqs = np.stack([wl[mt][1] for mt in names], axis=1)  # (K + 1, metrics)
+    ws = np.stack([wl[mt][0] for mt in names], axis=1)
+    x = np.arange(k + 1.0)
+    values, repeats = np.unique(a, return_counts=True)
+    for aj, times in zip(values.tolist(), repeats.tolist(), strict=True):
+        bx, bw = _beta_nodes(float(aj), a0 - float(aj), nodes)
         gam = ((1.0 - eps) * bx[:, None] + eps * rx[None, :]).ravel()
         pb, pg = _binom_pmf(k, bx), _binom_pmf(k, gam)
-        if metric == "tv":
-            fb, fg = np.cumsum(pb, axis=1)[:, :k], np.cumsum(pg, axis=1)[:, :k]
-            e_ag = 2.0 * (fb * (1.0 - fb)).sum(axis=1)  # E|A - G| given beta
-            fbr = np.repeat(fb, nodes, axis=0)
-            e_bg = ((fbr * (1.0 - fg) + fg * (1.0 - fbr)).sum(axis=1).reshape(nodes, nodes) * rw).sum(axis=1)
-            total += float(np.sum(bw * (e_bg - e_ag)))
-        else:
-            w, lq = _weights(metric, k, m)
-            ew, elq = (pb * w).sum(axis=1), (pb * lq).sum(axis=1)
-            elq_b = ((pg * lq).sum(axis=1).reshape(nodes, nodes) * rw).sum(axis=1)
-            total += float(np.sum(bw * (ew * (elq - elq_b))))
-    return total * (1.0 if metric == "tv" else UNIT)
+        fb = np.cumsum(pb, axis=1)[:, :k]
+        e_ag = 2.0 * (fb * (1.0 - fb)).sum(axis=1)  # E|A - G| given beta
+        # E|B - G| = sum_{t<K} [F_G(t) + F_B(t) - 2 F_G(t) F_B(t)], linear in B's pmf: sum_t F_B(t) = E(K - B) and
+        # sum_t F_G(t) F_B(t) = sum_x P(B = x) R(x), R(x) = sum_{x <= t < K} F_G(t)
+        rev = np.zeros((nodes, k + 1))
+        rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
+        pg3 = pg.reshape(nodes, nodes, k + 1)
+        e_bg_r = fb.sum(axis=1)[:, None] + np.einsum("brx,x->br", pg3, k - x) - 2.0 * np.einsum("brx,bx->br", pg3, rev)
+        e_bg = (e_bg_r * rw).sum(axis=1)
+        total["tv"] += times * float(np.sum(bw * (e_bg - e_ag)))
+        if names:
+            ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
+            elq_b = np.einsum("brq,r->bq", np.einsum("gx,xq->gq", pg, lqs).reshape(nodes, nodes, -1), rw)
+            contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
+            for i, mt in enumerate(names):
+                total[mt] += times * float(contrib[i])
+    return {mt: v * (1.0 if mt == "tv" else UNIT) for mt, v in total.items()}
 
 
 @lru_cache(maxsize=1024)
-def _cached(alpha: tuple[float, ...], eps: float, k: int, metric: str) -> tuple[float, float]:
-    hi = _mean(alpha, eps, k, metric, NODES)
-    lo = _mean(alpha, eps, k, metric, NODES_LOW)
-    return hi, abs(hi - lo)
+def _cached(alpha: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[float, float]]:
+    hi = _means(alpha, eps, k, NODES)
+    lo = _means(alpha, eps, k, NODES_LOW)
+    return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in MEAN_METRICS}
 
 
 def clear_means() -> None:
@@ -126,7 +148,7 @@ def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple
     """
     if metric not in MEAN_METRICS:
         return None
-    return _cached(tuple(float(x) for x in alpha), float(eps), int(k), metric)
+    return _cached(tuple(float(x) for x in alpha), float(eps), int(k))[metric]
 
 
 __all__ = ["MEAN_METRICS", "NODES", "clear_means", "exact_mean"]

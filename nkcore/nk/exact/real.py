@@ -30,7 +30,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from nkcore.common import limits
-from nkcore.nk.exact.cells import cell_numbers
+from nkcore.nk.exact.cells import cell_numbers, result_fields
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ENGINE_SEED, ItemLaw, law_from_units, symmetrised
 from nkcore.nk.grid import Config
@@ -192,28 +192,17 @@ def exact_resample_cells(
             sig = sign_test_share(law, cfg.n, direction, alpha) if mt in ("acc", "wins") else float("nan")
             out.append(
                 ResampleCell(
-                    cfg.budget,
-                    cfg.k,
-                    cfg.n,
-                    mt,
-                    c.p,
-                    c.delta,
-                    c.ci_width,
-                    repro,
-                    sig,
-                    full[mt],
-                    direction,
-                    c.mean_gap,
-                    c.ties,
-                    0,
-                    n_qual,
-                    paired_test_name(mt),
-                    c.alt,
-                    c.null,
-                    c.method,
-                    c.p_error,
-                    c.delta_error,
-                    c.ci_width_error,
+                    budget=cfg.budget,
+                    k=cfg.k,
+                    n=cfg.n,
+                    metric=mt,
+                    reproducibility=repro,
+                    significant_share=sig,
+                    full_gap=full[mt],
+                    direction=direction,
+                    n_qualifying=n_qual,
+                    test=paired_test_name(mt),
+                    **result_fields(c),  # type: ignore[arg-type]
                 )
             )
     return out
