@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nkcore.summary.raters import raters_frame
-from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts, plain
+from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts, plain, rendered_markdown
 from tests.conftest import ROOT
 
 RATERS_SCRIPT = """
@@ -321,3 +321,13 @@ def test_a_scale_with_more_values_than_the_label_limit_is_binned_on_upload(run_p
     )
     for name, share in counted.value_counts(normalize=True).items():
         assert shown[name] == pytest.approx(share)
+
+
+def test_rater_ids_from_the_file_are_shown_literally(run_page: RunPage) -> None:
+    crowd = _crowd(bad="r0")
+    crowd["annotator_id"] = crowd["annotator_id"].replace({"r0": "[x](http://e.org)", "r1": "**b**"})
+    at = _upload_and_store(run_page, "crowd.csv", crowd)
+    texts = rendered_markdown(at)
+    assert not any("](http" in t or "**b**" in t for t in texts)
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("Least in line with the others: rater '[x](http://e.org)'") for c in captions), captions
