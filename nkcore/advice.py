@@ -34,9 +34,55 @@ from nkcore.paired.mcnemar import mcnemar
 if TYPE_CHECKING:
     from nkcore.cost import CostRow, CostTable
 
-__all__ = ["Advice", "Gap", "RowInterval", "advise", "paired_gap", "row_intervals"]
+__all__ = [
+    "ACCURACY_CHART_CAPTION",
+    "ACCURACY_CHART_EXPLAINS",
+    "COLUMN_HELP",
+    "LATENCY_CHART_CAPTION",
+    "PERCENTILE_HELP",
+    "Advice",
+    "Gap",
+    "RowInterval",
+    "advise",
+    "dearest_sentence",
+    "paired_gap",
+    "row_intervals",
+    "table_note",
+]
 
 PERCENTILES = ("p50", "p95", "p99")
+#: The latency percentiles in words (the Cost & latency page's help texts).
+PERCENTILE_HELP = {
+    "p50": "median: half of the requests are faster",
+    "p95": "95th percentile: 1 request in 20 is slower",
+    "p99": "99th percentile: 1 request in 100 is slower",
+}
+#: The cost table's columns (as the Cost & latency page names them) in words, for their headers' tooltips.
+COLUMN_HELP = {
+    "configuration": "n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure",
+    "accuracy": "share of the cases the vote gets right",
+    "95% interval from": "95% Wilson interval of the accuracy on these cases",
+    "to": "upper end of the 95% interval",
+    "calls per request": "model calls per request, on average",
+    **{f"{q} (s)": f"request latency, {PERCENTILE_HELP[q]}" for q in PERCENTILES},
+    "$ / 1k requests": "calls per request x price per call x 1,000",
+    "$ / month": "at the requests per month above",
+    "calls per extra correct": "extra calls spent for each extra correct answer, against the row in 'vs row'",
+    "$ per extra correct": "the same in dollars",
+    "vs row": "the row the two columns before are measured from",
+}
+ACCURACY_CHART_CAPTION = (
+    "Each point is one configuration; the grey bar is its accuracy's 95% interval. Darker points are slower; hollow "
+    "points are over the latency budget."
+)
+LATENCY_CHART_CAPTION = (
+    f"Request latency per configuration: p50, {PERCENTILE_HELP['p50']}; p95, {PERCENTILE_HELP['p95']}; p99, "
+    f"{PERCENTILE_HELP['p99']}. The dashed line is the latency budget."
+)
+#: The marks of the accuracy-against-cost chart, one line (under the title of its PNG and SVG).
+ACCURACY_CHART_EXPLAINS = (
+    "Points: configurations (darker = slower, hollow = over the latency budget); grey bars: 95% intervals of accuracy."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +128,8 @@ class Advice:
     ``pick``: the recommended row's label (None when no row fits); ``best``: the most accurate row within the budget;
     ``gap``: ``pick`` against ``best`` (None when they are the same row); ``worse``: the cheaper rows that are
     resolvably worse than ``best``; ``over_budget``: the most accurate row the budget rules out, if it beats
-    ``pick``, with its gap; ``intervals``: every row's accuracy interval.
+    ``pick``, with its gap; ``intervals``: every row's accuracy interval. ``headline`` is what to ship (one
+    sentence), ``reasons`` why (the rest, '' when there is nothing to add); ``sentence`` is both.
     """
 
     pick: str | None
@@ -94,7 +141,13 @@ class Advice:
     worse: tuple[Gap, ...]
     over_budget: Gap | None
     intervals: tuple[RowInterval, ...]
-    sentence: str
+    headline: str
+    reasons: str
+
+    @property
+    def sentence(self) -> str:
+        """The whole advice: the headline, then the reasons."""
+        return f"{self.headline} {self.reasons}".strip()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (plain floats, strings and None)."""
@@ -213,11 +266,12 @@ def advise(
     where = f"a {percentile} latency budget of {latency_budget_s:.1f} s"
     if not fits:
         fastest = min(rows, key=lambda r: lat[r.label])
-        text = (
+        head = (
             f"No configuration meets {where}; the fastest, {fastest.label}, has {percentile} "
-            f"{lat[fastest.label]:.1f} s. Raise the budget or find a faster model."
+            f"{lat[fastest.label]:.1f} s."
         )
-        return Advice(None, None, percentile, latency_budget_s, alpha, None, (), None, intervals, text)
+        why = "Raise the budget or find a faster model."
+        return Advice(None, None, percentile, latency_budget_s, alpha, None, (), None, intervals, head, why)
 
     def gap(cheap: CostRow, dear: CostRow) -> Gap:
         return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, alpha, level)
@@ -239,11 +293,12 @@ def advise(
     over = gap(pick, max(outside, key=lambda r: (r.accuracy, -r.calls))) if outside else None
     ival = next(i for i in intervals if i.label == pick.label)
     lvl = f"{level:.0%}"
-    text = (
+    head = (
         f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy (95% interval "
         f"{percent(ival.low)} to {percent(ival.high)}), {pick.calls:.2f} calls per request, {percentile} "
         f"{lat[pick.label]:.1f} s, {_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
     )
+    text = ""
     if versus is not None:
         extra = best.monthly_cost - pick.monthly_cost
         text += (
@@ -277,5 +332,49 @@ def advise(
         tuple(worse),
         over,
         intervals,
-        text,
+        head,
+        text.strip(),
+    )
+
+
+def dearest_sentence(table: CostTable, advice: Advice) -> str:
+    """What running the dearest flat row instead of the recommended one would cost a month, and the accuracy it
+    buys on these cases (the paired gap of :func:`paired_gap`: interval and McNemar exact p); '' when nothing is
+    recommended or the recommendation is the dearest row.
+
+    Monthly cost difference = (calls of the dearest - calls of the pick) x price per call x requests per month.
+    """
+    if advice.pick is None:
+        return ""
+    rows = list(table.rows)
+    pick = table.row(advice.pick)
+    dearest = max((r for r in rows if not r.adaptive), key=lambda r: r.calls)
+    if dearest.calls <= pick.calls:
+        return ""
+    i, j = rows.index(pick), rows.index(dearest)
+    gap = paired_gap(table.credit[:, i], table.credit[:, j], pick.label, dearest.label, advice.alpha)
+    diff = (dearest.calls - pick.calls) * table.price_per_call * table.requests_per_month
+    return (
+        f"Running {dearest.label} instead of the recommended {pick.label} would cost ${diff:,.0f} a month more at "
+        f"{table.requests_per_month:,.0f} requests a month, for {points(gap.diff)} points of accuracy on these cases "
+        f"(95% paired interval {points(gap.low)} to {points(gap.high)}, {format_p(gap.p)})."
+    )
+
+
+def table_note(n_cases: int, topup_share: float | None) -> str:
+    """How the cost table's accuracy and latency are computed, and what 'no gain' and '—' mean.
+
+    A request waits for its slowest sample: its q-quantile is the single-call quantile at q^(1/n). ``topup_share``
+    (the share of requests the adaptive rule tops up) is None when the table has no adaptive row.
+    """
+    rule = (
+        f" the adaptive row adds a second fan-out, in sequence, for the {topup_share:.0%} of requests that top up;"
+        if topup_share is not None
+        else ""
+    )
+    return (
+        f"Accuracy: the vote over each case's first samples on the same {n_cases} cases (ties: the answer seen first "
+        "wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call quantile at "
+        f"q^(1/n);{rule} 'no gain': the row buys no extra correct answer at any price; '—': the cheapest row, nothing "
+        "to compare with."
     )

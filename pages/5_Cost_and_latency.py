@@ -1,10 +1,8 @@
 """Cost & latency: what to ship under a latency budget, and what each extra sample per request (n) costs.
 
-The page leads with its verdict (what to ship, one sentence) and the accuracy-against-cost chart that supports it,
-then why, then the inputs; the full table, the latency chart, the top-up rule and the stall notes sit in expanders.
-The latency chart is drawn only while its expander is open; the stalls section is a fragment (its two inputs rerun
-that section only) and draws the one-page summary, so the summary follows them.
-"""
+The verdict (what to ship: ``nkcore.advice``' headline) and the accuracy-against-cost chart lead, then why, then the
+inputs; the full table, the latency chart (drawn only while open), the top-up rule and the stall notes sit in
+expanders. The stalls section is a fragment (its two inputs rerun it only) and draws the one-page summary."""
 
 from __future__ import annotations
 
@@ -14,9 +12,9 @@ import altair as alt
 import streamlit as st
 
 from nkcore import advice, cost, latency, voting
-from nkcore.common.formatting import format_p, points
 from nkcore.cost import CostTable
-from ui import cache, charts_voting, datasets, exports, page
+from nkcore.voting import sentences as words
+from ui import cache, charts, charts_voting, datasets, exports, page
 from ui.text import md
 
 page.setup_page(
@@ -31,11 +29,6 @@ TRIGGERS = {
     "no majority": "no_majority",
     "any disagreement": "not_unanimous",
 }
-TRIGGER_HELP = {
-    "no_plurality": "two or more answers tie for the most votes",
-    "no_majority": "the top answer has at most half of the votes",
-    "not_unanimous": "the samples are not all the same answer",
-}
 WORDS = {code: words for words, code in TRIGGERS.items()}
 
 
@@ -45,25 +38,6 @@ def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
         return "—"
     return fmt.format(value) if math.isfinite(value) else "no gain"
 
-
-def split_verdict(sentence: str) -> tuple[str, str]:
-    """The advice as (its first sentence: what to ship, the rest: why). The first sentence ends at the first
-    ". " (numbers such as 0.5 have no space after their point)."""
-    head, _, rest = sentence.partition(". ")
-    return (head if head.endswith(".") else head + "."), rest.strip()
-
-
-def draw(chart: alt.TopLevelMixin) -> None:
-    """Draw an Altair chart from its unvalidated spec: Altair's JSON-schema validation of a layered chart costs
-    more than the rest of a rerun, and these charts are built by ``ui.charts_voting`` from known columns."""
-    st.vega_lite_chart(chart.to_dict(validate=False), width="stretch")
-
-
-LATENCY_HELP = {
-    "p50": "median: half of the requests are faster",
-    "p95": "95th percentile: 1 request in 20 is slower",
-    "p99": "99th percentile: 1 request in 100 is slower",
-}
 
 # Samples without recorded latencies open in the typed-percentile mode (the only one that can work), said in one line.
 HAS_LATENCY = "latency_s" in ds.frame.columns and bool(ds.frame["latency_s"].notna().any())
@@ -109,11 +83,11 @@ with page.user_errors():
         typed = source == SOURCES[1]
         p50 = c5.number_input(
             "single-call median, p50 (s)", 0.01, 600.0, 1.9, 0.1, key="lat_p50", bind="query-params",
-            disabled=not typed, help=f"p50, the {LATENCY_HELP['p50']}, for one model call.",
+            disabled=not typed, help=f"p50, the {advice.PERCENTILE_HELP['p50']}, for one model call.",
         )  # fmt: skip
         p95 = c6.number_input(
             "single-call slow tail, p95 (s)", 0.01, 600.0, 4.6, 0.1, key="lat_p95", bind="query-params",
-            disabled=not typed, help=f"p95, the {LATENCY_HELP['p95']}, for one model call.",
+            disabled=not typed, help=f"p95, the {advice.PERCENTILE_HELP['p95']}, for one model call.",
         )  # fmt: skip
         n0 = c7.number_input(
             "adaptive rule: samples drawn first (n0)", 1, max_n, min(3, max_n), 1, key="lat_n0", bind="query-params"
@@ -126,7 +100,7 @@ with page.user_errors():
         trigger_words = c9.radio(
             "adaptive rule: add the m samples when the first n0 show…",
             list(TRIGGERS),
-            captions=[TRIGGER_HELP[t] for t in TRIGGERS.values()],
+            captions=[words.TRIGGER_HELP[t] for t in TRIGGERS.values()],
             horizontal=True,
             key="lat_trigger",
             bind="query-params",
@@ -168,37 +142,22 @@ with page.user_errors():
     # ------------------------------------------------------------------ the verdict, its chart, and why
     # what to ship: only a gain the paired test on the same cases supports is paid for (nkcore.advice)
     adv = advice.advise(table, float(budget))
-    recommendation = adv.sentence
-    headline, why = split_verdict(recommendation)
     with verdict_box:
         if adv.pick is not None:
-            st.success(f"**{md(headline)}**", icon=":material/recommend:")
+            st.success(f"**{md(adv.headline)}**", icon=":material/recommend:")
         else:
-            st.warning(f"**{md(headline)}**", icon=":material/warning:")
+            st.warning(f"**{md(adv.headline)}**", icon=":material/warning:")
     frame = table.to_frame()
     chart = charts_voting.cost_accuracy_chart(frame, float(budget))
     with chart_box:
-        draw(chart)
-        st.caption(
-            "Each point is one configuration; the grey bar is its accuracy's 95% interval. Darker points are slower; "
-            "hollow points are over the latency budget."
-        )
-        exports.download_chart(chart, "accuracy_vs_cost")
-    pick = table.row(adv.pick) if adv.pick is not None else None
-    dearest = max((r for r in table.rows if not r.adaptive), key=lambda r: r.calls)
+        charts.draw(chart)
+        st.caption(advice.ACCURACY_CHART_CAPTION)
+        exports.download_chart(chart, "accuracy_vs_cost", explains=advice.ACCURACY_CHART_EXPLAINS)
     with why_box:
-        if why:
-            st.markdown(f"**Why:** {md(why)}")
-        if pick is not None and dearest.calls > pick.calls:
-            diff = cost.monthly_difference(pick.calls, dearest.calls, table.price_per_call, table.requests_per_month)
-            i, j = table.rows.index(pick), table.rows.index(dearest)
-            gap = advice.paired_gap(table.credit[:, i], table.credit[:, j], pick.label, dearest.label)
-            st.markdown(
-                f"Running {md(dearest.label)} instead of the recommended {md(pick.label)} would cost "
-                f"**${diff:,.0f} a month** more at {table.requests_per_month:,.0f} requests a month, for "
-                f"{points(gap.diff)} points of accuracy on these cases (95% paired interval {points(gap.low)} to "
-                f"{points(gap.high)}, {format_p(gap.p)})."
-            )
+        if adv.reasons:
+            st.markdown(f"**Why:** {md(adv.reasons)}")
+        if dearest := advice.dearest_sentence(table, adv):
+            st.markdown(md(dearest))
 
     # ------------------------------------------------------------------ the numbers behind the chart
     with st.expander("The numbers: one row per configuration", icon=":material/table:"):
@@ -222,8 +181,9 @@ with page.user_errors():
             "configuration", "accuracy", "95% interval from", "to", "calls per request", "p50 (s)", "p95 (s)",
             "p99 (s)", "$ / 1k requests", "$ / month", "calls per extra correct", "$ per extra correct", "vs row",
         ]  # fmt: skip
-        num = st.column_config.NumberColumn
-        txt = st.column_config.TextColumn
+        formats = {"accuracy": "%.1f%%", "95% interval from": "%.1f%%", "to": "%.1f%%", "calls per request": "%.2f",
+                   "p50 (s)": "%.1f", "p95 (s)": "%.1f", "p99 (s)": "%.1f", "$ / 1k requests": "$%.2f",
+                   "$ / month": "$%,.0f"}  # fmt: skip
         exports.table(
             view,
             "cost_latency_view",
@@ -231,38 +191,16 @@ with page.user_errors():
             hide_index=True,
             width="stretch",
             column_config={
-                "configuration": txt(help="n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure"),
-                "accuracy": num(format="%.1f%%", help="share of the cases the vote gets right"),
-                "95% interval from": num(format="%.1f%%", help="95% Wilson interval of the accuracy on these cases"),
-                "to": num(format="%.1f%%", help="upper end of the 95% interval"),
-                "calls per request": num(format="%.2f", help="model calls per request, on average"),
-                "p50 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p50']}"),
-                "p95 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p95']}"),
-                "p99 (s)": num(format="%.1f", help=f"request latency, {LATENCY_HELP['p99']}"),
-                "$ / 1k requests": num(format="$%.2f", help="calls per request x price per call x 1,000"),
-                "$ / month": num(format="$%,.0f", help="at the requests per month above"),
-                "calls per extra correct": txt(
-                    help="extra calls spent for each extra correct answer, against the row in 'vs row'"
-                ),
-                "$ per extra correct": txt(help="the same in dollars"),
-                "vs row": txt(help="the row the two columns before are measured from"),
+                c: st.column_config.NumberColumn(format=formats[c], help=h)
+                if c in formats
+                else st.column_config.TextColumn(help=h)
+                for c, h in advice.COLUMN_HELP.items()
             },
         )
         exports.download_table(frame, "cost_latency_table")
         for r in table.rows:
             st.markdown(f"- {md(cost.marginal_sentence(r))}")
-        rule_words = (
-            f" the adaptive row adds a second fan-out, in sequence, for the {table.topup_share:.0%} of requests that "
-            "top up."
-            if with_rule
-            else ""
-        )
-        st.caption(
-            f"Accuracy: the vote over each case's first samples on the same {table.n_cases} cases (ties: the answer "
-            f"seen first wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call "
-            f"quantile at q^(1/n);{rule_words} 'no gain': the row buys no extra correct answer at any price; '—': the "
-            "cheapest row, nothing to compare with."
-        )
+        st.caption(advice.table_note(table.n_cases, table.topup_share if with_rule else None))
 
     # ------------------------------------------------------------------ latency, drawn only while open
     latency_box = st.expander(
@@ -274,24 +212,18 @@ with page.user_errors():
     with latency_box:
         if latency_box.open:
             lat_chart = charts_voting.latency_bars_chart(frame, float(budget))
-            draw(lat_chart)
-            st.caption(
-                f"Request latency per configuration: p50, {LATENCY_HELP['p50']}; p95, {LATENCY_HELP['p95']}; p99, "
-                f"{LATENCY_HELP['p99']}. The dashed line is the latency budget."
-            )
+            charts.draw(lat_chart)
+            st.caption(advice.LATENCY_CHART_CAPTION)
             exports.download_chart(lat_chart, "latency_percentiles")
 
     # ------------------------------------------------------------------ the adaptive rule
     with st.expander("Which requests top up under the adaptive rule", icon=":material/add_circle:"):
-        st.markdown(
-            "The adaptive rule spends extra samples only where the first draw is unsure. Which trigger you use "
-            "matters: two extra samples cannot overturn three that agree, but they can overturn a 2-1 split."
-        )
+        st.markdown(words.ADAPTIVE_NOTE)
         if with_rule:
             for trig in ("no_plurality", "not_unanimous"):
                 res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
                 st.markdown(
-                    f"- **Top up on {WORDS[trig]}** ({TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}"
+                    f"- **Top up on {WORDS[trig]}** ({words.TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}"
                 )
         else:
             st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")

@@ -17,11 +17,13 @@ from nkcore.voting.next_step import NextStepCheck
 from nkcore.voting.unfixable import UnfixableErrors
 
 __all__ = [
+    "ADAPTIVE_NOTE",
     "CURVE_CAPTION",
     "CURVE_NOTES",
     "N_EFF_HELP",
     "RHO_HELP",
     "TIE_HELP",
+    "TRIGGER_HELP",
     "VOTE_CURVE_EXPLAINS",
     "adaptive_sentence",
     "cases_per_n_note",
@@ -44,6 +46,16 @@ TIE_HELP = {
     "split": "a tie shares the credit (1/2 for a two-way tie)",
     "wrong": "a tie counts as wrong",
 }
+#: The adaptive rule's triggers in words (``nkcore.voting.adaptive``: when the first n0 samples get m more).
+TRIGGER_HELP = {
+    "no_plurality": "two or more answers tie for the most votes",
+    "no_majority": "the top answer has at most half of the votes",
+    "not_unanimous": "the samples are not all the same answer",
+}
+ADAPTIVE_NOTE = (
+    "The adaptive rule spends extra samples only where the first draw is unsure. Which trigger you use matters: two "
+    "extra samples cannot overturn three that agree, but they can overturn a 2-1 split."
+)
 RHO_HELP = (
     "How alike the samples of one case are, right or wrong: 0 = independent draws, 1 = every sample a copy of the "
     "first. Estimated as the intra-class correlation ICC(1) of the 0/1 correctness of each case's samples."
