@@ -17,7 +17,7 @@ import streamlit as st
 from nkcore import paired
 from nkcore.common.formatting import points
 from nkcore.paired import sentences as words
-from ui import cache, charts_paired, datasets, exports, page
+from ui import cache, charts, charts_paired, datasets, exports, page
 from ui.text import md
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
@@ -87,7 +87,7 @@ with page.user_errors():
     trend_note = paired.ordering_sentence(ordered) if ordered is not None else ""
     with answer_box:
         st.markdown(f"**{md(headline)}**")
-        st.altair_chart(diff_chart, width="stretch")
+        charts.draw(diff_chart)
         if len(comps) > 1:
             st.markdown("\n".join(f"- {md(v)}" for v in verdicts))
         if trend_note:  # only when the accuracies rise (or fall) in the listed order: else no trend to warn about
@@ -241,7 +241,8 @@ def _accuracy_section(view: PairedView) -> None:
     )  # fmt: skip
     acc_chart = charts_paired.accuracy_chart(acc_df, pct)
     left, right = st.columns([3, 2])
-    left.altair_chart(acc_chart, width="stretch")
+    with left:
+        charts.draw(acc_chart)
     right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
     with right.expander("Why not compare these intervals?", icon=":material/help:"):
         st.markdown(words.MARGINAL_NOTE)

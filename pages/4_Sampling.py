@@ -17,18 +17,12 @@ from nkcore import voting
 from nkcore.common.formatting import points_between
 from nkcore.voting import sentences as words
 from nkcore.voting.rules import as_tie_rule
-from ui import cache, charts_voting, datasets, exports, page
+from ui import cache, charts, charts_voting, datasets, exports, page
 from ui.text import md
 from ui.voting_passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
 ds = datasets.choose_dataset("samples")
-
-
-def draw(chart: alt.TopLevelMixin) -> None:
-    """Draw an Altair chart from its unvalidated spec: Altair's JSON-schema validation of a layered chart costs
-    more than the rest of a rerun, and these charts are built by ``ui.charts_voting`` from known columns."""
-    st.vega_lite_chart(chart.to_dict(validate=False), width="stretch")
 
 
 def summary(a: voting.VoteAnalysis, tie: str, rho_what_if: float, chart: alt.TopLevelMixin) -> None:
@@ -115,7 +109,7 @@ with page.user_errors():
             )
             chart = charts_voting.vote_curve_chart(measured, models)
             with chart_slot.container():
-                draw(chart)
+                charts.draw(chart)
             exports.download_table_and_chart(
                 measured, "vote_curve", chart, "vote_curve", explains=words.VOTE_CURVE_EXPLAINS
             )
