@@ -12,7 +12,11 @@ JSON keys are a contract (issue 5): a cell has ``budget``, ``k``, ``n``, ``metri
 (``nkcore.nk.exact``; ``--rounds`` and ``--seed`` then only matter for macro F1, which is simulated);
 ``--method simulate`` runs the paper's simulation.
 With ``--ratings FILE`` the prior is fitted to the file (Dirichlet-multinomial ML); adding
-``--predictions FILE --models A,B`` resamples the real data instead of simulating.
+``--predictions FILE --models A,B`` asks the question of the real data instead of simulating: ``--method exact``
+computes the resampler's numbers without Monte Carlo noise (``nkcore.nk.frames.exact_resample_frames``),
+``--method simulate`` resamples (``resample_frames``, ``--rounds``, ``--seed``). The files are read as ``data``
+reads them (:func:`nkcore.cli_data.read_ratings`), with the same ``--subset COLUMN=VALUE``, ``--item-key COL1,COL2``
+and ``--keep first|last``.
 """
 
 from __future__ import annotations
@@ -21,9 +25,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from nkcore.cli_util import print_json
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.kinds import KEEP_CHOICES
 from nkcore.nk.exact import exact_cell, exact_grid
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
@@ -36,9 +43,18 @@ from nkcore.nk.grid import (
 )
 from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import Prior, preset_names, resolve_prior
-from nkcore.nk.sentences import cell_sentence, fmt_p, minimal_budget_sentence
+from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence, p_phrase
+from nkcore.ratings import COUNT_PREFIX
 
 __all__ = ["register", "run"]
+
+METHOD_NAMES = {
+    "lattice": "exact engine: convolution of the per-item law",
+    "edgeworth": "exact engine, normal approximation with a skewness correction",
+    "normal": "exact engine, normal approximation",
+    "simulate": "resampled, Monte Carlo",
+}
+"""How a real-data cell was computed, in the text output (the cell's ``method``; the JSON keeps the name)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,6 +72,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     src.add_argument("--ratings", type=Path, help="ratings file (item, rater, label): fit the prior to it")
     p.add_argument("--predictions", type=Path, help="with --ratings: predictions file; resample the real data")
     p.add_argument("--models", help="with --predictions: the two models to compare, A,B")
+    p.add_argument(
+        "--subset",
+        metavar="COLUMN=VALUE",
+        help="with --ratings: use only the rows whose COLUMN is VALUE, in both files (as in 'data'; e.g. --subset "
+        "snli for ChaosNLI)",
+    )
+    p.add_argument(
+        "--item-key",
+        metavar="COL1,COL2",
+        help="with --ratings: name each item by several columns joined, in both files (as in 'data')",
+    )
+    p.add_argument(
+        "--keep",
+        choices=KEEP_CHOICES,
+        help="with --ratings: repeated (item, rater) or (item, model) rows: keep the first or the last of each "
+        "(default: refuse)",
+    )
     p.add_argument("--eps", type=float, default=0.3, help="how far model B is pulled towards noise (default 0.3)")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--budget", type=int, help="one cell: the budget N x K (use with --k)")
@@ -73,9 +106,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--method",
         choices=("exact", "simulate"),
         default="exact",
-        help="exact: the paper's numbers in the limit of infinitely many rounds, no seed (default); simulate: "
-        "the paper's simulation with --rounds and --seed. Real data (--predictions) is resampled either way for now "
-        "(its cells say method 'simulate')",
+        help="exact: the paper's numbers in the limit of infinitely many rounds, no seed (default; real data: "
+        "the resampler's numbers without Monte Carlo noise); simulate: the paper's simulation, or resampling the real "
+        "data, with --rounds and --seed. Macro F1 is simulated either way (its cells say method 'simulate')",
     )
     p.add_argument("--rounds", type=int, default=1000, help="alternative and null datasets each (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same numbers")
@@ -86,15 +119,65 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _read(path: Path, kind: str) -> Any:
-    from nkcore.io import read_table
-    from nkcore.kinds import apply_mapping, detect_kind
+def _ratings_frame(args: argparse.Namespace) -> pd.DataFrame:
+    """The ``--ratings`` file as a label-count table (item + ``count_<label>``), read as ``data`` reads it.
 
-    frame = read_table(path)
-    guess = detect_kind(frame, kind)
-    if guess.missing:
-        raise DataError(f"{path}: not a {kind} table ({guess.reason})")
-    return apply_mapping(frame, kind, guess.mapping)
+    :func:`nkcore.cli_data.read_ratings` (one row per rating, label counts or nested ratings; ``--subset``,
+    ``--item-key``, ``--keep``); the (N, K) engine needs each item's label counts only.
+    """
+    from nkcore.cli_data import read_ratings
+
+    r, _ = read_ratings(args.ratings, args.subset, args.item_key, args.keep)
+    return pd.DataFrame(
+        {"item": list(r.items), **{f"{COUNT_PREFIX}{lab}": r.counts[:, j] for j, lab in enumerate(r.labels)}}
+    )
+
+
+def _predictions_frame(args: argparse.Namespace) -> pd.DataFrame:
+    """The ``--predictions`` file mapped to item, model, pred_label / p_<label>, with the ratings' ``--subset`` (when
+    the file has that subset), ``--item-key`` and ``--keep`` applied as ``data`` applies them."""
+    from nkcore.io import read_table
+    from nkcore.kinds import (
+        KEY_COLUMN,
+        apply_mapping,
+        detect_kind,
+        drop_duplicates,
+        duplicates,
+        duplicates_advice,
+        key_columns,
+        parse_item_key,
+        parse_subset,
+        subset_rows,
+        with_key,
+    )
+
+    path: Path = args.predictions
+    whole = frame = read_table(path)
+    if args.subset is not None:
+        chosen: tuple[str, str] | None
+        try:
+            chosen = parse_subset(args.subset, frame)
+        except DataError:  # no such subset column in the predictions: they are matched to the ratings' items
+            chosen = None
+        if chosen is not None:
+            frame = subset_rows(frame, *chosen)
+    forced: dict[str, str] = {}
+    if args.item_key is not None:
+        frame = with_key(frame, parse_item_key(args.item_key))
+        forced["item"] = KEY_COLUMN
+    guess = detect_kind(frame, "predictions")
+    mapping = {**guess.mapping, **forced}
+    if guess.missing and not (set(guess.missing) <= set(forced)):
+        raise DataError(f"{path.name}: not a predictions table ({guess.reason})")
+    table = apply_mapping(frame, "predictions", mapping)
+    columns = key_columns("predictions")
+    dup = duplicates(table, columns) if columns else None
+    if dup is not None and columns is not None:
+        if args.keep is None:
+            item = None if forced else guess.mapping.get("item")
+            raise DataError(f"{path.name}: " + duplicates_advice(dup, whole, item, "predictions"))
+        table = drop_duplicates(table, args.keep, columns)
+    return table
 
 
 def _prior(args: argparse.Namespace) -> tuple[Prior, dict[str, Any]]:
@@ -102,7 +185,7 @@ def _prior(args: argparse.Namespace) -> tuple[Prior, dict[str, Any]]:
         return resolve_prior(args.prior, args.alpha), {}
     from nkcore.nk.frames import fit_prior_frame
 
-    fitted = fit_prior_frame(_read(args.ratings, "ratings"))
+    fitted = fit_prior_frame(_ratings_frame(args))
     extra = {"labels": list(fitted.labels), "fit_mab": fitted.fit.mab, "fit_warnings": list(fitted.fit.warnings)}
     return Prior(f"fitted to {args.ratings.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit"), extra
 
@@ -129,6 +212,10 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--budget needs --k (ratings per item)")
     if args.budget is None and args.k is not None:
         raise DataError("--k goes with --budget (or use --ks with --grid)")
+    if args.ratings is None:
+        for flag, value in (("--subset", args.subset), ("--item-key", args.item_key), ("--keep", args.keep)):
+            if value is not None:
+                raise DataError(f"{flag} goes with --ratings (it says which rows of the ratings file to use)")
     budgets = parse_int_list(args.budgets, "--budgets") if args.budgets else PAPER_BUDGETS
     ks = parse_int_list(args.ks, "--ks") if args.ks else PAPER_KS
     if args.predictions is not None:
@@ -191,13 +278,13 @@ def _header(prior: Prior, eps: float) -> str:
 
 
 def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:
-    from nkcore.nk.frames import model_names, resample_frames
+    from nkcore.nk.frames import exact_resample_frames, model_names, resample_frames
     from nkcore.nk.sentences import resample_sentence
 
     if args.ratings is None:
         raise DataError("--predictions needs --ratings (the real ratings to resample)")
-    ratings = _read(args.ratings, "ratings")
-    preds = _read(args.predictions, "predictions")
+    ratings = _ratings_frame(args)
+    preds = _predictions_frame(args)
     names = model_names(preds)
     if args.models:
         pair = [m.strip() for m in args.models.split(",")]
@@ -211,7 +298,10 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
     if single:
         budgets, ks = (args.budget,), (args.k,)
     metrics = parse_metrics(args.metric, ("acc",) if single else PAPER_METRICS)
-    run_ = resample_frames(ratings, preds, pair[0], pair[1], budgets, ks, metrics, args.rounds, args.seed)
+    if args.method == "exact":
+        run_ = exact_resample_frames(ratings, preds, pair[0], pair[1], budgets, ks, metrics)
+    else:
+        run_ = resample_frames(ratings, preds, pair[0], pair[1], budgets, ks, metrics, args.rounds, args.seed)
     cells = list(run_.cells)
     if args.min_budget:
         found = minimal_budgets(cells, metrics)
@@ -227,5 +317,8 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
         return 0
     print(f"Real data: {run_.n_items} items, models A = {pair[0]}, B = {pair[1]}")
     for c in cells:
-        print(f"- {resample_sentence(c, pair[0], pair[1])} p = {fmt_p(c.p)}; {c.n_qualifying} items have K >= {c.k}.")
+        print(
+            f"- {resample_sentence(c, pair[0], pair[1])} {p_phrase(c.p)}; {c.n_qualifying:,} items have at least "
+            f"{c.k} ratings ({METHOD_NAMES.get(c.method, c.method)})."
+        )
     return 0
