@@ -15,7 +15,7 @@ from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
 from ui import cache, work
-from ui.budget_controls import ENGINE_METRICS, Choices, real_engine
+from ui.budget_controls import ENGINE_METRICS, Choices
 from ui.text import md
 
 SEARCH_MAX = max(grid.PAPER_BUDGETS)
@@ -89,40 +89,44 @@ def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, 
     return run_info, refused
 
 
-def compute_grid(ch: Choices) -> Grid:
-    """Every cell of the grid for the reader's choices; stops the page with a message when no cell can be computed.
+def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
+    """One metric's grid from the exact engine (its own cached computation: a metric not shown costs nothing)."""
+    if ch.prior is not None:
+        found = work.compute_with_progress(
+            nk_exact.exact_grid,
+            alpha=ch.prior.alpha,
+            eps=ch.eps,
+            budgets=tuple(ch.budgets),
+            ks=ch.ks,
+            metrics=(metric,),
+            progress_label="Computing the grid",
+        )
+        return list(found), None
+    run = work.compute_with_progress(
+        frames.exact_resample_frames,
+        ch.rds,
+        ch.pds,
+        model_a=ch.model_a,
+        model_b=ch.model_b,
+        budgets=tuple(ch.budgets),
+        ks=ch.ks,
+        metrics=(metric,),
+        progress_label="Computing the grid",
+    )
+    return list(run.cells), run
 
-    The engine's grid is one cached computation (its per-item laws serve every budget, presets and real data
+
+def compute_grid(ch: Choices) -> Grid:
+    """The chosen metric's cells of the grid; stops the page with a message when no cell can be computed.
+
+    The engine computes one metric per cached call (its per-item laws serve every budget, presets and real data
     alike); only the metrics it does not cover (macro F1) are simulated, and only then do rounds and seed matter.
+    The other metrics are computed when a section asks for them (:func:`all_cells`).
     """
     cells: list[Any] = []
     run_info = None
-    engine_real = real_engine() if ch.real else None
-    if ch.prior is not None:
-        cells.extend(
-            work.compute_with_progress(
-                nk_exact.exact_grid,
-                alpha=ch.prior.alpha,
-                eps=ch.eps,
-                budgets=tuple(ch.budgets),
-                ks=ch.ks,
-                metrics=ENGINE_METRICS,
-                progress_label="Computing the grid",
-            )
-        )
-    elif engine_real is not None:
-        run_info = work.compute_with_progress(
-            engine_real,
-            ch.rds,
-            ch.pds,
-            model_a=ch.model_a,
-            model_b=ch.model_b,
-            budgets=tuple(ch.budgets),
-            ks=ch.ks,
-            metrics=ENGINE_METRICS,
-            progress_label="Computing the grid",
-        )
-        cells.extend(run_info.cells)
+    if ch.metric in ENGINE_METRICS:
+        cells, run_info = _engine_cells(ch, ch.metric)
     refused: list[tuple[int, str]] = []
     if ch.sim_metrics:
         run_info, refused = _simulated_rows(ch, cells, run_info)
@@ -136,9 +140,17 @@ def compute_grid(ch: Choices) -> Grid:
     if not mcells:
         st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")
         st.stop()
-    has_engine = ch.prior is not None or engine_real is not None
-    exact_view = has_engine and all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
+    exact_view = all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
     return Grid(cells, mcells, run_info, exact_view, refused)
+
+
+def all_cells(ch: Choices, g: Grid) -> list[Any]:
+    """Every metric's cells (the shown grid's, plus the engine's other metrics, each its own cached call)."""
+    cells = list(g.cells)
+    for m in ENGINE_METRICS:
+        if m != ch.metric:
+            cells.extend(_engine_cells(ch, m)[0])
+    return cells
 
 
 def answer(ch: Choices, g: Grid) -> Answer:

@@ -169,8 +169,6 @@ def read_controls() -> Choices:
     # The instant engine covers every metric that is a mean over items, presets and real data alike; macro F1 is
     # simulated, and only then do the number of rounds and the seed matter (and show).
     sim_metrics = tuple(m for m in (metric,) if m not in ENGINE_METRICS)
-    if source == REAL and real_engine() is None:
-        sim_metrics = nkm.ALL_METRICS
     ch = Choices(
         source=source,
         metric=metric,
@@ -186,11 +184,6 @@ def read_controls() -> Choices:
     if sim_metrics:
         ch.rounds, ch.seed = rounds_and_seed(s2, "Rounds", "Seed", index=0, horizontal=False)
     return ch
-
-
-def real_engine() -> Any:
-    """The exact engine on real data (``frames.exact_resample_frames``), or None where this server lacks it."""
-    return getattr(frames, "exact_resample_frames", None)
 
 
 def rounds_and_seed(where: Any, rounds_label: str, seed_label: str, index: int, horizontal: bool) -> tuple[int, int]:

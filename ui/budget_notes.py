@@ -10,7 +10,7 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, sentences
 from nkcore.nk import metrics as nkm
-from ui import cache, exports
+from ui import budget_compute, cache, exports
 from ui.budget_cell import cell_words
 from ui.budget_compute import Answer, Grid
 from ui.budget_controls import Choices, metric_name
@@ -66,37 +66,52 @@ def draw_method(ch: Choices, g: Grid) -> None:
 
 
 def draw_tables(ch: Choices, g: Grid) -> list[Any]:
-    """The minimal budget of every metric and the paper's claims; returns the minimal budgets."""
-    mins = grid.minimal_budgets(g.cells, _metrics_in(g.cells))
-    with st.expander("Minimal budget for every metric"):
-        st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
-        table = pd.DataFrame(
-            [
-                {
-                    "metric": metric_name(x.metric),
-                    "minimal budget (N x K)": "never" if x.budget is None else f"{x.budget:,}",
-                    "ratings per item (K)": "" if x.k is None else str(x.k),
-                    "items (N)": "" if x.budget is None or x.k is None else f"{x.budget // x.k:,}",
-                    "p-value": "" if x.p is None else sentences.fmt_p(x.p),
-                }
-                for x in mins
-            ]
-        )
-        exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
-        st.caption(
-            f"The smallest budget on the grid (up to {ch.max_budget:,}) at which some ratings per item (K) reaches "
-            f"p < 0.05, and that K; 'never' = not within the grid. {md(sentences.kl_artifact_short())}"
-            + ("" if g.exact_view else f" {md(sentences.precision_sentence(ch.rounds))}")
-        )
-    with st.expander("The paper's claims, checked on these numbers"):
-        if ch.prior is not None:
-            st.markdown(md(sentences.claims_basis_sentence(ch.prior.name, ch.prior.alpha0, ch.fitted is not None)))
-        for cl in sentences.claims_check(g.cells):
-            mark = (
-                ":green[**holds**]" if cl.holds else (":red[**does not hold**]" if cl.holds is False else "undecided")
-            )
-            st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")
+    """The minimal budget of every metric and the paper's claims, each computed only while its expander is open
+    (open or not is in the link: ``bud_all``, ``bud_claims``); returns the minimal budgets computed (the shown
+    metric's alone while both are closed)."""
+    every = st.expander("Minimal budget for every metric", key="bud_all", on_change="rerun", bind="query-params")
+    claims = st.expander(
+        "The paper's claims, checked on these numbers", key="bud_claims", on_change="rerun", bind="query-params"
+    )
+    cells = budget_compute.all_cells(ch, g) if every.open or claims.open else g.cells
+    mins = grid.minimal_budgets(cells, _metrics_in(cells))
+    if every.open:
+        with every:
+            _minimal_table(ch, g, mins)
+    if claims.open:
+        with claims:
+            if ch.prior is not None:
+                st.markdown(md(sentences.claims_basis_sentence(ch.prior.name, ch.prior.alpha0, ch.fitted is not None)))
+            for cl in sentences.claims_check(cells):
+                mark = (
+                    ":green[**holds**]"
+                    if cl.holds
+                    else (":red[**does not hold**]" if cl.holds is False else "undecided")
+                )
+                st.markdown(f"- {md(cl.claim)} {mark}. {md(cl.evidence)}")
     return mins
+
+
+def _minimal_table(ch: Choices, g: Grid, mins: list[Any]) -> None:
+    st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
+    table = pd.DataFrame(
+        [
+            {
+                "metric": metric_name(x.metric),
+                "minimal budget (N x K)": "never" if x.budget is None else f"{x.budget:,}",
+                "ratings per item (K)": "" if x.k is None else str(x.k),
+                "items (N)": "" if x.budget is None or x.k is None else f"{x.budget // x.k:,}",
+                "p-value": "" if x.p is None else sentences.fmt_p(x.p),
+            }
+            for x in mins
+        ]
+    )
+    exports.table(table, "nk_minimal_budget", hide_index=True, width="stretch")
+    st.caption(
+        f"The smallest budget on the grid (up to {ch.max_budget:,}) at which some ratings per item (K) reaches "
+        f"p < 0.05, and that K; 'never' = not within the grid. {md(sentences.kl_artifact_short())}"
+        + ("" if g.exact_view else f" {md(sentences.precision_sentence(ch.rounds))}")
+    )
 
 
 def _metrics_in(cells: list[Any]) -> list[str]:

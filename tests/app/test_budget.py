@@ -23,7 +23,7 @@ def _text(at: AppTest) -> str:
 
 
 def test_default_view_shows_title_and_key_numbers(run_page: RunPage) -> None:
-    at = run_page(PAGE, timeout=TIMEOUT)
+    at = run_page(PAGE, query={"bud_all": "true"}, timeout=TIMEOUT)  # every metric's table: computed when open
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "Budget (N x K)"
     m = _metrics(at)
@@ -91,7 +91,7 @@ def test_gap_chart_legend_matches_its_data() -> None:
 
 def test_link_may_name_the_metric_as_the_cli_does_and_kl_is_explained(run_page: RunPage) -> None:
     """?bud_metric=kl opens the paper's KL; where KL is shown its 27.63-nat artifact is explained."""
-    query = {"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20", "bud_gaps": "true"}
+    query = {"bud_metric": "kl", "bud_maxb": "500", "bud_ks": "1,2,20", "bud_gaps": "true", "bud_all": "true"}
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception and not error_texts(at)
     assert at.selectbox(key="bud_metric").value == "kl"
@@ -207,7 +207,7 @@ def test_a_fitted_prior_says_where_it_comes_from_and_how_a_preset_differs(run_pa
 
     from tests.conftest import ROOT
 
-    query = {"bud_src": "Prior fitted to ratings", "bud_maxb": "500", "bud_ks": "1,5,20"}
+    query = {"bud_src": "Prior fitted to ratings", "bud_maxb": "500", "bud_ks": "1,5,20", "bud_claims": "true"}
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     text = _text(at)
@@ -305,7 +305,7 @@ def test_verify_runs_the_simulation_and_shows_both(run_page: RunPage) -> None:
 
     at = run_page(PAGE, query={**SMALL, "bud_cell": "500x5"}, timeout=TIMEOUT)
     assert not at.exception
-    assert not at.dataframe[0].value.columns.str.contains("simulation").any()  # nothing simulated before asked
+    assert not any(d.value.columns.str.contains("simulation").any() for d in at.dataframe)  # not before asked
     at.toggle(key="bud_verify").set_value(True).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     table = next(d.value for d in at.dataframe if "engine" in d.value.columns)
@@ -391,9 +391,7 @@ def test_the_plane_draws_cells_at_items_and_ratings_with_budgets_as_lines(run_pa
     assert not at.exception
     # only the open tab is drawn: the plane, not the heatmap
     assert not any("budget (N x K ratings)" in c.proto.spec for c in at.get("vega_lite_chart"))
-    plane = next(
-        _chart_layers(c) for c in at.get("vega_lite_chart") if "each dashed line is one budget" in c.proto.spec
-    )
+    plane = next(_chart_layers(c) for c in at.get("vega_lite_chart") if "each dashed line is" in c.proto.spec)
     lines = [data for la, data in plane if la["mark"]["type"] == "line"]
     dashed, smallest = lines
     assert set(dashed["budget"]) == {100, 250, 500}
@@ -438,3 +436,85 @@ def test_any_budget_gets_its_best_split(run_page: RunPage) -> None:
     best = min(cells, key=lambda c: c.p)
     text = next(plain(m.value) for m in at.markdown if "Best K at 1,800 ratings" in m.value)
     assert f"items (N) {1800 // best.k:,} x ratings per item (K) {best.k} " in text
+
+
+# ---------------------------------------------------------------------- real data on the engine, raters, ordered labels
+
+REAL = {"bud_src": "Resample ratings + predictions", "bud_maxb": "500", "bud_ks": "1,5"}
+
+
+def test_exact_real_data_shows_no_rounds_or_seed(run_page: RunPage) -> None:
+    """Real data runs on the exact engine: no rounds or seed controls, the caption says so, verify stays; the mean
+    gap at K = 1 is the plain mean over the pool of the per-item Accuracy gap (oracle recomputed here)."""
+    import numpy as np
+
+    from tests.conftest import ROOT
+
+    at = run_page(PAGE, query={**REAL, "bud_cell": "500x1", "bud_metric": "acc"}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [r for r in at.radio if r.key == "bud_prec"] and not [n for n in at.number_input if n.key == "bud_seed"]
+    caption = " ".join(plain(c.value) for c in at.caption)
+    assert "no simulation noise, no seed" in caption and "rounds per cell" not in caption
+    assert [t for t in at.toggle if t.key == "bud_verify"]
+    # oracle: at K = 1 an item's expected Accuracy gap is P(rating = pred_A) - P(rating = pred_B) over its ratings;
+    # the engine's mean gap is |its mean over the items that have ratings and both predictions|
+    ratings = pd.read_csv(ROOT / "sample_data" / "ratings.csv")
+    preds = pd.read_csv(ROOT / "sample_data" / "predictions.csv").pivot(
+        index="item", columns="model", values="pred_label"
+    )
+    share = ratings.join(preds, on="item").dropna(subset=["model-a", "model-b"])
+    per_item = (share["label"] == share["model-a"]).groupby(share["item"]).mean() - (
+        share["label"] == share["model-b"]
+    ).groupby(share["item"]).mean()
+    assert _metrics(at)["Mean gap"] == f"{abs(float(np.mean(per_item))):.3g}"
+
+
+def _likert_ids() -> tuple[str, str]:
+    """Ordered 1-5 ratings by 30 named raters on 200 items and two models' labels (stored; returns their ids)."""
+    import numpy as np
+
+    from nkcore import store
+
+    rng = np.random.default_rng(0)
+    mu = rng.uniform(1.5, 4.5, 200)
+    rows = [
+        {"item": i, "rater": f"r{r}", "label": int(np.clip(np.rint(mu[i] + rng.normal(0, 1)), 1, 5))}
+        for i in range(200)
+        for r in rng.choice(30, 5, replace=False)
+    ]
+    preds = [{"item": i, "model": "good", "pred_label": int(np.clip(np.rint(m), 1, 5))} for i, m in enumerate(mu)]
+    preds += [{"item": i, "model": "poor", "pred_label": 3} for i in range(200)]
+    r = store.put(pd.DataFrame(rows), "ratings", "likert.csv").id
+    return r, store.put(pd.DataFrame(preds), "predictions", "likert_preds.csv").id
+
+
+@pytest.mark.slow
+def test_real_data_with_rater_ids_has_the_crossed_and_ordinal_sections(run_page: RunPage) -> None:
+    """Ratings with rater ids get the rater-identity section; ordered 1-5 labels also get the ordinal check."""
+    at = run_page(PAGE, query=REAL, timeout=TIMEOUT)  # the sample: rater ids, unordered labels
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Who rated: does counting the raters change the answer?" in [plain(h.value) for h in at.subheader]
+    assert [t for t in at.toggle if t.key == "bud_raters"] and "**Ordered labels**" not in [
+        m.value for m in at.markdown
+    ]
+    rid, pid = _likert_ids()
+    query = {**REAL, "ratings": rid, "predictions": pid, "bud_ma": "good", "bud_mb": "poor"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at)
+    assert "Who rated: does counting the raters change the answer?" in [plain(h.value) for h in at.subheader]
+    assert "**Ordered labels**" in [plain(m.value) for m in at.markdown]
+
+
+def test_the_p_phrase_never_reads_p_equals_less_than(run_page: RunPage) -> None:
+    """A cell with p < 0.001 is quoted 'p < 0.001' everywhere (never 'p = < 0.001')."""
+    from nkcore.nk.sentences import p_phrase
+    from tests.app.conftest import rendered_markdown
+
+    assert p_phrase(0.0004) == "p < 0.001" and p_phrase(0.0312) == "p = 0.031"
+    query = {"bud_metric": "TV (total variation)", "bud_eps": "0.6", "bud_ks": "1,20", "bud_cell": "2500x20"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert _metrics(at)["p-value"] == "< 0.001"  # the view does show such a p
+    text = " ".join(plain(t) for t in rendered_markdown(at))
+    assert "p < 0.001" in text and "= < 0.001" not in text
