@@ -306,6 +306,7 @@ def time_control(
         if opened is not None:  # leave the expander as it was
             opened.click()
             _settle(page)
+            _expander_at_rest(page, _locate(page, kind, label, index, nth_of_kind), False)
 
 
 def _settle(page: Any) -> None:
@@ -314,15 +315,32 @@ def _settle(page: Any) -> None:
     page.wait_for_function(_IDLE_NOW_JS, arg=QUIET_MS, timeout=60_000, polling=50)
 
 
+_EXPANDER_AT_REST_JS = """([e, open]) => {
+  const d = e.closest('details');
+  return !d || (d.open === open && !d.style.height);
+}"""
+"""True once the expander holding ``e`` is open (or closed) and done animating: Streamlit animates an expander's
+height, and while it closes the ``details`` element stays open with an inline height."""
+
+
+def _expander_at_rest(page: Any, el: Any, is_open: bool) -> None:
+    page.wait_for_function(_EXPANDER_AT_REST_JS, arg=[el.element_handle(), is_open], timeout=10_000, polling=50)
+
+
 def _reveal(page: Any, el: Any) -> Any | None:
-    """Open the collapsed expander that hides ``el``, if any; return its header (to close it again) or None."""
-    if el.is_visible():
+    """Open the collapsed expander that holds ``el``, if any, and wait until it is open and done animating; return
+    the expander's header (to close it again) or None.
+
+    Whether the expander is closed is read from its ``details`` element, not from ``el``'s visibility (which still
+    says visible while the expander collapses), and a click waits for the animation's end (a click during it may
+    miss its target)."""
+    closed = el.evaluate("e => { const d = e.closest('details'); return !!d && !d.open; }")
+    if not closed:
         return None
     header = el.locator("xpath=ancestor::details[1]/summary")
-    if header.count() == 0:
-        return None
     header.click()
     _settle(page)
+    _expander_at_rest(page, el, True)
     return header
 
 
