@@ -21,6 +21,22 @@ from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ItemLaw
 
 
+def _correlate(h: np.ndarray, rest: np.ndarray, size: int) -> np.ndarray:
+    """g(d) = sum_t rest(t) h(d + t) for d = 0 .. size - 1, h of length size + len(rest) - 1.
+
+    A circular transform of length len(h) has no wrap-around for these d (d + t <= len(h) - 1); a point mass
+    (one item: rest = the sum of no items) needs no transform at all.
+
+    >>> _correlate(np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5]), 2).round(12).tolist()
+    [1.5, 2.5]
+    """
+    if rest.size == 1:
+        return h[:size] * rest[0]
+    length = sfft.next_fast_len(h.size, real=True)
+    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest, length)), length)
+    return corr[:size]
+
+
 def influence_var(
     law: cv.Lattice, rest: cv.Lattice, other_cdf: np.ndarray, other_lo: int, mode: str, pinned: bool = False
 ) -> float:
@@ -34,10 +50,7 @@ def influence_var(
     pos = np.clip(np.arange(lo, hi + 1) - other_lo, -1, other_cdf.size)
     h = 1.0 - padded[pos] if mode == "ge" else padded[pos + 1]
     # g(d) = sum_t rest(t) h(d + t): correlation of h with rest, for d in law's support
-    size = h.size + rest.pmf.size
-    length = sfft.next_fast_len(size, real=True)
-    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest.pmf, length)), length)
-    g = corr[: law.pmf.size]
+    g = _correlate(h, rest.pmf, law.pmf.size)
     mean = dot(law.pmf, g)
     resid = g - mean
     if pinned:  # the mean is known: only the part of g not explained by d itself is estimated
@@ -128,10 +141,7 @@ def null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: 
     hi = l0.hi + rest0.hi
     pos = np.clip(np.arange(lo, hi + 1) - s1.lo, -1, c1.size)
     h = padded[pos + 1] if not flip else 1.0 - padded[pos]  # P(S1 <= s) or P(S1 >= s)
-    size = h.size + rest0.pmf.size
-    length = sfft.next_fast_len(size, real=True)
-    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest0.pmf, length)), length)
-    g = corr[: l0.pmf.size]
+    g = _correlate(h, rest0.pmf, l0.pmf.size)
     g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g
     mean = dot(l0.pmf, g)
     return max(dot(l0.pmf, (g - mean) ** 2), 0.0)
