@@ -1,11 +1,8 @@
 """Planner: before looking at any numbers, how many cases does an evaluation need, and what can it resolve?
 
-Built for a room: the answer to "how many cases do I need" in one sentence and the curve that supports it come first,
-with the three numbers behind it; the controls follow; how each number is computed (and the other counts) sits in an
-expander. The label-error floor, with its own controls and the summary download, is a fragment: its controls redraw
-that section alone. Every computation goes through ``ui.cache``, so a slider moved back and forth computes nothing
-twice.
-"""
+The answer to "how many cases do I need" (one sentence, ``nkcore.resolution.sentences``) and the curve that supports
+it lead, with the three numbers behind it; the controls follow; how each number is computed sits in an expander.
+The label-error floor, with its own controls and the summary download, is a fragment."""
 
 from __future__ import annotations
 
@@ -15,9 +12,8 @@ import altair as alt
 import streamlit as st
 
 from nkcore import paired, resolution
-from nkcore.common.formatting import count, points
 from nkcore.resolution import sentences as resolution_text
-from ui import cache, charts_paired, datasets, exports, page
+from ui import cache, charts, charts_paired, datasets, exports, page
 from ui.text import md
 
 page.setup_page(
@@ -28,40 +24,9 @@ page.setup_page(
 CASE_STEPS = [20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 600, 800, 1_000, 1_500, 2_000, 2_500, 3_200, 4_000,
               5_000, 6_400, 8_000, 10_000, 12_800, 15_000, 20_000, 30_000, 50_000]  # fmt: skip
 
-DISCORDANCE_HELP = (
-    "discordance: the share of cases on which two configs disagree, one right and the other wrong. Only these "
-    "cases carry evidence about which config is better. The chapter's adjacent sample counts disagree on about 6%."
-)
-ALPHA_HELP = (
-    "alpha, the significance level: a difference counts when McNemar's exact p < alpha. A smaller alpha gives "
-    "fewer false wins and needs more cases."
-)
-POWER_HELP = (
-    "power: the probability that a true difference of the target size reaches p < alpha in one evaluation, "
-    "P(p < alpha | true difference = target). 80% is the usual choice; 90% needs about a third more cases."
-)
-
-
-def _pts(x: float) -> str:
-    return f"{points(x, sign=False)} points" if x <= 1.0 else "none"
-
 
 def _cases(n: int | None) -> str:
     return f"{n:,}" if n is not None else "-"
-
-
-def headline(p: resolution.Plan, answer: resolution_text.CasesAnswer | None) -> str:
-    """The page's answer in one sentence: the cases the target needs (:func:`nkcore.resolution.sentences.cases_answer`)
-    or, without a target, the smallest difference the evaluation can resolve."""
-    if answer is not None:
-        return answer.headline
-    disc = resolution_text.discordance_text(p.discordance)
-    if p.critical_count is None:
-        return f"{count(p.cases, 'case')} at {disc} discordance cannot resolve any difference at p < {p.alpha:g}."
-    return (
-        f"{count(p.cases, 'case')} at {disc} discordance can resolve a difference of {_pts(p.min_resolvable_diff)} "
-        f'or more at p < {p.alpha:g}; anything smaller returns "cannot tell".'
-    )
 
 
 with page.user_errors():
@@ -98,7 +63,7 @@ with page.user_errors():
             disc_pct = c2.slider(
                 "discordance: % of cases two configs disagree on (one right, the other wrong)",
                 min_value=0.5, max_value=50.0, value=6.0, step=0.5, format="%.1f%%", key="pln_disc",
-                bind="query-params", help=DISCORDANCE_HELP,
+                bind="query-params", help=resolution_text.DISCORDANCE_HELP,
             )  # fmt: skip
             discordance = disc_pct / 100.0
         else:
@@ -119,11 +84,11 @@ with page.user_errors():
         c3, c4, c5 = st.columns(3)
         alpha = c3.select_slider(
             "how sure before calling a difference: significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1],
-            value=0.05, key="pln_alpha", bind="query-params", help=ALPHA_HELP,
+            value=0.05, key="pln_alpha", bind="query-params", help=resolution_text.ALPHA_HELP,
         )  # fmt: skip
         power = c4.slider(
             "power: how often a real difference should be detected",
-            min_value=0.5, max_value=0.95, value=0.8, step=0.05, key="pln_power", bind="query-params", help=POWER_HELP,
+            min_value=0.5, max_value=0.95, value=0.8, step=0.05, key="pln_power", bind="query-params", help=resolution_text.POWER_HELP,
         )  # fmt: skip
         target_pts = c5.slider(
             "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
@@ -160,8 +125,8 @@ with page.user_errors():
 
     # ------------------------------------------------------------------ the answer, first on the page
     with answer_box:
-        st.markdown(f"**{md(headline(p, answer))}**")
-        st.altair_chart(chart, width="stretch")
+        st.markdown(f"**{md(resolution_text.plan_headline(p, answer))}**")
+        charts.draw(chart)
         m1, m2, m3 = st.columns(3)
         m1.metric(
             "cases needed",
@@ -171,13 +136,13 @@ with page.user_errors():
         )
         m2.metric(
             "smallest resolvable",
-            _pts(p.min_resolvable_diff),
+            resolution_text.resolvable_points(p.min_resolvable_diff),
             help=f"with {cases:,} cases: the smallest observed difference that can reach p < alpha at all (exact "
             "critical count of discordant cases, divided by the cases)",
         )
         m3.metric(
             f"found {pwr} of the time",
-            _pts(p.mde_at_power),
+            resolution_text.resolvable_points(p.mde_at_power),
             help=f"with {cases:,} cases: the minimum detectable difference (MDE), the true difference detected with "
             f"probability {pwr}, by Connor's (1987) formula; the exact figure is under 'How this is computed'",
         )
@@ -202,15 +167,10 @@ with page.user_errors():
             st.markdown(f"**Smallest resolvable difference.** {md(s.min_resolvable)}")
             st.markdown(f"**Found {pwr} of the time.** {md(s.mde)}")
             st.markdown(f"**The square-root law.** {md(s.sqrt_law)}")
-            st.markdown(
-                "**Reading the chart.** Blue: the net of discordant cases that must fall one way for p < alpha, "
-                "divided by the cases; it steps because discordant cases come in whole numbers. Grey dashed: the "
-                "square-root law, z x sqrt(discordance / cases) with z the two-sided critical value of alpha (1.96 "
-                "for 0.05). Red: the true difference detected with the chosen power (Connor 1987). Below the blue "
-                "line every comparison returns 'cannot tell'. A line starts where the evaluation can resolve (or "
-                "detect) anything at all."
+            st.markdown(resolution_text.CHART_NOTE)
+            exports.download_table_and_chart(
+                wide, "resolution_curve", chart, "resolution_curve", explains=resolution_text.RESOLUTION_CHART_EXPLAINS
             )
-            exports.download_table_and_chart(wide, "resolution_curve", chart, "resolution_curve")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +178,6 @@ class PlanView:
     """What the label-error section takes from the full run: the plan and its chart (for the summary)."""
 
     plan: resolution.Plan
-    sentences: resolution.PlanSentences
     answer: resolution_text.CasesAnswer | None
     target_pts: float
     chart: alt.LayerChart
@@ -235,7 +194,7 @@ def label_error_section(view: PlanView) -> None:
 
 
 def _label_error_section(view: PlanView) -> None:
-    p, s, answer = view.plan, view.sentences, view.answer
+    p = view.plan
     st.subheader("The label-error floor")
     st.markdown(
         "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold "
@@ -256,7 +215,7 @@ def _label_error_section(view: PlanView) -> None:
     )
     f2.metric(
         "lost in label noise",
-        _pts(floor.noise_floor_diff),
+        resolution_text.resolvable_points(floor.noise_floor_diff),
         help="two configs that differ by less than this are competing inside the noise of the ground truth",
     )
     st.markdown(md(resolution.label_error_sentence(floor)))
@@ -282,18 +241,7 @@ def _label_error_section(view: PlanView) -> None:
     st.caption("Set the label error rate above to this estimate to see the floor it implies.")
 
     disc = resolution_text.discordance_text(p.discordance)
-    numbers = [
-        ("cases", f"{p.cases:,}", f"at {disc} discordance, alpha {p.alpha:g}"),
-        ("smallest resolvable difference", f"{100 * p.min_resolvable_diff:.1f} points", s.min_resolvable),
-        (f"detectable at {100 * p.power:.0f}% power", f"{100 * p.mde_at_power:.1f} points", s.mde),
-        ("square-root law", f"{100 * p.sqrt_law_diff:.1f} points", s.sqrt_law),
-    ]
-    if answer is not None and answer.cases is not None:
-        numbers.append((f"cases to detect {view.target_pts:.1f} points", f"{answer.cases:,}", answer.headline))
-    numbers.append(
-        ("label-error floor", f"{100 * floor.best_measurable_accuracy:.1f}%", resolution.label_error_sentence(floor))
-    )
-    numbers.append(("estimated label error", f"{100 * est.error_rate:.1f}%", resolution.label_estimate_sentence(est)))
+    numbers = resolution_text.summary_rows(p, view.answer, floor, est)
     exports.summary_download(
         "Planner",
         {"cases": p.cases, "discordance": disc, "alpha": p.alpha, "power": p.power,
@@ -303,5 +251,5 @@ def _label_error_section(view: PlanView) -> None:
     )  # fmt: skip
 
 
-label_error_section(PlanView(p, s, answer, target_pts, chart))
+label_error_section(PlanView(p, answer, target_pts, chart))
 page.finish_page()

@@ -15,6 +15,11 @@ from nkcore.resolution.label_error import LabelErrorEstimate, LabelErrorFloor
 from nkcore.resolution.plan import Plan
 
 __all__ = [
+    "ALPHA_HELP",
+    "CHART_NOTE",
+    "DISCORDANCE_HELP",
+    "POWER_HELP",
+    "RESOLUTION_CHART_EXPLAINS",
     "CasesAnswer",
     "CasesMethod",
     "PlanSentences",
@@ -22,10 +27,38 @@ __all__ = [
     "discordance_text",
     "label_error_sentence",
     "label_estimate_sentence",
+    "plan_headline",
     "plan_sentences",
+    "resolvable_points",
+    "summary_rows",
     "target_sentence",
     "target_vs_floor_sentence",
 ]
+
+DISCORDANCE_HELP = (
+    "discordance: the share of cases on which two configs disagree, one right and the other wrong. Only these "
+    "cases carry evidence about which config is better. The chapter's adjacent sample counts disagree on about 6%."
+)
+ALPHA_HELP = (
+    "alpha, the significance level: a difference counts when McNemar's exact p < alpha. A smaller alpha gives "
+    "fewer false wins and needs more cases."
+)
+POWER_HELP = (
+    "power: the probability that a true difference of the target size reaches p < alpha in one evaluation, "
+    "P(p < alpha | true difference = target). 80% is the usual choice; 90% needs about a third more cases."
+)
+CHART_NOTE = (
+    "**Reading the chart.** Blue: the net of discordant cases that must fall one way for p < alpha, divided by the "
+    "cases; it steps because discordant cases come in whole numbers. Grey dashed: the square-root law, z x "
+    "sqrt(discordance / cases) with z the two-sided critical value of alpha (1.96 for 0.05). Red: the true "
+    "difference detected with the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot "
+    "tell'. A line starts where the evaluation can resolve (or detect) anything at all."
+)
+#: The marks of the resolution curve, one line (under the title of its PNG and SVG).
+RESOLUTION_CHART_EXPLAINS = (
+    "Blue: smallest resolvable difference (exact); grey dashed: square-root law; red: detected with the chosen power "
+    "(Connor)."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,3 +341,56 @@ def cases_answer(p: Plan) -> CasesAnswer | None:
         ),
     )
     return CasesAnswer(lead, headline, methods)
+
+
+def resolvable_points(x: float) -> str:
+    """A resolvable difference in points, or 'none' when it exceeds 100 points (nothing is resolvable).
+
+    >>> resolvable_points(0.04), resolvable_points(math.inf)
+    ('4.0 points', 'none')
+    """
+    return f"{_pts(x)} points" if x <= 1.0 else "none"
+
+
+def plan_headline(p: Plan, answer: CasesAnswer | None = None) -> str:
+    """The Planner's answer in one sentence: the cases the target needs (``answer.headline``, from
+    :func:`cases_answer`) or, without a target, the smallest difference the evaluation can resolve: the exact
+    critical count k of McNemar's exact test (:func:`nkcore.resolution.critical_count`), net 2k - m of the m
+    expected discordant cases, divided by the cases.
+
+    >>> from nkcore.resolution.plan import plan
+    >>> plan_headline(plan(200, 0.06))
+    '200 cases at 6% discordance can resolve a difference of 4.0 points or more at p < 0.05; anything smaller returns "cannot tell".'
+    """
+    if answer is not None:
+        return answer.headline
+    disc = discordance_text(p.discordance)
+    if p.critical_count is None:
+        return f"{count(p.cases, 'case')} at {disc} discordance cannot resolve any difference at p < {p.alpha:g}."
+    return (
+        f"{count(p.cases, 'case')} at {disc} discordance can resolve a difference of "
+        f"{resolvable_points(p.min_resolvable_diff)} or more at p < {p.alpha:g}; anything smaller returns "
+        '"cannot tell".'
+    )
+
+
+def summary_rows(
+    p: Plan,
+    answer: CasesAnswer | None,
+    floor: LabelErrorFloor,
+    est: LabelErrorEstimate,
+) -> list[tuple[str, str, str]]:
+    """The Planner's one-page summary rows (label, value, sentence): the plan's three differences, the cases the
+    target needs, the label-error floor and the estimated label error rate."""
+    s = plan_sentences(p)
+    rows = [
+        ("cases", f"{p.cases:,}", f"at {discordance_text(p.discordance)} discordance, alpha {p.alpha:g}"),
+        ("smallest resolvable difference", resolvable_points(p.min_resolvable_diff), s.min_resolvable),
+        (f"detectable at {100 * p.power:.0f}% power", resolvable_points(p.mde_at_power), s.mde),
+        ("square-root law", resolvable_points(p.sqrt_law_diff), s.sqrt_law),
+    ]
+    if answer is not None and answer.cases is not None and p.target_diff is not None:
+        rows.append((f"cases to detect {_pts(p.target_diff)} points", f"{answer.cases:,}", answer.headline))
+    rows.append(("label-error floor", percent(floor.best_measurable_accuracy), label_error_sentence(floor)))
+    rows.append(("estimated label error", percent(est.error_rate), label_estimate_sentence(est)))
+    return rows

@@ -5,15 +5,20 @@ table fits beside the sidebar at 1024 px."""
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
-from typing import Any
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
+from tests.app.helpers import (
+    expander_texts,
+    found,
+    in_order,
+    jargon_without_help,
+    leading_elements,
+    texts_outside_expanders,
+)
 
 PAGE = "pages/3_Compare.py"
 N1_N3 = "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
@@ -25,69 +30,6 @@ HEADLINE = (
 # (borders, row markers; both measured in Chromium): the tests table must fit in it with no horizontal scroll.
 MAIN_WIDTH_AT_1024 = 562
 GRID_CHROME = 42
-
-# Words a product manager in the room may not know: a label (or radio option) holding one needs a help popover.
-JARGON = re.compile(
-    r"\b(alpha0?|eps|McNemar|mid-p|Holm|Wilson|Clopper|bootstrap|MDE|Connor|discordan\w*|power|chi-square|rho|KL|"
-    r"nats|MAB|critical count)\b",
-    re.IGNORECASE,
-)
-WIDGETS = ("radio", "select_slider", "slider", "selectbox", "multiselect", "number_input", "toggle", "checkbox")
-
-
-def found(at: AppTest, element_type: str) -> list[Any]:
-    """Every element (or block) of ``element_type`` in the main area ("expander", "dataframe", "tab", ...)."""
-    return list(at.main.get(element_type))
-
-
-def in_order(node: Any) -> Iterator[Any]:
-    """Every node under ``node`` (itself first) in the order the page shows them (children sorted by position)."""
-    yield node
-    children = getattr(node, "children", None) or {}
-    for index in sorted(children):
-        yield from in_order(children[index])
-
-
-def _text(node: Any) -> str:
-    for attr in ("value", "label"):
-        value = getattr(node, attr, None)
-        if isinstance(value, str):
-            return plain(value)
-    return ""
-
-
-def leading_elements(at: AppTest, n: int) -> list[tuple[str, str]]:
-    """The first ``n`` elements of the main area as (type, text the reader sees), containers and empty placeholders
-    left out: what a room sees first."""
-    leaves = [x for x in in_order(at.main) if not getattr(x, "children", None) and x.type not in ("empty", "main")]
-    return [(x.type, _text(x)) for x in leaves[:n]]
-
-
-def expander_texts(at: AppTest) -> dict[str, str]:
-    """Each expander's label -> the text of the Markdown elements inside it."""
-    return {
-        plain(e.label): "\n".join(_text(x) for x in in_order(e) if x.type in ("markdown", "caption"))
-        for e in found(at, "expander")
-    }
-
-
-def texts_outside_expanders(at: AppTest) -> list[str]:
-    """The text of every Markdown element of the main area that is not inside an expander."""
-    inside = {id(x) for e in found(at, "expander") for x in in_order(e)}
-    return [_text(x) for x in in_order(at.main) if x.type in ("markdown", "caption", "info") and id(x) not in inside]
-
-
-def jargon_without_help(at: AppTest) -> list[str]:
-    """Labels of widgets and metrics of the main area that use a word of :data:`JARGON` (in the label or, for a
-    radio, an option) and have no help popover."""
-    found = []
-    for x in in_order(at.main):
-        if x.type not in (*WIDGETS, "metric"):
-            continue
-        words = plain(x.label) + " " + " ".join(str(o) for o in getattr(x, "options", []) if x.type == "radio")
-        if JARGON.search(words) and not (x.help or "").strip():
-            found.append(plain(x.label))
-    return found
 
 
 def _markdown(at: AppTest) -> str:

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
-from tests.app.test_compare import expander_texts, jargon_without_help, leading_elements, texts_outside_expanders
+from tests.app.helpers import expander_texts, jargon_without_help, leading_elements, texts_outside_expanders
 
 PAGE = "pages/6_Planner.py"
 ANSWER = (
