@@ -38,6 +38,7 @@ __all__ = [
     "item_mean_values",
     "ratings_details",
     "ratings_summary",
+    "scale_values",
     "upload_bins_chooser",
 ]
 
@@ -94,7 +95,20 @@ def bin_upload(table: pd.DataFrame, bins: int) -> pd.DataFrame:
 
 
 def _wide(ds: Dataset) -> bool:
-    return ordinal.is_ordinal_frame(ds.frame) and binned(ds, ordinal.DEFAULT_BINS)[1] is not None
+    """Labels are an ordered numeric scale with more than 11 values, one row per rating (label counts are kept)."""
+    if "label" not in ds.frame.columns or not ordinal.is_ordinal_frame(ds.frame):
+        return False
+    return binned(ds, ordinal.DEFAULT_BINS)[1] is not None
+
+
+def scale_values(frame: pd.DataFrame) -> np.ndarray:
+    """The distinct numbers of an ordered scale, ascending: the labels, or the values of ``count_<value>`` columns."""
+    if "label" in frame.columns:
+        num = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+    else:
+        cols = [str(c) for c in frame.columns if str(c).startswith("count_")]
+        num = pd.to_numeric(pd.Series([c[len("count_") :] for c in cols]), errors="coerce").to_numpy(dtype=float)
+    return np.unique(num[np.isfinite(num)])
 
 
 def _bins() -> int:
@@ -217,14 +231,11 @@ def _ordinal_part(ds: Dataset, min_k: int) -> list[alt.TopLevelMixin]:
     try:
         means = item_mean_values(ds.frame, min_k)
         bins = int(st.session_state.get("dat_bins", ordinal.DEFAULT_BINS))
-        run = cache.compute(ordinal.ordinal_frames, binned(ds, bins)[0] if _wide(ds) else ds)
-        raw = ordinal.label_values(sorted({str(v) for v in ds.frame["label"]})) if "label" in ds.frame else None
+        binning = binned(ds, bins)[1] if _wide(ds) else None
     except (DataError, ValueError) as exc:
         st.error(md(str(exc)))
         return []
-    values = np.asarray(raw if raw is not None else run.values, dtype=float)
-    wide = _wide(ds)
-    binning = binned(ds, bins)[1] if wide else None
+    values = scale_values(ds.frame)
     head = f"Labels {_scale_words(values)} are numbers, so they are read as an ordered scale"
     if binning is not None:
         st.markdown(
@@ -235,7 +246,7 @@ def _ordinal_part(ds: Dataset, min_k: int) -> list[alt.TopLevelMixin]:
         )
     else:
         near = f"a {values[-2]:g} is closer to a {values[-1]:g} than a {values[0]:g} is"
-        listed = "" if values.size == values[-1] - values[0] + 1 else f" ({', '.join(run.labels)})"
+        listed = "" if values.size == values[-1] - values[0] + 1 else f" ({', '.join(f'{v:g}' for v in values)})"
         st.markdown(md(f"{head}{listed}: {near}. If they are codes for categories, turn this off."))
     st.caption(
         "So closeness counts, not only an exact match. Beside the label metrics, a model can be scored by the MAE "

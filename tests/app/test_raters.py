@@ -331,3 +331,19 @@ def test_rater_ids_from_the_file_are_shown_literally(run_page: RunPage) -> None:
     assert not any("](http" in t or "**b**" in t for t in texts)
     captions = [plain(c.value) for c in at.caption]
     assert any(c.startswith("Least in line with the others: rater '[x](http://e.org)'") for c in captions), captions
+
+
+def test_label_counts_on_a_1_to_5_scale_get_the_ordered_part_without_raters(run_page: RunPage) -> None:
+    rng = np.random.default_rng(0)
+    c = rng.integers(0, 5, size=(40, 5))
+    c[:, 0] += 1  # every item has a rating
+    frame = pd.DataFrame({"item": [f"i{i}" for i in range(40)], **{f"count_{v}": c[:, v - 1] for v in range(1, 6)}})
+    at = _upload_and_store(run_page, "counts.csv", frame)
+    assert any(plain(m.value).startswith("Labels 1-5 are numbers, so they are read") for m in at.markdown)
+    means = (c @ np.arange(1, 6)) / c.sum(axis=1)  # the oracle: numpy on the counts
+    q = np.quantile(means, [0.1, 0.5, 0.9])
+    assert (
+        f"40 items (N): the median item's mean rating is {q[1]:.2f}; 80% of items lie between {q[0]:.2f} and "
+        f"{q[2]:.2f}."
+    ) in [plain(x.value) for x in at.caption]
+    assert any("label counts without rater ids" in plain(i.value) for i in at.info)
