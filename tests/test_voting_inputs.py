@@ -99,6 +99,25 @@ def test_exact_curve_ceiling_holds_whatever_the_setting(monkeypatch: pytest.Monk
         v.parse_samples(_one_case(1001))
 
 
+def test_answers_marked_correct_without_gold_show_their_own_text() -> None:
+    # Case 1: two spellings of the right answer marked correct; case 2: one; case 3: none marked correct.
+    frame = pd.DataFrame(
+        {
+            "case": [1, 1, 1, 2, 2, 2, 3, 3],
+            "sample": [1, 2, 3, 1, 2, 3, 1, 2],
+            "answer": ["42", "41", "42.0", "x", "y", "x", "q", "r"],
+            "correct": [1, 0, 1, 0, 1, 0, 0, 0],
+        }
+    )
+    s = v.parse_samples(frame)
+    assert not any("<correct>" in g for g in s.gold) and not any("<correct>" in a for lab in s.labels for a in lab)
+    assert s.gold == ("42 / 42.0", "y", v.samples.NO_GOLD)
+    assert s.labels == (("42 / 42.0", "41"), ("x", "y"), ("q", "r"))
+    # the vote is unchanged: the answers marked correct are one answer, and correctness is the column's
+    np.testing.assert_array_equal(s.correct_matrix()[:, :2], np.array([[1, 0], [0, 1], [0, 0]], dtype=float))
+    assert s.codes[0].tolist() == [0, 1, 0] and s.gold_code.tolist() == [0, 1, -1]
+
+
 def test_cases_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     frame = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "sample": [1, 2] * 3, "correct": [1, 0] * 3})
     monkeypatch.setenv("NKP_MAX_CASES", "2")

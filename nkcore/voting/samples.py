@@ -17,13 +17,16 @@ from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds import show_names
 
-__all__ = ["EXACT_MAX_SAMPLES", "SampleSet", "parse_samples"]
+__all__ = ["EXACT_MAX_SAMPLES", "NO_GOLD", "SampleSet", "parse_samples"]
 
 EXACT_MAX_SAMPLES = 1000
 """The exact curve's ceiling on samples per case: binomial coefficients up to C(1000, 500) ~ 1e299 stay finite in
 float64 (C(1030, 515) does not), whatever the server's ``samples_per_case`` limit says."""
 
 _ROWS_LISTED = 5  # row numbers listed in one message
+_MERGED = "\x00<correct>"  # while coding: every answer marked correct in a case (no user text holds a NUL)
+NO_GOLD = "not given"
+"""The gold shown for a case whose file gives answers and a correct column but no gold answer."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -33,6 +36,9 @@ class SampleSet:
     ``codes[i, j]`` is the answer of case i's j-th sample, coded per case by first occurrence (0 = the answer
     seen first), -1 past the case's last sample; ``gold_code[i]`` is the code of the gold answer (-1 when no
     sample gave it); ``labels[i]`` maps codes back to answers; ``latency_s`` (NaN-padded) when given.
+    Without a gold column (answers and a correct column), the answers marked correct in a case are one code,
+    labelled with their text joined by " / ", and ``gold[i]`` is that label, or :data:`NO_GOLD` when no sample of
+    the case is marked correct.
     """
 
     cases: tuple[str, ...]
@@ -184,6 +190,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
 
     binary = not has_answer
     answers = pd.Series(dtype=object)
+    merged: dict[str, str] | None = None  # with answer + correct and no gold: case -> its answers marked correct
     if has_answer:
         blank = _is_blank(df["answer"])
         if blank.any():
@@ -223,9 +230,14 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
             if (both > 1).any():
                 c, a = both.index[both > 1][0]
                 raise DataError(f"case {c}: answer '{a}' is marked both correct and wrong")
-            # All answers marked correct in a case count as the one correct answer.
-            answers = pd.Series(np.where(is_correct, "<correct>", answers.to_numpy()), index=df.index)
-            gold_s = pd.Series("<correct>", index=df.index)
+            # All answers marked correct in a case count as the one correct answer (a placeholder while coding,
+            # then those answers' own text, which is also the gold shown; "not given" where none is marked).
+            right_answers = (
+                pd.DataFrame({"c": case_key, "a": answers})[is_correct].drop_duplicates().groupby("c", sort=False)["a"]
+            )
+            merged = {str(c): " / ".join(str(a) for a in g) for c, g in right_answers}
+            answers = pd.Series(np.where(is_correct, _MERGED, answers.to_numpy()), index=df.index)
+            gold_s = pd.Series(_MERGED, index=df.index)
 
     latency: np.ndarray | None = None
     if "latency_s" in df.columns:
@@ -277,8 +289,11 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
         row = [seen.setdefault(a, len(seen)) for a in ans_arr[idx]]
         codes[i, : len(idx)] = row
         g = str(gold_arr[idx[0]])
-        golds.append(g)
         gold_code[i] = seen.get(g, -1)
+        if merged is not None:  # the placeholder becomes the text of the answers marked correct
+            seen = {(merged.get(str(c), a) if a == _MERGED else a): code for a, code in seen.items()}
+            g = merged.get(str(c), NO_GOLD)
+        golds.append(g)
         labels.append(tuple(seen))
         if lat_mat is not None and lat_sorted is not None:
             lat_mat[i, : len(idx)] = lat_sorted[idx]

@@ -17,6 +17,7 @@ from nkcore.nk.priors import preset_names
 from tests.conftest import SAMPLE_DIR
 from tests.fuzz.strategies import (
     FLOAT_WORDS,
+    CliRun,
     any_file_bytes,
     cell_text,
     check_cli,
@@ -74,8 +75,16 @@ def _json(data: st.DataObject, argv: list[str]) -> list[str]:
     return argv
 
 
-def _check(argv: list[str]) -> None:
-    check_cli(run_cli(argv))
+def _check(argv: list[str]) -> CliRun:
+    """Run the CLI and check it (:func:`tests.fuzz.strategies.check_cli`); the run, for the test's own asserts."""
+    return check_cli(run_cli(argv))
+
+
+def _assert_clean(run: CliRun) -> None:
+    """The property every run keeps, asserted in the test itself: exit 0 or 2, never a traceback, a message on 2."""
+    assert run.code in (0, 2), (run.argv, run.code, run.stderr[-300:])
+    assert "Traceback" not in run.stderr, (run.argv, run.stderr[-300:])
+    assert run.code == 0 or run.stderr.strip(), run.argv
 
 
 @fuzz_settings()
@@ -89,7 +98,7 @@ def test_data(files: dict[str, Path], data: st.DataObject) -> None:
     columns = st.sampled_from(("item", "rater", "label", "case", "answer", "n=1", "", "nope")) | cell_text
     for _ in range(data.draw(st.integers(0, 3))):
         argv.append(f"--map={data.draw(roles)}={data.draw(columns)}")
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 @fuzz_settings()
@@ -102,7 +111,7 @@ def test_compare(files: dict[str, Path], data: st.DataObject) -> None:
     _flag(data, argv, "--b", configs)
     _flag(data, argv, "--alpha", float_args)
     _flag(data, argv, "--interval", st.sampled_from(("wilson", "clopper-pearson", "exact", "")))
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 # --cases up to a few thousand (10,000,000 is legal but costs seconds), plus values that must be refused.
@@ -121,7 +130,7 @@ def test_plan(data: st.DataObject) -> None:
     _flag(data, argv, "--power", float_args)
     _flag(data, argv, "--target-diff", float_args)
     _flag(data, argv, "--label-error", float_args)
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 @fuzz_settings(0.5)
@@ -134,7 +143,7 @@ def test_vote(files: dict[str, Path], data: st.DataObject) -> None:
     n_boot = st.sampled_from(("100", "100", "150", "99", "0", "-5", "1000001", "9" * 30, "abc", "1e2"))
     argv.append(f"--n-boot={data.draw(n_boot)}")
     _flag(data, argv, "--seed", int_args)
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 @fuzz_settings()
@@ -156,7 +165,7 @@ def test_fanout(files: dict[str, Path], data: st.DataObject) -> None:
     _flag(data, argv, "--trigger", st.sampled_from(("no_plurality", "no_majority", "split", "x")), p=3)
     _flag(data, argv, "--price-per-call", float_args)
     _flag(data, argv, "--requests-per-month", float_args)
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 alpha_text = st.one_of(
@@ -200,10 +209,14 @@ def test_nk(files: dict[str, Path], data: st.DataObject) -> None:
     metrics = st.sampled_from(("acc", "tv", "wins", "kl", "kl_smooth", "js", "ce", "f1", "acc,tv", "x", "", "acc,acc"))
     _flag(data, argv, "--metric", metrics)
     _flag(data, argv, "--eps", float_args)
+    _flag(data, argv, "--method", st.sampled_from(("exact", "simulate", "x")))
+    _flag(data, argv, "--subset", st.sampled_from(("dataset=A", "A", "=", "item=1", "")) | cell_text, p=4)
+    _flag(data, argv, "--item-key", st.sampled_from(("item,rater", "item", "nope", ",", "")) | cell_text, p=4)
+    _flag(data, argv, "--keep", st.sampled_from(("first", "last", "x")), p=4)
     argv.append(f"--rounds={data.draw(st.sampled_from(('20', '20', '2', '1', '0', '-3', 'abc')))}")
     _flag(data, argv, "--seed", int_args)
     argv.append(f"--workers={data.draw(st.sampled_from(('1', '1', '2', '0', '-1')))}")
-    _check(_json(data, argv))
+    _assert_clean(_check(_json(data, argv)))
 
 
 # Argument sets that broke a subcommand once (or are the reason a limit exists): each must answer or refuse in one line.
@@ -246,11 +259,11 @@ HOSTILE_ARGUMENTS: dict[str, tuple[str, ...]] = {
 def test_hostile_arguments(name: str, files: dict[str, Path]) -> None:
     """Each remembered hostile argument set: exit 0 or 2, one line on stderr, strict JSON with --json."""
     argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in HOSTILE_ARGUMENTS[name]]
-    check_cli(run_cli([*argv, "--json"]))
+    _assert_clean(check_cli(run_cli([*argv, "--json"])))
 
 
 @fuzz_settings(0.5)
 @given(argv=st.lists(st.sampled_from(("data", "compare", "plan", "vote", "fanout", "nk", "--json", "-h")) | text_args))
 def test_random_words(argv: list[str]) -> None:
     """Any list of words: argparse refusals are one line too (``-h`` prints help and exits 0)."""
-    _check(argv)
+    _assert_clean(_check(argv))
