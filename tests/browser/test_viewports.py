@@ -142,11 +142,7 @@ def _heatmap_reads(page: Page, tries: int = 20) -> None:
 # Cases whose page shows metric labels wider than their column at that size: the fix is the page's own text or
 # layout (named in the reason); strict=False, so the case passes as soon as the page is fixed. Only a cut metric is
 # excused (raises=MetricCut): an overlapping heatmap label or an exception still fails the case.
-PAGE_FIXES = {
-    ("Data", 1024): "Data page: the summary's metrics, three to a row in a 564 px main area, cut 'ratings per item "
-    "(K), min / median / max' and 'agreement (Krippendorff's alpha)'; two to a row (show_numbers per_row=2) or "
-    "shorter labels with the rest in the caption",
-}
+PAGE_FIXES: dict[tuple[str, int], str] = {}
 
 
 def _cases() -> list[Any]:
