@@ -276,13 +276,13 @@ def line_with_band(
     title: str = "",
 ) -> alt.LayerChart:
     """A line with points and a shaded interval band (``lo`` to ``hi``), one colour per ``color`` group."""
-    enc_color = alt.Color(f"{color}:N", title=None) if color else alt.value(PALETTE[0])
+    enc_color = alt.Color(f"{color}:N", title=None) if color else alt.ColorValue(PALETTE[0])
     base = alt.Chart(data, title=split_title(title) if title else "").encode(
         x=alt.X(f"{x}:Q", title=x_title),
         color=enc_color,
     )
     band = base.mark_area(opacity=0.18).encode(
-        y=alt.Y(f"{lo}:Q", title=y_title, axis=alt.Axis(format=y_format)), y2=f"{hi}:Q"
+        y=alt.Y(f"{lo}:Q", title=y_title, axis=alt.Axis(format=y_format)), y2=alt.Y2(hi)
     )
     tooltip = [alt.Tooltip(f"{x}:Q"), alt.Tooltip(f"{y}:Q", format=y_format)]
     tooltip += [alt.Tooltip(f"{lo}:Q", format=y_format), alt.Tooltip(f"{hi}:Q", format=y_format)]
@@ -322,14 +322,16 @@ def interval_dots(
         )
     )
     whisker = base.mark_rule(strokeWidth=2, color=PALETTE[0]).encode(
-        x=alt.X(f"{lo}:Q", title=value_title, axis=alt.Axis(format=value_format)), x2=f"{hi}:Q"
+        x=alt.X(f"{lo}:Q", title=value_title, axis=alt.Axis(format=value_format)), x2=alt.X2(hi)
     )
     tooltip = [alt.Tooltip(f"{label}:N")] + [alt.Tooltip(f"{c}:Q", format=value_format) for c in (value, lo, hi)]
-    dot = base.mark_point(filled=True, size=80, color=PALETTE[0]).encode(x=f"{value}:Q", tooltip=tooltip)
+    dot = base.mark_point(filled=True, size=80, color=PALETTE[0]).encode(x=alt.X(f"{value}:Q"), tooltip=tooltip)
     layers: list[alt.Chart] = [whisker, dot]
     if zero_rule:
         layers.append(
-            alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
+            alt.Chart(pd.DataFrame({"zero": [0.0]}))
+            .mark_rule(color="#444", strokeDash=[4, 3])
+            .encode(x=alt.X("zero:Q"))
         )
     # Streamlit fits title, axis and legend into the height: the title's lines, 90 px of axis, 45 px a row
     return alt.LayerChart(layer=layers).properties(

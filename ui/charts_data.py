@@ -82,7 +82,7 @@ def k_histogram(k_hist: Sequence[tuple[int, int]], min_k: int = 1) -> alt.Chart:
                 axis=alt.Axis(labelAngle=0, labelOverlap="parity", labelSeparation=4),
             ),
             y=alt.Y("items:Q", title="items (N)", axis=alt.Axis(format=",~d")),
-            color=alt.condition(alt.datum.kept, alt.value(PALETTE[0]), alt.value("#c9ced6")),
+            color=alt.ColorValue("#c9ced6", condition={"test": "datum.kept", "value": PALETTE[0]}),
             tooltip=[
                 alt.Tooltip("k:O", title="ratings per item (K)"),
                 alt.Tooltip("items:Q", title="items", format=","),

@@ -255,9 +255,9 @@ def gap_distributions(
                 axis=alt.Axis(labelOverlap=True, format=fmt, titleLimit=600),
                 scale=alt.Scale(domain=[lo, hi], nice=False),
             ),
-            x2="right:Q",
+            x2=alt.X2("right"),
             y=alt.Y("share:Q", title="share of evaluations", stack=None, axis=alt.Axis(format=".0%")),
-            y2=alt.datum(0),
+            y2=alt.Y2Datum(0),
             color=color,
             tooltip=[
                 alt.Tooltip("datasets:N", title="evaluations"),
@@ -267,7 +267,7 @@ def gap_distributions(
             ],
         )
     )
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="x:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x=alt.X("x:Q"))
     return alt.LayerChart(layer=[bars, zero]).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=340 + title_px(chart_title)
     )

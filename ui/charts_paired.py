@@ -119,10 +119,12 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     )
     base = alt.Chart(diffs, title=chart_title)
     whisker = base.mark_rule(strokeWidth=3).encode(
-        y=y, yOffset=y_offset, x=alt.X("low:Q", axis=x_axis), x2="high:Q", color=color, tooltip=tooltip
+        y=y, yOffset=y_offset, x=alt.X("low:Q", axis=x_axis), x2=alt.X2("high"), color=color, tooltip=tooltip
     )
-    dot = base.mark_point(filled=True, size=70).encode(y=y, yOffset=y_offset, x="diff:Q", color=color, tooltip=tooltip)
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x="zero:Q")
+    dot = base.mark_point(filled=True, size=70).encode(
+        y=y, yOffset=y_offset, x=alt.X("diff:Q"), color=color, tooltip=tooltip
+    )
+    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x=alt.X("zero:Q"))
     n_pairs = max(1, diffs["pair"].nunique())
     # Streamlit fits title, axis and legend (one or two lines) into the height
     return alt.LayerChart(layer=[whisker, dot, zero]).properties(
@@ -168,19 +170,19 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
     )
     layers: list[alt.Chart] = [lines]
     now = pd.DataFrame({"cases": [cases], "label": [f"now: {cases:,} cases"]})
-    layers.append(alt.Chart(now).mark_rule(color="#444", strokeDash=[2, 2]).encode(x="cases:Q"))
+    layers.append(alt.Chart(now).mark_rule(color="#444", strokeDash=[2, 2]).encode(x=alt.X("cases:Q")))
     layers.append(
         alt.Chart(now)
         .mark_text(align="left", dx=4, dy=-6, color="#444", fontSize=12)
-        .encode(x="cases:Q", y=alt.value(8), text="label:N")
+        .encode(x=alt.X("cases:Q"), y=alt.YValue(8), text=alt.Text("label:N"))
     )
     if target_diff is not None:
         tgt = pd.DataFrame({"diff": [target_diff], "label": [f"target: {100 * target_diff:.1f} points"]})
-        layers.append(alt.Chart(tgt).mark_rule(color=PALETTE[3], strokeWidth=2).encode(y="diff:Q"))
+        layers.append(alt.Chart(tgt).mark_rule(color=PALETTE[3], strokeWidth=2).encode(y=alt.Y("diff:Q")))
         layers.append(
             alt.Chart(tgt)
             .mark_text(align="left", dx=4, dy=-6, color="#8a6100", fontSize=12)
-            .encode(y="diff:Q", x=alt.value(0), text="label:N")
+            .encode(y=alt.Y("diff:Q"), x=alt.XValue(0), text=alt.Text("label:N"))
         )
     # Streamlit fits title, axis and legend into the height
     return alt.LayerChart(layer=layers).properties(

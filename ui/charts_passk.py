@@ -31,12 +31,12 @@ def passk_chart(curves: pd.DataFrame) -> alt.LayerChart:
     band = base.mark_area(opacity=0.15).encode(
         x=x,
         y=alt.Y("ci_low:Q", title="share of cases", axis=alt.Axis(format=".0%"), scale=alt.Scale(domain=[0, 1])),
-        y2="ci_high:Q",
+        y2=alt.Y2("ci_high"),
         color=color,
     )
     line = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True), strokeWidth=2.5).encode(
         x=x,
-        y="value:Q",
+        y=alt.Y("value:Q"),
         color=color,
         tooltip=[
             alt.Tooltip("series:N", title="reading"),

@@ -126,12 +126,14 @@ def nk_plane(
     lines = (
         alt.Chart(lines_df)
         .mark_line(color=LINE_COLOR, strokeWidth=1, strokeDash=[5, 3])
-        .encode(x=x, y=y, detail="budget:N")
+        .encode(x=x, y=y, detail=alt.Detail("budget:N"))
     )
     ends = lines_df.sort_values("k").groupby("budget", as_index=False).last()
     ends["label"] = [f"{int(b):,}" for b in ends["budget"]]
     labels = (
-        alt.Chart(ends).mark_text(align="center", dy=-17, fontSize=11, color="#555").encode(x=x, y=y, text="label:N")
+        alt.Chart(ends)
+        .mark_text(align="center", dy=-17, fontSize=11, color="#555")
+        .encode(x=x, y=y, text=alt.Text("label:N"))
     )
     chart_title = split_title(title)
     points = (
@@ -147,7 +149,7 @@ def nk_plane(
         layers.append(
             alt.Chart(top)
             .mark_text(align="left", dx=8, dy=-17, fontSize=12, fontWeight="bold", color=MINIMAL_COLOR)
-            .encode(x=x, y=y, text="label:N")
+            .encode(x=x, y=y, text=alt.Text("label:N"))
         )
         star = pd.DataFrame(
             [{"n": minimal.n, "k": minimal.k, "budget": minimal.budget, "what": "smallest budget with p < 0.05"}]

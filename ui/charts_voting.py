@@ -40,7 +40,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         .encode(
             x=x,
             y=alt.Y("ci_low:Q", title="accuracy (majority vote)", axis=y_axis, scale=alt.Scale(zero=False)),
-            y2="ci_high:Q",
+            y2=alt.Y2("ci_high"),
         )
     )
     exact = measured.assign(series="measured (exact, all subsets)")
@@ -65,7 +65,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         .mark_point(shape="diamond", size=70, filled=True)
         .encode(
             x=x,
-            y="first_n_accuracy:Q",
+            y=alt.Y("first_n_accuracy:Q"),
             color=color,
             tooltip=[
                 N_TIP,
@@ -78,7 +78,7 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         .mark_line(strokeDash=[5, 3], strokeWidth=2)
         .encode(
             x=x,
-            y="accuracy:Q",
+            y=alt.Y("accuracy:Q"),
             color=color,
             tooltip=[
                 alt.Tooltip("series:N", title="model"),
@@ -125,7 +125,7 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             # a gradient, not a row of symbols that runs off a phone's width
             legend=alt.Legend(orient="bottom", type="gradient", format=".1f", gradientLength=160, titleOrient="left"),
         ),
-        fill=alt.condition("datum.within", alt.Color("p95:Q", scale=scale, legend=None), alt.value("white")),
+        fill=alt.Fill("p95:Q", scale=scale, legend=None, condition={"test": "!datum.within", "value": "white"}),
         tooltip=[
             alt.Tooltip("label:N", title="configuration"),
             alt.Tooltip("accuracy:Q", format=".1%"),
@@ -142,10 +142,14 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             alt.Tooltip("p95:Q", title="p95 latency (s)", format=".1f"),
         ],
     )
-    labels = base.mark_text(dx=14, align="left", fontSize=13, limit=NAME_LABEL_PX).encode(text="short_label:N")
+    labels = base.mark_text(dx=14, align="left", fontSize=13, limit=NAME_LABEL_PX).encode(
+        text=alt.Text("short_label:N")
+    )
     layers: list[alt.Chart] = []
     if has_ci:
-        layers.append(base.mark_rule(color="#888", strokeWidth=2).encode(y="accuracy_low:Q", y2="accuracy_high:Q"))
+        layers.append(
+            base.mark_rule(color="#888", strokeWidth=2).encode(y=alt.Y("accuracy_low:Q"), y2=alt.Y2("accuracy_high"))
+        )
     chart_title = title(
         "Accuracy against cost per 1,000 requests",
         "colour: p95 latency; hollow: over the latency budget" + ("; bars: 95% interval" if has_ci else ""),
@@ -183,14 +187,16 @@ def latency_bars_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             ),
             tooltip=[
                 alt.Tooltip("label:N", title="configuration"),
-                "percentile:N",
+                alt.Tooltip("percentile:N"),
                 alt.Tooltip("seconds:Q", format=".2f"),
             ],
         )
     )
     budget = alt.Chart(pd.DataFrame({"budget": [budget_s], "text": [f"budget {budget_s:.1f} s"]}))
-    rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x="budget:Q")
-    text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(x="budget:Q", y=alt.value(0), text="text:N")
+    rule = budget.mark_rule(color="#444", strokeDash=[4, 3]).encode(x=alt.X("budget:Q"))
+    text = budget.mark_text(align="left", dx=4, dy=-6, color="#444").encode(
+        x=alt.X("budget:Q"), y=alt.YValue(0), text=alt.Text("text:N")
+    )
     chart_title = title("Request latency per configuration", "p50, p95 and p99 against the budget (dashed)")
     return alt.LayerChart(layer=[dots, rule, text]).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=alt.Step(34), title=chart_title
