@@ -206,26 +206,19 @@ with page.user_errors():
         )
         u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
         st.markdown(md(voting.unfixable_sentence(u)))
-        cases = pd.DataFrame(
-            [
-                {
-                    "case": c.case,
-                    "gold answer": c.gold,
-                    "most common answer": c.top_answer,
-                    "votes for it": c.top_count,
-                    "votes for gold": c.gold_count,
-                    "samples": c.n_samples,
-                    "all samples agree": c.unanimous,
-                    "all answers (count)": c.answers,
-                }
-                for c in u.cases
-            ]
-        )
-        if len(cases):
-            with st.expander(f"The {len(cases)} cases still wrong with every sample"):
-                exports.table(
-                    cases, "unfixable_cases", hide_index=True, width="stretch", height=min(400, 38 + 35 * len(cases))
-                )
+        if u.cases:  # the table (and its CSV) is built only while the expander is open
+            more = st.expander(
+                f"The {len(u.cases)} cases still wrong with every sample", key="smp_show_unfixable", on_change="rerun"
+            )
+            if more.open:
+                cases = pd.DataFrame(
+                    [{"case": c.case, "gold answer": c.gold, "most common answer": c.top_answer,
+                      "votes for it": c.top_count, "votes for gold": c.gold_count, "samples": c.n_samples,
+                      "all samples agree": c.unanimous, "all answers (count)": c.answers} for c in u.cases]
+                )  # fmt: skip
+                with more:
+                    height = min(400, 38 + 35 * len(cases))
+                    exports.table(cases, "unfixable_cases", hide_index=True, width="stretch", height=height)
 
     with unfixable_box:
         unfixable_section(a, tie)

@@ -262,3 +262,19 @@ def test_the_pass_at_k_section_renders_below_the_verdict(run_page: RunPage) -> N
     assert {"case", "right samples", "share right"} <= set(flaky.value.columns)
     # a flaky case has some samples right and some wrong: its share right is strictly between 0% and 100%
     assert ((flaky.value["share right"] > 0) & (flaky.value["share right"] < 100)).all()
+
+
+def test_unfixable_cases_table_is_drawn_once_opened(run_page: RunPage) -> None:
+    """The table of cases still wrong with every sample is built only while its expander is open (a closed
+    expander costs a rerun nothing); opened, it lists the 38 cases of the verdict's "38 of the 44"."""
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception
+    labels = [plain(e.label) for e in at.main.get("expander")]
+    assert "The 38 cases still wrong with every sample" in labels
+    assert not [d for d in at.dataframe if "votes for gold" in d.value.columns]  # closed: not built
+    at.session_state["smp_show_unfixable"] = True
+    at.run()
+    assert not at.exception and not error_texts(at)
+    tables = [d.value for d in at.dataframe if "votes for gold" in d.value.columns]
+    assert len(tables) == 1 and len(tables[0]) == 38
+    assert (tables[0]["most common answer"] != tables[0]["gold answer"]).all()  # every listed case is wrong
