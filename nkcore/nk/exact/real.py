@@ -52,7 +52,8 @@ ENUM_MAX = 1_000_000
 DRAWS_MAX = 1_000_000
 """Draws in all (items x draws per item) of an estimated real-data law."""
 PER_ITEM_CALLS = 20_000
-"""Up to this many qualifying items an estimated law draws each item's ratings in one numpy call per item."""
+"""Up to this many qualifying items an estimated law draws the ratings of the items with the same label counts in
+one numpy call (items with the same counts share the call; their draws are split in item order)."""
 FALLBACK_ROUNDS = 1000
 """Resampling rounds for macro F1 (not a mean over items)."""
 _CACHE: dict[tuple[str, int, tuple[str, ...]], tuple[dict[str, ItemLaw], int]] = {}
@@ -75,6 +76,27 @@ def _units(mt: str, gold: np.ndarray, data: PairData, idx: np.ndarray) -> np.nda
     lb = np.broadcast_to(data.labels_b[idx].reshape(idx.shape + (1,) * (len(shape) - 1)), shape)
     d = item_gaps(mt, gold, da, db, la, lb, data.is_prob)
     return np.rint(d * UNIT).astype(np.int64)
+
+
+def _distinct_draws(gold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (item, composition) pairs of ``gold`` (items, draws, M) with their multiplicities: (item rows,
+    compositions (pairs, M), counts). The law from them, weighted by the counts, is the law of every draw (each
+    pair's gap is the same number); only fewer gaps are computed. Compositions are keyed in base K + 1.
+
+    >>> r, g, c = _distinct_draws(np.array([[[1, 0], [1, 0], [0, 1]]]), 1)
+    >>> r.tolist(), g.tolist(), c.tolist()
+    ([0, 0], [[1, 0], [0, 1]], [2.0, 1.0])
+    """
+    n_items, per, m = gold.shape
+    if float(k + 1) ** m * n_items >= 2.0**62:  # keys would not fit: every draw as it is
+        return np.repeat(np.arange(n_items), per), gold.reshape(-1, m), np.ones(n_items * per)
+    base = np.int64(k + 1) ** np.arange(m, dtype=np.int64)
+    keys = gold.astype(np.int64) @ base + np.arange(n_items, dtype=np.int64)[:, None] * np.int64(k + 1) ** m
+    uniq, counts = np.unique(keys.ravel(), return_counts=True)
+    rows = uniq // (np.int64(k + 1) ** m)
+    rest = uniq % (np.int64(k + 1) ** m)
+    comp = (rest[:, None] // base[None, :]) % (k + 1)
+    return rows, comp.astype(gold.dtype), counts.astype(float)
 
 
 def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict[str, ItemLaw], int]:
@@ -104,23 +126,32 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
                 + gammaln(k + 1)
                 + gammaln(c.sum(-1) - k + 1)
             )
-        prob = np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0) / qual.size
-        gold = np.broadcast_to(g, (qual.size, n_comp, m))
+        prob = np.exp(logp[ok]) / qual.size
+        # only the compositions each item can give (g <= its counts): one row per (item, composition)
+        row, col = np.nonzero(ok)
+        gold = comp[col]
         for mt in mts:
-            units[mt].append(_units(mt, gold, data, qual)[ok])
-        weights.append(prob[ok])
+            units[mt].append(_units(mt, gold, data, qual[row]))
+        weights.append(prob)
         exact, n_items = True, 0
     else:
         per = max(1, DRAWS_MAX // qual.size)
         rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, 2)))
         limits.check_memory(qual.size * per * m * 8 * 8, "the real data's estimated per-item law")
-        if qual.size <= PER_ITEM_CALLS:  # numpy's multivariate hypergeometric, one call per item: fastest
-            gold = np.stack([rng.multivariate_hypergeometric(data.counts[i], k, size=per) for i in qual])
+        if qual.size <= PER_ITEM_CALLS:  # numpy's multivariate hypergeometric, one call per distinct count vector
+            vecs, inv = np.unique(data.counts[qual], axis=0, return_inverse=True)
+            inv = inv.ravel()
+            gold = np.empty((qual.size, per, m), dtype=np.int64)
+            for v in range(vecs.shape[0]):
+                rows = np.flatnonzero(inv == v)
+                draws = rng.multivariate_hypergeometric(vecs[v], k, size=per * rows.size)
+                gold[rows] = draws.reshape(rows.size, per, m)
         else:
             gold = draw_without_replacement(rng, np.repeat(data.counts[qual][:, None, :], per, axis=1), k)
-        for mt in mts:
-            units[mt].append(_units(mt, gold, data, qual).ravel())
-        weights.append(np.full(qual.size * per, 1.0))
+        rows, gold_rows, mult = _distinct_draws(gold, k)
+        for mt in mts:  # each distinct (item, composition) scored once, weighted by how often it was drawn
+            units[mt].append(_units(mt, gold_rows, data, qual[rows]))
+        weights.append(mult)
         exact, n_items = False, qual.size * per
     w = np.concatenate(weights)
     for mt in mts:
