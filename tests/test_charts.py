@@ -405,3 +405,23 @@ def test_draw_sends_the_spec_with_the_theme_and_its_data() -> None:
     assert spec["config"]["font"] == charts.FONT and spec["padding"] == charts.PADDING
     assert len(chart.proto.datasets) == 1
     assert [r["config"] for r in _records(chart.proto.datasets[0].data.data)] == ["n=1", "n=3"]
+
+
+def test_draw_with_a_selection_returns_the_selection_state() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def app() -> None:
+        import streamlit as st
+
+        from tests.test_charts import _cells
+        from ui import charts, charts_nk
+
+        chart = charts_nk.heatmap(_cells(), "p", 1000, 2, None, "Accuracy: how repeatable")
+        state = charts.draw(chart, key="heat", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION)
+        st.write(sorted(state["selection"]))
+
+    at = AppTest.from_function(app).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (chart,) = at.get("vega_lite_chart")
+    assert list(chart.proto.selection_mode) == [charts_nk.CELL_SELECTION]
+    assert charts_nk.CELL_SELECTION in at.session_state["heat"]["selection"]

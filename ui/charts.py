@@ -20,7 +20,7 @@ import hashlib
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
@@ -147,13 +147,25 @@ def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     return out
 
 
-def draw(chart: alt.TopLevelMixin | dict[str, Any], *, key: str | None = None) -> None:
-    """Draw a chart (an Altair chart or a spec from :func:`spec`) at the container's width.
+def draw(
+    chart: alt.TopLevelMixin | dict[str, Any],
+    *,
+    key: str | None = None,
+    on_select: Literal["ignore", "rerun"] = "ignore",
+    selection_mode: str | Sequence[str] | None = None,
+) -> Any:
+    """Draw a chart (an Altair chart, or a spec from :func:`spec` or ``ui.cache.chart_spec``) at the container's
+    width; with ``on_select="rerun"``, a click on a selection (``selection_mode``: its name) reruns the page and
+    the selection is returned (as ``st.vega_lite_chart`` returns it), otherwise None is returned.
 
     ``st.vega_lite_chart`` of the unvalidated spec: Streamlit's ``st.altair_chart`` validates the whole chart on
-    every rerun. The data travels as it does with ``st.altair_chart`` (Streamlit moves the spec's named datasets
-    into Arrow), and the theme is the same (its config is in the spec)."""
-    st.vega_lite_chart(chart if isinstance(chart, dict) else spec(chart), width="stretch", key=key)
+    every rerun. The data travels as it does with ``st.altair_chart`` (named Arrow datasets), and the theme is the
+    same (its config is in the spec)."""
+    the_spec = chart if isinstance(chart, dict) else spec(chart)
+    if on_select == "ignore":
+        st.vega_lite_chart(the_spec, width="stretch", key=key)
+        return None
+    return st.vega_lite_chart(the_spec, width="stretch", key=key, on_select=on_select, selection_mode=selection_mode)
 
 
 def wrap(text: str, width: int) -> list[str]:
