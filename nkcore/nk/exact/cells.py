@@ -94,6 +94,24 @@ def result_fields(c: CellNumbers) -> dict[str, object]:
     }
 
 
+_LATTICES: dict[tuple[int, float, bool], tuple[ItemLaw, cv.Lattice]] = {}
+"""Per-item laws already put on a lattice, by (law's id, step, nearest); the entry holds the law itself, so its id
+stays its own while the entry lives. Every N of a K with an integer step shares the same lattice."""
+
+
+def law_lattice(law: ItemLaw, h: float, near: bool) -> cv.Lattice:
+    """``convolve.on_lattice`` of a per-item law, cached (the same law on the same step: the same lattice)."""
+    key = (id(law), float(h), bool(near))
+    got = _LATTICES.get(key)
+    if got is not None and got[0] is law:
+        return got[1]
+    lat = cv.on_lattice(law.values, law.prob, h, near)
+    if len(_LATTICES) > 512:
+        _LATTICES.clear()
+    _LATTICES[key] = (law, lat)
+    return lat
+
+
 def _cdf(lat: cv.Lattice) -> np.ndarray:
     return np.minimum(np.cumsum(lat.pmf), 1.0)
 
@@ -183,8 +201,8 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
         f0 = float(cv.edgeworth_cdf(at if flip else -at, t))
         return f0 if flip else 1.0 - f0
     near = not exact_step and n <= NEAREST_MAX_N
-    s1 = cv.power(cv.on_lattice(alt.values, alt.prob, h, near), n)
-    s0l = cv.power(cv.on_lattice(null.values, null.prob, h, near), n)
+    s1 = cv.power(law_lattice(alt, h, near), n)
+    s0l = cv.power(law_lattice(null, h, near), n)
     med1 = int(_quantiles(s1, _cdf(s1), np.array([0.5]))[0])
     med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
     return _p_lattice(s1, s0l, med0 > med1)
@@ -208,8 +226,8 @@ def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNu
 
 
 def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool = False) -> CellNumbers:
-    l1 = cv.on_lattice(alt.values, alt.prob, h, near)
-    l0 = cv.on_lattice(null.values, null.prob, h, near)
+    l1 = law_lattice(alt, h, near)
+    l0 = law_lattice(null, h, near)
     want = not (alt.exact and null.exact)
     small = max(l1.pmf.size, l0.pmf.size) * n <= INFLUENCE_MAX  # influence on the lattice, else the normal form
     s1, rest1 = cv.powers(l1, n, want and small and not alt.exact)
