@@ -371,6 +371,7 @@ def test_spec_is_altairs_validated_spec_with_the_data_as_named_arrow_datasets(in
     chart = _every_chart()[index]
     ref = chart.to_dict()
     fast = charts.spec(chart)
+    assert chart.to_dict() == ref, "the chart's frames are put back"
     assert all(isinstance(v, bytes) for v in fast["datasets"].values())  # Arrow, as st.altair_chart sends it
     rows = {name: _records(raw) for name, raw in fast["datasets"].items()}
     rename = {}

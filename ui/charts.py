@@ -115,22 +115,23 @@ def enable_theme() -> None:
 _COMPOSITIONS = ("layer", "hconcat", "vconcat", "concat")
 
 
-def _named_data(chart: Any, datasets: dict[str, bytes]) -> Any:
-    """A shallow copy of ``chart`` (and of its sub-charts) whose data frames are replaced by named datasets; the
-    frames go into ``datasets`` (name -> Arrow IPC bytes, the name a hash of the bytes, as Streamlit's own Altair
-    path does). Altair's default path turns a frame into JSON rows through a slow sanitising copy."""
-    out = chart.copy(deep=False)
-    data = getattr(out, "data", alt.Undefined)
+def _swap_data(chart: Any, datasets: dict[str, bytes], swapped: list[tuple[Any, Any]]) -> None:
+    """Replace, in place, every data frame of ``chart`` and of its sub-charts by a named dataset; the frames go into
+    ``datasets`` (name -> Arrow IPC bytes, the name a hash of the bytes, as Streamlit's own Altair path does) and
+    (chart, frame) into ``swapped`` so that :func:`spec` puts them back. Altair's default path turns a frame into
+    JSON rows through a slow sanitising copy."""
+    data = getattr(chart, "data", alt.Undefined)
     if isinstance(data, pd.DataFrame):
         raw = dataframe_util.convert_anything_to_arrow_bytes(data)
         name = "d" + hashlib.md5(raw, usedforsecurity=False).hexdigest()
         datasets[name] = raw
-        out.data = alt.NamedData(name=name)
+        swapped.append((chart, data))
+        chart.data = alt.NamedData(name=name)
     for attr in _COMPOSITIONS:
-        parts = getattr(out, attr, alt.Undefined)
+        parts = getattr(chart, attr, alt.Undefined)
         if isinstance(parts, list):
-            setattr(out, attr, [_named_data(p, datasets) for p in parts])
-    return out
+            for part in parts:
+                _swap_data(part, datasets, swapped)
 
 
 def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
@@ -138,10 +139,17 @@ def spec(chart: alt.TopLevelMixin) -> dict[str, Any]:
     named Arrow datasets: what :func:`draw` sends, and what a page may cache (a plain, picklable dict).
 
     Validating a layered chart costs more than the rest of a rerun; the builders' output is validated by the
-    tests instead (``tests/test_charts.py``)."""
+    tests instead (``tests/test_charts.py``). The chart's frames are swapped for their names while it is converted
+    and put back afterwards (copying the chart cost as much as converting it), so ``chart`` is unchanged."""
     enable_theme()
     datasets: dict[str, bytes] = {}
-    out: dict[str, Any] = _named_data(chart, datasets).to_dict(validate=False)
+    swapped: list[tuple[Any, Any]] = []
+    try:
+        _swap_data(chart, datasets, swapped)
+        out: dict[str, Any] = chart.to_dict(validate=False)
+    finally:
+        for part, frame in swapped:
+            part.data = frame
     if datasets:
         out["datasets"] = {**out.get("datasets", {}), **datasets}
     return out
