@@ -8,7 +8,7 @@ towards one label is assumed away. The crossed (pigeonhole) bootstrap draws both
 2. every rating of rater r is kept w_r times, so item i's label counts become c'_im = sum_{ratings j of i with
    label m} w_{rater(j)};
 3. draw N items with replacement among the items with at least K kept ratings, and K of each drawn item's kept
-   ratings without replacement (multivariate hypergeometric on c'_i, :func:`nkcore.nk.resample.draw_without_replacement`);
+   ratings without replacement (multivariate hypergeometric on c'_i, :func:`nkcore.nk.draws.draw_k`);
    items with fewer than K kept ratings cannot be drawn (as in item-only resampling) and their share is reported.
 
 Both models are scored against those K ratings; the null is the same resampling with each drawn item's two
@@ -39,6 +39,7 @@ from nkcore.common import limits
 from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.draws import draw_from_cum, draw_k, plurality_major
 from nkcore.nk.frames import pair_data
 from nkcore.nk.grid import PAPER_KS, Config, configurations
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
@@ -46,7 +47,6 @@ from nkcore.nk.resample import (
     RESAMPLE_WORK_FACTOR,
     TASK_BYTES_PER_CELL,
     PairData,
-    draw_without_replacement,
     full_gaps,
     resample_cells,
     summarize_gaps,
@@ -68,7 +68,6 @@ __all__ = [
 ]
 
 _CHUNK_CELLS = 1 << 18
-_SEQUENTIAL_MAX_K = 40
 """Rounds of one rater draw are processed together: about this many (round, drawn item) pairs at the largest N."""
 
 
@@ -237,7 +236,7 @@ def crossed_cells(
             u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
             idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
             rows = (live[:, None] * n_used + idx).ravel()
-            dmaj = _draw_from_cum(krng, cum_all[:, rows], k)
+            dmaj = draw_from_cum(krng, cum_all[:, rows], k)
             per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
             sums = {"acc": np.cumsum(per_item["acc"], axis=1, dtype=np.int64)} if "acc" in per_item else {}
             for ci in cis:
@@ -327,68 +326,6 @@ def crossed_cells(
     return out
 
 
-def draw_k(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
-    """K ratings per row drawn without replacement from the row's label counts (rows (L, M) with >= K ratings each).
-
-    The law of :func:`nkcore.nk.resample.draw_without_replacement` (the multivariate hypergeometric), computed
-    label-major for speed: K sequential draws of a uniform position u in [0, remaining) against the remaining
-    cumulative counts (label = #{j : u >= cum_j}), each followed by removing that rating; above K = 40 the chain of
-    hypergeometrics of ``draw_without_replacement``.
-
-    >>> draw_k(np.random.default_rng(0), np.array([[3, 0, 2], [0, 5, 0]]), 5).tolist()  # K = all ratings: all drawn
-    [[3, 0, 2], [0, 5, 0]]
-    """
-    c = np.asarray(counts, dtype=np.int64)
-    if k > _SEQUENTIAL_MAX_K:
-        return draw_without_replacement(rng, c, k)
-    return np.ascontiguousarray(_draw_major(rng, np.ascontiguousarray(c.T), k).T)
-
-
-def _draw_major(rng: np.random.Generator, cmaj: np.ndarray, k: int) -> np.ndarray:
-    """:func:`draw_k` on label-major counts (M, L): returns the drawn counts (M, L)."""
-    if k > _SEQUENTIAL_MAX_K:
-        return np.ascontiguousarray(draw_without_replacement(rng, cmaj.T, k).T)
-    return _draw_from_cum(rng, np.cumsum(cmaj, axis=0, dtype=np.float32), k).astype(np.int64)
-
-
-def _draw_from_cum(rng: np.random.Generator, cum0: np.ndarray, k: int) -> np.ndarray:
-    """:func:`draw_k` on label-major cumulative counts (M, L) (float32, whole numbers): the drawn counts (M, L), float32.
-
-    Each of the K steps draws x = r x T (r uniform in [0, 1) in float32, T the remaining ratings): the rating at
-    position floor(x) has label c = #{j : floor(x) >= cum_j} = #{j : x >= cum_j} (cum_j whole), and removing it
-    lowers cum_j by 1 exactly where x < cum_j. floor(x) < T always: r <= 1 - 2^-24 and T < 2^24 is a float32, so the
-    correctly rounded r x T stays below T.
-    """
-    m = cum0.shape[0]
-    if k > _SEQUENTIAL_MAX_K:
-        counts = np.diff(cum0, axis=0, prepend=0).astype(np.int64)
-        return np.ascontiguousarray(draw_without_replacement(rng, np.ascontiguousarray(counts.T), k).T, np.float32)
-    cum = cum0.copy()
-    n_rows = cum.shape[1]
-    below = np.empty(n_rows, dtype=bool)
-    for _ in range(k):
-        x = rng.random(n_rows, dtype=np.float32)
-        x *= cum[m - 1]
-        for j in range(m - 1):
-            np.less(x, cum[j], out=below)
-            cum[j] -= below
-        cum[m - 1] -= 1
-    drawn = np.subtract(cum0, cum, out=cum)  # drawn ratings of labels 0..j
-    drawn[1:] -= drawn[:-1]  # (numpy copies the overlapping operand)
-    return drawn
-
-
-def _plurality_major(dmaj: np.ndarray) -> np.ndarray:
-    """Plurality label of label-major counts (M, L), ties to the lowest label (as :func:`nkcore.nk.scores.plurality`)."""
-    best = dmaj[0].copy()
-    lab = np.zeros(dmaj.shape[1], dtype=np.int64)
-    for j in range(1, dmaj.shape[0]):
-        better = dmaj[j] > best
-        lab[better] = j
-        np.maximum(best, dmaj[j], out=best)
-    return lab
-
-
 def _item_gaps(
     data: PairData,
     idx: np.ndarray,
@@ -405,7 +342,7 @@ def _item_gaps(
     if swap_rng is not None:
         swap = swap_rng.random(idx.shape) < 0.5
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-    lg = _plurality_major(dmaj).reshape(idx.shape)
+    lg = plurality_major(dmaj).reshape(idx.shape)
     out: dict[str, np.ndarray] = {}
     gold = dists = None
     for mt in mts:

@@ -34,7 +34,7 @@ from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
-from nkcore.nk.crossed import draw_k
+from nkcore.nk.draws import draw_k
 from nkcore.nk.frames import ratings_of
 from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
 from nkcore.nk.resample import RESAMPLE_WORK_FACTOR

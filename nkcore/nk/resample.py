@@ -1,7 +1,8 @@
 """Ask the (N, K) question of real data: resample rated items and compare two real models' predictions.
 
 Each round draws N items with replacement among the items with at least K ratings ("qualifying" items), and
-K of each drawn item's ratings without replacement (multivariate hypergeometric on the item's label counts);
+K of each drawn item's ratings without replacement (multivariate hypergeometric on the item's label counts,
+:func:`draw_k`);
 both models are scored against that K-rating sample. Per cell (budget, K):
 - reproducibility: the share of rounds that agree with the full data's direction (the seed's definition:
   "the share of resampling rounds that reach the same conclusion"); NaN when the full data shows no difference
@@ -28,6 +29,7 @@ from scipy import stats
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.draws import FLOAT32_WHOLE, draw_from_cum, draw_without_replacement
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.pvalue import cell_stats
@@ -256,40 +258,6 @@ def full_gaps(data: PairData, metrics: Sequence[str] = PAPER_METRICS) -> dict[st
     }
 
 
-def draw_without_replacement(rng: np.random.Generator, counts: np.ndarray, k: int) -> np.ndarray:
-    """K ratings per row drawn without replacement from the row's label counts (rows need >= K ratings).
-
-    K <= 40: K sequential draws (a uniform against the remaining counts, then remove the drawn rating);
-    larger K: the multivariate hypergeometric as a chain of hypergeometrics,
-    c_j ~ Hypergeometric(x_j, remaining - x_j, K - sum_{l<j} c_l).
-    """
-    lead, m = counts.shape[:-1], counts.shape[-1]
-    if k <= UNIFORM_MAX_K:
-        rem = counts.astype(np.int64).copy()
-        tot = rem.sum(axis=-1)
-        out = np.zeros_like(rem)
-        for _ in range(k):
-            u = np.floor(rng.random(lead) * tot).astype(np.int64)  # a uniform position among the remaining ratings
-            cum = np.cumsum(rem, axis=-1)
-            cat = np.minimum(np.count_nonzero(u[..., None] >= cum, axis=-1), m - 1)
-            onehot = np.eye(m, dtype=np.int64)[cat]
-            out += onehot
-            rem -= onehot
-            tot -= 1
-        return out
-    out = np.empty(counts.shape, dtype=np.int64)
-    rem_tot = counts.sum(axis=-1).astype(np.int64)
-    left = np.full(lead, k, dtype=np.int64)
-    for j in range(m - 1):
-        good = counts[..., j].astype(np.int64)
-        cj = rng.hypergeometric(good, rem_tot - good, left)
-        out[..., j] = cj
-        left -= cj
-        rem_tot -= good
-    out[..., m - 1] = left
-    return out
-
-
 def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float) -> np.ndarray:
     """Per round (rows of ``d``: per-item gaps), does the paired test find ``direction`` significant at alpha?"""
     if direction == 0:
@@ -312,24 +280,50 @@ def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float
 
 
 def _round_gaps(
-    data: PairData, qual: np.ndarray, n: int, k: int, size: int, rng: np.random.Generator, null: bool, metrics: tuple
+    data: PairData,
+    cum_items: np.ndarray | None,
+    qual: np.ndarray,
+    n: int,
+    k: int,
+    size: int,
+    rng: np.random.Generator,
+    null: bool,
+    metrics: tuple,
 ) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """``size`` rounds of one configuration: per metric the score gaps and the per-item gaps (None for F1).
+
+    ``cum_items``: the items' label-major cumulative counts (M, items) in float32 for :func:`draw_from_cum`, or
+    None (then :func:`draw_without_replacement`).
+    """
     idx = qual[rng.integers(0, qual.size, size=(size, n))]
-    gold = draw_without_replacement(rng, data.counts[idx], k)
-    da, db = data.dist_a[idx], data.dist_b[idx]
+    if cum_items is not None and k <= UNIFORM_MAX_K:
+        dmaj = draw_from_cum(rng, cum_items[:, idx.ravel()], k)
+        gold = np.ascontiguousarray(dmaj.T, dtype=np.int64).reshape(size, n, -1)
+    else:
+        gold = draw_without_replacement(rng, data.counts[idx], k)
     la, lb = data.labels_a[idx], data.labels_b[idx]
+    swap = None
     if null:
         swap = rng.random((size, n)) < 0.5
-        da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
     out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+    lg = plurality(gold) if any(mt in ("acc", "f1") for mt in metrics) else None
+    dists: tuple[np.ndarray, np.ndarray] | None = None
     for mt in metrics:
         if mt == "f1":
-            lg = plurality(gold)
+            assert lg is not None
             out[mt] = (macro_f1(lg, la, gold.shape[-1]) - macro_f1(lg, lb, gold.shape[-1]), None)
+            continue
+        if mt == "acc":  # item_scores' Accuracy: the hard label against the plurality of the K ratings
+            d = (la == lg).astype(float) - (lb == lg).astype(float)
         else:
-            d = item_gaps(mt, gold, da, db, la, lb, data.is_prob)
-            out[mt] = (tie_exact_mean(d), d)  # equal rounds give equal gaps: ties count as ties in p
+            if dists is None:
+                da, db = data.dist_a[idx], data.dist_b[idx]
+                if swap is not None:
+                    da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
+                dists = (da, db)
+            d = item_gaps(mt, gold, dists[0], dists[1], la, lb, data.is_prob)
+        out[mt] = (tie_exact_mean(d), d)  # equal rounds give equal gaps: ties count as ties in p
     return out
 
 
@@ -369,6 +363,9 @@ def resample_cells(
     limits.check_memory(len(configs) * int(rounds) * 2 * len(mts) * 8 * 2, "keeping the resampled gaps")
     full = full_gaps(data, mts)
     totals = data.counts.sum(axis=1)
+    cum_items = (
+        np.cumsum(data.counts.T, axis=0, dtype=np.float32) if int(totals.max()) < FLOAT32_WHOLE else None
+    )  # label-major cumulative counts, shared by every round (float32 holds them exactly)
     jobs = []
     for ci, cfg in enumerate(configs):
         qual = np.flatnonzero(totals >= cfg.k)
@@ -383,7 +380,7 @@ def resample_cells(
         ci, side, _, size, chunk, qual = job
         cfg = configs[ci]
         rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(cfg.n, cfg.k, side, chunk)))
-        res = _round_gaps(data, qual, cfg.n, cfg.k, size, rng, side == 1, mts)
+        res = _round_gaps(data, cum_items, qual, cfg.n, cfg.k, size, rng, side == 1, mts)
         if side == 0:  # keep only what is needed: the gaps, and per round "significant in the full direction?"
             return {
                 mt: (g, None if d is None else _paired_significant(d, mt, int(np.sign(full[mt])), alpha))
