@@ -151,9 +151,7 @@ with page.user_errors():
         if note := words.cases_per_n_note(curve):
             st.caption(note)
         if a.binary:
-            st.caption(
-                "This data has a correct column and no answers: votes are read as correct against one wrong answer."
-            )
+            st.caption(words.BINARY_NOTE)
 
     with neff_box:
         est_tab = voting.n_eff_table(p, ns, est_rho)

@@ -196,10 +196,7 @@ def label_error_section(view: PlanView) -> None:
 def _label_error_section(view: PlanView) -> None:
     p = view.plan
     st.subheader("The label-error floor")
-    st.markdown(
-        "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold "
-        "labels."
-    )
+    st.markdown(resolution_text.LABEL_FLOOR_INTRO)
     e_pct = st.slider(
         "label error rate (% of gold labels that are wrong)", min_value=0.0, max_value=10.0, value=3.0, step=0.5,
         format="%.1f%%", key="pln_err", bind="query-params",

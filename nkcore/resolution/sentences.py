@@ -18,6 +18,7 @@ __all__ = [
     "ALPHA_HELP",
     "CHART_NOTE",
     "DISCORDANCE_HELP",
+    "LABEL_FLOOR_INTRO",
     "POWER_HELP",
     "RESOLUTION_CHART_EXPLAINS",
     "CasesAnswer",
@@ -53,6 +54,9 @@ CHART_NOTE = (
     "sqrt(discordance / cases) with z the two-sided critical value of alpha (1.96 for 0.05). Red: the true "
     "difference detected with the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot "
     "tell'. A line starts where the evaluation can resolve (or detect) anything at all."
+)
+LABEL_FLOOR_INTRO = (
+    "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold labels."
 )
 #: The marks of the resolution curve, one line (under the title of its PNG and SVG).
 RESOLUTION_CHART_EXPLAINS = (

@@ -18,6 +18,7 @@ from nkcore.voting.unfixable import UnfixableErrors
 
 __all__ = [
     "ADAPTIVE_NOTE",
+    "BINARY_NOTE",
     "CURVE_CAPTION",
     "CURVE_NOTES",
     "N_EFF_HELP",
@@ -72,6 +73,7 @@ CURVE_NOTES = (
     "and 'split' tie rules: over every subset, which tied answer comes first is a fair coin, which is split credit; "
     "the rules differ only for the diamonds."
 )
+BINARY_NOTE = "This data has a correct column and no answers: votes are read as correct against one wrong answer."
 CURVE_CAPTION = (
     "Solid line and band: measured accuracy with its 95% interval. Dashed lines: what models predict from the "
     "single-call accuracy. Diamonds: the vote over each case's first n samples."
