@@ -248,6 +248,65 @@ def read_ratings(
     return ratings_from_frame(table), fingerprint(got.frame)
 
 
+def read_ratings_counts(
+    path: Path, subset: str | None = None, item_key: str | None = None, keep: str | None = None
+) -> pd.DataFrame:
+    """:func:`read_ratings` as a label-count table: ``item`` + one ``count_<label>`` column per label."""
+    r, _ = read_ratings(path, subset, item_key, keep)
+    return pd.DataFrame(
+        {"item": list(r.items), **{f"{COUNT_PREFIX}{lab}": r.counts[:, j] for j, lab in enumerate(r.labels)}}
+    )
+
+
+def read_ratings_table(
+    path: Path, subset: str | None = None, item_key: str | None = None, keep: str | None = None
+) -> pd.DataFrame:
+    """A ratings file as ``data FILE`` reads it, kept one row per rating (``item``, ``rater`` when the file names
+    raters, ``label``), so rater identity survives; a label-count file comes back as :func:`read_ratings_counts`."""
+    got = _read(path, subset, item_key)
+    guess = _guess(got.frame, "ratings", got.forced)
+    if guess.layout == "counts":
+        return read_ratings_counts(path, subset, item_key, keep)
+    guess = _usable(got.frame, guess, got.forced, True)
+    table = apply_mapping(got.frame, "ratings", guess.mapping)
+    return _unique_pairs(table, "ratings", got, guess.mapping.get("item"), keep)
+
+
+def read_predictions_table(
+    path: Path, subset: str | None = None, item_key: str | None = None, keep: str | None = None
+) -> pd.DataFrame:
+    """A predictions file mapped to item, model, pred_label / p_<label>, as ``data FILE`` reads it, for use beside a
+    ratings file: ``subset`` (``COLUMN=VALUE``) applies when the file has that column (else every row is kept and
+    the predictions are matched to the rated items), ``item_key`` names items by several columns, ``keep`` keeps
+    the first or last of repeated (item, model) rows (else they are refused with their count and cause)."""
+    whole = frame = read_table(path)
+    if subset is not None:
+        chosen: tuple[str, str] | None
+        try:
+            chosen = parse_subset(subset, frame)
+        except DataError:  # no such subset column in the predictions: they are matched to the ratings' items
+            chosen = None
+        if chosen is not None:
+            frame = subset_rows(frame, *chosen)
+    forced: dict[str, str] = {}
+    if item_key is not None:
+        frame = with_key(frame, parse_item_key(item_key))
+        forced["item"] = KEY_COLUMN
+    guess = detect_kind(frame, "predictions")
+    mapping = {**guess.mapping, **forced}
+    if guess.missing and not (set(guess.missing) <= set(forced)):
+        raise DataError(f"{path.name}: not a predictions table ({guess.reason})")
+    table = apply_mapping(frame, "predictions", mapping)
+    columns = key_columns("predictions")
+    dup = duplicates(table, columns) if columns else None
+    if dup is not None and columns is not None:
+        if keep is None:
+            item = None if forced else guess.mapping.get("item")
+            raise DataError(f"{path.name}: " + duplicates_advice(dup, whole, item, "predictions"))
+        table = drop_duplicates(table, keep, columns)
+    return table
+
+
 def derive_files(
     what: str,
     predictions: Path,

@@ -44,7 +44,6 @@ from nkcore.nk.grid import (
 from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import Prior, preset_names, resolve_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence, p_phrase
-from nkcore.ratings import COUNT_PREFIX
 
 __all__ = ["register", "run"]
 
@@ -120,64 +119,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _ratings_frame(args: argparse.Namespace) -> pd.DataFrame:
-    """The ``--ratings`` file as a label-count table (item + ``count_<label>``), read as ``data`` reads it.
+    """The ``--ratings`` file as a label-count table (item + ``count_<label>``), read as ``data`` reads it
+    (:func:`nkcore.cli_data.read_ratings_counts`: ``--subset``, ``--item-key``, ``--keep``)."""
+    from nkcore.cli_data import read_ratings_counts
 
-    :func:`nkcore.cli_data.read_ratings` (one row per rating, label counts or nested ratings; ``--subset``,
-    ``--item-key``, ``--keep``); the (N, K) engine needs each item's label counts only.
-    """
-    from nkcore.cli_data import read_ratings
-
-    r, _ = read_ratings(args.ratings, args.subset, args.item_key, args.keep)
-    return pd.DataFrame(
-        {"item": list(r.items), **{f"{COUNT_PREFIX}{lab}": r.counts[:, j] for j, lab in enumerate(r.labels)}}
-    )
+    return read_ratings_counts(args.ratings, args.subset, args.item_key, args.keep)
 
 
 def _predictions_frame(args: argparse.Namespace) -> pd.DataFrame:
-    """The ``--predictions`` file mapped to item, model, pred_label / p_<label>, with the ratings' ``--subset`` (when
-    the file has that subset), ``--item-key`` and ``--keep`` applied as ``data`` applies them."""
-    from nkcore.io import read_table
-    from nkcore.kinds import (
-        KEY_COLUMN,
-        apply_mapping,
-        detect_kind,
-        drop_duplicates,
-        duplicates,
-        duplicates_advice,
-        key_columns,
-        parse_item_key,
-        parse_subset,
-        subset_rows,
-        with_key,
-    )
+    """The ``--predictions`` file as ``data`` reads it, with the ratings' ``--subset`` (when the file has that
+    subset), ``--item-key`` and ``--keep`` (:func:`nkcore.cli_data.read_predictions_table`)."""
+    from nkcore.cli_data import read_predictions_table
 
-    path: Path = args.predictions
-    whole = frame = read_table(path)
-    if args.subset is not None:
-        chosen: tuple[str, str] | None
-        try:
-            chosen = parse_subset(args.subset, frame)
-        except DataError:  # no such subset column in the predictions: they are matched to the ratings' items
-            chosen = None
-        if chosen is not None:
-            frame = subset_rows(frame, *chosen)
-    forced: dict[str, str] = {}
-    if args.item_key is not None:
-        frame = with_key(frame, parse_item_key(args.item_key))
-        forced["item"] = KEY_COLUMN
-    guess = detect_kind(frame, "predictions")
-    mapping = {**guess.mapping, **forced}
-    if guess.missing and not (set(guess.missing) <= set(forced)):
-        raise DataError(f"{path.name}: not a predictions table ({guess.reason})")
-    table = apply_mapping(frame, "predictions", mapping)
-    columns = key_columns("predictions")
-    dup = duplicates(table, columns) if columns else None
-    if dup is not None and columns is not None:
-        if args.keep is None:
-            item = None if forced else guess.mapping.get("item")
-            raise DataError(f"{path.name}: " + duplicates_advice(dup, whole, item, "predictions"))
-        table = drop_duplicates(table, args.keep, columns)
-    return table
+    return read_predictions_table(args.predictions, args.subset, args.item_key, args.keep)
 
 
 def _prior(args: argparse.Namespace) -> tuple[Prior, dict[str, Any]]:

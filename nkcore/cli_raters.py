@@ -2,6 +2,7 @@
 
     python -m nkcore raters --ratings FILE [--predictions FILE --models A,B --crossed] [--ordinal] [--json]
         [--budgets 100,250,500,1000,2500] [--ks 1-10] [--metric acc] [--rounds 1000] [--seed 0] [--bins 5] [--top 10]
+        [--subset COLUMN=VALUE] [--item-key COL1,COL2] [--keep first|last]   (files read as ``data`` reads them)
 
 JSON keys (extra keys may be added, never renamed):
 - ``raters``: ``n_raters``, ``n_ratings``, ``n_items``, ``alpha`` (Krippendorff's, nominal), ``ratings_per_rater``
@@ -29,6 +30,7 @@ import pandas as pd
 from nkcore.cli_util import print_json, to_jsonable
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.kinds import KEEP_CHOICES
 
 __all__ = ["register", "run"]
 
@@ -55,19 +57,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0): same seed, same numbers")
     p.add_argument("--bins", type=int, default=5, help="bins for a wide ordinal scale (default 5)")
     p.add_argument("--top", type=int, default=10, help="raters listed as moving alpha the most (default 10)")
+    p.add_argument(
+        "--subset",
+        metavar="COLUMN=VALUE",
+        help="use only the rows whose COLUMN is VALUE, in both files (as in 'data'; e.g. one LeWiDi dataset)",
+    )
+    p.add_argument("--item-key", metavar="COL1,COL2", help="name each item by several columns joined (as in 'data')")
+    p.add_argument(
+        "--keep",
+        choices=KEEP_CHOICES,
+        help="repeated (item, rater) or (item, model) rows: keep the first or the last of each (default: refuse)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
-
-
-def _read(path: Path, kind: str) -> pd.DataFrame:
-    from nkcore.io import read_table
-    from nkcore.kinds import apply_mapping, detect_kind
-
-    frame = read_table(path)
-    guess = detect_kind(frame, kind)
-    if guess.missing:
-        raise DataError(f"{path}: not a {kind} table ({guess.reason})")
-    return apply_mapping(frame, kind, guess.mapping)
 
 
 def _pair(models: str | None, preds: pd.DataFrame) -> tuple[str, str]:
@@ -95,8 +97,14 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--crossed needs --predictions (the two models to compare)")
     if args.models and args.predictions is None:
         raise DataError("--models goes with --predictions")
-    ratings = _read(args.ratings, "ratings")
-    preds = _read(args.predictions, "predictions") if args.predictions is not None else None
+    from nkcore.cli_data import read_predictions_table, read_ratings_table
+
+    ratings = read_ratings_table(args.ratings, args.subset, args.item_key, args.keep)
+    preds = (
+        read_predictions_table(args.predictions, args.subset, args.item_key, args.keep)
+        if args.predictions is not None
+        else None
+    )
     out: dict[str, Any] = {"raters": None}
     if "rater" in ratings.columns:
         from nkcore.summary.raters import raters_frame

@@ -135,3 +135,21 @@ def test_popquorn_scores_against_pandas() -> None:
     assert score.mae == pytest.approx(float((model - human).abs().mean()), rel=1e-9)
     assert score.spearman == pytest.approx(stats.spearmanr(human, model).statistic, rel=1e-9)
     assert run.check is not None and run.check.sentence == run.sentence
+
+
+def test_binning_ignores_float_artefacts_at_the_ends_and_never_names_a_bin_minus_zero():
+    """Pavlick's slider stores -50.0001 / 50.0001: the scale is still -50..50 (edges every 20), the middle bin '0'."""
+    from nkcore.nk.ordinal import _binning
+
+    b = _binning(np.array([-50.0001, -3.0, 0.0, 7.5, 50.0001]), 5)
+    assert b.edges == (-50.0, -30.0, -10.0, 10.0, 30.0, 50.0)
+    assert b.names == ("-40", "-20", "0", "20", "40")
+    b7 = _binning(np.array([-51.0, 51.0]), 3)  # a midpoint at -0.0 exactly
+    assert "-0" not in b7.names and "0" in b7.names
+
+
+def test_label_counts_are_returned_unbinned():
+    """A label-count table (item + count_<label>) has no label column: bin_frames leaves it as it is."""
+    counts = pd.DataFrame({"item": ["a", "b"], "count_1": [2, 0], "count_5": [1, 3]})
+    out, pred, binning = bin_frames(counts)
+    assert out is counts and pred is None and binning is None

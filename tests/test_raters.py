@@ -125,3 +125,30 @@ def test_cli_json_keys_and_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--crossed needs --predictions" in capsys.readouterr().err
     assert main([*args[:3], "--ordinal"]) == 2  # safe / unsure / unsafe are not numbers
     assert "ordered numeric labels" in capsys.readouterr().err
+
+
+def test_cli_subset_reads_one_dataset_of_a_file_as_data_does(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two datasets in one file sharing item and rater ids: whole, every (item, rater) repeats and is refused; with
+    --subset the summary is raters_frame's on that dataset's rows, cut by pandas."""
+    import json
+    from pathlib import Path
+
+    from nkcore.cli import main
+
+    items, raters, labels = _crowd(3, n_items=30, n_raters=6)
+    one = pd.DataFrame({"item": items, "rater": raters, "label": labels})
+    two = one.assign(label=(one["label"] + 1) % 3)
+    frame = pd.concat([one.assign(dataset="a"), two.assign(dataset="b")], ignore_index=True)
+    path = Path(str(tmp_path)) / "two.csv"
+    frame.to_csv(path, index=False)
+    assert main(["raters", "--ratings", str(path), "--json"]) == 2
+    assert "repeat" in capsys.readouterr().err.lower()
+    assert main(["raters", "--ratings", str(path), "--subset", "dataset=b", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)["raters"]
+    want = raters_frame(frame[frame["dataset"] == "b"][["item", "rater", "label"]].astype(str))
+    assert got["n_ratings"] == len(two) and got["n_raters"] == want.n_raters
+    assert got["alpha"] == pytest.approx(want.alpha) and got["agreement"] == pytest.approx(want.agreement)
+    assert main(["raters", "--ratings", str(path), "--keep", "last", "--json"]) == 0  # the last of each: dataset b
+    assert json.loads(capsys.readouterr().out)["raters"]["alpha"] == pytest.approx(want.alpha)

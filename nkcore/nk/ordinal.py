@@ -285,10 +285,11 @@ def _homan_sentence(n: int, smallest: int | None, holds: bool | None, most: int,
 
 
 def _binning(values: np.ndarray, n_bins: int) -> Binning:
-    lo, hi = math.floor(float(values.min())), math.ceil(float(values.max()))  # whole-number ends: -50..50
+    # whole-number ends (-50..50); rounded first so that a float artefact (50.0001) does not widen the scale by one
+    lo, hi = math.floor(round(float(values.min()), 2)), math.ceil(round(float(values.max()), 2))
     edges = np.linspace(lo, hi, int(n_bins) + 1)
     mids = (edges[:-1] + edges[1:]) / 2
-    names = tuple(f"{x:g}" for x in np.round(mids, 6))
+    names = tuple(f"{x:g}" for x in np.round(mids, 6) + 0.0)  # + 0.0: a midpoint of -0.0 is named "0"
     parts = [
         f"{names[j]} = [{edges[j]:g}, {edges[j + 1]:g}{']' if j == n_bins - 1 else ')'}" for j in range(int(n_bins))
     ]
@@ -317,6 +318,8 @@ def bin_frames(
     """
     if not (2 <= int(n_bins) <= 50):
         raise DataError(f"bins must be between 2 and 50, got {n_bins}")
+    if "label" not in ratings.columns:  # label counts: the scale is in the count columns' names, never binned here
+        return ratings, predictions, None
     labels = text_column(ratings, "label", "label")
     num = pd.to_numeric(labels, errors="coerce").to_numpy(dtype=float)
     uniq = np.unique(num[np.isfinite(num)])

@@ -228,7 +228,7 @@ def raters_sentence(s: RaterSummary) -> str:
     '3 raters gave 60 ratings (10 to 40 each, median 10); 80.0% of ratings match th'
     """
     lo, med, hi = s.ratings_per_rater
-    med_text = f"{med:g}"
+    med_text = f"{med:,g}"
     head = (
         f"{plural(s.n_raters, 'rater')} gave {s.n_ratings:,} ratings ({lo:,} to {hi:,} each, median {med_text})"
         if lo != hi
@@ -244,7 +244,7 @@ def raters_sentence(s: RaterSummary) -> str:
     t = s.top_changers[0]
     if abs(t.alpha_change) < NOTABLE_CHANGE:
         return (
-            f"{head}{agree}. No single rater stands out: leaving out any one of them moves Krippendorff's alpha "
+            f"{head}{agree}. No single rater moves agreement much: leaving out any one of them moves Krippendorff's alpha "
             f"({s.alpha:.3f}) by less than {NOTABLE_CHANGE}."
         )
     verb = "raises" if t.alpha_change > 0 else "lowers"
