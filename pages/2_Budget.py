@@ -30,8 +30,9 @@ with page.user_errors():
     if cell is not None:
         budget_cell.draw_cell(choices, grid, cell)
     if choices.real:
-        # who rated (crossed resampling of items and raters) and ordered labels: a fragment, its controls redraw it
-        st.fragment(crossed_section)(choices.rds, choices.pds, (choices.model_a, choices.model_b))
+        # who rated (crossed resampling of items and raters) and ordered labels; no st.fragment here or in the
+        # ui.budget_* sections: a fragment's run does not write its bound widgets into the link (seen in a browser)
+        crossed_section(choices.rds, choices.pds, (choices.model_a, choices.model_b))
     budget_notes.draw_method(choices, grid)
     mins = budget_notes.draw_tables(choices, grid)
     budget_notes.draw_summary(choices, grid, answer, cell, mins, chart)

@@ -61,8 +61,8 @@ def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
         st.markdown(md(sentences.shares_sentence(shares, ch.model_a, ch.model_b)))
     st.markdown(md(cell_words(ch, g, cell)))
     if g.exact_view:
-        st.fragment(verify_section)(ch, cell)
-    st.fragment(gaps_section)(ch, g, cell)
+        verify_section(ch, cell)
+    gaps_section(ch, g, cell)
 
 
 def cell_words(ch: Choices, g: Grid, cell: Any) -> str:
@@ -124,8 +124,7 @@ def _simulate(ch: Choices, cell: Any, rounds: int, seed: int) -> list[Any]:
 
 
 def verify_section(ch: Choices, cell: Any) -> None:
-    """'Verify this cell with simulation': the paper's simulation over several seeds beside the engine (a
-    fragment: its controls redraw only this part)."""
+    """'Verify this cell with simulation': the paper's simulation over several seeds beside the engine."""
     verify = st.toggle(
         "Verify this cell with simulation",
         key="bud_verify",

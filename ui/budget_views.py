@@ -110,7 +110,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
         pool = getattr(by_cell.get((budget, best[budget].k)), "n_qualifying", None)
         st.markdown(f"**Best K at this budget.** {md(sentences.best_k_sentence(best[budget], pool))}")
     if ch.prior is not None and ch.metric in ENGINE_METRICS:
-        st.fragment(any_budget)(ch)
+        any_budget(ch)
     note = sentences.extrapolation_note(mcells)
     if note:
         st.warning(md(note), icon=":material/warning:")
@@ -153,7 +153,7 @@ def _plane(ch: Choices, df: Any, shown: list[int], chosen: Any, ans: Answer) -> 
 
 
 def any_budget(ch: Choices) -> None:
-    """Any budget, not only the grid's: the engine finds its best split (a fragment: typing redraws only this)."""
+    """Any budget, not only the grid's: the engine finds its best split."""
     assert ch.prior is not None
     typed = st.columns([1, 2])[0].number_input(
         "Any other budget (ratings): its best split",

@@ -78,3 +78,28 @@ def test_the_answer_is_on_the_first_screen_and_the_plane_draws_the_budgets(
     expect(plane.locator("g.mark-line path[stroke-dasharray]")).to_have_count(3)
     expect(plane.locator('g.mark-symbol path[aria-label*="budget (N x K):"]')).to_have_count(15)
     screenshot(page, f"budget_plane_{size[0]}x{size[1]}")
+
+
+def test_folded_tables_compute_when_opened_and_verify_redraws_its_part(
+    server: str, new_page: Callable[..., Page]
+) -> None:
+    """'Minimal budget for every metric' computes every metric only when opened, and its being open goes into the
+    link; 'Verify this cell with simulation' (a fragment) shows the engine beside the simulation."""
+    page = new_page()
+    goto(page, f"{server}{SMALL_LINK}", timeout=180_000)
+    expect_title(page, "Budget (N x K)")
+    wait_for_app_run(page, 180_000)
+    page.get_by_text("Minimal budget for every metric").first.click()
+    expect_url(page, r"bud_all=true")
+    wait_for_app_run(page, 180_000)
+    # the one-line headline names the paper's metrics, which the shown metric (TV) alone cannot give
+    line = page.get_by_text("In one line:").first
+    expect(line).to_be_visible(timeout=60_000)
+    expect(page.locator('[data-testid="stExpander"]').filter(has_text="In one line:")).to_contain_text("Accuracy")
+    expect(page.get_by_text("The smallest budget on the grid (up to 500)").first).to_be_visible()
+    wait_for_app_run(page, 180_000)
+    page.get_by_text("Verify this cell with simulation").first.click()
+    expect(page.get_by_text(re.compile(r"The simulation (agrees with|and) the engine")).first).to_be_visible(
+        timeout=180_000
+    )
+    expect_url(page, r"bud_verify=true")
