@@ -12,9 +12,9 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
 - **every control** in the main area that is enabled, found on the page rather than listed here (so a page that
   gains or loses a control is measured as it is; one inside a collapsed expander is measured with its expander
   opened, which is closed again afterwards): a slider gets ArrowRight on its focused thumb (ArrowLeft
-  the next time, so it stays in range), a number input its step button, a radio another option, a checkbox or toggle
-  a click, a select box another option and then its own back, a multiselect loses its last chosen option and gets
-  it back. The time runs from the input event (captured in the page) to idle; the median of ``--reps`` changes and
+  the next time, so it stays in range), a number input its step button (an empty one, value None: a typed value,
+  then emptied again), a radio another option, a checkbox or toggle a click, a select box another option and then
+  its own back, a multiselect loses its last chosen option and gets it back. The time runs from the input event (captured in the page) to idle; the median of ``--reps`` changes and
   the first (cold: it may compute what the cache does not hold yet) are printed. An odd number of changes is
   followed by one untimed change back, so that every control leaves the view as it found it.
 
@@ -252,6 +252,16 @@ def _change(page: Any, kind: str, el: Any, step: int) -> None:
         at_max = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
         thumb.focus()
         page.keyboard.press("ArrowLeft" if back != at_max else "ArrowRight")
+    elif kind == "number" and (
+        (back and page.evaluate("() => window.__nkpTyped === true"))
+        or not any(el.locator(f'[data-testid="stNumberInputStep{d}"]').is_enabled() for d in ("Up", "Down"))
+    ):
+        # an empty input (value=None) has both step buttons disabled: type a value in range, then empty it again
+        field = el.locator("input").first
+        lo, hi = float(field.get_attribute("min") or 1), float(field.get_attribute("max") or 1e9)
+        field.fill("" if back else f"{min(max(1000.0, lo), hi):g}")
+        page.evaluate("(typed) => { window.__nkpTyped = typed; }", not back)
+        field.press("Enter")
     elif kind == "number":
         up = el.locator('[data-testid="stNumberInputStepUp"]')
         down = el.locator('[data-testid="stNumberInputStepDown"]')
