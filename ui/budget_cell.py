@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.nk import frames, grid, sentences
-from ui import charts_nk, exports, work
+from ui import charts, charts_nk, exports, work
 from ui.budget_compute import Grid
 from ui.budget_controls import Choices, rounds_and_seed
 from ui.text import md
@@ -199,7 +199,7 @@ def gaps_section(ch: Choices, g: Grid, cell: Any) -> None:
             "Score gap over resampled evaluations of the real data" if real else "Score gap in repeated evaluations",
             ("real predictions", "predictions swapped at random (null)") if real else None,
         )
-        st.altair_chart(dist, width="stretch")
+        charts.draw(dist)
         st.caption(
             (
                 "Blue: gaps when the real data is resampled; grey: the same with each item's two predictions "

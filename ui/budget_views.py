@@ -8,7 +8,7 @@ import streamlit as st
 
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import grid, sentences
-from ui import cache, charts_nk, charts_plane, exports
+from ui import cache, charts, charts_nk, charts_plane, exports
 from ui.budget_compute import SEARCH_MAX, Answer, Grid
 from ui.budget_controls import COLOR_BY, ENGINE_METRICS, Choices
 from ui.text import md
@@ -89,9 +89,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
                 chosen,
                 f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
             )
-            st.altair_chart(
-                chart, width="stretch", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION, key="bud_heat"
-            )
+            charts.draw(chart, key="bud_heat", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION)
             st.caption(HEATMAP_CAPTION)
             exports.download_table_and_chart(
                 grid.cells_frame(g.cells),
@@ -132,7 +130,7 @@ def _plane(ch: Choices, df: Any, shown: list[int], chosen: Any, ans: Answer) -> 
         chosen=chosen,
         minimal=point,
     )
-    st.altair_chart(plane, width="stretch", key="bud_plane")
+    charts.draw(plane, key="bud_plane")
     st.caption(
         "Each mark is a split of a budget: items (N) across, ratings per item (K) up, both on log scales, so a "
         "budget N x K is a dashed line (labelled with its ratings at the top). Squares: p < 0.05; circles: not. "

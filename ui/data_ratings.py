@@ -193,7 +193,7 @@ def item_mean_chart(means: pd.Series, edges: tuple[float, ...] = ()) -> alt.Laye
     layers: list[alt.Chart] = [bars]
     if edges:
         rules = alt.Chart(pd.DataFrame({"edge": list(edges)})).mark_rule(color="#8d96a3", strokeDash=[4, 3])
-        layers.append(rules.encode(x="edge:Q"))
+        layers.append(rules.encode(x=alt.X("edge:Q")))
     return alt.layer(*layers, title=chart_title).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=220 + title_px(chart_title)
     )
