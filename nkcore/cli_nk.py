@@ -35,6 +35,7 @@ from nkcore.nk.exact import exact_cell, exact_grid
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
     PAPER_KS,
+    method_words,
     minimal_budget_search,
     minimal_budgets,
     parse_int_list,
@@ -46,14 +47,6 @@ from nkcore.nk.priors import Prior, preset_names, resolve_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence, p_phrase
 
 __all__ = ["register", "run"]
-
-METHOD_NAMES = {
-    "lattice": "exact engine: convolution of the per-item law",
-    "edgeworth": "exact engine, normal approximation with a skewness correction",
-    "normal": "exact engine, normal approximation",
-    "simulate": "resampled, Monte Carlo",
-}
-"""How a real-data cell was computed, in the text output (the cell's ``method``; the JSON keeps the name)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -273,6 +266,6 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
     for c in cells:
         print(
             f"- {resample_sentence(c, pair[0], pair[1])} {p_phrase(c.p)}; {c.n_qualifying:,} items have at least "
-            f"{c.k} ratings ({METHOD_NAMES.get(c.method, c.method)})."
+            f"{c.k} ratings ({method_words(c.method)})."
         )
     return 0

@@ -20,13 +20,6 @@ VERIFY_SEEDS = 10
 AGREE_Z = 4.0
 """Engine and simulation agree when every difference is within this many standard errors (with 10 seeds, a
 t-distribution with 9 degrees of freedom exceeds 4 in 0.3% of checks)."""
-METHOD_WORDS = {
-    "lattice": "exact convolution of the per-item law",
-    "edgeworth": "normal approximation with a skewness correction (Edgeworth), for many items",
-    "normal": "normal approximation, for many items",
-    "simulate": "simulated",
-}
-"""How the engine computed a cell, in words (the ``method`` field of a cell)."""
 
 
 def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
@@ -79,7 +72,7 @@ def accuracy_words(cell: Any) -> str:
         ("mean gap", sentences.fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)),
         ("CI-width", sentences.fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)),
     ]
-    how = METHOD_WORDS.get(cell.method, cell.method)
+    how = cell.method_words
     if all(sentences.is_exact_text(text) for _, text in parts):
         return f"p, the mean gap and the CI-width are exact to the digits shown ({how})."
     return (

@@ -34,6 +34,24 @@ class Config:
     n: int
 
 
+METHOD_WORDS: dict[str, str] = {
+    "lattice": "exact engine: convolution of the per-item law",
+    "edgeworth": "exact engine: normal approximation with a skewness correction (Edgeworth), for many items",
+    "normal": "exact engine: normal approximation, for many items",
+    "simulate": "Monte Carlo: simulated or resampled datasets",
+}
+"""A cell's ``method`` in words, for the page and the CLI's text output (the JSON keeps the name)."""
+
+
+def method_words(method: str) -> str:
+    """A cell's ``method`` in words (:data:`METHOD_WORDS`; an unknown name as it is).
+
+    >>> method_words("lattice")
+    'exact engine: convolution of the per-item law'
+    """
+    return METHOD_WORDS.get(method, method)
+
+
 @dataclass(frozen=True, slots=True)
 class CellResult:
     """The paper's numbers for one cell and one metric, with the gap samples for the detail view.
@@ -72,6 +90,11 @@ class CellResult:
     def significant(self) -> bool:
         """p < 0.05: "reasonably repeatable" in the paper's words."""
         return self.p < SIGNIFICANCE
+
+    @property
+    def method_words(self) -> str:
+        """How the cell was computed, in words (:data:`METHOD_WORDS` of ``method``)."""
+        return method_words(self.method)
 
     def summary(self) -> dict[str, object]:
         """The cell's numbers without the samples (what the CLI prints as JSON)."""
@@ -323,6 +346,7 @@ def cells_frame(cells: Iterable) -> pd.DataFrame:
 
 
 __all__ = [
+    "METHOD_WORDS",
     "PAPER_BUDGETS",
     "PAPER_EPS",
     "PAPER_KS",
@@ -332,6 +356,7 @@ __all__ = [
     "best_k",
     "cells_frame",
     "configurations",
+    "method_words",
     "minimal_budget_search",
     "minimal_budgets",
     "parse_int_list",
