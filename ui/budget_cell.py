@@ -72,7 +72,7 @@ def accuracy_words(cell: Any) -> str:
         ("mean gap", sentences.fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)),
         ("CI-width", sentences.fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)),
     ]
-    how = cell.method_words
+    how = grid.method_words(cell.method)
     if all(sentences.is_exact_text(text) for _, text in parts):
         return f"p, the mean gap and the CI-width are exact to the digits shown ({how})."
     return (

@@ -91,11 +91,6 @@ class CellResult:
         """p < 0.05: "reasonably repeatable" in the paper's words."""
         return self.p < SIGNIFICANCE
 
-    @property
-    def method_words(self) -> str:
-        """How the cell was computed, in words (:data:`METHOD_WORDS` of ``method``)."""
-        return method_words(self.method)
-
     def summary(self) -> dict[str, object]:
         """The cell's numbers without the samples (what the CLI prints as JSON)."""
         return {
