@@ -116,7 +116,8 @@ def cell_heading(cell: Any) -> str:
     'Cell: budget 1,000: 111 items (N) x 9 ratings per item (K) = 999 ratings'
     """
     return (
-        f"Cell: budget {fmt_int(cell.budget)}: {fmt_int(cell.n)} items (N) x {cell.k} ratings per item (K) "
+        f"Cell: budget {fmt_int(cell.budget)}: {fmt_int(cell.n)} items (N) x {cell.k} "
+        f"{'rating' if cell.k == 1 else 'ratings'} per item (K) "
         f"= {fmt_int(cell.n * cell.k)} ratings"
     )
 

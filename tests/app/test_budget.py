@@ -186,7 +186,7 @@ def test_resampling_more_items_than_the_pool_is_marked_as_extrapolation(run_page
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     headings = [plain(h.value) for h in at.subheader]
-    assert "Cell: budget 2,500: 2,500 items (N) x 1 ratings per item (K) = 2,500 ratings" in headings
+    assert "Cell: budget 2,500: 2,500 items (N) x 1 rating per item (K) = 2,500 ratings" in headings
     warnings = " ".join(plain(w.value) for w in at.warning)
     assert "Extrapolation: this cell draws 2,500 items (N) from a pool of 500 items" in warnings
     assert "(marked x) draw more items (N) than the data has" in warnings
