@@ -15,7 +15,7 @@ from nkcore.nk.sentences import TIE_TOLERANCE, fmt_gap, fmt_p
 from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, SUBTITLE_CHARS, split_title, title_px, wrap
 
 CELL_SELECTION = "cell"
-"""Name of the click selection on the heatmap (read back from ``st.altair_chart(..., on_select="rerun")``)."""
+"""Name of the click selection on the heatmap (read back from ``ui.charts.draw(..., on_select="rerun")``)."""
 HIGHLIGHT = "#edae49"
 CHOSEN = "#d1495b"
 
