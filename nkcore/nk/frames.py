@@ -7,7 +7,7 @@ Results are frozen dataclasses (picklable, so they can be cached).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +16,7 @@ import pandas as pd
 from nkcore.errors import DataError
 from nkcore.nk.exact.real import exact_resample_cells
 from nkcore.nk.fit import DirichletFit, assess_alpha, fit_dirichlet
-from nkcore.nk.grid import PAPER_KS, configurations
+from nkcore.nk.grid import PAPER_KS, Config, configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import DATASET_PRESETS, get_prior
 from nkcore.nk.resample import (
@@ -135,6 +135,35 @@ def _usable_ks(data: PairData, ks: Sequence[int]) -> tuple[dict[int, int], tuple
     return qual, usable, skipped
 
 
+def _run(
+    ratings: pd.DataFrame,
+    predictions: pd.DataFrame,
+    models: tuple[str, str],
+    budgets: Sequence[int],
+    ks: Sequence[int],
+    metrics: Sequence[str] | str | None,
+    use_probabilities: bool,
+    cells_of: Callable[[PairData, list[Config], tuple[str, ...]], Sequence[ResampleCell]],
+) -> ResampleRun:
+    """The frames-level run shared by the resampler and the exact engine: parse both tables, keep the K values
+    some item has, compute the cells with ``cells_of(data, configurations, metrics)``, and gather them."""
+    r = ratings_of(ratings)
+    data = pair_data(r, predictions, models[0], models[1], use_probabilities)
+    mts = parse_metrics(metrics)
+    qual, usable, skipped = _usable_ks(data, ks)
+    cells = cells_of(data, configurations(budgets, usable), mts)
+    return ResampleRun(
+        models,
+        r.labels,
+        int(data.counts.shape[0]),
+        data.is_prob,
+        full_gaps(data, mts),
+        qual,
+        skipped,
+        tuple(cells),
+    )
+
+
 def resample_frames(
     ratings: pd.DataFrame,
     predictions: pd.DataFrame,
@@ -153,20 +182,15 @@ def resample_frames(
     K values larger than every item's number of ratings are skipped (listed in ``skipped_k``). ``ratings`` may be
     label counts (:func:`ratings_of`): K ratings of an item are then drawn without replacement from its counts.
     """
-    r = ratings_of(ratings)
-    data = pair_data(r, predictions, model_a, model_b, use_probabilities)
-    mts = parse_metrics(metrics)
-    qual, usable, skipped = _usable_ks(data, ks)
-    cells = resample_cells(data, configurations(budgets, usable), mts, rounds, seed, alpha)
-    return ResampleRun(
+    return _run(
+        ratings,
+        predictions,
         (model_a, model_b),
-        r.labels,
-        int(data.counts.shape[0]),
-        data.is_prob,
-        full_gaps(data, mts),
-        qual,
-        skipped,
-        tuple(cells),
+        budgets,
+        ks,
+        metrics,
+        use_probabilities,
+        lambda data, configs, mts: resample_cells(data, configs, mts, rounds, seed, alpha),
     )
 
 
@@ -199,20 +223,15 @@ def exact_resample_frames(
     """
     if not (0 < alpha < 1):
         raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
-    r = ratings_of(ratings)
-    data = pair_data(r, predictions, model_a, model_b, use_probabilities)
-    mts = parse_metrics(metrics)
-    qual, usable, skipped = _usable_ks(data, ks)
-    cells = exact_resample_cells(data, configurations(budgets, usable), mts, alpha)
-    return ResampleRun(
+    return _run(
+        ratings,
+        predictions,
         (model_a, model_b),
-        r.labels,
-        int(data.counts.shape[0]),
-        data.is_prob,
-        full_gaps(data, mts),
-        qual,
-        skipped,
-        tuple(cells),
+        budgets,
+        ks,
+        metrics,
+        use_probabilities,
+        lambda data, configs, mts: exact_resample_cells(data, configs, mts, alpha),
     )
 
 
