@@ -35,10 +35,8 @@ __all__ = [
     "bin_upload",
     "binned",
     "item_mean_chart",
-    "item_mean_values",
     "ratings_details",
     "ratings_summary",
-    "scale_values",
     "upload_bins_chooser",
 ]
 
@@ -101,16 +99,6 @@ def _wide(ds: Dataset) -> bool:
     return binned(ds, ordinal.DEFAULT_BINS)[1] is not None
 
 
-def scale_values(frame: pd.DataFrame) -> np.ndarray:
-    """The distinct numbers of an ordered scale, ascending: the labels, or the values of ``count_<value>`` columns."""
-    if "label" in frame.columns:
-        num = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
-    else:
-        cols = [str(c) for c in frame.columns if str(c).startswith("count_")]
-        num = pd.to_numeric(pd.Series([c[len("count_") :] for c in cols]), errors="coerce").to_numpy(dtype=float)
-    return np.unique(num[np.isfinite(num)])
-
-
 def _bins() -> int:
     return int(
         st.slider(
@@ -151,24 +139,6 @@ def ratings_summary(ds: Dataset) -> tuple[RatingsSummary, list[alt.TopLevelMixin
         charts_data.k_histogram(full.k_hist, min_k),
     ]
     return summary, charts
-
-
-def item_mean_values(frame: pd.DataFrame, min_k: int = 1) -> pd.Series:
-    """Each item's mean rating on the unbinned scale (items with at least ``min_k`` ratings), indexed by item.
-
-    Formula: h_i = sum_m v_m c_im / sum_m c_im (``nkcore.nk.ordinal.item_means``); one row per rating or label
-    counts (``count_<value>`` columns)."""
-    if "label" in frame.columns:
-        values = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce")
-        grouped = values.groupby(frame["item"].astype(str), sort=False)
-        stats = grouped.agg(["mean", "size"])
-        return stats.loc[stats["size"] >= min_k, "mean"].astype(float)
-    cols = [str(c) for c in frame.columns if str(c).startswith("count_")]
-    at = np.array([float(c[len("count_") :]) for c in cols])
-    counts = frame[cols].apply(pd.to_numeric, errors="coerce").fillna(0).to_numpy(dtype=float)
-    keep = counts.sum(axis=1) >= max(1, min_k)
-    items = frame["item"].astype(str) if "item" in frame.columns else pd.Series(range(len(frame))).astype(str)
-    return pd.Series(ordinal.item_means(counts[keep], at), index=items[keep].to_numpy(), dtype=float)
 
 
 def item_mean_chart(means: pd.Series, edges: tuple[float, ...] = ()) -> alt.LayerChart | alt.FacetChart:
@@ -229,13 +199,13 @@ def _ordinal_part(ds: Dataset, min_k: int) -> list[alt.TopLevelMixin]:
         st.caption("The labels are numbers but are read here as codes for categories: no order, no scale metrics.")
         return []
     try:
-        means = item_mean_values(ds.frame, min_k)
+        means = ordinal.item_mean_values(ds.frame, min_k)
         bins = int(st.session_state.get("dat_bins", ordinal.DEFAULT_BINS))
         binning = binned(ds, bins)[1] if _wide(ds) else None
     except (DataError, ValueError) as exc:
         st.error(md(str(exc)))
         return []
-    values = scale_values(ds.frame)
+    values = ordinal.scale_values(ds.frame)
     head = f"Labels {_scale_words(values)} are numbers, so they are read as an ordered scale"
     if binning is not None:
         st.markdown(

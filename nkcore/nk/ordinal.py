@@ -38,7 +38,7 @@ from nkcore.nk.draws import draw_k
 from nkcore.nk.frames import ratings_of
 from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
 from nkcore.nk.resample import RESAMPLE_WORK_FACTOR
-from nkcore.ratings import predictions_from_frame, text_column
+from nkcore.ratings import COUNT_PREFIX, predictions_from_frame, text_column
 
 __all__ = [
     "HOMAN_K",
@@ -50,10 +50,12 @@ __all__ = [
     "bin_frames",
     "homan_check",
     "is_ordinal_frame",
+    "item_mean_values",
     "item_means",
     "label_values",
     "ordinal_frames",
     "ordinal_scores",
+    "scale_values",
     "spearman",
     "wasserstein_items",
 ]
@@ -439,3 +441,44 @@ def is_ordinal_frame(ratings: pd.DataFrame) -> bool:
         return label_values([c[len("count_") :] for c in cols]) is not None
     num = pd.to_numeric(ratings["label"].dropna().astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
     return bool(num.size) and bool(np.all(np.isfinite(num))) and np.unique(num).size >= 3
+
+
+def scale_values(frame: pd.DataFrame) -> np.ndarray:
+    """The distinct numbers of an ordered scale, ascending: the labels of a table with one row per rating, or the
+    values in the ``count_<value>`` column names of a label-count table (what is not a number is left out).
+
+    >>> scale_values(pd.DataFrame({"label": ["3", " 1", "3", "x"]})).tolist()
+    [1.0, 3.0]
+    >>> scale_values(pd.DataFrame({"item": ["a"], "count_5": [1], "count_1": [2]})).tolist()
+    [1.0, 5.0]
+    """
+    if "label" in frame.columns:
+        num = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+    else:
+        cols = [str(c) for c in frame.columns if str(c).startswith(COUNT_PREFIX)]
+        num = pd.to_numeric(pd.Series([c[len(COUNT_PREFIX) :] for c in cols]), errors="coerce").to_numpy(dtype=float)
+    return np.unique(num[np.isfinite(num)])
+
+
+def item_mean_values(frame: pd.DataFrame, min_k: int = 1) -> pd.Series:
+    """Each item's mean rating on the unbinned scale (items with at least ``min_k`` ratings), indexed by item.
+
+    Formula: h_i = sum_m v_m c_im / sum_m c_im (:func:`item_means`); one row per rating or label counts
+    (``count_<value>`` columns).
+
+    >>> item_mean_values(pd.DataFrame({"item": ["a", "a", "b"], "label": [1, 4, 2]})).to_dict()
+    {'a': 2.5, 'b': 2.0}
+    >>> item_mean_values(pd.DataFrame({"item": ["a", "b"], "count_1": [1, 0], "count_4": [1, 1]}), 2).to_dict()
+    {'a': 2.5}
+    """
+    if "label" in frame.columns:
+        values = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce")
+        grouped = values.groupby(frame["item"].astype(str), sort=False)
+        stats = grouped.agg(["mean", "size"])
+        return stats.loc[stats["size"] >= min_k, "mean"].astype(float)
+    cols = [str(c) for c in frame.columns if str(c).startswith(COUNT_PREFIX)]
+    at = np.array([float(c[len(COUNT_PREFIX) :]) for c in cols])
+    counts = frame[cols].apply(pd.to_numeric, errors="coerce").fillna(0).to_numpy(dtype=float)
+    keep = counts.sum(axis=1) >= max(1, min_k)
+    items = frame["item"].astype(str) if "item" in frame.columns else pd.Series(range(len(frame))).astype(str)
+    return pd.Series(item_means(counts[keep], at), index=items[keep].to_numpy(), dtype=float)
