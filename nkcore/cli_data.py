@@ -252,7 +252,11 @@ def read_ratings_counts(
     path: Path, subset: str | None = None, item_key: str | None = None, keep: str | None = None
 ) -> pd.DataFrame:
     """:func:`read_ratings` as a label-count table: ``item`` + one ``count_<label>`` column per label."""
-    r, _ = read_ratings(path, subset, item_key, keep)
+    return _counts_frame(read_ratings(path, subset, item_key, keep)[0])
+
+
+def _counts_frame(r: Ratings) -> pd.DataFrame:
+    """Ratings as a label-count table: ``item`` + one ``count_<label>`` column per label."""
     return pd.DataFrame(
         {"item": list(r.items), **{f"{COUNT_PREFIX}{lab}": r.counts[:, j] for j, lab in enumerate(r.labels)}}
     )
@@ -265,8 +269,8 @@ def read_ratings_table(
     raters, ``label``), so rater identity survives; a label-count file comes back as :func:`read_ratings_counts`."""
     got = _read(path, subset, item_key)
     guess = _guess(got.frame, "ratings", got.forced)
-    if guess.layout == "counts":
-        return read_ratings_counts(path, subset, item_key, keep)
+    if guess.layout == "counts":  # the file already read: not read again through read_ratings_counts
+        return _counts_frame(_counts_ratings(got.frame, guess, got.forced))
     guess = _usable(got.frame, guess, got.forced, True)
     table = apply_mapping(got.frame, "ratings", guess.mapping)
     return _unique_pairs(table, "ratings", got, guess.mapping.get("item"), keep)
