@@ -8,7 +8,8 @@ independent and identically distributed under the alternative and under the null
   (gold, A, B) counts with its probability, mapped to units;
 - ESTIMATED otherwise, from ``n_items`` items drawn once by the simulation's own samplers
   (``samplers.draw_dataset`` with N = n_items, one round), with a fixed seed per (K, side): the same inputs give
-  the same law on every machine. The null law is symmetrised (d and -d with probability 1/2 each): under the
+  the same law on every machine. From K = 20 on, the first ``MIN_ITEMS`` of them are one pool of items shared by
+  every K, their ratings drawn in nested blocks (``pool``: the same law, a fraction of the cost). The null law is symmetrised (d and -d with probability 1/2 each): under the
   null A and B are exchangeable, so the null gap is symmetric about 0 (checked on the exact laws in the tests).
 Laws are cached per (alpha, eps, K, metrics, n_items) in the process.
 """
@@ -26,6 +27,7 @@ from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.means import MEAN_METRICS, clear_means, exact_mean
+from nkcore.nk.exact.pool import POOL_MIN_K, clear_pools, pooled_counts
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.samplers import draw_dataset
@@ -257,15 +259,20 @@ def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
 def _draw_units(
     a: np.ndarray, eps: float, k: int, metrics: tuple[str, ...], null: bool, total: int, adaptive: bool = False
 ) -> tuple[dict[str, np.ndarray], dict[str, float], int]:
-    """Per-item units of ``total`` items drawn in chunks from the stream of (K, side); ``adaptive``: the first
-    chunk is a pilot that sets how many are drawn (``needed_items``, at most ``total``)."""
+    """Per-item units of ``total`` items drawn in chunks from the stream of (K, side); from K = ``POOL_MIN_K`` on,
+    the first chunk is the side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the
+    first chunk is a pilot that sets how many are drawn (``needed_items``, at most ``total``)."""
     rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
     parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
     scales: dict[str, float] = {}
     start = 0
     while start < total:
         size = min(_CHUNK, total - start)
-        g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
+        if start == 0 and k >= POOL_MIN_K:  # the first chunk: the side's items shared by every K (``pool``)
+            g, ma, mb = pooled_counts(tuple(a.tolist()), eps, k, _CHUNK, null)
+            g, ma, mb = g[..., :size], ma[..., :size], mb[..., :size]
+        else:
+            g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
         for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
             parts[mt].append(np.asarray(u).ravel().astype(np.int64))
             scales[mt] = sc
@@ -280,6 +287,7 @@ def clear_caches() -> None:
     """Forget every cached per-item law and exact mean (for benchmarks that time a cold start)."""
     _BY_METRIC.clear()
     clear_means()
+    clear_pools()
 
 
 def item_laws(
