@@ -267,3 +267,20 @@ def test_a_cells_numbers_do_not_depend_on_what_else_is_asked() -> None:
         inside.ci_width,
         inside.p_error,
     )
+
+
+def test_error_terms_on_the_coarser_lattice_match_the_fine_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nearest-point cells (KL, N <= 30) compute their error terms on a lattice ``ERROR_COARSEN`` times coarser:
+    p and the CI-width are unchanged, p_error within 5% and the CI-width's error within 10% of the fine lattice's."""
+    from nkcore.nk.exact import cells
+
+    alt, null = item_laws(DICES, 0.3, 60, ["kl"])
+    for n in (2, 10, 25):
+        got = cell_numbers(alt["kl"], null["kl"], n)
+        monkeypatch.setattr(cells, "ERROR_COARSEN", 1)
+        cells._LATTICES.clear()
+        fine = cell_numbers(alt["kl"], null["kl"], n)
+        monkeypatch.setattr(cells, "ERROR_COARSEN", 4)
+        assert (got.p, got.ci_width) == (fine.p, fine.ci_width)
+        assert got.p_error == pytest.approx(fine.p_error, rel=0.05) and fine.p_error > 0
+        assert got.ci_width_error == pytest.approx(fine.ci_width_error, rel=0.10) and fine.ci_width_error > 0

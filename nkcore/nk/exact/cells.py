@@ -42,6 +42,13 @@ BIN_SD = 0.05
 """Step of a binned lattice, in per-item standard deviations (the smaller of the two laws')."""
 CHEAP_LATTICE = 1 << 15
 """Lattices up to this many points are always convolved (cheap); Edgeworth is only considered beyond."""
+ERROR_COARSEN = 4
+"""On a lattice of nearest points (N <= ``NEAREST_MAX_N``, N > 1) p, the quantiles and the gap points are computed on
+the fine lattice, and the error terms (influence, quantile jumps) on one this many times coarser: they are
+standard errors, which a step of 4 / ``NEAREST_POINTS`` of the N-fold range hardly moves, at a quarter of the
+transforms' length (measured on KL, Toxicity, DICES, JobsQ3 and D3code, K = 20-500, N = 2-25, against the fine
+lattice: p_error within -1.2% to +2.2%, the CI-width's error +0.1% to +6.8%; 16 times coarser moved them by up to
++67%)."""
 INFLUENCE_MAX = 1 << 17
 """Lattices up to this many points get the delta method's influence terms on the lattice (any N); longer ones
 the normal form (``_normal_p_error``)."""
@@ -230,8 +237,9 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
     l0 = law_lattice(null, h, near)
     want = not (alt.exact and null.exact)
     small = max(l1.pmf.size, l0.pmf.size) * n <= INFLUENCE_MAX  # influence on the lattice, else the normal form
-    s1, rest1 = cv.powers(l1, n, want and small and not alt.exact)
-    s0, rest0 = cv.powers(l0, n, want and small and not null.exact)
+    fine_rest = want and small and not (near and n > 1)  # near points, N > 1: the error terms on a coarser lattice
+    s1, rest1 = cv.powers(l1, n, fine_rest and not alt.exact)
+    s0, rest0 = cv.powers(l0, n, fine_rest and not null.exact)
     c1, c0 = _cdf(s1), _cdf(s0)
     med1 = int(_quantiles(s1, c1, np.array([0.5]))[0])
     med0 = int(_quantiles(s0, c0, np.array([0.5]))[0])
@@ -247,6 +255,14 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
     alt_pts = _quantiles(s1, c1, _U) * unit
     null_pts = _quantiles(s0, c0, _U) * unit
     p_err = ci_err = 0.0
+    if want and near and n > 1:  # the error terms on a coarser lattice (they are standard errors, not p itself)
+        hc = h * ERROR_COARSEN
+        l1, l0 = law_lattice(alt, hc, near), law_lattice(null, hc, near)
+        s1, rest1 = cv.powers(l1, n, not alt.exact)
+        s0, rest0 = cv.powers(l0, n, not null.exact)
+        c1, c0 = _cdf(s1), _cdf(s0)
+        q = _quantiles(s1, c1, np.array([0.025, 0.975]))
+        h = hc
     if want and min(p, 1.0 - p) > NEGLIGIBLE_P and not small:
         p_err = accuracy.normal_p_error(alt, null, n)
     elif want and min(p, 1.0 - p) > NEGLIGIBLE_P:  # a p within 1e-9 of 0 or 1 has no error that matters
