@@ -284,3 +284,18 @@ def test_error_terms_on_the_coarser_lattice_match_the_fine_one(monkeypatch: pyte
         assert (got.p, got.ci_width) == (fine.p, fine.ci_width)
         assert got.p_error == pytest.approx(fine.p_error, rel=0.05) and fine.p_error > 0
         assert got.ci_width_error == pytest.approx(fine.ci_width_error, rel=0.10) and fine.ci_width_error > 0
+
+
+def test_a_point_mass_at_zero_takes_the_other_laws_lattice() -> None:
+    """Two models that agree on every item (the per-item gap always 0) beside an integer law: the cell is computed
+    on the exact integer lattice, and p equals the sum's law by repeated np.convolve (after the sign rule)."""
+    from nkcore.nk.exact.cells import plan
+
+    zero = law_from_units(np.array([0, 0]), None, 1.0, True, 0)
+    other = law_from_units(np.array([-1, 0, 1, 1]), None, 1.0, True, 0)
+    assert plan(zero, other, 100)[:2] == (1.0, True)
+    pmf = np.array([1.0])
+    for _ in range(100):
+        pmf = np.convolve(pmf, [0.25, 0.25, 0.5])  # values -100 .. 100
+    got = cell_numbers(zero, other, 100)
+    assert got.p == pytest.approx(pmf[: 100 + 1].sum(), abs=1e-12)  # median(S0) > 0: p = P(S0 <= 0)

@@ -156,8 +156,11 @@ def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
     if span == 0:
         return 1.0, True, False
     h, exact_step = 0.0, False
-    if alt.step > 0 and null.step > 0:
-        h = float(np.gcd(int(alt.step), int(null.step)))
+    # a point mass at 0 (two models that agree on every item) lives on every lattice: the other law's step serves
+    st1, st0 = (law.step if law.step > 0 or law.values.size != 1 or law.values[0] != 0 else -1.0 for law in (alt, null))
+    st1, st0 = (st1 if st1 != -1.0 else st0), (st0 if st0 != -1.0 else st1)
+    if st1 > 0 and st0 > 0:
+        h = float(np.gcd(int(st1), int(st0)))
         exact_step = span / h * n + 1 <= cv.LATTICE_MAX
     if not exact_step:
         sd = float(np.sqrt(max(min(alt.var, null.var), 1e-300)))
