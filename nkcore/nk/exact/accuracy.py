@@ -61,20 +61,28 @@ def influence_var(
     return max(dot(law.pmf, resid**2), 0.0)
 
 
-def binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float, near: bool = False) -> float:
+def binning_error(
+    alt: ItemLaw,
+    null: ItemLaw,
+    n: int,
+    h: float,
+    p: float,
+    near: bool = False,
+    lattices: tuple[cv.Lattice, cv.Lattice] | None = None,
+) -> float:
     """The change of p by putting the laws on the lattice h Z. Linear binning (a bound): each item's variance grows
     by at most h^2 / 4, so the spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)): p moves by
     phi(z) |z| times that. Nearest points (first order): the rounding moves the mean of S1 - S0 by
     N (delta1 - delta0), delta the per-item mean's shift (computed), so p moves by phi(z) N |delta1 - delta0| /
-    sd(S0 - S1)."""
+    sd(S0 - S1). ``lattices``: the two laws already on that lattice (else put there here)."""
     v = alt.var + null.var
     if v <= 0:
         return 0.0
     z = float(ndtri(1.0 - min(max(p, 1e-300), 1.0 - 1e-16)))
     if near:
         shift = 0.0
-        for law, sign in ((alt, 1.0), (null, -1.0)):
-            lat = cv.on_lattice(law.values, law.prob, h, True)
+        lats = lattices or tuple(cv.on_lattice(law.values, law.prob, h, True) for law in (alt, null))
+        for law, lat, sign in ((alt, lats[0], 1.0), (null, lats[1], -1.0)):
             shift += sign * (h * dot(lat.pmf, np.arange(lat.lo, lat.hi + 1)) - law.mean)
         return float(normal_pdf(z) * n * abs(shift) / np.sqrt(n * v))
     return float(normal_pdf(z) * abs(z) * h * h / (4.0 * v))

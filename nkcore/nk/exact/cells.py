@@ -184,7 +184,8 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         near = not exact_step and n <= NEAREST_MAX_N
         out = _lattice_numbers(alt, null, n, h, near)
         if not exact_step:
-            out = _with_extra_error(out, accuracy.binning_error(alt, null, n, h, out.p, near), 0.0)
+            lats = (law_lattice(alt, h, near), law_lattice(null, h, near))
+            out = _with_extra_error(out, accuracy.binning_error(alt, null, n, h, out.p, near, lats), 0.0)
     return CellNumbers(
         out.p,
         abs(mean_gap),
