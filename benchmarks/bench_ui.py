@@ -19,7 +19,10 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
   followed by one untimed change back, so that every control leaves the view as it found it.
 
 The times come from the page's own clock (``performance.now()``): a MutationObserver records each change of the
-script state, and "idle" is the last change to ``notRunning`` after which the state stays there for 300 ms.
+script state, a wrapper of the page's WebSocket each message from the server, and "idle" is the last change to
+``notRunning`` (or the server's last message, if later) after which nothing changes for 300 ms. A run so short that
+React draws its start and its end in one render (the reference page's slider) leaves the script state at
+``notRunning`` throughout: its messages are what show that it ran.
 Beside each wall time, the CPU time it cost (median, ms): the app server's process, and the browser (Chromium and
 Playwright's driver), read from ``/proc``. On a machine shared with other work the wall times swing with the load;
 the CPU times hardly do, so they are the numbers to compare between runs (and between pages).
@@ -79,10 +82,19 @@ x = st.slider("x", 0, 100, 50)
 st.write(f"x = {x}")
 """
 
-# Installed in every document before its own scripts: the script-state log and the capture of the input event.
+# Installed in every document before its own scripts: the script-state log, the log of the server's messages (the
+# app's WebSocket, wrapped) and the capture of the input event.
 _INIT_JS = """(() => {
   window.__nkpStates = [];
+  window.__nkpMsgs = [];
   window.__nkpArmed = null;
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => window.__nkpMsgs.push(performance.now()));
+    }
+  };
   const record = (recs) => {
     for (const r of recs) window.__nkpStates.push([performance.now(), r.target.getAttribute('data-test-script-state')]);
   };
@@ -95,17 +107,21 @@ _INIT_JS = """(() => {
   }
 })();"""
 
-# The time of the last change to notRunning after t0 once the app has been idle for `quiet` ms; else false.
+# The time of the last change to notRunning (or of the server's last message, if later) after t0 once the app has
+# been idle for `quiet` ms; else false. A run shows as a script state other than notRunning or, for a run so short
+# that React rendered its start and its end at once (the reference page's slider), as a message from the server.
 _IDLE_JS = """([t0, quiet]) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')) return false;
   const events = window.__nkpStates.filter(e => e[0] >= t0);
-  if (!events.some(e => e[1] !== 'notRunning')) return false;
-  const last = events[events.length - 1];
-  if (last[1] !== 'notRunning' || performance.now() - last[0] < quiet) return false;
-  return last[0];
+  const msgs = window.__nkpMsgs.filter(t => t >= t0);
+  if (!events.some(e => e[1] !== 'notRunning') && !msgs.length) return false;
+  const lastState = events.length ? events[events.length - 1][0] : -Infinity;
+  const last = Math.max(lastState, msgs.length ? msgs[msgs.length - 1] : -Infinity);
+  if (performance.now() - last < quiet) return false;
+  return last;
 }"""
 
 # True once the app has been idle (not running, connected, nothing pending) for `quiet` ms.
@@ -114,12 +130,14 @@ _IDLE_NOW_JS = """(quiet) => {
   if (!app || app.getAttribute('data-test-connection-state') !== 'CONNECTED') return false;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"]')) return false;
-  const last = window.__nkpStates[window.__nkpStates.length - 1];
-  return !last || performance.now() - last[0] >= quiet;
+  const last = Math.max(window.__nkpStates.length ? window.__nkpStates[window.__nkpStates.length - 1][0] : -Infinity,
+                        window.__nkpMsgs.length ? window.__nkpMsgs[window.__nkpMsgs.length - 1] : -Infinity);
+  return performance.now() - last >= quiet;
 }"""
 
-# True once the app has started a run after t0.
-_RAN_JS = """(t0) => window.__nkpStates.some(e => e[0] >= t0 && e[1] !== 'notRunning')"""
+# True once the app has started a run after t0 (a script state other than notRunning, or a message from the server).
+_RAN_JS = """(t0) => window.__nkpStates.some(e => e[0] >= t0 && e[1] !== 'notRunning')
+  || window.__nkpMsgs.some(t => t >= t0)"""
 
 # Every visible, enabled control of the main area as [kind, label, index among controls of that kind and label,
 # index among controls of that kind]; a hidden label (label_visibility="collapsed") is still read (textContent).
