@@ -21,17 +21,27 @@ from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ItemLaw
 
 
+DIRECT_MAX = 16
+"""Up to this many values of one item's gap, ``_correlate`` takes dot products instead of transforms."""
+
+
 def _correlate(h: np.ndarray, rest: np.ndarray, size: int) -> np.ndarray:
     """g(d) = sum_t rest(t) h(d + t) for d = 0 .. size - 1, h of length size + len(rest) - 1.
 
     A circular transform of length len(h) has no wrap-around for these d (d + t <= len(h) - 1); a point mass
-    (one item: rest = the sum of no items) needs no transform at all.
+    (one item: rest = the sum of no items) needs no transform at all, and up to ``DIRECT_MAX`` values of d are
+    dot products.
 
     >>> _correlate(np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5]), 2).round(12).tolist()
     [1.5, 2.5]
+    >>> h, r = np.arange(40.0) ** 2, np.linspace(0.0, 1.0, 20)
+    >>> bool(np.allclose(_correlate(h, r, 21), [h[d : d + 20] @ r for d in range(21)]))  # by transforms
+    True
     """
     if rest.size == 1:
         return h[:size] * rest[0]
+    if size <= DIRECT_MAX:  # few values of d (Accuracy, Wins: 3): one dot product each beats three transforms
+        return np.array([dot(h[d : d + rest.size], rest) for d in range(size)])
     length = sfft.next_fast_len(h.size, real=True)
     corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest, length)), length)
     return corr[:size]
