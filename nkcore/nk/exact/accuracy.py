@@ -20,7 +20,6 @@ from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ItemLaw
 
-
 DIRECT_MAX = 16
 """Up to this many values of one item's gap, ``_correlate`` takes dot products instead of transforms."""
 
