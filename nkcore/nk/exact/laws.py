@@ -53,6 +53,8 @@ RAW_MAX = 1 << 15
 """An estimated law keeps its distinct values exactly up to this many (its ties with the other law are exact)."""
 LAW_BINS = 4096
 """Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
+BINCOUNT_SPAN = 1 << 16
+"""Integer units whose range is at most this (or at most their number) are counted by ``np.bincount``, not sorted."""
 _CHUNK = MIN_ITEMS
 """Items drawn per call of the sampler (bounds the memory of one draw)."""
 
@@ -105,8 +107,17 @@ def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, 
     >>> law.values.tolist(), law.prob.tolist(), law.mean, law.step
     ([-2.0, 0.0, 2.0], [0.25, 0.25, 0.5], 0.5, 2.0)
     """
-    vals, inv = np.unique(units, return_inverse=True)
-    prob = np.bincount(inv.ravel(), weights=None if weights is None else weights.ravel(), minlength=vals.size)
+    u = np.asarray(units).ravel()
+    w = None if weights is None else np.asarray(weights).ravel()
+    lo, hi = (int(u.min()), int(u.max())) if u.size and u.dtype.kind in "iu" else (0, -1)
+    if hi >= lo and hi - lo <= max(BINCOUNT_SPAN, u.size):  # a narrow integer range: counted, not sorted
+        prob = np.bincount(u - lo if lo else u, weights=w, minlength=hi - lo + 1)
+        vals = np.flatnonzero(prob) + lo
+        prob = prob[vals - lo]
+    else:
+        uniq, inv = np.unique(u, return_inverse=True)
+        prob = np.bincount(inv.ravel(), weights=w, minlength=uniq.size)
+        vals = uniq
     prob = prob / prob.sum()
     return _make(vals.astype(np.int64), prob, scale, exact, n)
 
