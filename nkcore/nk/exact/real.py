@@ -5,7 +5,8 @@ ratings), K of each item's ratings without replacement (multivariate hypergeomet
 scores the two models' fixed predictions against them; the null swaps each item's two predictions by a fair
 coin, which negates that item's gap. So the per-item gap law is the mixture over i in Q (weight 1/|Q|) of
 the law of d_i(g), g ~ MultiHypergeometric(counts_i, K), exact by enumerating every composition g of K
-(probability prod_m C(c_im, g_m) / C(n_i, K)) while |Q| x C(K + M - 1, M - 1) <= ``ENUM_MAX``, else estimated
+(probability prod_m C(c_im, g_m) / C(n_i, K)) while the pairs (item, composition it can give) number at most
+``ENUM_MAX`` (checked among |Q| x C(K + M - 1, M - 1) <= ``ENUM_CANDIDATES`` pairs), else estimated
 from ``draws_per_item`` draws of every item; the null law is its symmetrisation. The N-fold laws, p, Delta and
 CI-width are those of the simulated cells (``cells.cell_numbers``).
 - reproducibility: P(sign(S1) = the full data's direction); NaN when the full data shows no difference (there
@@ -48,7 +49,9 @@ from nkcore.nk.resample import (
 from nkcore.nk.scores import UNIT, item_gaps
 
 ENUM_MAX = 1_000_000
-"""Largest enumeration (qualifying items x compositions of K) of an exact real-data law."""
+"""Largest enumeration (pairs of a qualifying item and a composition of K it can give) of an exact real-data law."""
+ENUM_CANDIDATES = 20_000_000
+"""Largest number of (qualifying item, composition of K) pairs checked for whether the item can give it."""
 DRAWS_MAX = 1_000_000
 """Draws in all (items x draws per item) of an estimated real-data law."""
 PER_ITEM_CALLS = 20_000
@@ -113,23 +116,24 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
     n_comp = comb(k + m - 1, m - 1)
     units: dict[str, list[np.ndarray]] = {mt: [] for mt in mts}
     weights: list[np.ndarray] = []
-    if qual.size * n_comp <= ENUM_MAX:
+    ok = None
+    if qual.size * n_comp <= ENUM_CANDIDATES:
         comp = compositions(k, m)
-        limits.check_memory(qual.size * n_comp * m * 8 * 6, "the real data's exact per-item law")
-        c = data.counts[qual][:, None, :]
-        g = comp[None, :, :]
-        ok = np.all(g <= c, axis=-1)
-        with np.errstate(invalid="ignore"):
-            logp = (
-                (gammaln(c + 1) - gammaln(g + 1) - gammaln(np.maximum(c - g, 0) + 1)).sum(-1)
-                - gammaln(c.sum(-1) + 1)
-                + gammaln(k + 1)
-                + gammaln(c.sum(-1) - k + 1)
-            )
-        prob = np.exp(logp[ok]) / qual.size
+        limits.check_memory(qual.size * n_comp * (m + 1), "the real data's exact per-item law")
         # only the compositions each item can give (g <= its counts): one row per (item, composition)
+        ok = np.all(comp[None, :, :] <= data.counts[qual][:, None, :], axis=-1)
+        if int(np.count_nonzero(ok)) > ENUM_MAX:
+            ok = None
+    if ok is not None:
+        limits.check_memory(ENUM_MAX * m * 8 * 6, "the real data's exact per-item law")
         row, col = np.nonzero(ok)
-        gold = comp[col]
+        top = int(data.counts[qual].sum(-1).max())
+        lf = gammaln(np.arange(top + 1) + 1.0)  # ln x! for x = 0 .. the largest n_i: a table, not a ufunc per cell
+        ci, gi = data.counts[qual][row], comp[col]
+        n_i = ci.sum(-1)
+        logp = (lf[ci] - lf[gi] - lf[ci - gi]).sum(-1) - lf[n_i] + lf[k] + lf[n_i - k]
+        prob = np.exp(logp) / qual.size
+        gold = gi
         for mt in mts:
             units[mt].append(_units(mt, gold, data, qual[row]))
         weights.append(prob)
@@ -242,4 +246,11 @@ def exact_resample_cells(
 exact_resample_grid = exact_resample_cells
 """The same function under the grid's name."""
 
-__all__ = ["ENUM_MAX", "exact_resample_cells", "exact_resample_grid", "real_item_laws", "sign_test_share"]
+__all__ = [
+    "ENUM_CANDIDATES",
+    "ENUM_MAX",
+    "exact_resample_cells",
+    "exact_resample_grid",
+    "real_item_laws",
+    "sign_test_share",
+]
