@@ -98,15 +98,24 @@ def binning_error(
 
 
 def quantile_jump(
-    law: cv.Lattice, rest: cv.Lattice, cdf: np.ndarray, lo: int, q: int, u: float, n: int, n_items: int
+    law: cv.Lattice,
+    rest: cv.Lattice,
+    cdf: np.ndarray,
+    lo: int,
+    q: int,
+    u: float,
+    n: int,
+    n_items: int,
+    rest_cdf: np.ndarray | None = None,
 ) -> float:
     """Standard error, in lattice steps, of a u-quantile q of S1 that sits on an atom, from the estimated law.
 
     F(q - 1) < u <= F(q); the estimate of F(x) = P(S1 <= x) has influence g(d) = P(S1' <= x - d) (S1' a sum of
     N - 1 items), se(F) = N sd_d[g] / sqrt(n). The quantile moves one atom down if F(q - 1) really reaches u, one
     up if F(q) really falls short of it: probabilities Phi(-distance / se); the error is the root of their sum.
+    ``rest_cdf``: the cdf of S1', when already computed.
     """
-    rest_cdf = np.minimum(np.cumsum(rest.pmf), 1.0)
+    rest_cdf = np.minimum(np.cumsum(rest.pmf), 1.0) if rest_cdf is None else rest_cdf
     d = law.lo + np.arange(law.pmf.size)
     total = 0.0
     for x, dist in ((q - 1, u - (cdf[q - 1 - lo] if q - 1 >= lo else 0.0)), (q, cdf[q - lo] - u)):

@@ -129,16 +129,25 @@ def _quantiles(lat: cv.Lattice, cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
     return lat.lo + np.minimum(i, lat.pmf.size - 1)
 
 
-def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool) -> float:
-    """P(S0 >= S1), or P(S0 <= S1) after the sign rule, for two independent lattice laws on the same step."""
-    cdf0 = _cdf(s0)
+def _p_lattice(s1: cv.Lattice, s0: cv.Lattice, flip: bool, cdf0: np.ndarray | None = None) -> float:
+    """P(S0 >= S1), or P(S0 <= S1) after the sign rule, for two independent lattice laws on the same step
+    (``cdf0``: S0's cdf, when already computed).
+
+    >>> b = cv.Lattice(1.0, 0, np.array([0.5, 0.5]))
+    >>> _p_lattice(b, b, False), _p_lattice(cv.Lattice(1.0, 5, np.ones(1)), b, False)  # P(S0 >= S1); S1 = 5
+    (0.75, 0.0)
+    >>> _p_lattice(cv.Lattice(1.0, -3, np.ones(1)), b, False), _p_lattice(cv.Lattice(1.0, -3, np.ones(1)), b, True)
+    (1.0, 0.0)
+    """
+    cdf0 = _cdf(s0) if cdf0 is None else cdf0
     # at each point s of S1: P(S0 >= s) = 1 - P(S0 <= s - 1); flip: P(S0 <= s)
     shift = 0 if flip else -1
     first = s1.lo + shift - s0.lo  # position in cdf0 of S1's first point
-    pos = np.arange(s1.pmf.size) + first
-    at = cdf0[np.clip(pos, 0, cdf0.size - 1)]
-    at = np.where(pos < 0, 0.0, at)  # below S0's support: P(S0 <= s) = 0; above: 1 (the clip gives cdf0[-1])
-    p = dot(s1.pmf, at) if flip else 1.0 - dot(s1.pmf, at)
+    n1 = s1.pmf.size
+    a = min(max(0, -first), n1)  # S1's points below S0's support: P(S0 <= s) = 0
+    b = max(min(n1, cdf0.size - first), a)  # from here on above it: P(S0 <= s) = cdf0[-1] (1 up to round-off)
+    below = dot(s1.pmf[a:b], cdf0[first + a : first + b]) + float(s1.pmf[b:].sum()) * float(cdf0[-1])
+    p = below if flip else 1.0 - below
     return float(np.clip(p, 0.0, 1.0))
 
 
@@ -248,7 +257,7 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
     med1 = int(_quantiles(s1, c1, np.array([0.5]))[0])
     med0 = int(_quantiles(s0, c0, np.array([0.5]))[0])
     flip = med0 > med1
-    p = _p_lattice(s1, s0, flip)
+    p = _p_lattice(s1, s0, flip, c0)
     scale = alt.scale
     unit = h / (scale * n)
     q = _quantiles(s1, c1, np.array([0.025, 0.975]))
@@ -281,8 +290,9 @@ def _lattice_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float, near: bool =
     if want:
         ci_err = accuracy.ci_error(alt, ci)
         if small and not alt.exact:  # a quantile on an atom can jump to the next one if the law is a bit off
+            rest_cdf = _cdf(rest1)
             jumps = [
-                accuracy.quantile_jump(l1, rest1, c1, s1.lo, int(qi), u, n, alt.n_items)
+                accuracy.quantile_jump(l1, rest1, c1, s1.lo, int(qi), u, n, alt.n_items, rest_cdf)
                 for qi, u in zip(q, (0.025, 0.975), strict=True)
             ]
             ci_err = float(np.hypot(ci_err, float(np.hypot(jumps[0], jumps[1])) * h / (scale * n)))
