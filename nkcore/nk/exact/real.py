@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -102,6 +103,39 @@ def _distinct_draws(gold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, n
     return rows, comp.astype(gold.dtype), counts.astype(float)
 
 
+def _feasible_pairs(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every (item, composition g of K with g <= its counts) pair: item rows, compositions and ln P(g) under the
+    multivariate hypergeometric, ln prod_m C(c_m, g_m) - ln C(n, K); None beyond ``ENUM_MAX`` pairs. Which
+    compositions an item can give, and their probabilities, depend on its counts alone: computed once per distinct
+    count vector, then repeated for its items.
+
+    >>> row, g, logp = _feasible_pairs(np.array([[2, 1], [1, 1], [2, 1]]), 2)
+    >>> row.tolist(), g.tolist(), np.exp(logp).round(4).tolist()
+    ([0, 0, 1, 2, 2], [[1, 1], [2, 0], [1, 1], [1, 1], [2, 0]], [0.6667, 0.3333, 1.0, 0.6667, 0.3333])
+    """
+    m = counts.shape[1]
+    comp = compositions(k, m)
+    vecs, inv = np.unique(counts, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    limits.check_memory(vecs.shape[0] * comp.shape[0] * 2, "the real data's exact per-item law")
+    ok = comp[:, 0][None, :] <= vecs[:, 0][:, None]
+    for j in range(1, m):  # one 2-d comparison per category (cheaper than a 3-d one reduced over categories)
+        ok &= comp[:, j][None, :] <= vecs[:, j][:, None]
+    per_vec = ok.sum(axis=1)
+    reps = per_vec[inv]
+    if int(reps.sum()) > ENUM_MAX:
+        return None
+    vrow, vcol = np.nonzero(ok)  # (vector, composition) pairs, grouped by vector
+    start = np.cumsum(per_vec) - per_vec
+    lf = gammaln(np.arange(int(vecs.sum(-1).max()) + 1) + 1.0)  # ln x! from a table, not a ufunc per pair
+    cv_, gv = vecs[vrow], comp[vcol]
+    n_v = cv_.sum(-1)
+    logp_v = (lf[cv_] - lf[gv] - lf[cv_ - gv]).sum(-1) - lf[n_v] + lf[k] + lf[n_v - k]
+    first = np.cumsum(reps) - reps
+    at = np.repeat(start[inv] - first, reps) + np.arange(int(reps.sum()))  # each item's run of its vector's pairs
+    return np.repeat(np.arange(counts.shape[0]), reps), gv[at], logp_v[at]
+
+
 def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict[str, ItemLaw], int]:
     """Per metric, the alternative's per-item gap law at K (module doc), and how many items qualify (cached)."""
     mts = tuple(metrics)
@@ -116,24 +150,11 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
     n_comp = comb(k + m - 1, m - 1)
     units: dict[str, list[np.ndarray]] = {mt: [] for mt in mts}
     weights: list[np.ndarray] = []
-    ok = None
-    if qual.size * n_comp <= ENUM_CANDIDATES:
-        comp = compositions(k, m)
-        limits.check_memory(qual.size * n_comp * (m + 1), "the real data's exact per-item law")
-        # only the compositions each item can give (g <= its counts): one row per (item, composition)
-        ok = np.all(comp[None, :, :] <= data.counts[qual][:, None, :], axis=-1)
-        if int(np.count_nonzero(ok)) > ENUM_MAX:
-            ok = None
-    if ok is not None:
+    pairs = _feasible_pairs(data.counts[qual], k) if qual.size * n_comp <= ENUM_CANDIDATES else None
+    if pairs is not None:
         limits.check_memory(ENUM_MAX * m * 8 * 6, "the real data's exact per-item law")
-        row, col = np.nonzero(ok)
-        top = int(data.counts[qual].sum(-1).max())
-        lf = gammaln(np.arange(top + 1) + 1.0)  # ln x! for x = 0 .. the largest n_i: a table, not a ufunc per cell
-        ci, gi = data.counts[qual][row], comp[col]
-        n_i = ci.sum(-1)
-        logp = (lf[ci] - lf[gi] - lf[ci - gi]).sum(-1) - lf[n_i] + lf[k] + lf[n_i - k]
+        row, gold, logp = pairs
         prob = np.exp(logp) / qual.size
-        gold = gi
         for mt in mts:
             units[mt].append(_units(mt, gold, data, qual[row]))
         weights.append(prob)
@@ -166,6 +187,38 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
     return out, int(qual.size)
 
 
+@lru_cache(maxsize=256)
+def _critical_counts(n: int, alpha: float) -> np.ndarray:
+    """For m = 0 .. n discordant items, the sign test's critical count c(m): the smallest a > m / 2 with
+    2 P(Bin(m, 1/2) >= a) < alpha (the test's p < alpha). Depends on (n, alpha) only: cached.
+
+    >>> _critical_counts(10, 0.05)[[5, 6, 10]].tolist()  # 6 of 6: p = 0.031; 9 of 10: p = 0.021
+    [6.0, 6.0, 9.0]
+    """
+    m = np.arange(n + 1)
+    c = stats.binom.isf(alpha / 2, m, 0.5) + 1
+    c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < alpha, c, c + 1)
+    out = np.maximum(c, np.floor(m / 2) + 1)
+    out.setflags(write=False)
+    return out
+
+
+_NULLS: dict[int, tuple[ItemLaw, ItemLaw]] = {}
+"""The null law of each alternative law in use (by its id; the entry holds the law, so the id stays its own)."""
+
+
+def _null_of(law: ItemLaw) -> ItemLaw:
+    """``symmetrised(law)``, computed once per law (and so one object, whose lattices ``cells`` caches)."""
+    got = _NULLS.get(id(law))
+    if got is not None and got[0] is law:
+        return got[1]
+    if len(_NULLS) > 1024:
+        _NULLS.clear()
+    null = symmetrised(law)
+    _NULLS[id(law)] = (law, null)
+    return null
+
+
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
     """Share of rounds in which the exact two-sided sign test on the discordant items rejects in ``direction``.
 
@@ -182,10 +235,7 @@ def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float
         return 0.0
     m = np.arange(n + 1)
     p_m = stats.binom.pmf(m, n, q)
-    # critical count c(m): the smallest a > m / 2 with 2 P(Bin(m, 1/2) >= a) < alpha (the test's p < alpha)
-    c = stats.binom.isf(alpha / 2, m, 0.5) + 1
-    c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < alpha, c, c + 1)
-    c = np.maximum(c, np.floor(m / 2) + 1)
+    c = _critical_counts(int(n), float(alpha))
     reach = np.where(c <= m, stats.binom.sf(c - 1, m, ahead / q), 0.0)
     return dot(p_m, reach)
 
@@ -220,7 +270,7 @@ def exact_resample_cells(
             if n_qual == 0:
                 continue
             law = laws[mt]
-            c = cell_numbers(law, symmetrised(law), cfg.n)
+            c = cell_numbers(law, _null_of(law), cfg.n)
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
