@@ -9,8 +9,9 @@ independent and identically distributed under the alternative and under the null
 - ESTIMATED otherwise, from ``n_items`` items drawn once by the simulation's own samplers
   (``samplers.draw_dataset`` with N = n_items, one round), with a fixed seed per (K, side): the same inputs give
   the same law on every machine. From K = 20 on, the first ``MIN_ITEMS`` of them are one pool of items shared by
-  every K, their ratings drawn in nested blocks (``pool``: the same law, a fraction of the cost). The null law is symmetrised (d and -d with probability 1/2 each): under the
-  null A and B are exchangeable, so the null gap is symmetric about 0 (checked on the exact laws in the tests).
+  every K, their ratings drawn in nested blocks (``pool``: the same law, a fraction of the cost). The null law
+  is symmetrised (d and -d with probability 1/2 each): under the null A and B are exchangeable, so the null gap
+  is symmetric about 0 (checked on the exact laws in the tests).
 Laws are cached per (alpha, eps, K, metrics, n_items) in the process.
 """
 
@@ -111,7 +112,7 @@ def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, 
     w = None if weights is None else np.asarray(weights).ravel()
     lo, hi = (int(u.min()), int(u.max())) if u.size and u.dtype.kind in "iu" else (0, -1)
     if hi >= lo and hi - lo <= max(BINCOUNT_SPAN, u.size):  # a narrow integer range: counted, not sorted
-        prob = np.bincount(u - lo if lo else u, weights=w, minlength=hi - lo + 1)
+        prob = np.bincount(u.astype(np.int64) - lo, weights=w, minlength=hi - lo + 1)
         vals = np.flatnonzero(prob) + lo
         prob = prob[vals - lo]
     else:
