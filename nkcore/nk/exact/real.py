@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from math import comb
 
@@ -32,7 +33,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from nkcore.common import limits
-from nkcore.nk.exact.cells import cell_numbers, result_fields
+from nkcore.nk.exact.cells import CellNumbers, cell_numbers, result_fields
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ENGINE_SEED, ItemLaw, law_from_units, symmetrised
 from nkcore.nk.grid import Config
@@ -48,6 +49,7 @@ from nkcore.nk.resample import (
     resample_cells,
 )
 from nkcore.nk.scores import UNIT, item_gaps
+from nkcore.nk.simulate import default_workers
 
 ENUM_MAX = 1_000_000
 """Largest enumeration (pairs of a qualifying item and a composition of K it can give) of an exact real-data law."""
@@ -219,6 +221,18 @@ def _null_of(law: ItemLaw) -> ItemLaw:
     return null
 
 
+def _numbers_of_k(
+    data: PairData, k: int, cfgs: list[Config], metrics: tuple[str, ...]
+) -> tuple[int, dict[tuple[int, str], CellNumbers]]:
+    """The qualifying items at K, and the engine's numbers of each of its cells (budget, metric)."""
+    laws, n_qual = real_item_laws(data, k, metrics)
+    if n_qual == 0:
+        return 0, {}
+    return n_qual, {
+        (cfg.budget, mt): cell_numbers(law, _null_of(law), cfg.n) for cfg in cfgs for mt, law in laws.items()
+    }
+
+
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
     """Share of rounds in which the exact two-sided sign test on the discordant items rejects in ``direction``.
 
@@ -260,8 +274,16 @@ def exact_resample_cells(
         if "f1" in mts
         else {}
     )
+    by_k: dict[int, list[Config]] = {}
     for cfg in configs:
-        laws, n_qual = real_item_laws(data, cfg.k, item) if item else ({}, 0)
+        by_k.setdefault(cfg.k, []).append(cfg)
+    ks = sorted(by_k)
+    done: dict[int, tuple[int, dict[tuple[int, str], CellNumbers]]] = {}
+    if item and ks:  # each K on a thread of its own (numpy releases the GIL in the heavy calls); the same numbers
+        with ThreadPoolExecutor(max_workers=min(default_workers(), len(ks))) as pool:
+            done = dict(zip(ks, pool.map(lambda k: _numbers_of_k(data, k, by_k[k], item), ks), strict=True))
+    for cfg in configs:
+        n_qual, numbers = done.get(cfg.k, (0, {}))
         for mt in mts:
             if mt == "f1":
                 if (cfg.budget, cfg.k) in f1:
@@ -269,8 +291,8 @@ def exact_resample_cells(
                 continue
             if n_qual == 0:
                 continue
-            law = laws[mt]
-            c = cell_numbers(law, _null_of(law), cfg.n)
+            c = numbers[(cfg.budget, mt)]
+            law = real_item_laws(data, cfg.k, item)[0][mt]  # cached
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
