@@ -6,7 +6,7 @@ number from ``ui.cache.compute``. The accuracy section (the only part the interv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,11 +83,17 @@ with page.user_errors():
                      "low": c.diff_ci_low, "high": c.diff_ci_high})  # fmt: skip
         rows.append({"pair": label, "interval": "if the configs were independent (marginal)", "diff": c.diff,
                      "low": c.unpaired_ci_low, "high": c.unpaired_ci_high})  # fmt: skip
-    diff_chart = charts_paired.difference_chart(pd.DataFrame(rows))
+    # the chart's spec is cached on its rows' content; the chart itself is built only when an export is clicked
+    diff_rows = pd.DataFrame(rows)
+    diff_spec = cache.chart_spec(charts_paired.difference_chart, diff_rows)
+
+    def diff_chart() -> alt.LayerChart:
+        return charts_paired.difference_chart(diff_rows)
+
     trend_note = paired.ordering_sentence(ordered) if ordered is not None else ""
     with answer_box:
         st.markdown(f"**{md(headline)}**")
-        charts.draw(diff_chart)
+        charts.draw(diff_spec)
         if len(comps) > 1:
             st.markdown("\n".join(f"- {md(v)}" for v in verdicts))
         if trend_note:  # only when the accuracies rise (or fall) in the listed order: else no trend to warn about
@@ -197,7 +203,7 @@ class PairedView:
     n_cases: int
     dropped: int
     chance_note: tuple[str, float] | None  # the 1/k! note and its chance, when the accuracies are monotone
-    diff_chart: alt.LayerChart
+    diff_chart: Callable[[], alt.LayerChart]  # builds the chart of paired differences (for the summary's image)
 
 
 @st.fragment
@@ -239,10 +245,9 @@ def _accuracy_section(view: PairedView) -> None:
         [{"config": x.config, "correct": x.correct, "cases": x.n, "accuracy": x.accuracy, "ci_low": x.ci_low,
           "ci_high": x.ci_high} for x in accs]
     )  # fmt: skip
-    acc_chart = charts_paired.accuracy_chart(acc_df, pct)
     left, right = st.columns([3, 2])
     with left:
-        charts.draw(acc_chart)
+        charts.draw(cache.chart_spec(charts_paired.accuracy_chart, acc_df, pct))
     right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
     with right.expander("Why not compare these intervals?", icon=":material/help:"):
         st.markdown(words.MARGINAL_NOTE)
@@ -271,7 +276,7 @@ def _accuracy_section(view: PairedView) -> None:
         "Compare",
         {"dataset": ds.name, "compare": mode, "alpha": alpha, "interval": ci_label},
         numbers,
-        [view.diff_chart, acc_chart],
+        [view.diff_chart, lambda: charts_paired.accuracy_chart(acc_df, pct)],
     )
 
 

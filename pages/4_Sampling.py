@@ -25,7 +25,7 @@ page.setup_page("Sampling", "What does majority voting over more samples per req
 ds = datasets.choose_dataset("samples")
 
 
-def summary(a: voting.VoteAnalysis, tie: str, rho_what_if: float, chart: alt.TopLevelMixin) -> None:
+def summary(a: voting.VoteAnalysis, tie: str, rho_what_if: float, chart: exports.ChartOrBuilder) -> None:
     """The one-page summary (rows from ``nkcore.voting.sentences.summary_rows``), drawn by the curve's fragment so
     it follows the what-if slider; the other fragments' controls change no number in it."""
     exports.summary_download(
@@ -107,9 +107,13 @@ with page.user_errors():
             models = pd.DataFrame(
                 [{"n": n, "series": k, "accuracy": v[i]} for k, v in series.items() for i, n in enumerate(ns)]
             )
-            chart = charts_voting.vote_curve_chart(measured, models)
+            # the spec is cached on the frames' content; the chart itself is built only when an export is clicked
             with chart_slot.container():
-                charts.draw(chart)
+                charts.draw(cache.chart_spec(charts_voting.vote_curve_chart, measured, models))
+
+            def chart() -> alt.LayerChart:
+                return charts_voting.vote_curve_chart(measured, models)
+
             exports.download_table_and_chart(
                 measured, "vote_curve", chart, "vote_curve", explains=words.VOTE_CURVE_EXPLAINS
             )

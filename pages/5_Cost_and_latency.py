@@ -7,6 +7,7 @@ expanders. The stalls section is a fragment (its two inputs rerun it only) and d
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import altair as alt
 import streamlit as st
@@ -148,9 +149,12 @@ with page.user_errors():
         else:
             st.warning(f"**{md(adv.headline)}**", icon=":material/warning:")
     frame = table.to_frame()
-    chart = charts_voting.cost_accuracy_chart(frame, float(budget))
+
+    def chart() -> alt.LayerChart:  # built only when an export is clicked; the page draws the cached spec
+        return charts_voting.cost_accuracy_chart(frame, float(budget))
+
     with chart_box:
-        charts.draw(chart)
+        charts.draw(cache.chart_spec(charts_voting.cost_accuracy_chart, frame, float(budget)))
         st.caption(advice.ACCURACY_CHART_CAPTION)
         exports.download_chart(chart, "accuracy_vs_cost", explains=advice.ACCURACY_CHART_EXPLAINS)
     with why_box:
@@ -211,10 +215,11 @@ with page.user_errors():
     )
     with latency_box:
         if latency_box.open:
-            lat_chart = charts_voting.latency_bars_chart(frame, float(budget))
-            charts.draw(lat_chart)
+            charts.draw(cache.chart_spec(charts_voting.latency_bars_chart, frame, float(budget)))
             st.caption(advice.LATENCY_CHART_CAPTION)
-            exports.download_chart(lat_chart, "latency_percentiles")
+            exports.download_chart(
+                lambda: charts_voting.latency_bars_chart(frame, float(budget)), "latency_percentiles"
+            )
 
     # ------------------------------------------------------------------ the adaptive rule
     with st.expander("Which requests top up under the adaptive rule", icon=":material/add_circle:"):
@@ -230,7 +235,9 @@ with page.user_errors():
 
 
 @st.fragment
-def stalls_and_summary(table: CostTable, adv: advice.Advice, params: dict[str, object], chart: alt.LayerChart) -> None:
+def stalls_and_summary(
+    table: CostTable, adv: advice.Advice, params: dict[str, object], chart: Callable[[], alt.LayerChart]
+) -> None:
     """Rare stalls and queued branches (two inputs of their own), then the one-page summary of the view.
 
     A fragment: its inputs rerun this section only. The summary is drawn here so that it follows them; every other

@@ -6,6 +6,7 @@ The label-error floor, with its own controls and the summary download, is a frag
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import altair as alt
@@ -118,15 +119,20 @@ with page.user_errors():
             "mde_at_power": "detectable at the chosen power (Connor)",
         }
     )
-    chart = charts_paired.resolution_chart(
-        wide.melt(id_vars="cases", var_name="series", value_name="diff"), cases, target
-    )
+    # the chart's spec is cached on its inputs' content (a control that leaves them as they were rebuilds nothing);
+    # the chart itself is built only when an export is clicked
+    chart_args = (wide.melt(id_vars="cases", var_name="series", value_name="diff"), cases, target)
+    chart_spec = cache.chart_spec(charts_paired.resolution_chart, *chart_args)
+
+    def chart() -> alt.LayerChart:
+        return charts_paired.resolution_chart(*chart_args)
+
     pwr = f"{100 * power:.0f}%"
 
     # ------------------------------------------------------------------ the answer, first on the page
     with answer_box:
         st.markdown(f"**{md(resolution_text.plan_headline(p, answer))}**")
-        charts.draw(chart)
+        charts.draw(chart_spec)
         m1, m2, m3 = st.columns(3)
         m1.metric(
             "cases needed",
@@ -175,12 +181,12 @@ with page.user_errors():
 
 @dataclass(frozen=True, slots=True)
 class PlanView:
-    """What the label-error section takes from the full run: the plan and its chart (for the summary)."""
+    """What the label-error section takes from the full run: the plan and its chart's builder (for the summary)."""
 
     plan: resolution.Plan
     answer: resolution_text.CasesAnswer | None
     target_pts: float
-    chart: alt.LayerChart
+    chart: Callable[[], alt.LayerChart]
 
 
 @st.fragment

@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import altair as alt
@@ -239,13 +239,15 @@ def summary_html(
     title: str,
     params: dict[str, Any],
     numbers: list[tuple[str, str, str]],
-    charts: list[alt.TopLevelMixin],
+    charts: Sequence[ChartOrBuilder],
     link: str = "",
     *,
     context: ExportContext | None = None,
     applies: Applies = None,
 ) -> str:
     """A self-contained one-page HTML summary: datasets, parameters, key numbers with their sentences, charts, link.
+
+    ``charts``: charts, or functions without arguments that build them (see :func:`download_chart`).
 
     - The datasets of ``context`` (this run's, by default: :func:`current_context`) are named with their full ids
       and the models or configs they hold.
@@ -279,7 +281,7 @@ def summary_html(
     )
     imgs = "".join(
         f'<p><img alt="chart" style="max-width:100%" src="data:image/png;base64,'
-        f'{base64.b64encode(chart_png(c, scale=1.5)).decode()}"/></p>'
+        f'{base64.b64encode(chart_png(_built(c), scale=1.5)).decode()}"/></p>'
         for c in charts
     )
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -316,12 +318,13 @@ def summary_download(
     title: str,
     params: dict[str, Any],
     numbers: list[tuple[str, str, str]],
-    charts: list[alt.TopLevelMixin] | None = None,
+    charts: Sequence[ChartOrBuilder] | None = None,
     *,
     applies: Applies = None,
 ) -> None:
-    """The "one-page summary" download of the current view (HTML with the charts embedded, :func:`summary_html`)."""
-    charts = charts or []
+    """The "one-page summary" download of the current view (HTML with the charts embedded, :func:`summary_html`);
+    ``charts`` are rendered on click, and a function among them (see :func:`download_chart`) is called then."""
+    charts = list(charts or [])
     link = _current_link()
     context = current_context()
     with st.expander("Summary of this view for a review doc", icon=":material/description:"):

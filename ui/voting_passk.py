@@ -98,9 +98,10 @@ def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
     with st.expander("How to read this chart", icon=":material/help:"):
         _how_to_read()
     table = curves_frame(curves)
-    chart = passk_chart(table)
-    draw(chart)
-    exports.download_table_and_chart(table, "passk_curves", chart, "passk_curves", table_label="Chart data (CSV)")
+    draw(cache.chart_spec(passk_chart, table))  # cached on the table's content; the chart is built for an export only
+    exports.download_table_and_chart(
+        table, "passk_curves", lambda: passk_chart(table), "passk_curves", table_label="Chart data (CSV)"
+    )
 
     st.markdown(md(voting.flaky_sentence(flaky)))
     if flaky.flaky:
