@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from nkcore.nk import frames, grid, sentences
-from ui import charts, charts_nk, exports, work
-from ui.budget_compute import Grid
+from nkcore.nk import grid, sentences
+from ui import charts, charts_nk, exports
+from ui.budget_compute import Grid, simulated_cells
 from ui.budget_controls import Choices, rounds_and_seed
 from ui.text import md
 
@@ -85,33 +85,7 @@ def _simulate(ch: Choices, cell: Any, rounds: int, seed: int) -> list[Any]:
     runs: list[Any] = []
     for s in range(VERIFY_SEEDS):
         step = f"Simulating budget {cell.budget:,}, K = {cell.k}: seed {s + 1} of {VERIFY_SEEDS}"
-        found: Any
-        if ch.prior is not None:
-            found = work.compute_with_progress(
-                grid.simulate_grid,
-                alpha=ch.prior.alpha,
-                eps=ch.eps,
-                budgets=(cell.budget,),
-                ks=(cell.k,),
-                metrics=(ch.metric,),
-                rounds=rounds,
-                seed=seed + s,
-                progress_label=step,
-            )
-        else:
-            found = work.compute_with_progress(
-                frames.resample_frames,
-                ch.rds,
-                ch.pds,
-                model_a=ch.model_a,
-                model_b=ch.model_b,
-                budgets=(cell.budget,),
-                ks=(cell.k,),
-                metrics=(ch.metric,),
-                rounds=rounds,
-                seed=seed + s,
-                progress_label=step,
-            ).cells
+        found, _ = simulated_cells(ch, (cell.budget,), (cell.k,), (ch.metric,), rounds, seed + s, step)
         runs.extend(c for c in found if c.metric == ch.metric)
     return runs
 

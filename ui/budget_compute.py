@@ -43,49 +43,53 @@ class Answer:
     everything_tied: bool
 
 
+def simulated_cells(
+    ch: Choices, budgets: tuple[int, ...], ks: Any, metrics: Any, rounds: int, seed: int, label: str
+) -> tuple[list[Any], Any]:
+    """The simulation's cells of budgets x K (one cached computation with a progress bar): the paper's simulation
+    from the prior, or resampling of the real data (then with its run, which says which items qualify)."""
+    if ch.prior is not None:
+        found = work.compute_with_progress(
+            grid.simulate_grid,
+            alpha=ch.prior.alpha,
+            eps=ch.eps,
+            budgets=budgets,
+            ks=ks,
+            metrics=metrics,
+            rounds=rounds,
+            seed=seed,
+            progress_label=label,
+        )
+        return list(found), None
+    run = work.compute_with_progress(
+        frames.resample_frames,
+        ch.rds,
+        ch.pds,
+        model_a=ch.model_a,
+        model_b=ch.model_b,
+        budgets=budgets,
+        ks=ks,
+        metrics=metrics,
+        rounds=rounds,
+        seed=seed,
+        progress_label=label,
+    )
+    return list(run.cells), run
+
+
 def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, list[tuple[int, str]]]:
     """A simulated grid, one budget row at a time: each row is its own cached computation (changing the largest
     budget reuses the rows already done); a row over the server's work limit is left out and said."""
     refused: list[tuple[int, str]] = []
-    bar = st.progress(0.0, text="Computing the grid…") if ch.real else None
     for i, b in enumerate(ch.budgets):
+        label = f"Budget {b:,} ({i + 1} of {len(ch.budgets)})"
         try:
-            if ch.real:
-                sim_run = cache.compute(
-                    frames.resample_frames,
-                    ch.rds,
-                    ch.pds,
-                    model_a=ch.model_a,
-                    model_b=ch.model_b,
-                    budgets=(b,),
-                    ks=ch.ks,
-                    metrics=ch.sim_metrics,
-                    rounds=ch.rounds,
-                    seed=ch.seed,
-                )
-                run_info = run_info or sim_run
-                cells.extend(sim_run.cells)
-            else:
-                assert ch.prior is not None
-                cells.extend(
-                    work.compute_with_progress(
-                        grid.simulate_grid,
-                        alpha=ch.prior.alpha,
-                        eps=ch.eps,
-                        budgets=(b,),
-                        ks=ch.ks,
-                        metrics=ch.sim_metrics,
-                        rounds=ch.rounds,
-                        seed=ch.seed,
-                        progress_label=f"Budget {b:,} ({i + 1} of {len(ch.budgets)})",
-                    )
-                )
+            found, run = simulated_cells(ch, (b,), ch.ks, ch.sim_metrics, ch.rounds, ch.seed, label)
         except DataError as exc:
             refused.append((b, str(exc)))
-        if bar is not None:
-            bar.progress((i + 1) / len(ch.budgets), text=f"Budget {b:,} done ({i + 1} of {len(ch.budgets)})")
-    if bar is not None:
-        bar.empty()
+            continue
+        run_info = run_info or run
+        cells.extend(found)
     return run_info, refused
 
 
