@@ -13,7 +13,8 @@ from nkcore import summary as nksummary
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
-from nkcore.kinds import apply_mapping, detect_kind, flatten_nested, kind_columns
+from nkcore.kinds import detect_kind, flatten_nested, kind_columns
+from nkcore.kinds.canonical import binned_labels, canonical_table, counts_table
 from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
 from ui.charts import draw
 from ui.text import md
@@ -71,22 +72,6 @@ def _read_upload(data: bytes, name: str) -> tuple[pd.DataFrame, str]:
     return (frame, "") if flat is None else (flat.frame, flat.reason)
 
 
-def _table_of(
-    part: pd.DataFrame, kind: str, mapping: dict[str, str], counts: bool, dups: str, bins: int = 0
-) -> pd.DataFrame:
-    """One part of the file as the canonical table: label counts kept as counts, else the mapping applied (and a
-    wide numeric scale cut into ``bins`` bins when it is given)."""
-    if counts:
-        found = data_flows.counts_table(part)
-        if found is None:
-            raise DataError("this part of the file has no label-count columns with values")
-        return found[0]
-    table = apply_mapping(part, kind, mapping)
-    if kind == "ratings" and dups in ("first", "last"):
-        table = data_flows.drop_duplicates(table, dups)
-    return data_ratings.bin_upload(table, bins) if bins else table
-
-
 def _check_target(table: pd.DataFrame, token: str) -> tuple[str | None, str]:
     """The stored ratings to check predictions against: the one sharing the most items (the user may change it)."""
     predicted = set(table["item"].dropna().astype(str))
@@ -139,7 +124,7 @@ def upload_section() -> None:
         frame = parts[0][1]
         detected = detect_kind(frame)
         map_token = token + ("k" if data_flows.KEY_COLUMN in frame.columns else "")  # a new key: new defaults
-        counts = data_flows.counts_table(frame, detected)
+        counts = counts_table(frame, detected)
         guess_word = (
             "Ratings (label counts)"
             if counts
@@ -168,7 +153,7 @@ def upload_section() -> None:
         else:
             st.caption(f"Why: {md(detect_kind(frame, kind).reason)}.")
             mapping = data_flows.mapping_editor(frame, kind, map_token)
-        table = _table_of(frame, kind, mapping, as_counts, "")
+        table = canonical_table(frame, kind, mapping, as_counts)
         dups, bins = "", 0
         if kind == "ratings" and not as_counts:
             kept = data_flows.duplicates_chooser(table, token)
@@ -178,7 +163,7 @@ def upload_section() -> None:
             dups = str(st.session_state.get(f"_dat_dups_{token}", ""))
             table = kept
             bins = data_ratings.upload_bins_chooser(table, token)
-            table = data_ratings.bin_upload(table, bins) if bins else table
+            table = binned_labels(table, bins) if bins else table
         ratings_id, ratings_name = (None, "")
         if kind == "predictions":
             ratings_id, ratings_name = _check_target(table, token)
@@ -212,7 +197,7 @@ def upload_section() -> None:
             st.success(f"The file is a valid {KIND_WORDS[kind].lower()} dataset.", icon=":material/check_circle:")
             show_numbers(summary.numbers)
             all_parts = [
-                (v, table if i == 0 else _table_of(p, kind, mapping, as_counts, dups, bins))
+                (v, table if i == 0 else canonical_table(p, kind, mapping, as_counts, dups, bins))
                 for i, (v, p) in enumerate(parts)
             ]
             st.button(

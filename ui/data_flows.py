@@ -27,7 +27,6 @@ from nkcore.kinds import (
     SUBSET_NAMES,
     Duplicates,
     KindGuess,
-    apply_mapping,
     detect_kind,
     drop_duplicates,
     duplicates,
@@ -39,8 +38,6 @@ from nkcore.kinds import (
     to_text,
     with_key,
 )
-from nkcore.kinds.columns import normal_name
-from nkcore.ratings import COUNT_PREFIX, ratings_from_counts
 from ui import exports
 from ui.text import md
 
@@ -50,7 +47,6 @@ __all__ = [
     "SUBSET_NAMES",
     "Duplicates",
     "SubsetChoice",
-    "counts_table",
     "drop_duplicates",
     "duplicates",
     "duplicates_chooser",
@@ -67,27 +63,6 @@ __all__ = [
 NONE = "(not in the file)"
 KEEP_ONE, STORE_EACH, ALL_ROWS = "keep one", "store each", "all rows"
 DUP_CHOICES = ("refuse", "first", "last")
-
-
-def counts_table(frame: pd.DataFrame, guess: KindGuess | None = None) -> tuple[pd.DataFrame, dict[str, str]] | None:
-    """A label-count file as the canonical counts table (``item`` + ``count_<label>`` int columns) and its mapping.
-
-    ``guess`` is the file's :func:`nkcore.kinds.detect_kind` (detected here when not given); None unless its layout
-    is ``counts``. The counts are read by :func:`nkcore.ratings.ratings_from_counts` first, so a bad count, a
-    repeated item or a total that disagrees is a DataError naming the rows; count columns that are empty in every
-    row (another subset's labels) are left out; an empty cell is 0.
-
-    >>> t, m = counts_table(pd.DataFrame({"uid": ["a", "b"], "count_x": [2, 0], "count_y": [1, 3], "count_z": [None, None]}))
-    >>> t.columns.tolist(), t["count_y"].tolist(), m["item"]
-    (['item', 'count_x', 'count_y'], [1, 3], 'uid')
-    """
-    guess = detect_kind(frame) if guess is None else guess
-    if guess.layout != "counts" or guess.kind != "ratings":
-        return None
-    labels = {role[len(COUNT_PREFIX) :]: col for role, col in guess.mapping.items() if role != "item"}
-    subset = [c for c in frame.columns if normal_name(c) in ("subset", "split", "dataset")]
-    ratings_from_counts(frame.drop(columns=subset), guess.mapping["item"], labels)  # names bad rows, items, totals
-    return apply_mapping(frame, "ratings", guess.mapping), dict(guess.mapping)
 
 
 @dataclass(frozen=True, slots=True)

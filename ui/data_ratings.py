@@ -32,7 +32,6 @@ from ui.text import md
 
 __all__ = [
     "BINS_MAX",
-    "bin_upload",
     "binned",
     "item_mean_chart",
     "ratings_details",
@@ -85,11 +84,6 @@ def upload_binning(table: pd.DataFrame, bins: int) -> ordinal.Binning:
     if binning is None:
         raise DataError("the labels are not a wide numeric scale, so there is nothing to bin")
     return binning
-
-
-def bin_upload(table: pd.DataFrame, bins: int) -> pd.DataFrame:
-    """``table`` (item, rater, label) with its labels replaced by their bins' names (``ordinal.bin_frames``)."""
-    return ordinal.bin_frames(table, None, int(bins))[0]
 
 
 def _wide(ds: Dataset) -> bool:
