@@ -96,7 +96,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
                 "nk_grid",
                 chart,
                 "nk_heatmap",
-                table_label="Download this metric's cells (CSV)",
+                table_label="Cells (CSV)",
                 explains="Darker: more repeatable; white dot: p < 0.05; x: extrapolation; orange frame: the budget "
                 "chosen; star: its best K; red ring: the cell in detail.",
             )
