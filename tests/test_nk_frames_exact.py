@@ -14,7 +14,7 @@ import pytest
 
 from nkcore.errors import DataError
 from nkcore.nk.frames import exact_resample_frames, resample_frames
-from nkcore.nk.sentences import extrapolated
+from nkcore.nk.grid import extrapolated
 
 LABELS = ("x", "y", "z")
 

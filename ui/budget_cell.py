@@ -25,7 +25,7 @@ t-distribution with 9 degrees of freedom exceeds 4 in 0.3% of checks)."""
 def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
     """The chosen cell: heading, five numbers, how exact they are, what they say, verify, the gap chart."""
     st.subheader(sentences.cell_heading(cell))
-    if sentences.extrapolated(cell):
+    if grid.extrapolated(cell):
         st.warning(md(sentences.extrapolation_sentence(cell)), icon=":material/warning:")
     shares = sentences.gap_shares(cell.alt, cell.null)
     m = st.columns([1, 1, 1.35, 1, 1.35])  # the longer labels get room at 1024 px (a projector)

@@ -71,7 +71,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
     best = {bk.budget: bk for bk in grid.best_k(mcells, ch.metric)}
     by_cell = {(c.budget, c.k): c for c in mcells}
     df = grid.cells_frame(mcells)
-    df["extrapolated"] = [sentences.extrapolated(c) for c in mcells]
+    df["extrapolated"] = [grid.extrapolated(c) for c in mcells]
     # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
     # rounds in the full data's direction, which counts ties when the full data has no difference)
     df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]

@@ -269,7 +269,15 @@ def best_k(cells: Iterable, metric: str) -> list[BestK]:
     """Per budget, the K with the smallest p (ties: larger Delta / CI-width, then smaller K).
 
     Works on simulated ``CellResult`` and real-data ``ResampleCell`` alike (fields budget, k, n, metric, p,
-    delta, ci_width).
+    delta, ci_width). A real-data cell whose N exceeds the items the data has with K ratings (``n_qualifying``)
+    is extrapolation (items drawn again and again), not a measurement: a budget with any measured cell takes its
+    best K among those.
+
+    >>> from types import SimpleNamespace as C
+    >>> cells = [C(budget=100, k=1, n=100, metric="acc", p=0.001, delta=0.1, ci_width=0.1, n_qualifying=50),
+    ...          C(budget=100, k=2, n=50, metric="acc", p=0.01, delta=0.1, ci_width=0.1, n_qualifying=50)]
+    >>> [(b.k, b.p) for b in best_k(cells, "acc")]  # K = 1 needs 100 items of 50
+    [(2, 0.01)]
     """
     by_budget: dict[int, list] = {}
     for c in cells:
@@ -277,9 +285,23 @@ def best_k(cells: Iterable, metric: str) -> list[BestK]:
             by_budget.setdefault(c.budget, []).append(c)
     out = []
     for b in sorted(by_budget):
-        best = min(by_budget[b], key=lambda c: (c.p, -_ratio(c), c.k))
+        best = min(by_budget[b], key=lambda c: (extrapolated(c), c.p, -_ratio(c), c.k))
         out.append(BestK(metric, b, best.k, best.n, best.p, best.delta, best.ci_width))
     return out
+
+
+def extrapolated(cell: object) -> bool:
+    """A real-data cell draws more items (N) than its pool holds (``n_qualifying``: the items with at least K
+    ratings), so items repeat and the cell extrapolates beyond the data. Simulated cells have no pool: False.
+
+    >>> from types import SimpleNamespace as S
+    >>> extrapolated(S(n=2500, k=1, n_qualifying=500)), extrapolated(S(n=111, k=9, n_qualifying=500))
+    (True, False)
+    >>> extrapolated(S(n=2500, k=1))
+    False
+    """
+    pool = getattr(cell, "n_qualifying", None)
+    return pool is not None and int(cell.n) > int(pool)  # type: ignore[attr-defined]
 
 
 def _ratio(c: object) -> float:
@@ -351,6 +373,7 @@ __all__ = [
     "best_k",
     "cells_frame",
     "configurations",
+    "extrapolated",
     "method_words",
     "minimal_budget_search",
     "minimal_budgets",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from nkcore.nk.grid import BestK, MinimalBudget, best_k, minimal_budgets
+from nkcore.nk.grid import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
 from nkcore.nk.metrics import METRICS, kl_artifact_nats
 from nkcore.nk.pvalue import SIGNIFICANCE
 
@@ -90,20 +90,6 @@ def shares_sentence(shares: GapShares, model_a: str = "A", model_b: str = "B") -
         f"{model_a} is strictly ahead in {shares.ahead:.0%} of the evaluations, {model_b} in {shares.behind:.0%}, "
         f"and they tie in {shares.tied:.0%}."
     )
-
-
-def extrapolated(cell: Any) -> bool:
-    """A real-data cell draws more items (N) than its pool holds (``n_qualifying``: the items with at least K
-    ratings), so items repeat and the cell extrapolates beyond the data. Simulated cells have no pool: False.
-
-    >>> from types import SimpleNamespace as S
-    >>> extrapolated(S(n=2500, k=1, n_qualifying=500)), extrapolated(S(n=111, k=9, n_qualifying=500))
-    (True, False)
-    >>> extrapolated(S(n=2500, k=1))
-    False
-    """
-    pool = getattr(cell, "n_qualifying", None)
-    return pool is not None and int(cell.n) > int(pool)
 
 
 def cell_heading(cell: Any) -> str:

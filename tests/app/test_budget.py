@@ -198,6 +198,36 @@ def test_resampling_more_items_than_the_pool_is_marked_as_extrapolation(run_page
     assert "Extrapolation: this cell" not in " ".join(plain(w.value) for w in at.warning)
 
 
+def test_best_k_on_real_data_is_a_split_the_data_can_measure(run_page: RunPage) -> None:
+    """KL on the sample data (500 items): at a budget of 1,000 the smallest p is K = 1 (1,000 items drawn from
+    500), an extrapolation; the page names the best split among the cells that fit the data instead (N <= 500),
+    and the chosen cell is that split, not the extrapolated one."""
+    from nkcore.nk.grid import best_k
+
+    query = {"bud_src": "Resample ratings + predictions", "bud_metric": "kl", "bud_maxb": "1000", "bud_ks": "1,2,5"}
+    at = run_page(PAGE, query={**query, "bud_budget": "1000"}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    text = _text(at)
+    assert "best split for KL divergence (paper's version) is items (N) 1,000 x" not in text
+    assert "it is extrapolation" not in text.split("Best K at this budget.")[1].split("Cell:")[0]
+    # oracle: among the cells that fit the pool, the smallest p (the sim-free engine's cells, recomputed here)
+    from nkcore.nk import frames
+    from nkcore.nk.grid import extrapolated
+    from ui import datasets
+
+    rds, pds = datasets.load_dataset("ratings", None), datasets.load_dataset("predictions", None)
+    run = frames.exact_resample_frames(rds.frame, pds.frame, model_a="model-a", model_b="model-b",
+                                       budgets=(1000,), ks=(1, 2, 5), metrics=("kl",))  # fmt: skip
+    fit = [c for c in run.cells if not extrapolated(c)]
+    assert fit and any(extrapolated(c) for c in run.cells)
+    want = min(fit, key=lambda c: (c.p, c.k))
+    (bk,) = best_k(run.cells, "kl")
+    assert (bk.k, bk.n) == (want.k, want.n)
+    assert f"items (N) {want.n:,} x ratings per item (K) {want.k}" in text
+    heading = [plain(h.value) for h in at.subheader if plain(h.value).startswith("Cell:")]
+    assert heading and f"{want.n:,} items (N) x {want.k}" in heading[0]
+
+
 def test_a_fitted_prior_says_where_it_comes_from_and_how_a_preset_differs(run_page: RunPage) -> None:
     """The sample ratings were drawn from the DICES prior: the page names the ML fit, its quality, the preset, and
     that the paper's claims are checked on the fitted prior."""
