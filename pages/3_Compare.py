@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore import paired
-from nkcore.common.formatting import points
+from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import sentences as words
 from ui import cache, charts, charts_paired, datasets, exports, page
 from ui.text import md
@@ -26,6 +26,7 @@ ds = datasets.choose_dataset("paired")
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 INTERVALS = {"Wilson": "wilson", "Clopper-Pearson (exact)": "clopper-pearson"}
+P_COLUMNS = ("exact p", "Holm p", "mid-p", "chi-square p")
 
 with page.user_errors():
     table = cache.compute(paired.parse_paired, ds)
@@ -141,8 +142,13 @@ with page.user_errors():
     def number(label: str, what: str, fmt: str = "%d") -> Any:  # a column_config entry
         return st.column_config.NumberColumn(label, format=fmt, width=narrow, help=what)
 
+    def p_column(label: str, what: str) -> Any:
+        return st.column_config.TextColumn(label, width=narrow, help=what)
+
+    # p-values read as the page's sentences write them ("0.10", "< 0.001", "1.0"), not "0.1", "1" or "3.4e-05"
+    shown = tests_df.assign(**{c: tests_df[c].map(p_value_text) for c in P_COLUMNS if c in tests_df.columns})
     exports.table(
-        tests_df[main_cols],
+        shown[main_cols],
         "paired_tests",
         download=False,  # the whole table is offered with the chart's images below
         hide_index=True,
@@ -156,8 +162,8 @@ with page.user_errors():
                 "from", f"lower end of the {pct} paired (exact bootstrap) interval of B − A, in points", "%+.1f"
             ),
             "to": number("to", f"upper end of the {pct} paired interval of B − A, in points", "%+.1f"),
-            "exact p": number("exact p", words.TEST_HELP["exact p"], "%.2g"),
-            "Holm p": number("Holm p", words.TEST_HELP["Holm p"], "%.2g"),
+            "exact p": p_column("exact p", words.TEST_HELP["exact p"]),
+            "Holm p": p_column("Holm p", words.TEST_HELP["Holm p"]),
         },
     )
     st.caption(
@@ -167,17 +173,15 @@ with page.user_errors():
     with st.expander("Method: the tests in this table", icon=":material/functions:"):
         st.markdown(words.tests_method_note(level, holm=ordered is not None))
         exports.table(
-            tests_df[["A → B", "mid-p", "chi-square p"]],
+            shown[["A → B", "mid-p", "chi-square p"]],
             "paired_tests_other_p",
             download=False,
             hide_index=True,
             width="content",
             column_config={
                 "A → B": st.column_config.TextColumn("pair", help="config A → config B"),
-                "mid-p": number("mid-p", words.TEST_HELP["mid-p"], "%.2g"),
-                "chi-square p": st.column_config.NumberColumn(
-                    "chi-square p", format="%.2g", help=words.TEST_HELP["chi-square p"]
-                ),
+                "mid-p": p_column("mid-p", words.TEST_HELP["mid-p"]),
+                "chi-square p": st.column_config.TextColumn("chi-square p", help=words.TEST_HELP["chi-square p"]),
             },
         )
     long_names = {f"{pct} interval from": f"{pct} paired interval from (points)", "to": "to (points)"}

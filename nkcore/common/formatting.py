@@ -15,6 +15,7 @@ __all__ = [
     "distinguishing_names",
     "format_p",
     "name_list",
+    "p_value_text",
     "percent",
     "plural",
     "points",
@@ -60,12 +61,24 @@ def format_p(p: float) -> str:
     >>> format_p(0.0004), format_p(0.0341), format_p(0.1), format_p(0.774), format_p(0.999)
     ('p < 0.001', 'p = 0.034', 'p = 0.10', 'p = 0.77', 'p = 1.0')
     """
+    text = p_value_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def p_value_text(p: float) -> str:
+    """The number of :func:`format_p` alone, for a table cell: '< 0.001', '0.034', '0.10', '1.0'; '-' when missing.
+
+    >>> [p_value_text(x) for x in (0.0004, 0.0341, 0.1, 0.999, float("nan"))]
+    ['< 0.001', '0.034', '0.10', '1.0', '-']
+    """
+    if not math.isfinite(p):
+        return "-"
     if p < 0.001:
-        return "p < 0.001"
+        return "< 0.001"
     if p >= 0.995:
-        return "p = 1.0"
+        return "1.0"
     decimals = max(0, 1 - math.floor(math.log10(p)))
-    return f"p = {p:.{decimals}f}"
+    return f"{p:.{decimals}f}"
 
 
 def plural(k: int, word: str) -> str:

@@ -233,6 +233,23 @@ def test_tests_table_fits_beside_the_sidebar_at_1024_px(run_page: RunPage) -> No
     assert {"mid-p", "chi-square p"} <= set(other.value.columns)
 
 
+def test_tests_table_writes_p_values_as_the_sentences_do(run_page: RunPage) -> None:
+    """'0.10', '1.0' and '< 0.001' in the tests table, never '0.1', '1' or '3.4e-05': each shown p is the headline's
+    formatting (nkcore.common.formatting.format_p without 'p =') of the number in the downloadable table."""
+    import math
+
+    at = run_page(PAGE, timeout=120)
+    table = next(df for df in found(at, "dataframe") if "exact p" in df.value.columns)
+    shown = table.value["exact p"].tolist()
+    assert shown and all(isinstance(v, str) for v in shown)
+    for v in shown:
+        assert v == "< 0.001" or v == "1.0" or (v.startswith("0.") and len(v.split(".")[1]) >= 2), v
+        if v.startswith("0."):  # two significant digits: 0.10, 0.034, 0.0050
+            digits = v.split(".")[1].lstrip("0")
+            assert len(digits) == 2, v
+            assert 0.001 <= float(v) < 0.995 and not math.isnan(float(v))
+
+
 def test_discordance_tabs_show_config_names_literally(run_page: RunPage) -> None:
     """The tables drawn once their expander is opened: a config name with Markdown in it is a tab label as typed."""
     a, b = "![x](http://e.example/x.png)", ":red[**B**]"
