@@ -32,8 +32,9 @@ POOL_MIN_K = 20
 """The pool serves K from here on (below, the Polya-urn sampler is cheaper, and most laws are exact)."""
 PREFIXES_KEPT = 4
 """Block sums kept per pool (the largest q asked last; another q is summed again from its blocks' seeds)."""
-POOLS_KEPT = 4
-"""Pools kept in the process (one per side and (alpha, eps)); the oldest is dropped."""
+POOLS_KEPT = 2
+"""Pools kept in the process (one per side and (alpha, eps): a grid uses two); the oldest is dropped. At M = 12 a
+pool holds about 16 MB (two float arrays of probabilities and ``PREFIXES_KEPT`` int16 block sums)."""
 POOL_SEED = 20261201
 """Root seed of the pool's draws (fixed: the engine's numbers have no seed)."""
 
@@ -102,10 +103,11 @@ def _block_sum(pool: _Pool, q: int) -> Counts | None:
             return got
         below = [s for s in pool.sums if s < q]
         start = max(below) if below else 0
-        acc: list[np.ndarray] | None = [c.astype(np.int32) for c in pool.sums[start]] if start else None
+        dt = count_dtype(q * BLOCK)  # int16 while the counts fit (half the memory of a wider type)
+        acc: list[np.ndarray] | None = [c.astype(dt) for c in pool.sums[start]] if start else None
         for b in range(start, q):
             blk = _block(pool, b)
-            acc = [c.astype(np.int32) for c in blk] if acc is None else [s + c for s, c in zip(acc, blk, strict=True)]
+            acc = [c.astype(dt) for c in blk] if acc is None else [s + c for s, c in zip(acc, blk, strict=True)]
         assert acc is not None
         out: Counts = (acc[0], acc[1], acc[2])
         pool.sums[q] = out
@@ -129,15 +131,15 @@ def pooled_counts(alpha: tuple[float, ...], eps: float, k: int, size: int, null:
     pool = _pool(alpha, eps, size, null)
     q, r = divmod(int(k), BLOCK)
     base = _block_sum(pool, q)
+    dt = count_dtype(k)
     if r:
         rng = _rng(pool.side, 2, int(k))
-        rem = [draw_counts(rng, p, r).astype(np.int32) for p in pool.probs]
-        parts = rem if base is None else [s + c for s, c in zip(base, rem, strict=True)]
+        rem: list[np.ndarray] = [draw_counts(rng, p, r).astype(dt) for p in pool.probs]
+        parts = rem if base is None else [s.astype(dt) + c for s, c in zip(base, rem, strict=True)]
     else:
         assert base is not None
-        parts = list(base)
-    out: list[np.ndarray] = [c.astype(count_dtype(k))[:, None, :] for c in parts]
-    return out[0], out[1], out[2]
+        parts = [c.astype(dt) for c in base]
+    return parts[0][:, None, :], parts[1][:, None, :], parts[2][:, None, :]
 
 
 def clear_pools() -> None:
