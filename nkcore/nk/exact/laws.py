@@ -205,6 +205,9 @@ def _check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
     return tuple(metrics)
 
 
+LAWS_KEPT = 1024
+"""Most (alternative, null) law pairs cached in the process (a law of 32,768 values is about 0.5 MB: 1,024 pairs
+are at most about 1 GB; the full grid of one prior and eps with four metrics holds 140)."""
 _BY_METRIC: dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, ItemLaw]] = {}
 """The per-item laws computed so far, per (alpha, eps, K, largest item count, metric)."""
 
@@ -330,7 +333,7 @@ def item_laws(
     missing = tuple(mt for mt in mts if (*base, mt) not in _BY_METRIC)
     if missing:  # a metric's law does not depend on the others asked with it (same items, same count)
         alt, null = _laws(a, float(eps), int(k), missing, n)
-        if len(_BY_METRIC) > 4096:
+        if len(_BY_METRIC) > LAWS_KEPT:
             _BY_METRIC.clear()
         for mt in missing:
             _BY_METRIC[(*base, mt)] = (alt[mt], null[mt])
