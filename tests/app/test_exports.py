@@ -77,7 +77,22 @@ def test_compare_csv_reads_plainly_and_keeps_the_raw_numbers(run_page: RunPage, 
     shown = next(df.value for df in at.dataframe if "exact p" in df.value.columns)
     csv = pd.read_csv(io.BytesIO(_named(downloads, "paired-tests.csv").bytes()))
     assert "exact p (raw)" in csv.columns and "difference (points) (raw)" in csv.columns
-    assert csv["exact p (raw)"].tolist() == pytest.approx(shown["exact p"].tolist(), rel=1e-12)
+    # the table shows each p as the sentences write it; the CSV keeps the number. Oracle: scipy's exact binomial
+    # test on each adjacent pair's discordant cases of the sample file (McNemar's exact test)
+    from scipy import stats
+
+    from nkcore.common.formatting import p_value_text
+    from tests.conftest import ROOT
+
+    assert shown["exact p"].tolist() == [p_value_text(x) for x in csv["exact p (raw)"]]
+    wide = pd.read_csv(ROOT / "sample_data" / "worked_example_paired.csv").pivot(
+        index="case", columns="config", values="correct"
+    )
+    want = []
+    for a, b in (("n=1", "n=3"), ("n=3", "n=5"), ("n=5", "n=7")):
+        a_only, b_only = int(((wide[a] == 1) & (wide[b] == 0)).sum()), int(((wide[a] == 0) & (wide[b] == 1)).sum())
+        want.append(stats.binomtest(b_only, a_only + b_only, 0.5).pvalue)
+    assert csv["exact p (raw)"].tolist() == pytest.approx(want, rel=1e-9)
     # three significant digits for reading: the rounded column is within half a unit of its third digit
     for rounded, raw in zip(csv["exact p"], csv["exact p (raw)"], strict=True):
         assert rounded == pytest.approx(raw, rel=5e-3) and len(repr(rounded).lstrip("0.")) <= 4
