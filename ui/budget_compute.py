@@ -43,38 +43,27 @@ class Answer:
     everything_tied: bool
 
 
+def _from_source(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> tuple[list[Any], Any]:
+    """``from_prior`` (alpha, eps) or ``from_data`` (the ratings and predictions, models A and B) with ``params``, as
+    the page's source says: one cached computation with a progress bar; the cells, and the real data's run (which
+    says which items qualify) or None."""
+    if ch.prior is not None:
+        found = work.compute_with_progress(from_prior, alpha=ch.prior.alpha, eps=ch.eps, progress_label=label, **params)
+        return list(found), None
+    run = work.compute_with_progress(
+        from_data, ch.rds, ch.pds, model_a=ch.model_a, model_b=ch.model_b, progress_label=label, **params
+    )
+    return list(run.cells), run
+
+
 def simulated_cells(
     ch: Choices, budgets: tuple[int, ...], ks: Any, metrics: Any, rounds: int, seed: int, label: str
 ) -> tuple[list[Any], Any]:
-    """The simulation's cells of budgets x K (one cached computation with a progress bar): the paper's simulation
-    from the prior, or resampling of the real data (then with its run, which says which items qualify)."""
-    if ch.prior is not None:
-        found = work.compute_with_progress(
-            grid.simulate_grid,
-            alpha=ch.prior.alpha,
-            eps=ch.eps,
-            budgets=budgets,
-            ks=ks,
-            metrics=metrics,
-            rounds=rounds,
-            seed=seed,
-            progress_label=label,
-        )
-        return list(found), None
-    run = work.compute_with_progress(
-        frames.resample_frames,
-        ch.rds,
-        ch.pds,
-        model_a=ch.model_a,
-        model_b=ch.model_b,
-        budgets=budgets,
-        ks=ks,
-        metrics=metrics,
-        rounds=rounds,
-        seed=seed,
-        progress_label=label,
-    )
-    return list(run.cells), run
+    """The simulation's cells of budgets x K: the paper's simulation from the prior, or resampling of the real data."""
+    return _from_source(
+        ch, grid.simulate_grid, frames.resample_frames, label,
+        budgets=budgets, ks=ks, metrics=metrics, rounds=rounds, seed=seed,
+    )  # fmt: skip
 
 
 def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, list[tuple[int, str]]]:
@@ -95,29 +84,10 @@ def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, 
 
 def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
     """One metric's grid from the exact engine (its own cached computation: a metric not shown costs nothing)."""
-    if ch.prior is not None:
-        found = work.compute_with_progress(
-            nk_exact.exact_grid,
-            alpha=ch.prior.alpha,
-            eps=ch.eps,
-            budgets=tuple(ch.budgets),
-            ks=ch.ks,
-            metrics=(metric,),
-            progress_label="Computing the grid",
-        )
-        return list(found), None
-    run = work.compute_with_progress(
-        frames.exact_resample_frames,
-        ch.rds,
-        ch.pds,
-        model_a=ch.model_a,
-        model_b=ch.model_b,
-        budgets=tuple(ch.budgets),
-        ks=ch.ks,
-        metrics=(metric,),
-        progress_label="Computing the grid",
-    )
-    return list(run.cells), run
+    return _from_source(
+        ch, nk_exact.exact_grid, frames.exact_resample_frames, "Computing the grid",
+        budgets=tuple(ch.budgets), ks=ch.ks, metrics=(metric,),
+    )  # fmt: skip
 
 
 def compute_grid(ch: Choices) -> Grid:
