@@ -223,14 +223,16 @@ def _null_of(law: ItemLaw) -> ItemLaw:
 
 def _numbers_of_k(
     data: PairData, k: int, cfgs: list[Config], metrics: tuple[str, ...]
-) -> tuple[int, dict[tuple[int, str], CellNumbers]]:
-    """The qualifying items at K, and the engine's numbers of each of its cells (budget, metric)."""
+) -> tuple[dict[str, ItemLaw], int, dict[tuple[int, str], CellNumbers]]:
+    """The laws at K, its qualifying items, and the engine's numbers of each of its cells (budget, metric)."""
     laws, n_qual = real_item_laws(data, k, metrics)
     if n_qual == 0:
-        return 0, {}
-    return n_qual, {
-        (cfg.budget, mt): cell_numbers(law, _null_of(law), cfg.n) for cfg in cfgs for mt, law in laws.items()
-    }
+        return laws, 0, {}
+    return (
+        laws,
+        n_qual,
+        {(cfg.budget, mt): cell_numbers(law, _null_of(law), cfg.n) for cfg in cfgs for mt, law in laws.items()},
+    )
 
 
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
@@ -278,12 +280,12 @@ def exact_resample_cells(
     for cfg in configs:
         by_k.setdefault(cfg.k, []).append(cfg)
     ks = sorted(by_k)
-    done: dict[int, tuple[int, dict[tuple[int, str], CellNumbers]]] = {}
+    done: dict[int, tuple[dict[str, ItemLaw], int, dict[tuple[int, str], CellNumbers]]] = {}
     if item and ks:  # each K on a thread of its own (numpy releases the GIL in the heavy calls); the same numbers
         with ThreadPoolExecutor(max_workers=min(default_workers(), len(ks))) as pool:
             done = dict(zip(ks, pool.map(lambda k: _numbers_of_k(data, k, by_k[k], item), ks), strict=True))
     for cfg in configs:
-        n_qual, numbers = done.get(cfg.k, (0, {}))
+        laws, n_qual, numbers = done.get(cfg.k, ({}, 0, {}))
         for mt in mts:
             if mt == "f1":
                 if (cfg.budget, cfg.k) in f1:
@@ -291,8 +293,7 @@ def exact_resample_cells(
                 continue
             if n_qual == 0:
                 continue
-            c = numbers[(cfg.budget, mt)]
-            law = real_item_laws(data, cfg.k, item)[0][mt]  # cached
+            c, law = numbers[(cfg.budget, mt)], laws[mt]
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
