@@ -48,6 +48,8 @@ PADDING = {"top": 10, "bottom": 10, "left": 8, "right": 8}
 one only, and with none on the top and left a wrapped title's first line and a y axis title were cut at the edge."""
 EXPORT_WIDTH = 640
 """Width (px) of a chart exported as PNG or SVG; on a page, Streamlit sets the width to the container's."""
+ROW_PX = 45
+"""Height (px) of one row of :func:`interval_dots` (a dot with its interval)."""
 NAME_LABEL_PX = 240
 """Label limit (px) of an axis of names: a shortened name fits; a longer one is cut with an ellipsis and shown in
 full in the tooltip."""
@@ -353,7 +355,7 @@ def interval_dots(
             .mark_rule(color="#444", strokeDash=[4, 3])
             .encode(x=alt.X("zero:Q"))
         )
-    # Streamlit fits title, axis and legend into the height: the title's lines, 90 px of axis, 45 px a row
-    return alt.LayerChart(layer=layers).properties(
-        padding=PADDING, width=EXPORT_WIDTH, height=title_px(title) + 90 + 45 * max(1, len(data))
-    )
+    # 45 px a row, as a step of the labels' axis: the height follows the data, so the spec is the same for any
+    # number of rows and a change of the rows sends new data only (Streamlit then updates the drawn chart in place
+    # instead of building a new one); title and axis are added to the plot's height
+    return alt.LayerChart(layer=layers).properties(padding=PADDING, width=EXPORT_WIDTH, height=alt.Step(ROW_PX))

@@ -27,6 +27,9 @@ INTERVAL_COLORS = {
     "if the configs were independent (marginal)": NOT_SIGNIFICANT,
 }
 
+PAIR_PX = 40
+"""Height (px) of one interval's row in the chart of paired differences (a pair has two: 80 px)."""
+
 _TICKS = (10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
 
 CURVE_COLORS = {
@@ -74,8 +77,8 @@ def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:
     """Accuracy of each config with its marginal interval. ``acc``: config, accuracy, ci_low, ci_high.
 
     Long config names are cut to their distinguishing part on the axis (the full name in the tooltip, the shared
-    part in the axis title). Streamlit fits the whole chart (title, axis) into its height, which
-    :func:`ui.charts.interval_dots` sizes from the rows and the title's lines.
+    part in the axis title). Its height follows the rows (:func:`ui.charts.interval_dots`: a step per row), so the
+    spec is the same whatever the number of configs.
     """
     return interval_dots(
         acc,
@@ -125,10 +128,11 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
         y=y, yOffset=y_offset, x=alt.X("diff:Q"), color=color, tooltip=tooltip
     )
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x=alt.X("zero:Q"))
-    n_pairs = max(1, diffs["pair"].nunique())
-    # Streamlit fits title, axis and legend (one or two lines) into the height
+    # 40 px an interval, 80 a pair (a step of the offset within each pair): the height follows the data, so the
+    # spec is the same for any number of pairs and a change of the pairs sends new data only (Streamlit then updates
+    # the drawn chart in place instead of building a new one); title, axis and legend are added to the plot's height
     return alt.LayerChart(layer=[whisker, dot, zero]).properties(
-        padding=PADDING, width=EXPORT_WIDTH, height=title_px(chart_title) + 130 + 80 * n_pairs
+        padding=PADDING, width=EXPORT_WIDTH, height=alt.Step(PAIR_PX)
     )
 
 
