@@ -14,8 +14,10 @@ data folder) and drives Compare (both modes), Sampling, Cost & latency and Plann
   opened, which is closed again afterwards): a slider gets ArrowRight on its focused thumb (ArrowLeft
   the next time, so it stays in range), a number input its step button (an empty one, value None: a typed value,
   then emptied again), a radio another option, a checkbox or toggle a click, a select box another option and then
-  its own back, a multiselect loses its last chosen option and gets it back. The time runs from the input event (captured in the page) to idle; the median of ``--reps`` changes and
-  the first (cold: it may compute what the cache does not hold yet) are printed. An odd number of changes is
+  its own back, a multiselect loses its last chosen option and gets it back. The time runs from the input event
+  that makes the change (captured in the page; for a select box or a multiselect that gets an option back, the
+  click on the option: opening the list before it is not timed) to idle; the median of ``--reps`` changes and the
+  first (cold: it may compute what the cache does not hold yet) are printed. An odd number of changes is
   followed by one untimed change back, so that every control leaves the view as it found it.
 
 The times come from the page's own clock (``performance.now()``): a MutationObserver records each change of the
@@ -42,6 +44,7 @@ import os
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -262,9 +265,14 @@ def _locate(page: Any, kind: str, label: str, index: int, nth_of_kind: int) -> A
     return box.filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).nth(index)
 
 
-def _change(page: Any, kind: str, el: Any, step: int) -> None:
-    """One change of the control ``el``; ``step`` (0, 1, 2, ...) alternates the direction so that it stays put."""
+def _change(page: Any, kind: str, el: Any, step: int, arm: Callable[[], None]) -> None:
+    """One change of the control ``el``; ``step`` (0, 1, 2, ...) alternates the direction so that it stays put.
+    ``arm()`` is called just before the input that makes the change: for a select box or a multiselect that gets an
+    option back, once its list is open (opening a list changes nothing and starts no run; the time a reader takes to
+    choose, and Playwright's round trips to find the option, are not the app's)."""
     back = step % 2 == 1
+    if kind not in ("select", "multiselect"):
+        arm()
     if kind == "slider":
         thumb = el.locator('[role="slider"], input[type="range"]').first
         at_max = thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax")
@@ -296,22 +304,30 @@ def _change(page: Any, kind: str, el: Any, step: int) -> None:
     elif kind == "checkbox":
         el.locator("label").first.click()
     elif kind == "select":
-        el.click()
         if not back:  # another option; the next change puts the original back
             page.evaluate("(n) => { window.__nkpSelected = n; }", el.locator("input").first.input_value())
-            page.locator('[role="option"]:not([aria-selected="true"])').first.click()
+        el.click()  # opening the list changes nothing: the clock starts at the choice (arm, below)
+        if not back:
+            option = page.locator('[role="option"]:not([aria-selected="true"])').first
         else:
-            page.get_by_role("option", name=page.evaluate("() => window.__nkpSelected"), exact=True).click()
+            option = page.get_by_role("option", name=page.evaluate("() => window.__nkpSelected"), exact=True)
+        option.wait_for(state="visible")
+        arm()
+        option.click()
     elif kind == "multiselect":
         if not back:
             remove = el.locator('button[aria-label^="Remove "]').last
             name = (remove.get_attribute("aria-label") or "")[len("Remove ") :]
             page.evaluate("(n) => { window.__nkpRemoved = n; }", name)
+            arm()
             remove.click()
         else:
             name = page.evaluate("() => window.__nkpRemoved")
-            el.locator("input").first.click()
-            page.get_by_role("option", name=name, exact=True).click()
+            el.locator("input").first.click()  # opening the list changes nothing: the clock starts at the choice
+            option = page.get_by_role("option", name=name, exact=True)
+            option.wait_for(state="visible")
+            arm()
+            option.click()
             page.keyboard.press("Escape")
     else:
         raise ValueError(kind)
@@ -372,6 +388,17 @@ def _reveal(page: Any, el: Any) -> Any | None:
     return header
 
 
+def _armer(page: Any, meter: CpuMeter, into: list[Any]) -> Callable[[], None]:
+    """``arm()``: CPU and clock from now (the input that makes the change comes next); ``into`` gets the CPU used so
+    far and the page's clock, and the page captures the next input event's time."""
+
+    def arm() -> None:
+        into[:] = [meter.sample()]
+        into.append(float(page.evaluate("() => { window.__nkpArmed = 'armed'; return performance.now(); }")))
+
+    return arm
+
+
 def _time_changes(
     page: Any,
     meter: CpuMeter,
@@ -389,9 +416,9 @@ def _time_changes(
                 el = _locate(page, kind, label, index, nth_of_kind)
                 el.scroll_into_view_if_needed()
                 page.wait_for_timeout(100)  # let the previous run's last renders settle before the input
-                before = meter.sample()
-                t_before = float(page.evaluate("() => { window.__nkpArmed = 'armed'; return performance.now(); }"))
-                _change(page, kind, el, step)
+                armed_at: list[Any] = []
+                _change(page, kind, el, step, _armer(page, meter, armed_at))
+                before, t_before = armed_at
                 armed = page.evaluate("() => window.__nkpArmed")
                 t0 = float(armed) if isinstance(armed, int | float) else t_before
                 try:
