@@ -2,7 +2,8 @@
 
 The verdict and the chart of paired differences lead; controls, the tests of each pair, each config's accuracy and
 the discordance tables follow, method notes in expanders. The words come from ``nkcore.paired.sentences``; every
-number from ``ui.cache.compute``. The accuracy section (the only part the interval choice changes) is a fragment."""
+number from ``ui.cache.compute``. The accuracy section (the only part the interval choice changes) is a fragment; its
+chart is drawn only while its expander is open."""
 
 from __future__ import annotations
 
@@ -249,12 +250,21 @@ def _accuracy_section(view: PairedView) -> None:
         [{"config": x.config, "correct": x.correct, "cases": x.n, "accuracy": x.accuracy, "ci_low": x.ci_low,
           "ci_high": x.ci_high} for x in accs]
     )  # fmt: skip
-    left, right = st.columns([3, 2])
-    with left:
-        charts.draw(cache.chart_spec(charts_paired.accuracy_chart, acc_df, pct))
-    right.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
-    with right.expander("Why not compare these intervals?", icon=":material/help:"):
+    st.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
+    with st.expander("Why not compare these intervals?", icon=":material/help:"):
         st.markdown(words.MARGINAL_NOTE)
+
+    # The page leads with one chart, the paired differences; this one is drawn only while open (its state is a
+    # widget): a second chart redrawn on every change cost the browser about 100 ms a change.
+    acc_box = st.expander(
+        "Chart: accuracy of each config with its interval",
+        icon=":material/bar_chart:",
+        key="cmp_show_accuracy_chart",
+        on_change="rerun",
+    )
+    with acc_box:
+        if acc_box.open:
+            charts.draw(cache.chart_spec(charts_paired.accuracy_chart, acc_df, pct))
 
     # Drawn only while open (its state is a widget): a closed expander costs a run nothing.
     more = st.expander(

@@ -44,6 +44,14 @@ _GRID_WIDTHS_JS = """() => {
 }"""
 
 
+def _open_accuracy_chart(page: Page) -> None:
+    """Open the expander that draws each config's accuracy chart (drawn only while open) and wait for the run."""
+    header = main(page).locator('[data-testid="stExpander"] summary').filter(has_text="Chart: accuracy of each config")
+    header.scroll_into_view_if_needed()
+    header.click()
+    wait_for_app_run(page)
+
+
 def _charts_drawn(page: Page, expected: int) -> None:
     charts = page.locator(CHARTS)
     expect(charts).to_have_count(expected)
@@ -70,6 +78,8 @@ def test_compare_shows_the_verdicts_and_draws_its_charts(server: str, new_page: 
     ).to_be_visible()
     expect(area.get_by_text("so treat the win as tentative").first).to_be_visible()
     expect(area.get_by_text("1 time in 6").first).to_be_visible()
+    _charts_drawn(page, 1)  # the paired differences lead; each config's accuracy is drawn when its expander opens
+    _open_accuracy_chart(page)
     _charts_drawn(page, 2)
 
 
@@ -80,6 +90,8 @@ def test_compare_link_to_one_pair(server: str, new_page: Callable[..., Page]) ->
     area = main(page)
     expect(area.get_by_text("cannot tell n=5 from n=3", exact=False).first).to_be_visible()
     expect(area.get_by_text(N1_N3)).to_have_count(0)
+    _charts_drawn(page, 1)
+    _open_accuracy_chart(page)
     _charts_drawn(page, 2)
 
 
