@@ -7,4 +7,5 @@
 - :mod:`nkcore.common.checks`: checks of alpha, interval level and power.
 - :mod:`nkcore.common.intervals`: Wilson and Clopper-Pearson intervals of a proportion.
 - :mod:`nkcore.common.limits`: the work budget of one request (file size, rows, rounds, memory...).
+- :mod:`nkcore.common.counting`: distinct values and their counts by hashing (``distinct_counts``).
 """

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nkcore.common import limits
+from nkcore.common.counting import distinct_counts
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
@@ -115,10 +116,11 @@ def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, 
         prob = np.bincount(u.astype(np.int64) - lo, weights=w, minlength=hi - lo + 1)
         vals = np.flatnonzero(prob) + lo
         prob = prob[vals - lo]
-    else:
-        uniq, inv = np.unique(u, return_inverse=True)
-        prob = np.bincount(inv.ravel(), weights=w, minlength=uniq.size)
-        vals = uniq
+    else:  # a wide range (the log metrics' 2^32 units): hashed; the distinct values sorted only if kept as they are
+        vals, prob = distinct_counts(u, w, sort=False)
+        if vals.size <= RAW_MAX:
+            order = np.argsort(vals)
+            vals, prob = vals[order], prob[order]
     prob = prob / prob.sum()
     return _make(vals.astype(np.int64), prob, scale, exact, n)
 
@@ -127,8 +129,8 @@ def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int,
     """An ``ItemLaw`` with its moments and lattice step; more than ``LAW_BINS`` values: binned (class doc)."""
     v = vals.astype(float)
     mean = dot(prob, v)
-    if vals.dtype.kind == "i" and vals.size > RAW_MAX:
-        lo, hi = float(v[0]), float(v[-1])
+    if vals.dtype.kind == "i" and vals.size > RAW_MAX:  # binned: the values need not come sorted
+        lo, hi = float(v.min()), float(v.max())
         h = (hi - lo) / LAW_BINS
         x = (v - lo) / h
         j = np.minimum(np.floor(x).astype(np.int64), LAW_BINS - 1)

@@ -33,6 +33,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from nkcore.common import limits
+from nkcore.common.counting import distinct_counts
 from nkcore.nk.exact.cells import CellNumbers, cell_numbers, result_fields
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.laws import ENGINE_SEED, ItemLaw, law_from_units, symmetrised
@@ -98,11 +99,11 @@ def _distinct_draws(gold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, n
         return np.repeat(np.arange(n_items), per), gold.reshape(-1, m), np.ones(n_items * per)
     base = np.int64(k + 1) ** np.arange(m, dtype=np.int64)
     keys = gold.astype(np.int64) @ base + np.arange(n_items, dtype=np.int64)[:, None] * np.int64(k + 1) ** m
-    uniq, counts = np.unique(keys.ravel(), return_counts=True)
+    uniq, counts = distinct_counts(keys)
     rows = uniq // (np.int64(k + 1) ** m)
     rest = uniq % (np.int64(k + 1) ** m)
     comp = (rest[:, None] // base[None, :]) % (k + 1)
-    return rows, comp.astype(gold.dtype), counts.astype(float)
+    return rows, comp.astype(gold.dtype), counts
 
 
 def _feasible_pairs(counts: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
