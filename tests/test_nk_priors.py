@@ -10,7 +10,7 @@ import pytest
 
 from nkcore.errors import DataError
 from nkcore.nk.fit import MAX_ALPHA
-from nkcore.nk.priors import parse_alpha, resolve_prior, validate_alpha
+from nkcore.nk.priors import MIN_ALPHA, parse_alpha, resolve_prior, validate_alpha
 
 
 @pytest.mark.parametrize("text", ["1e308,1e308", "1e8, 1", "1,10000001", "1.7976931348623157e308 2"])
@@ -33,3 +33,22 @@ def test_alpha_at_the_ceiling_is_accepted_as_the_fit_returns_it() -> None:
         warnings.simplefilter("error")
         prior = resolve_prior(alpha=(MAX_ALPHA, MAX_ALPHA))
     assert prior.alpha0 == 2 * MAX_ALPHA and math.isfinite(prior.alpha0)
+
+
+@pytest.mark.parametrize("text", ["1e-20,1e-20", "1e-300 1e-300", "1, 1e-11"])
+def test_alpha_below_the_floor_is_refused_naming_its_positions(text: str) -> None:
+    """At alpha = 1e-17 per label the exact engine's Gauss-Jacobi rule divided by zero (a traceback from the CLI):
+    such a prior is refused in one line instead."""
+    values = [float(v) for v in text.replace(",", " ").split()]
+    positions = [i + 1 for i, v in enumerate(values) if v < MIN_ALPHA]
+    with pytest.raises(DataError) as err:
+        parse_alpha(text)
+    assert str(err.value).endswith(f"too small at position(s): {positions}")
+
+
+def test_the_smallest_accepted_alpha_gets_numbers_from_the_exact_engine() -> None:
+    """At the floor the engine still answers with finite numbers (TV and KL use the quadrature that failed)."""
+    from nkcore.nk.exact import exact_cell
+
+    cells = exact_cell((MIN_ALPHA, MIN_ALPHA), 0.3, 1000, 10, ["tv", "kl"])
+    assert all(0.0 <= c.p <= 1.0 and math.isfinite(c.delta) and c.delta > 0 for c in cells)

@@ -104,8 +104,14 @@ def get_prior(name: str) -> Prior:
     raise DataError(f"unknown prior {name!r}: choose from {', '.join(PRESETS)} or type an alpha like 2,1,1")
 
 
+MIN_ALPHA = 1e-10
+"""Smallest alpha value accepted: below it a Dirichlet puts each item's every rating on one label, and the exact
+engine's Gauss-Jacobi rule (1 + alpha_m - 1 + alpha0 - alpha_m - 1 rounds to 0 near 1e-17) breaks down; the fit's own
+floor is 1e-4 (``fit``)."""
+
+
 def validate_alpha(alpha: object) -> tuple[float, ...]:
-    """Check a Dirichlet parameter vector: at least 2 finite values, all > 0 and at most
+    """Check a Dirichlet parameter vector: at least 2 finite values, all >= :data:`MIN_ALPHA` (1e-10) and at most
     :data:`~nkcore.nk.fit.MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
     floats.
 
@@ -122,6 +128,12 @@ def validate_alpha(alpha: object) -> tuple[float, ...]:
     bad = [i + 1 for i, v in enumerate(arr) if not np.isfinite(v) or v <= 0]
     if bad:
         raise DataError(f"alpha values must be finite and > 0; bad position(s): {bad}")
+    tiny = [i + 1 for i, v in enumerate(arr) if v < MIN_ALPHA]
+    if tiny:
+        raise DataError(
+            f"alpha values must be at least {MIN_ALPHA:g} (smaller ones put every rating of an item on a single "
+            f"label, and the computation's arithmetic underflows); too small at position(s): {tiny}"
+        )
     big = [i + 1 for i, v in enumerate(arr) if v > MAX_ALPHA * (1 + 1e-9)]  # a fit at its bound: exp(log(1e7))
     if big:
         raise DataError(
