@@ -6,10 +6,14 @@ paired: only the discordant cases (one row right, the other wrong) say which is 
 (:func:`nkcore.paired.exact_paired_bootstrap`). The rule:
 
 1. the rows whose latency percentile fits the budget are the candidates; the *best* is the most accurate of them
-   (the fewest calls among equals);
-2. the recommendation is the cheapest candidate (fewest calls) that is not resolvably worse than the best:
-   McNemar exact p >= alpha, or no less accurate. A dearer row is recommended only when every cheaper row is
-   resolvably worse than the best (p < alpha), so money is spent only on a gain the data can tell from noise.
+   (the fewest calls among equals, then a flat row before the adaptive rule);
+2. the recommendation is the cheapest candidate (fewest calls, strictly fewer than the best's) that is not
+   resolvably worse than the best: McNemar exact p >= alpha, or no less accurate; else the best itself. A dearer
+   row is recommended only when every cheaper row is resolvably worse than the best (p < alpha), so money is spent
+   only on a gain the data can tell from noise.
+
+Money is named only when the table has a price per call (and a monthly figure only with requests per month);
+without a price the extra cost is said in calls per request.
 
 Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
 (``shared/seeds/002_544b9edd7c12c66d.txt``), sections "Two intervals, and only one of them is the right instrument"
@@ -241,6 +245,24 @@ def _money(x: float) -> str:
     return f"${x:,.2f}" if abs(x) < 100 else f"${x:,.0f}"
 
 
+def _price_words(table: CostTable, row: CostRow) -> str:
+    """', $18.60 per 1,000 requests ($7,440 a month)': what the table can say about a row's money ('' without a
+    price; no monthly figure without requests per month)."""
+    if not table.price_per_call > 0:
+        return ""
+    month = f" ({_money(row.monthly_cost)} a month)" if table.requests_per_month > 0 else ""
+    return f", {_money(row.cost_per_1k)} per 1,000 requests{month}"
+
+
+def _extra_words(table: CostTable, pick: CostRow, best: CostRow) -> str:
+    """'$7,440 a month more for n=5' (or per 1,000 requests, or in calls per request without a price)."""
+    if table.price_per_call > 0 and table.requests_per_month > 0:
+        return f"{_money(best.monthly_cost - pick.monthly_cost)} a month more for {best.label}"
+    if table.price_per_call > 0:
+        return f"{_money(best.cost_per_1k - pick.cost_per_1k)} per 1,000 requests more for {best.label}"
+    return f"{best.calls - pick.calls:.2f} more calls per request for {best.label}"
+
+
 def advise(
     table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05, level: float = 0.95
 ) -> Advice:
@@ -276,11 +298,11 @@ def advise(
     def gap(cheap: CostRow, dear: CostRow) -> Gap:
         return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, alpha, level)
 
-    best = max(fits, key=lambda r: (r.accuracy, -r.calls))
+    best = max(fits, key=lambda r: (r.accuracy, -r.calls, not r.adaptive))
     worse: list[Gap] = []
     pick = best
-    for r in sorted(fits, key=lambda r: (r.calls, r.label)):
-        if r is best:
+    for r in sorted(fits, key=lambda r: (r.calls, r.adaptive, r.label)):
+        if r is best or r.calls >= best.calls:  # only a strictly cheaper row can save money
             break
         g = gap(r, best)
         if g.resolved:
@@ -296,17 +318,23 @@ def advise(
     head = (
         f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy (95% interval "
         f"{percent(ival.low)} to {percent(ival.high)}), {pick.calls:.2f} calls per request, {percentile} "
-        f"{lat[pick.label]:.1f} s, {_money(pick.cost_per_1k)} per 1,000 requests ({_money(pick.monthly_cost)} a month)."
+        f"{lat[pick.label]:.1f} s{_price_words(table, pick)}."
     )
     text = ""
     if versus is not None:
-        extra = best.monthly_cost - pick.monthly_cost
+        narrow = (
+            "; the bootstrap interval misses zero, but with so few discordant cases it runs too narrow, and the "
+            "exact test decides"
+            if versus.low > 0 or versus.high < 0
+            else ""
+        )
         text += (
             f" It is the cheapest setting within the budget that the paired test cannot tell from the most accurate "
             f"one, {best.label}: {best.label} scores {points(versus.diff)} points ({lvl} paired bootstrap interval "
             f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases} cases; McNemar exact "
-            f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they disagree). "
-            f"{_money(extra)} a month more for {best.label} would pay for a gain the data cannot tell from noise."
+            f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they "
+            f"disagree{narrow}). {_extra_words(table, pick, best)} would pay for a gain the data cannot tell from "
+            "noise."
         )
     if worse:
         named = "; ".join(f"{g.cheaper} by {points(g.diff, sign=False)} points, {format_p(g.p)}" for g in worse)

@@ -255,8 +255,14 @@ def fanout_report(
     rule = None
     if adaptive:
         n0, m = _parse_rule(adaptive)
+        cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
+        if topup_share is not None and {"answer", "correct"} & cols:
+            measured = voting.adaptive_topup(voting.parse_samples(frame), n0, m, as_trigger(trigger))
+            raise DataError(
+                f"--topup-share is measured from the samples file ({measured.share_topped_up:.0%} of requests top up "
+                f"under {adaptive}): leave it out, or give latencies without answers (or --p50 and --p95)"
+            )
         if topup_share is None:
-            cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
             if not {"answer", "correct"} & cols:
                 raise DataError(
                     "--adaptive needs --topup-share F (the share of requests that top up), or a samples file with "
@@ -267,6 +273,8 @@ def fanout_report(
         if not 0.0 <= topup_share <= 1.0:
             raise DataError(f"--topup-share must be in [0, 1], got {topup_share}")
         rule = (n0, m, float(topup_share))
+    if requests_per_month is not None:
+        cost.check_volume(requests_per_month)
     if price_per_call is not None:
         cost.price_per_call(price_per_call)
     elif requests_per_month is not None:

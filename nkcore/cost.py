@@ -26,6 +26,7 @@ __all__ = [
     "build_table",
     "build_table_from_frame",
     "calls_per_extra_correct",
+    "check_volume",
     "cost_per_1k",
     "marginal_sentence",
     "monthly_cost",
@@ -34,6 +35,28 @@ __all__ = [
     "recommend",
     "recommendation_sentence",
 ]
+
+
+MAX_PRICE_PER_CALL = 1e6
+"""Largest price per call accepted, in dollars (beyond it money overflows nothing useful: a sum of such prices
+reaches infinity long before it means anything)."""
+MAX_REQUESTS_PER_MONTH = 1e13
+"""Largest number of requests per month accepted (ten trillion: about 4 million a second)."""
+
+
+def check_volume(requests_per_month: float) -> float:
+    """Requests per month: a finite number in [0, ``MAX_REQUESTS_PER_MONTH``]; returned as a float.
+
+    >>> check_volume(400_000)
+    400000.0
+    """
+    v = float(requests_per_month)
+    if not math.isfinite(v) or v < 0 or v > MAX_REQUESTS_PER_MONTH:
+        raise DataError(
+            f"requests per month must be a non-negative number, at most {MAX_REQUESTS_PER_MONTH:,.0f}, got "
+            f"{requests_per_month}"
+        )
+    return v
 
 
 def price_per_call(
@@ -51,15 +74,19 @@ def price_per_call(
     (0.0062, 0.0062)
     """
     if per_call is not None:
-        if not math.isfinite(per_call) or per_call < 0:
-            raise DataError(f"price per call must be a non-negative number of dollars, got {per_call}")
+        if not math.isfinite(per_call) or per_call < 0 or per_call > MAX_PRICE_PER_CALL:
+            raise DataError(
+                f"price per call must be a non-negative number of dollars, at most {MAX_PRICE_PER_CALL:,.0f}, got {per_call}"
+            )
         return float(per_call)
     if input_per_million is None and output_per_million is None:
         raise DataError("give a price per call, or a price per million input and/or output tokens")
     vals = (input_per_million or 0.0, output_per_million or 0.0, input_tokens, output_tokens)
     if any((not math.isfinite(v)) or v < 0 for v in vals):
         raise DataError("token prices and token counts must be non-negative numbers")
-    return (input_tokens * (input_per_million or 0.0) + output_tokens * (output_per_million or 0.0)) / 1e6
+    return price_per_call(
+        (input_tokens * (input_per_million or 0.0) + output_tokens * (output_per_million or 0.0)) / 1e6
+    )
 
 
 def cost_per_1k(calls_per_request: float, price: float) -> float:
@@ -258,8 +285,8 @@ def build_table(
     need = max([*ns, sum(adaptive) if adaptive else 0])
     if need > samples.max_n:
         raise DataError(f"the table needs {need} samples per case; the data has at most {samples.max_n}")
-    if price < 0 or requests_per_month < 0:
-        raise DataError("price and requests per month must be non-negative")
+    price_per_call(price)
+    check_volume(requests_per_month)
     keep = samples.n_samples >= need
     n_cases = int(keep.sum())
     credit = voting.case_credit_first_n(samples, tie)[keep]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from nkcore import advice, cost, voting
+from nkcore import advice, cost, latency, voting
 from nkcore.common.intervals import wilson
 from nkcore.errors import DataError
 from nkcore.paired import paired_bootstrap_mc
@@ -53,15 +53,17 @@ def _brute_force(t: cost.CostTable, budget: float, alpha: float) -> str | None:
     fits = [i for i, r in enumerate(t.rows) if r.p95 <= budget]
     if not fits:
         return None
-    best = max(fits, key=lambda i: (t.rows[i].accuracy, -t.rows[i].calls))
-    ok = []
+    best = max(fits, key=lambda i: (t.rows[i].accuracy, -t.rows[i].calls, not t.rows[i].adaptive))
+    ok = [best]
     for i in fits:
+        if t.rows[i].calls >= t.rows[best].calls:  # only a strictly cheaper row saves money
+            continue
         a, b = t.credit[:, i].astype(bool), t.credit[:, best].astype(bool)
         k, m = int((a & ~b).sum()), int((b & ~a).sum())
         p = stats.binomtest(k, k + m, 0.5).pvalue if k + m else 1.0
         if not (m > k and p < alpha):
             ok.append(i)
-    return t.rows[min(ok, key=lambda i: (t.rows[i].calls, t.rows[i].label))].label
+    return t.rows[min(ok, key=lambda i: (t.rows[i].calls, t.rows[i].adaptive, t.rows[i].label))].label
 
 
 @pytest.mark.parametrize("alpha", [0.01, 0.05, 0.2])
@@ -105,3 +107,64 @@ def test_to_dict_is_plain(worked_frame: pd.DataFrame) -> None:
     d = advice.advise(_table(worked_frame), 8.0).to_dict()
     assert d["pick"] == "n=3" and d["versus_best"]["dearer"] == "3+2" and d["versus_best"]["resolved"] is False
     assert [g["cheaper"] for g in d["resolvably_worse"]] == ["n=1"]
+
+
+def _samples(per_case: list[str], latency: float = 1.0) -> pd.DataFrame:
+    """A samples frame: one string per case, its samples' answers in order ('g' is the gold answer)."""
+    rows = [
+        {"case": c, "sample": j + 1, "answer": a, "gold": "g", "latency_s": latency + 0.01 * j}
+        for c, answers in enumerate(per_case)
+        for j, a in enumerate(answers)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _chain() -> pd.DataFrame:
+    """100 cases x 5 samples: 60 always right, 30 always wrong, 5 right from the 3-sample vote on, 5 only at 5."""
+    return _samples(["ggggg"] * 60 + ["xxxxx"] * 30 + ["xggxg"] * 5 + ["xgxgg"] * 5)
+
+
+def test_money_is_named_only_with_a_price_and_a_month_only_with_a_volume() -> None:
+    """Without a price the sentence said '$0.00 per 1,000 requests ($0.00 a month)' and '$0.00 a month more'."""
+    samples = voting.parse_samples(_chain())
+    model = latency.latency_model_from_frame(_chain())
+    free = advice.advise(cost.build_table(samples, model, (1, 3, 5), 0.0, 0.0, None), 10.0)
+    assert "$" not in free.sentence and "2.00 more calls per request for n=5" in free.sentence
+    priced = advice.advise(cost.build_table(samples, model, (1, 3, 5), 0.01, 0.0, None), 10.0)
+    assert "$30.00 per 1,000 requests." in priced.sentence and "a month" not in priced.sentence
+    assert "$20.00 per 1,000 requests more for n=5" in priced.sentence
+    monthly = advice.advise(cost.build_table(samples, model, (1, 3, 5), 0.01, 100_000, None), 10.0)
+    assert "($3,000 a month)" in monthly.sentence and "$2,000 a month more for n=5" in monthly.sentence
+
+
+def test_an_interval_that_misses_zero_while_the_exact_test_does_not_is_named() -> None:
+    """n=3 -> n=5 on the chain: 0 vs 5 discordant, McNemar exact p = 0.0625 (scipy), the bootstrap interval
+    +1.0 to +10.0 misses zero: the sentence says the exact test decides, as Compare's does."""
+    samples = voting.parse_samples(_chain())
+    model = latency.latency_model_from_frame(_chain())
+    a = advice.advise(cost.build_table(samples, model, (1, 3, 5), 0.01, 100_000, None), 10.0)
+    assert a.pick == "n=3" and a.gap is not None
+    assert a.gap.p == pytest.approx(stats.binomtest(0, 5, 0.5).pvalue) and a.gap.low > 0
+    assert "misses zero, but with so few discordant cases it runs too narrow, and the exact test decides" in a.sentence
+
+
+def test_a_row_as_dear_as_the_best_is_never_the_cheaper_pick() -> None:
+    """An adaptive rule that never tops up costs what flat n costs: the flat row is named, with no '+0.0 points
+    ... $0.00 a month more' comparison of two identical settings."""
+    frame = _samples(["ggggggg"] * 70 + ["xxxxxxx"] * 30)
+    samples = voting.parse_samples(frame)
+    t = cost.build_table(samples, latency.latency_model_from_frame(frame), (5, 7), 0.01, 1000, (5, 2))
+    a = advice.advise(t, 30.0)
+    assert (a.pick, a.best, a.gap) == ("n=5", "n=5", None)
+    assert "would pay for a gain" not in a.sentence
+
+
+@pytest.mark.parametrize(
+    ("price", "volume", "words"),
+    [(1e308, 1000.0, "price per call"), (0.01, 1e308, "requests per month"), (float("inf"), 1.0, "price per call")],
+)
+def test_absurd_money_is_refused(worked_frame: pd.DataFrame, price: float, volume: float, words: str) -> None:
+    """A price of 1e308 printed '$inf per 1k requests'."""
+    samples = voting.parse_samples(worked_frame)
+    with pytest.raises(DataError, match=words):
+        cost.build_table(samples, latency.latency_model_from_frame(worked_frame), (1, 3), price, volume, None)

@@ -325,3 +325,14 @@ def test_fanout_recommendation_pays_only_for_resolvable_gains(
     assert json.loads(out)["recommendation"] is None
     code, _, err = _run(capsys, *"fanout --p50 1.9 --p95 4.6 --n 1 3 --latency-budget 8".split())
     assert code == 2 and "answers" in err
+
+
+def test_fanout_refuses_a_topup_share_the_samples_file_measures(
+    capsys: pytest.CaptureFixture[str], worked_samples_path: Path
+) -> None:
+    """The rows took the typed share (1%) while the recommendation's table used the measured 19%: refused."""
+    code, _, err = _run(
+        capsys, "fanout", "--latencies", str(worked_samples_path), "--n", "3", "--adaptive", "3+2",
+        "--topup-share", "0.01", "--latency-budget", "8",
+    )  # fmt: skip
+    assert code == 2 and "--topup-share is measured from the samples file (19%" in err

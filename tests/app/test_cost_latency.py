@@ -114,7 +114,8 @@ def test_trigger_words_and_free_calls(run_page: RunPage) -> None:
     table = at.dataframe[0].value
     adaptive = table[table["configuration"] == "3+2 (adaptive)"].iloc[0]
     assert abs(adaptive["calls per request"] - 4.12) < 1e-9  # not-unanimous tops up 56% of requests
-    assert (table["$ / 1k requests"] == 0).all() and "$0.00 per 1,000 requests" in plain(at.success[0].value)
+    # free calls: the table says $0, and the recommendation names no money (a price of 0 buys nothing to compare)
+    assert (table["$ / 1k requests"] == 0).all() and "$" not in plain(at.success[0].value)
 
 
 def _store(frame: pd.DataFrame, name: str) -> str:
