@@ -207,6 +207,16 @@ def test_marginal_interval_is_wider_than_the_paired_one() -> None:
     assert "194 of the 200 cases came out the same" in pr.marginal_sentence(c)
 
 
+def test_the_unpaired_interval_stays_within_a_difference_of_accuracies() -> None:
+    """10 cases, A right on 9, B on 2: Wald's diff +- 1.96 se reached -101 points; it is cut at -100."""
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 2, 7, 0, 1), "A", "B")
+    assert c.diff == pytest.approx(-0.7)
+    z = stats.norm.isf(0.025)
+    wald_low = -0.7 - z * math.sqrt(0.9 * 0.1 / 10 + 0.2 * 0.8 / 10)
+    assert wald_low < -1.0 and c.unpaired_ci_low == -1.0
+    assert c.unpaired_ci_high == pytest.approx(-0.7 + z * math.sqrt(0.9 * 0.1 / 10 + 0.2 * 0.8 / 10))
+
+
 # ---------------------------------------------------------------------------------------------- intervals
 
 

@@ -104,8 +104,9 @@ def compare_pair(
 
     diff = acc(b) - acc(a) = (b_only - a_only)/n; p-values from :func:`nkcore.paired.mcnemar`; the paired interval
     from :func:`nkcore.paired.exact_paired_bootstrap`; the unpaired interval diff +- z sqrt(pa(1-pa)/n + pb(1-pb)/n)
-    (Wald, two independent proportions) is what the marginal intervals implicitly use. Source: the chapter, "Two
-    intervals".
+    (Wald, two independent proportions, as the chapter computes it) is what the marginal intervals implicitly use,
+    cut to [-1, 1] (a difference of two accuracies cannot leave it; Wald's can on few cases). Source: the chapter,
+    "Two intervals".
 
     >>> from nkcore.paired import paired_table_from_counts
     >>> c = compare_pair(paired_table_from_counts("n=1", "n=3", 130, 12, 26, 32), "n=1", "n=3")
@@ -145,8 +146,8 @@ def compare_pair(
         p_chi2_cc=test.p_chi2_cc,
         diff_ci_low=boot.low,
         diff_ci_high=boot.high,
-        unpaired_ci_low=diff - half,
-        unpaired_ci_high=diff + half,
+        unpaired_ci_low=max(-1.0, diff - half),
+        unpaired_ci_high=min(1.0, diff + half),
         level=level,
     )
 
