@@ -47,7 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(inspect_ai .eval/.json log with epochs, promptfoo results.json with --repeat)",
     )
     p.add_argument("--tie", choices=voting.TIE_RULES, default="first", help="tie rule (default: first)")
-    p.add_argument("--from-n", type=int, default=3, help="count unfixable errors among cases wrong at this n (3)")
+    p.add_argument(
+        "--from-n",
+        type=int,
+        default=None,
+        help="count unfixable errors among cases wrong at this n (default 3, or the most samples per case if fewer)",
+    )
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--config", help="evaluation-harness files with several configs: the config (model) to read")
@@ -93,7 +98,7 @@ FLAKY_LISTED = 20  # flaky cases listed in the JSON document, most evenly split 
 
 
 def vote_report(
-    frame: pd.DataFrame, tie: str = "first", from_n: int = 3, n_boot: int = 2000, seed: int = 0
+    frame: pd.DataFrame, tie: str = "first", from_n: int | None = None, n_boot: int = 2000, seed: int = 0
 ) -> dict[str, Any]:
     """The ``vote`` JSON document for a samples table.
 

@@ -158,7 +158,7 @@ def _lines(n: int = 3) -> list[str]:
         ("case,sample,answer,gold,latency_s\n" + "\n".join(_lines()).replace("1.5", "-2", 1), (), "latency_s"),
         ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--seed", "-1"), "seed"),
         ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--n-boot", "5"), "100"),
-        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--from-n", "9"), "from_n"),
+        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--from-n", "9"), "cannot start from n = 9"),
     ],
 )
 def test_vote_bad_input_exits_2_with_one_line(
@@ -336,3 +336,17 @@ def test_fanout_refuses_a_topup_share_the_samples_file_measures(
         "--topup-share", "0.01", "--latency-budget", "8",
     )  # fmt: skip
     assert code == 2 and "--topup-share is measured from the samples file (19%" in err
+
+
+def test_vote_on_two_samples_per_case_starts_from_what_the_data_has(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The default --from-n 3 refused every file with 2 samples per case; an explicit 3 is still refused, in words."""
+    rows = [{"case": c, "sample": j + 1, "answer": "g" if (c + j) % 3 else "x", "gold": "g"} for c in range(30)
+            for j in range(2)]  # fmt: skip
+    path = tmp_path / "two.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    code, out, _ = _run(capsys, "vote", str(path), "--json")
+    assert code == 0 and json.loads(out)["from_n"] == 2
+    code, _, err = _run(capsys, "vote", str(path), "--from-n", "3")
+    assert code == 2 and "cannot start from n = 3 samples per request: the data has at most 2" in err

@@ -52,10 +52,11 @@ def analyze_samples(
     tie: TieRule = "first",
     n_boot: int = 2000,
     seed: int = 0,
-    from_n: int = 3,
+    from_n: int | None = 3,
     fit_upto: int | None = None,
 ) -> VoteAnalysis:
-    """Parse a samples table and compute the curve, rho, beta-binomial fit, N_eff table, unfixable errors and
+    """Parse a samples table and compute the curve, rho, beta-binomial fit, N_eff table, unfixable errors (from
+    ``from_n`` samples per request; None: 3, or fewer when the data has fewer) and
     the next-step check (fit on n <= ``fit_upto``, default the largest odd n <= max_n - 2, predict fit_upto + 2;
     none when that is below 3). The N_eff table uses the estimated rho, floored at 0.
 
@@ -84,7 +85,7 @@ def analyze_samples(
         beta_binomial=bb,
         beta_binomial_curve=beta_binomial_curve(bb, ns, tie),
         n_eff=table,
-        unfixable=unfixable_errors(s, from_n, tie),
+        unfixable=unfixable_errors(s, min(3, s.max_n) if from_n is None else from_n, tie),
         next_step=nxt,
     )
 

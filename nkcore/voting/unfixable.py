@@ -70,7 +70,10 @@ def unfixable_errors(samples: SampleSet, from_n: int = 3, tie: TieRule = "first"
     if from_n < 1:
         raise DataError(f"from_n must be at least 1, got {from_n}")
     if from_n > samples.max_n:
-        raise DataError(f"from_n={from_n} is more than the largest number of samples per case ({samples.max_n})")
+        raise DataError(
+            f"cannot start from n = {from_n} samples per request: the data has at most {samples.max_n} per case "
+            "(choose a smaller n, --from-n on the command line)"
+        )
     credit = case_credit_first_n(samples, tie)
     eligible = samples.n_samples >= from_n
     last = credit[np.arange(samples.n_cases), samples.n_samples - 1]
