@@ -158,7 +158,11 @@ def _lines(n: int = 3) -> list[str]:
         ("case,sample,answer,gold,latency_s\n" + "\n".join(_lines()).replace("1.5", "-2", 1), (), "latency_s"),
         ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--seed", "-1"), "seed"),
         ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--n-boot", "5"), "100"),
-        ("case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()), ("--from-n", "9"), "cannot start from n = 9"),
+        (
+            "case,sample,answer,gold\n" + "\n".join(r.rsplit(",", 1)[0] for r in _lines()),
+            ("--from-n", "9"),
+            "cannot start from n = 9",
+        ),
     ],
 )
 def test_vote_bad_input_exits_2_with_one_line(
