@@ -134,11 +134,15 @@ def test_row_limit_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     assert read_table(csv, "r.csv").shape == (4, 3)
     monkeypatch.setenv("NKP_MAX_ROWS", "3")
     with pytest.raises(
-        DataError, match=r"r.csv: the file has 4 rows; the limit is 3 rows \(server setting NKP_MAX_ROWS\)"
+        DataError, match=r"r.csv: the file has more than 3 rows; the limit is 3 rows \(server setting NKP_MAX_ROWS\)"
     ):
         read_table(csv, "r.csv")
-    with pytest.raises(DataError, match="the limit is 3 rows"):
+    with pytest.raises(DataError, match=r"r\.jsonl: the file has more than 3 rows; the limit is 3 rows"):
         read_table(jsonl, "r.jsonl")
+    # reading stops just past the limit: a file of 800 rows is not said to have 4 (it said "has 101 rows" at 100)
+    many = b"item,rater,label\n" + b"".join(b"%d,a,x\n" % i for i in range(800))
+    with pytest.raises(DataError, match=r"the file has more than 3 rows;"):
+        read_table(many, "many.csv")
 
 
 def test_cell_limit_bounds_wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,7 +150,7 @@ def test_cell_limit_bounds_wide_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NKP_MAX_CELLS", "50")
     assert read_table(wide, "w.csv").shape == (5, 10)
     monkeypatch.setenv("NKP_MAX_CELLS", "49")
-    with pytest.raises(DataError, match=r"the file has 50 cells \(rows x columns\); the limit is 49"):
+    with pytest.raises(DataError, match=r"the file has more than 49 cells \(rows x columns\); the limit is 49"):
         read_table(wide, "w.csv")
     assert read_table(wide[: wide.index(b"\n") + 1] + b"0,1,2,3,4,5,6,7,8,9\n" * 4, "w.csv").shape == (4, 10)
 

@@ -72,8 +72,10 @@ def get(key: str) -> int:
     return lim.default
 
 
-def check(key: str, value: int | float, what: str) -> None:
+def check(key: str, value: int | float, what: str, more_than: bool = False) -> None:
     """Raise ``DataError`` when ``value`` is over the limit ``key``; ``what`` names the thing counted.
+    ``more_than``: ``value`` is only a lower bound (reading stopped past the limit), so the message says "more than
+    the limit" rather than a count the thing does not have.
 
     >>> check("columns", 10, "the file")
     >>> check("columns", 5000, "the file")
@@ -84,10 +86,8 @@ def check(key: str, value: int | float, what: str) -> None:
     cap = get(key)
     if value > cap:
         lim = LIMITS[key]
-        raise DataError(
-            f"{what} has {value:,.0f} {lim.unit}; the limit is {cap:,} {lim.unit} "
-            f"(server setting {lim.env}): {lim.hint}"
-        )
+        has = f"more than {cap:,} {lim.unit}" if more_than else f"{value:,.0f} {lim.unit}"
+        raise DataError(f"{what} has {has}; the limit is {cap:,} {lim.unit} (server setting {lim.env}): {lim.hint}")
 
 
 def check_memory(nbytes: int | float, what: str) -> None:

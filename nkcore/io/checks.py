@@ -45,13 +45,13 @@ def fail(name: str, message: str) -> DataError:
     return DataError(f"{name}: {message}")
 
 
-def limit(name: str, key: str, value: float, what: str) -> None:
+def limit(name: str, key: str, value: float, what: str, more_than: bool = False) -> None:
     """``limits.check`` with the file's name in front of the sentence.
 
     >>> limit("a.csv", "columns", 3, "the file")
     """
     try:
-        limits.check(key, value, what)
+        limits.check(key, value, what, more_than)
     except DataError as exc:
         raise fail(name, str(exc)) from None
 
@@ -65,10 +65,11 @@ def row_cap(n_columns: int) -> int:
     return min(limits.get("rows"), limits.get("cells") // max(n_columns, 1))
 
 
-def check_rows(name: str, n_rows: int, n_columns: int, what: str) -> None:
-    """Refuse more rows than the row limit, or more cells (rows x columns) than the cell limit."""
-    limit(name, "rows", n_rows, what)
-    limit(name, "cells", n_rows * max(n_columns, 1), what)
+def check_rows(name: str, n_rows: int, n_columns: int, what: str, more_than: bool = False) -> None:
+    """Refuse more rows than the row limit, or more cells (rows x columns) than the cell limit; ``more_than``: the
+    reading stopped one row past the limit, so the file has more rows than ``n_rows`` says."""
+    limit(name, "rows", n_rows, what, more_than)
+    limit(name, "cells", n_rows * max(n_columns, 1), what, more_than)
 
 
 def check_columns(names: list[str], name: str, where: str) -> None:

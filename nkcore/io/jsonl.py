@@ -67,7 +67,7 @@ def iter_json_lines(data: bytes, name: str, max_bytes: int | None = None) -> Ite
             )
         rows += 1
         if rows > rows_cap:
-            limit(name, "rows", rows, "the file (at least)")
+            limit(name, "rows", rows, "the file", more_than=True)
         yield lineno, obj
 
 
@@ -79,7 +79,7 @@ def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.Da
     keys: dict[str, None] = {}
     for lineno, obj in objs:
         if len(records) >= row_cap(len(keys)):
-            check_rows(name, len(records) + 1, len(keys), "the file (at least)")
+            check_rows(name, len(records) + 1, len(keys), "the file", more_than=True)
         where = f"line {lineno} (data row {len(records) + 1})" if lineno else f"data row {len(records) + 1}"
         if not isinstance(obj, dict):
             raise fail(

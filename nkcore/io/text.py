@@ -171,7 +171,7 @@ def read_delimited(text: bytes, name: str, sep: str) -> pd.DataFrame:
             f"{len(bad)} unparseable line{'s' if len(bad) != 1 else ''}: more fields than the {len(names)} columns "
             f"of the header: {listed}{more}. Quote values that contain the delimiter {sep!r}.",
         )
-    check_rows(name, len(frame), frame.shape[1], "the file")
+    check_rows(name, len(frame), frame.shape[1], "the file", len(frame) > row_cap(len(names)))
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame
 
