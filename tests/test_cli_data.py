@@ -254,3 +254,22 @@ def test_lewidi_per_item_json_is_read_as_ratings(tmp_path: Path, capsys: pytest.
     s = out["summary"]
     assert (s["n_items"], s["n_ratings"], s["n_raters"], s["k_min"], s["k_max"]) == (4, 12, 3, 3, 3)
     assert {x["label"]: x["count"] for x in s["labels"]} == {"0": 7, "1": 5}  # counted by hand
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("-0.5", "column p_safe has values outside [0, 1] in data row 1"), ("7", "outside [0, 1] in data row 1"),
+     ("inf", "column p_safe must hold a probability in every row; data row 1 does not")],
+)  # fmt: skip
+def test_one_bad_probability_is_named_not_reported_as_a_missing_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, words: str
+) -> None:
+    """A p_safe of -0.5 in one row made the whole column vanish from the detection: 'no probability column for
+    label safe'. The column is found, and the parser names the row."""
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("item,rater,label\n1,a,safe\n1,b,unsafe\n2,a,safe\n2,b,safe\n")
+    preds = tmp_path / "p.csv"
+    preds.write_text(f"item,model,p_safe,p_unsafe\n1,m,{value},0.5\n2,m,0.4,0.6\n")
+    assert main(["data", str(preds), "--ratings", str(ratings)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "no probability column" not in err

@@ -2,7 +2,7 @@
 
 Names first: a role matches a column named like it (:data:`nkcore.kinds.columns.SYNONYMS`); content second:
 ``correct`` and wide paired config columns must hold 0/1 in the one true/false vocabulary
-(:mod:`nkcore.common.truth`), ``latency_s`` non-negative numbers, ``p_*`` numbers in [0, 1].
+(:mod:`nkcore.common.truth`), ``latency_s`` non-negative numbers, ``p_*`` numbers (the parser then checks each is in [0, 1] and names the rows that are not).
 """
 
 from __future__ import annotations
@@ -150,23 +150,21 @@ def _numbers(col: pd.Series) -> np.ndarray | None:
     return v[~np.isnan(v)]
 
 
-def _is_probability(col: pd.Series) -> bool:
-    v = _numbers(col)
-    return v is not None and len(v) > 0 and bool(np.all((v >= 0) & (v <= 1)))
-
-
 def _is_numeric_nonneg(col: pd.Series) -> bool:
     v = _numbers(col)
     return v is not None and len(v) > 0 and bool(np.all(v >= 0))
 
 
 def _prob_columns(frame: pd.DataFrame, used: set[str]) -> dict[str, str]:
+    """The probability columns: named with a probability prefix and holding numbers. A value outside [0, 1] does not
+    hide the column (it was then reported as missing): the parser names the rows that are not probabilities."""
     out: dict[str, str] = {}
     for col in frame.columns:
         if col in used:
             continue
         low = str(col).lower()
-        if any(low.startswith(p) and len(low) > len(p) for p in PROB_PREFIXES) and _is_probability(frame[col]):
+        v = _numbers(frame[col])
+        if any(low.startswith(p) and len(low) > len(p) for p in PROB_PREFIXES) and v is not None and len(v) > 0:
             out[probability_role(str(col))] = str(col)
     return out
 
@@ -282,7 +280,7 @@ def detect_kind(frame: pd.DataFrame, kind: str | None = None) -> KindGuess:
 
     Each kind's roles are matched to columns by name (canonical name 1.0, a listed synonym about 0.9, a name
     containing a main synonym 0.5), greedily best-first, each column used once, with content checks (``correct`` must
-    be 0/1, ``latency_s`` non-negative numbers, ``p_*`` numbers in [0, 1]). A kind with every required role found
+    be 0/1, ``latency_s`` non-negative numbers, ``p_*`` numbers). A kind with every required role found
     scores mean(match scores) x (0.85 + 0.15 x share of the file's columns used); a kind with a missing role scores
     at most 0.3. The best kind wins; with ``kind`` given only that kind is considered. A table no kind fits whose
     columns name people's attributes (age, gender, ...) is a table of raters, one of an id and text columns (text,

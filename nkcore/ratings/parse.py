@@ -159,7 +159,10 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
             col = pd.to_numeric(df[f"p_{lab}"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
             bad = np.flatnonzero(~np.isfinite(col))
             if len(bad):
-                raise DataError(f"column p_{lab} must hold a probability in every row; {format_rows(bad)} do not")
+                raise DataError(
+                    f"column p_{lab} must hold a probability in every row; {format_rows(bad)} "
+                    f"{'does' if len(bad) == 1 else 'do'} not"
+                )
             out = np.flatnonzero((col < 0) | (col > 1))
             if len(out):
                 raise DataError(f"column p_{lab} has values outside [0, 1] in {format_rows(out)}")
