@@ -91,7 +91,19 @@ def test_columns_named_by_the_labels() -> None:
 
 def test_not_counts() -> None:
     assert count_columns(pd.DataFrame({"item": [1], "rater": ["a"], "label": ["x"]})) is None
-    assert count_columns(pd.DataFrame({"item": [1, 2], "count_x": [0.5, 1], "count_y": [1, 1]})) is None
+    assert count_columns(pd.DataFrame({"item": [1, 2], "count_x": ["a", "b"], "count_y": [1, 1]})) is None
+
+
+@pytest.mark.parametrize("bad", [0.5, -1, float("inf")])
+def test_a_bad_count_is_named_not_taken_for_another_kind(bad: float) -> None:
+    """count_<label> columns are counts by their names: one fractional, negative or infinite value made the table
+    unrecognised ('cannot use this file as predictions data: no column found for model'); now the row is named."""
+    frame = pd.DataFrame({"item": [1, 2], "count_x": [bad, 1], "count_y": [1, 1]})
+    assert count_columns(frame) is not None
+    with pytest.raises(
+        DataError, match=r"column count_x must hold whole numbers >= 0 \(label counts\); data row 1 does not"
+    ):
+        ratings_from_counts(frame)
 
 
 def _mixed() -> pd.DataFrame:

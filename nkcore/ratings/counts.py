@@ -54,6 +54,13 @@ class CountColumns:
     subset: str | None = None
 
 
+def _numeric(col: pd.Series) -> bool:
+    """Numeric (not boolean) column, or empty in every row."""
+    if col.isna().all():
+        return True
+    return pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+
+
 def _whole_nonneg(col: pd.Series) -> bool:
     """Numeric (not boolean) column whose present values are whole numbers >= 0 (empty cells allowed)."""
     if col.isna().all():
@@ -86,7 +93,8 @@ def count_columns(
 ) -> CountColumns | None:
     """Recognise a label-count table: an item column plus one column of whole numbers >= 0 per label.
 
-    Count columns are ``count_<label>`` (the label is the rest of the name); without any, and with
+    Count columns are ``count_<label>`` (the label is the rest of the name; numbers, each row checked by the parser);
+    without any, and with
     ``named_labels``, every other column of whole numbers >= 0 that is not a total or a subset (``n_annotations``,
     ``total``, ``subset``...) is a label named by its column. At least 2 count columns are needed. The item column
     is ``item_col`` or the column named most like an item id (``item``, ``uid``, ``image_id``, ``*_idx``...), else
@@ -106,8 +114,8 @@ def count_columns(
         for c in columns
         if c.lower().startswith(COUNT_PREFIX) and len(c) > len(COUNT_PREFIX) and c != item_col
     }
-    if prefixed:
-        if check_values and not all(_whole_nonneg(frame[c]) for c in prefixed.values()):
+    if prefixed:  # named count_<label>: numbers are enough (the parser names a row that is not a whole count)
+        if check_values and not all(_numeric(frame[c]) for c in prefixed.values()):
             return None
         labels = prefixed
     elif named_labels:
@@ -207,10 +215,13 @@ def ratings_from_counts(
         bad = np.flatnonzero(frame[col].notna().to_numpy() & ~np.isfinite(v))
         bad = np.union1d(bad, np.flatnonzero(np.isfinite(v) & ((v < 0) | (v != np.floor(v)))))
         if len(bad):
-            raise DataError(f"column {col} must hold whole numbers >= 0 (label counts); {format_rows(bad)} do not")
+            raise DataError(
+                f"column {col} must hold whole numbers >= 0 (label counts); {format_rows(bad)} "
+                f"{'does' if len(bad) == 1 else 'do'} not"
+            )
         if np.isnan(v).all():
             continue  # a label of another subset
-        values[label] = np.nan_to_num(v, nan=0.0).astype(np.int64)
+        values[label] = np.nan_to_num(v, nan=0.0).astype(np.int64)  # an empty cell: no rating chose the label
     items = text_column(frame, found.item, "item id")
     label_names = tuple(natural_order(list(values)))
     limits.check("labels", len(label_names), "the label-count table")
