@@ -179,17 +179,25 @@ def cell_sentence(cell: Any) -> str:
     """What one simulated cell says, in words (fields of ``CellResult``).
 
     >>> from types import SimpleNamespace as S
-    >>> cell_sentence(S(budget=1000, k=120, n=8, metric="tv", p=0.019, delta=0.074, reproducibility=0.97))[:60]
-    'With a budget of 1,000 ratings = items (N) 8 x ratings per i'
+    >>> cell_sentence(S(budget=1000, k=100, n=10, metric="tv", p=0.019, delta=0.074, reproducibility=0.97))[:60]
+    'With a budget of 1,000 ratings = items (N) 10 x ratings per '
+    >>> cell_sentence(S(budget=1000, k=120, n=8, metric="tv", p=0.019, delta=0.074, reproducibility=0.97))[:84]
+    'With a budget of 1,000 ratings, items (N) 8 x ratings per item (K) 120 = 960 ratings'
     """
     c = cell
+    used = int(c.n) * int(c.k)
+    split = (
+        f"= items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}"
+        if used == int(c.budget)
+        else f"items (N) {fmt_int(c.n)} x ratings per item (K) {c.k} = {fmt_int(used)} ratings"
+    )
     verdict = (
         f"reasonably repeatable ({p_phrase(c.p)}, below {SIGNIFICANCE})"
         if c.p < SIGNIFICANCE
         else f"not reliably repeatable ({p_phrase(c.p)}; needs < {SIGNIFICANCE})"
     )
     return (
-        f"With a budget of {fmt_int(c.budget)} ratings = items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}, "
+        f"With a budget of {fmt_int(c.budget)} ratings{' ' if used == int(c.budget) else ', '}{split}, "
         f"{metric_label(c.metric)} tells the better model A from B in a way that is {verdict}. "
         f"A comes out ahead in {c.reproducibility:.0%} of repeated evaluations; "
         f"the average gap is {c.delta:.3g}."
