@@ -35,6 +35,7 @@ from nkcore.nk.exact import exact_cell, exact_grid
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
     PAPER_KS,
+    extrapolated,
     method_words,
     minimal_budget_search,
     minimal_budgets,
@@ -259,13 +260,19 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
                 print(minimal_budget_sentence(mb))
         return 0
     if args.json:
-        objs = [c.summary() | {"model_a": pair[0], "model_b": pair[1]} for c in cells]
+        objs = [c.summary() | {"model_a": pair[0], "model_b": pair[1], "extrapolated": extrapolated(c)} for c in cells]
         print_json(objs[0] if single and len(objs) == 1 else objs)
         return 0
     print(f"Real data: {run_.n_items} items, models A = {pair[0]}, B = {pair[1]}")
     for c in cells:
+        beyond = (
+            f" Extrapolation: the {c.n:,} items (N) are drawn from only {c.n_qualifying:,}, so each repeats about "
+            f"{c.n / max(c.n_qualifying, 1):.1f} times; the data cannot say more than its {c.n_qualifying:,} items do."
+            if extrapolated(c)
+            else ""
+        )
         print(
             f"- {resample_sentence(c, pair[0], pair[1])} {p_phrase(c.p)}; {c.n_qualifying:,} items have at least "
-            f"{c.k} ratings ({method_words(c.method)})."
+            f"{c.k} ratings ({method_words(c.method)}).{beyond}"
         )
     return 0

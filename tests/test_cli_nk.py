@@ -132,3 +132,21 @@ def test_keep_first_or_last_of_repeated_ratings(tmp_path: Path, capsys: pytest.C
 def test_file_flags_without_ratings_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["nk", "--prior", "DICES", "--budget", "100", "--k", "1", "--subset", "x"], capsys)
     assert code == 2 and "--subset goes with --ratings" in err
+
+
+def test_a_cell_beyond_the_pool_is_called_an_extrapolation(capsys: pytest.CaptureFixture[str]) -> None:
+    """N items drawn from fewer qualifying items repeat them: the text says so and the JSON marks it (the sample
+    data's pool: pandas counts the items with at least K ratings that both models predict)."""
+    r, p = pd.read_csv(RATINGS), pd.read_csv(PREDS)
+    per_item = r.groupby("item").size()
+    models = sorted(p["model"].unique())
+    both = set.intersection(*(set(p.loc[p["model"] == m, "item"]) for m in models[:2]))
+    pool = int(sum(1 for it, n in per_item.items() if n >= 5 and it in both))
+    big = 5 * (pool + 50)  # N = pool + 50 items at K = 5: beyond the pool
+    base = ["nk", "--ratings", str(RATINGS), "--predictions", str(PREDS), "--k", "5", "--metric", "acc"]
+    code, out, _ = _run([*base, "--budget", str(big)], capsys)
+    assert code == 0 and f"Extrapolation: the {pool + 50:,} items (N) are drawn from only {pool:,}" in out
+    code, out, _ = _run([*base, "--budget", str(big), "--json"], capsys)
+    assert code == 0 and json.loads(out)["extrapolated"] is True and json.loads(out)["n_qualifying"] == pool
+    code, out, _ = _run([*base, "--budget", "50", "--json"], capsys)
+    assert json.loads(out)["extrapolated"] is False
