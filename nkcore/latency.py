@@ -105,6 +105,15 @@ class LatencyModel:
         return self.quantile(rng.random(size))
 
 
+MIN_TYPED_S = 1e-6
+"""Smallest typed latency taken (a microsecond)."""
+MAX_TYPED_S = 86_400.0
+"""Largest typed latency taken (a day)."""
+MAX_P95_OVER_P50 = 1000.0
+"""Largest p95 / p50 ratio of typed latencies (sigma = ln 1000 / 1.645 = 4.2: p99 is then 17.5 times p95; real
+tails reach p95 = 150 p50)."""
+
+
 def lognormal_from_p50_p95(p50_s: float, p95_s: float) -> LatencyModel:
     """Lognormal single-call latency with the typed median and 95th percentile.
 
@@ -119,6 +128,16 @@ def lognormal_from_p50_p95(p50_s: float, p95_s: float) -> LatencyModel:
         raise DataError(f"p95 must be a finite number of seconds, got {p95_s}")
     if p95_s <= p50_s:
         raise DataError(f"p95 ({p95_s} s) must be larger than p50 ({p50_s} s)")
+    if not (MIN_TYPED_S <= p50_s and p95_s <= MAX_TYPED_S):
+        raise DataError(
+            f"typed latencies must lie between {MIN_TYPED_S:g} s and {MAX_TYPED_S:,.0f} s (a day); got p50 {p50_s:g} s, "
+            f"p95 {p95_s:g} s"
+        )
+    if p95_s / p50_s > MAX_P95_OVER_P50:
+        raise DataError(
+            f"p95 is {p95_s / p50_s:,.0f} times p50; at most {MAX_P95_OVER_P50:,.0f} times is taken (beyond it the "
+            "lognormal's tail, and so p99 and every fan-out percentile, is meaningless): measure the latencies instead"
+        )
     mu = math.log(p50_s)
     return LatencyModel(kind="lognormal", mu=mu, sigma=(math.log(p95_s) - mu) / _Z95)
 

@@ -245,7 +245,8 @@ def test_quantiles_beyond_the_largest_double_are_inf_without_warnings() -> None:
     """p50 1e-300 s and p95 1e308 s: sigma = (ln 1e308 - ln 1e-300) / z_0.95 ~ 852, so the p99 is exp(ln 1e-300 +
     852 z_0.99) ~ e^1291, beyond 1.8e308: inf, with no RuntimeWarning (the suite turns warnings into errors here).
     Oracle for the finite ones: the same quantiles in log space, exp(mu + sigma z_q) ** applied to q**(1/n)."""
-    model = lat.lognormal_from_p50_p95(1e-300, 1e308)
+    mu = math.log(1e-300)  # typed latencies are refused this far out; the model itself must still hold
+    model = lat.LatencyModel("lognormal", mu, (math.log(1e308) - mu) / stats.norm.ppf(0.95))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rows = lat.fanout_rows(model, (1, 2), (2, 2, 0.5))
@@ -257,3 +258,17 @@ def test_quantiles_beyond_the_largest_double_are_inf_without_warnings() -> None:
     assert math.isinf(got[2]) and math.isinf(rows[2].p99)  # the adaptive rule is slower than flat n0 = 2
     assert rows[1].p50 <= rows[2].p50 < math.inf
     assert np.isinf(draws).any() and not np.isnan(draws).any()
+
+
+@pytest.mark.parametrize(
+    ("p50", "p95", "words"),
+    [(1e-300, 1e300, "between 1e-06 s and 86,400 s"), (1.0, 1e10, "between 1e-06 s"), (0.01, 50.0, "5,000 times p50")],
+)
+def test_absurd_typed_latencies_are_refused(p50: float, p95: float, words: str) -> None:
+    """p50 1e-300 s and p95 1e300 s printed a p95 of 300 digits and p99 'inf s'; p95 = 1e10 x p50 a p99 of 3e16 s."""
+    with pytest.raises(DataError, match=words):
+        lat.lognormal_from_p50_p95(p50, p95)
+    m = lat.lognormal_from_p50_p95(1.0, lat.MAX_P95_OVER_P50)  # the largest ratio taken: finite tail
+    assert math.isfinite(float(m.quantile(0.99))) and float(m.quantile(0.99)) == pytest.approx(
+        math.exp(stats.norm.ppf(0.99) * math.log(1000) / stats.norm.ppf(0.95))
+    )
