@@ -26,6 +26,7 @@ import pandas as pd
 
 from nkcore import paired, resolution
 from nkcore.cli_util import print_json
+from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
 from nkcore.harness.files import path_tool, read_paths
@@ -213,7 +214,8 @@ def run_compare(args: argparse.Namespace) -> int:
     pct = f"{100 * doc['level']:g}%"
     method = "Wilson" if doc["interval_method"] == "wilson" else "Clopper-Pearson"
     print(
-        f"{a['config']} -> {b['config']} on {doc['n_cases']} paired cases ({doc['dropped_cases']} dropped to pair them)"
+        f"{a['config']} -> {b['config']} on {plural(doc['n_cases'], 'paired case')} ({doc['dropped_cases']:,} dropped "
+        "to pair them)"
     )
     for x in (a, b):
         print(

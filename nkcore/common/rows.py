@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["format_rows", "rows_where"]
+__all__ = ["format_rows", "rows_do_not", "rows_where"]
 
 
 def format_rows(positions: np.ndarray | Sequence[int], limit: int = 8, extra: Sequence[str] | None = None) -> str:
@@ -34,3 +34,12 @@ def rows_where(mask: np.ndarray | Sequence[bool], limit: int = 8) -> str:
     'data rows 2, 3'
     """
     return format_rows(np.flatnonzero(np.asarray(mask, dtype=bool)), limit=limit)
+
+
+def rows_do_not(positions: np.ndarray | Sequence[int]) -> str:
+    """:func:`format_rows` followed by the verb that agrees with it: 'data row 3 does not', 'data rows 1, 2 do not'.
+
+    >>> rows_do_not([2]), rows_do_not([0, 1])
+    ('data row 3 does not', 'data rows 1, 2 do not')
+    """
+    return f"{format_rows(positions)} {'does' if len(positions) == 1 else 'do'} not"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from nkcore.common.rows import format_rows
+from nkcore.common.rows import format_rows, rows_do_not
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds.columns import COUNT_PREFIX, ID_ROLES, ROLES, TEXT_ROLES, describe_role, is_role_of, kind_columns
@@ -165,7 +165,7 @@ def _normalise(series: pd.Series, role: str, what: str, wide: bool) -> pd.Series
         v = values.to_numpy()
         bad = np.flatnonzero(np.isfinite(v) & ((v < 0) | (v != np.floor(v))))
         if len(bad):
-            raise DataError(f"column {what} must hold whole numbers >= 0 (label counts); {format_rows(bad)} do not")
+            raise DataError(f"column {what} must hold whole numbers >= 0 (label counts); {rows_do_not(bad)}")
         return values.fillna(0).astype(np.int64)  # an empty count is 0 ratings of that label
     if role == "sample":
         if pd.api.types.is_integer_dtype(series.dtype) and not series.isna().any():

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.common import limits
-from nkcore.common.rows import format_rows
+from nkcore.common.rows import format_rows, rows_do_not
 from nkcore.errors import DataError
 from nkcore.kinds import natural_order, show_value, to_text
 from nkcore.kinds.columns import SYNONYMS, normal_name
@@ -215,10 +215,7 @@ def ratings_from_counts(
         bad = np.flatnonzero(frame[col].notna().to_numpy() & ~np.isfinite(v))
         bad = np.union1d(bad, np.flatnonzero(np.isfinite(v) & ((v < 0) | (v != np.floor(v)))))
         if len(bad):
-            raise DataError(
-                f"column {col} must hold whole numbers >= 0 (label counts); {format_rows(bad)} "
-                f"{'does' if len(bad) == 1 else 'do'} not"
-            )
+            raise DataError(f"column {col} must hold whole numbers >= 0 (label counts); {rows_do_not(bad)}")
         if np.isnan(v).all():
             continue  # a label of another subset
         values[label] = np.nan_to_num(v, nan=0.0).astype(np.int64)  # an empty cell: no rating chose the label

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.common import limits
-from nkcore.common.rows import format_rows
+from nkcore.common.rows import format_rows, rows_do_not
 from nkcore.errors import DataError
 from nkcore.kinds import natural_order, show_value
 from nkcore.ratings.tables import (
@@ -159,10 +159,7 @@ def predictions_from_frame(df: pd.DataFrame, ratings: Ratings) -> Predictions:
             col = pd.to_numeric(df[f"p_{lab}"], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
             bad = np.flatnonzero(~np.isfinite(col))
             if len(bad):
-                raise DataError(
-                    f"column p_{lab} must hold a probability in every row; {format_rows(bad)} "
-                    f"{'does' if len(bad) == 1 else 'do'} not"
-                )
+                raise DataError(f"column p_{lab} must hold a probability in every row; {rows_do_not(bad)}")
             out = np.flatnonzero((col < 0) | (col > 1))
             if len(out):
                 raise DataError(f"column p_{lab} has values outside [0, 1] in {format_rows(out)}")

@@ -17,6 +17,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
+from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
 from nkcore.ratings import COUNT_PREFIX, Ratings, ratings_from_counts, ratings_from_frame, text_column
@@ -140,7 +141,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     top = max(labels, key=lambda s: s.count)
     k_min, k_med, k_max = int(k.min()), float(np.median(k)), int(k.max())
     k_sentence = (
-        f"Every item has {k_min:,} ratings: ratings per item (K) = {k_min:,}."
+        f"Every item has {plural(k_min, 'rating')}: ratings per item (K) = {k_min:,}."
         if k_min == k_max
         else f"Items have between {k_min:,} and {k_max:,} ratings each (ratings per item, K); the median item has "
         f"{number_text(k_med)}."
@@ -156,7 +157,10 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     else:
         rows_sentence = f"{ratings.n_ratings:,} ratings in total, one row of the file each."
         raters = SummaryNumber(
-            "raters", ratings.n_raters, whole(ratings.n_raters), f"{ratings.n_raters:,} different raters gave them."
+            "raters",
+            ratings.n_raters,
+            whole(ratings.n_raters),
+            "1 rater gave them." if ratings.n_raters == 1 else f"{ratings.n_raters:,} different raters gave them.",
         )
     numbers = (
         SummaryNumber("items (N)", n, whole(n), f"{n:,} distinct items (N) were rated."),
