@@ -188,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
             print(_header(prior, args.eps))
             for c in cells:
                 print(f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}.")
+            print(CI_WIDTH_WORDS)
         return 0
     if args.grid:
         if exact:
@@ -206,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             for mb in minimal_budgets(cells, metrics):
                 print(minimal_budget_sentence(mb))
+            print(GRID_LEGEND)
         return 0
     if exact:
         found = minimal_budgets(exact_grid(prior.alpha, args.eps, budgets, ks, metrics), metrics)
@@ -218,6 +220,18 @@ def run(args: argparse.Namespace) -> int:
         for mb in found:
             print(minimal_budget_sentence(mb))
     return 0
+
+
+CI_WIDTH_WORDS = (
+    "CI-width: the spread (2.5% to 97.5%) of the score gap between A and B over repeated evaluations of this size; "
+    "the smaller, the more one evaluation can be trusted."
+)
+GRID_LEGEND = (
+    "Columns: items (N) x ratings per item (K) = the budget (ratings); p: how often an evaluation with no real "
+    "difference between the models shows a gap at least as large as one where A really is better (below 0.05: 'A "
+    "beats B' is repeatable); Delta: the average score gap A - B; CI-width: the spread (2.5% to 97.5%) of that gap "
+    "over repeated evaluations; repro: the share of repeated evaluations in which A comes out ahead."
+)
 
 
 def _header(prior: Prior, eps: float) -> str:

@@ -150,3 +150,15 @@ def test_a_cell_beyond_the_pool_is_called_an_extrapolation(capsys: pytest.Captur
     assert code == 0 and json.loads(out)["extrapolated"] is True and json.loads(out)["n_qualifying"] == pool
     code, out, _ = _run([*base, "--budget", "50", "--json"], capsys)
     assert json.loads(out)["extrapolated"] is False
+
+
+def test_the_text_grid_and_cells_explain_their_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """'p  Delta  CI-width  repro' came with no legend, and a cell's 'CI-width 0.2.' with no words."""
+    code, out, _ = _run(["nk", "--prior", "Toxicity", "--grid", "--budgets", "100", "--ks", "1,5", "--metric", "acc"],
+                        capsys)  # fmt: skip
+    assert code == 0
+    legend = out.strip().splitlines()[-1]
+    assert legend.startswith("Columns: items (N) x ratings per item (K)")
+    assert all(f"{w}:" in legend for w in ("p", "Delta", "CI-width", "repro"))
+    code, out, _ = _run(["nk", "--prior", "Toxicity", "--budget", "100", "--k", "5", "--metric", "acc"], capsys)
+    assert out.strip().splitlines()[-1].startswith("CI-width: the spread (2.5% to 97.5%) of the score gap")
