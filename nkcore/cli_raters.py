@@ -105,6 +105,14 @@ def run(args: argparse.Namespace) -> int:
         if args.predictions is not None
         else None
     )
+    if args.ordinal and ratings["label"].nunique() > limits.get("labels"):
+        # a wide ordered scale (more values than the label limit), as the Data page stores it: binned first, so
+        # the raters' view and the crossed grid read the same bins as the ordinal view
+        from nkcore.nk.ordinal import bin_frames
+
+        ratings, preds, wide = bin_frames(ratings, preds, args.bins)
+    else:
+        wide = None
     out: dict[str, Any] = {"raters": None}
     if "rater" in ratings.columns:
         from nkcore.summary.raters import raters_frame
@@ -150,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         out["ordinal"] = {
             "labels": list(o.labels),
             "values": list(o.values),
-            "bins": o.binning.text if o.binning is not None else None,
+            "bins": o.binning.text if o.binning is not None else (wide.text if wide is not None else None),
             "n_items": o.n_items,
             "k_max": o.k_max,
             "scores": to_jsonable(o.scores),

@@ -152,3 +152,31 @@ def test_cli_subset_reads_one_dataset_of_a_file_as_data_does(
     assert got["alpha"] == pytest.approx(want.alpha) and got["agreement"] == pytest.approx(want.agreement)
     assert main(["raters", "--ratings", str(path), "--keep", "last", "--json"]) == 0  # the last of each: dataset b
     assert json.loads(capsys.readouterr().out)["raters"]["alpha"] == pytest.approx(want.alpha)
+
+
+def test_cli_ordinal_bins_a_scale_wider_than_the_label_limit(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 items x 5 raters on a 0-100 scale (101 values, over the limit of 100 labels): refused before, although
+    --bins is there to bin it. Binned first, the raters' agreement is raters_frame's on the binned labels (pandas
+    cut by hand: 5 equal bins of 20)."""
+    import json
+    from pathlib import Path
+
+    from nkcore.cli import main
+
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 101, 200)
+    rows = [(i, f"r{r}", int(np.clip(base[i] + rng.integers(-8, 9), 0, 100))) for i in range(200) for r in range(5)]
+    frame = pd.DataFrame(rows, columns=["item", "rater", "label"])
+    frame.loc[0, "label"], frame.loc[1, "label"] = 0, 100  # every value 0..100 may occur: the range is fixed
+    frame.loc[2:102, "label"] = np.arange(101)  # 101 distinct labels
+    path = Path(str(tmp_path)) / "wide.csv"
+    frame.to_csv(path, index=False)
+    assert main(["raters", "--ratings", str(path), "--json"]) == 2  # without --ordinal: the label limit
+    capsys.readouterr()
+    assert main(["raters", "--ratings", str(path), "--ordinal", "--bins", "5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ordinal"]["labels"] == ["10", "30", "50", "70", "90"] and "5 equal bins" in out["ordinal"]["bins"]
+    binned = frame.assign(label=(np.minimum(frame["label"] // 20, 4) * 20 + 10).astype(str))
+    assert out["raters"]["alpha"] == pytest.approx(raters_frame(binned).alpha)
