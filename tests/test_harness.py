@@ -321,6 +321,17 @@ def test_promptfoo_repeats_are_samples_and_vote_at_n1_is_the_mean(
     assert doc["p_single"] == pytest.approx(np.mean(REPEATS)) and doc["n_cases"] == 5
 
 
+def test_repeats_of_two_providers_are_counted_as_cases_per_config() -> None:
+    """5 tests x 2 providers x 3 repeats: the note said '10 cases with 3 samples each' (provider-case pairs)."""
+    two = pf_repeats(REPEATS)
+    two["results"]["results"] += pf_repeats(REPEATS, provider="openai:gpt-4o")["results"]["results"]
+    res = read_harness([("r.json", json.dumps(two).encode())])
+    assert res.samples is not None and res.samples["case"].nunique() == 5
+    assert "5 cases x 2 configs with 3 samples each" in res.notes
+    one = read_harness([("r.json", json.dumps(pf_repeats(REPEATS)).encode())])
+    assert "5 cases with 3 samples each" in one.notes
+
+
 def test_promptfoo_several_prompts_are_several_configs() -> None:
     results = [
         pf_result(i, "openai:gpt-4o", bool(i % 2), {"q": i}, prompt=p) for p in ("short", "long") for i in range(4)

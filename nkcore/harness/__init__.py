@@ -290,9 +290,11 @@ def read_harness(
         chosen = rows[rows["config"].isin(multi)]
         samples = _samples_frame(chosen, len(multi) > 1, notes)
         per_case = counts.loc[multi]
+        n_cases = int(per_case.index.get_level_values("case").nunique())
+        cases = plural(n_cases, "case") + (f" x {len(multi)} configs" if len(multi) > 1 else "")
         notes.append(
-            f"{plural(int(per_case.size), 'case')} with {int(per_case.min())} to {int(per_case.max())} samples each"
+            f"{cases} with {int(per_case.min())} to {int(per_case.max())} samples each"
             if per_case.min() != per_case.max()
-            else f"{plural(int(per_case.size), 'case')} with {int(per_case.max())} samples each"
+            else f"{cases} with {int(per_case.max())} samples each"
         )
     return HarnessResult(tool=tool, paired=paired, samples=samples, configs=configs, notes=tuple(notes))
