@@ -90,6 +90,17 @@ def lm_files(tmp_path: Path) -> tuple[Path, Path]:
     )
 
 
+def test_two_models_with_the_same_date_stamp_keep_their_own_names(tmp_path: Path) -> None:
+    """lm-eval writes one folder per model; two runs started in the same second share the stamp. Matched by date
+    alone, both files took one model's name and were refused as 'case 0 appears twice'."""
+    a = write_lm_run(tmp_path, "org/m1", DATE_A, ACC_SMALL)
+    b = write_lm_run(tmp_path, "org/m2", DATE_A, ACC_LARGE)
+    res = read_harness(read_paths([a, b]))
+    assert res.configs == ("org/m1", "org/m2") and res.paired is not None
+    acc = res.paired.groupby("config")["correct"].mean()
+    assert acc["org/m1"] == pytest.approx(np.mean(ACC_SMALL)) and acc["org/m2"] == pytest.approx(np.mean(ACC_LARGE))
+
+
 def test_lm_eval_paired_accuracy_is_the_metric_mean(lm_files: tuple[Path, Path]) -> None:
     res = read_harness(read_paths(list(lm_files)))
     assert res.tool == "lm_eval"

@@ -132,15 +132,29 @@ def _read_file(
     raise fail(name, f"not a recognised evaluation-harness file: {_EXPECTED}")
 
 
+def _folder(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[0] if "/" in name.replace("\\", "/") else ""
+
+
 def _name_lm_eval_runs(runs: list[Run], models: dict[str, str | None]) -> list[Run]:
-    """Name each lm-eval samples file by the model of the results file with the same date stamp (or the only
-    results file, when every samples file has one date)."""
-    by_date = {lm_eval.file_date(n): m for n, m in models.items() if m}
-    only = next(iter(by_date.values())) if len(by_date) == 1 else None
+    """Name each lm-eval samples file by the model of the results file in the same folder with the same date stamp;
+    else of the one model whose results files carry that date stamp (uploads have no folders); else of the only
+    results file, when every samples file has one date. Two models' runs with the same stamp in two folders (lm-eval
+    writes one folder per model) keep their own names."""
+    by_place = {(_folder(n), lm_eval.file_date(n)): m for n, m in models.items() if m}
+    by_date: dict[str, set[str]] = {}
+    for n, m in models.items():
+        if m:
+            by_date.setdefault(lm_eval.file_date(n), set()).add(m)
+    named = {m for m in models.values() if m}
+    only = next(iter(named)) if len(named) == 1 else None
     dates = {lm_eval.file_date(r.source) for r in runs}
     out = []
     for r in runs:
-        model = by_date.get(lm_eval.file_date(r.source))
+        date = lm_eval.file_date(r.source)
+        model = by_place.get((_folder(r.source), date))
+        if model is None and len(by_date.get(date, ())) == 1:
+            model = next(iter(by_date[date]))
         if model is None and only is not None and len(dates) == 1:
             model = only
         out.append(r.renamed(model) if model else r)
