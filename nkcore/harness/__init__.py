@@ -142,7 +142,7 @@ def _name_lm_eval_runs(runs: list[Run], models: dict[str, str | None]) -> list[R
     results file, when every samples file has one date. Two models' runs with the same stamp in two folders (lm-eval
     writes one folder per model) keep their own names."""
     by_place = {(_folder(n), lm_eval.file_date(n)): m for n, m in models.items() if m}
-    by_date: dict[str, set[str]] = {}
+    by_date: dict[str | None, set[str]] = {}
     for n, m in models.items():
         if m:
             by_date.setdefault(lm_eval.file_date(n), set()).add(m)
