@@ -228,7 +228,8 @@ def _unique_pairs(table: pd.DataFrame, kind: str, got: _Read, item: str | None, 
     if dup is None or columns is None:
         return table
     if keep is None:
-        raise DataError(duplicates_advice(dup, got.whole, None if item == KEY_COLUMN else item, kind))
+        keyed = item == KEY_COLUMN
+        raise DataError(duplicates_advice(dup, got.whole, None if keyed else item, kind, keyed))
     return drop_duplicates(table, keep, columns)
 
 
@@ -306,7 +307,8 @@ def read_predictions_table(
     if dup is not None and columns is not None:
         if keep is None:
             item = None if forced else guess.mapping.get("item")
-            raise DataError(f"{path.name}: " + duplicates_advice(dup, whole, item, "predictions"))
+            keyed = forced.get("item") == KEY_COLUMN
+            raise DataError(f"{path.name}: " + duplicates_advice(dup, whole, item, "predictions", keyed))
         table = drop_duplicates(table, keep, columns)
     return table
 

@@ -273,3 +273,16 @@ def test_one_bad_probability_is_named_not_reported_as_a_missing_column(
     assert main(["data", str(preds), "--ratings", str(ratings)]) == 2
     err = capsys.readouterr().err
     assert words in err and "no probability column" not in err
+
+
+def test_with_item_key_given_a_repeat_is_a_repeated_submission(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --item-key already given, the advice told the user to pass --item-key; it names --keep only."""
+    p = tmp_path / "r.csv"
+    p.write_text("dataset,item_id,rater,label\nA,1,r,x\nA,1,r,y\nB,1,r,x\nA,2,r,x\nB,2,s,y\n")
+    assert main(["data", str(p), "--item-key", "dataset,item_id"]) == 2
+    err = capsys.readouterr().err
+    assert "already named by its dataset and id (--item-key)" in err and "--keep first" in err
+    assert "--item-key dataset," not in err and "--subset" not in err
+    assert main(["data", str(p), "--item-key", "dataset,item_id", "--keep", "first", "--json"]) == 0

@@ -76,13 +76,16 @@ def drop_duplicates(table: pd.DataFrame, keep: str, columns: tuple[str, ...] = (
     return table[~keys.duplicated(keep=keep).to_numpy()].reset_index(drop=True)
 
 
-def duplicates_advice(dup: Duplicates, file_frame: pd.DataFrame, item_column: str | None, kind: str = "ratings") -> str:
+def duplicates_advice(
+    dup: Duplicates, file_frame: pd.DataFrame, item_column: str | None, kind: str = "ratings", keyed: bool = False
+) -> str:
     """The one-line refusal of repeated pairs for the CLI: how many, which rows, the likely cause in this file
     and the flag that fixes it (``--subset COLUMN=VALUE`` / ``--item-key`` when the file has a dataset or split
     column, ``--keep first|last`` for repeated submissions).
 
     ``file_frame`` is the file as read (its subset columns are looked for there); ``item_column`` the file's
-    item column, named in the ``--item-key`` suggestion.
+    item column, named in the ``--item-key`` suggestion; ``keyed``: the items are already named by a subset column
+    and their id (``--item-key`` given), so only repeated submissions are left to explain.
 
     >>> f = pd.DataFrame({"dataset": ["A", "B"], "item_id": [1, 1], "rater": ["r", "r"]})
     >>> d = duplicates(pd.DataFrame({"item": ["1", "1"], "rater": ["r", "r"]}))
@@ -94,6 +97,11 @@ def duplicates_advice(dup: Duplicates, file_frame: pd.DataFrame, item_column: st
         f"duplicate {kind}: {plural(dup.n_rows, 'row')} {'repeats' if dup.n_rows == 1 else 'repeat'} an ({pair}) pair "
         f"({plural(dup.n_pairs, 'pair')} repeated; {format_rows(list(dup.rows))})"
     )
+    if keyed:
+        return (
+            f"{head}. Each item is already named by its dataset and id (--item-key), so these rows truly repeat an "
+            f"({pair}) pair (repeated submissions): pass --keep first or --keep last"
+        )
     subsets = subset_columns(file_frame)
     if subsets:
         col = subsets[0]
