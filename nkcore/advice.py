@@ -331,7 +331,7 @@ def advise(
         text += (
             f" It is the cheapest setting within the budget that the paired test cannot tell from the most accurate "
             f"one, {best.label}: {best.label} scores {points(versus.diff)} points ({lvl} paired bootstrap interval "
-            f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases} cases; McNemar exact "
+            f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases:,} cases; McNemar exact "
             f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they "
             f"disagree{narrow}). {_extra_words(table, pick, best)} would pay for a gain the data cannot tell from "
             "noise."
@@ -348,7 +348,7 @@ def advise(
     dearer = [r for r in fits if r.calls > pick.calls and r is not best and r.accuracy <= pick.accuracy]
     if dearer:
         text += (
-            f" Spending more ({', '.join(r.label for r in dearer)}) buys no accuracy on these {table.n_cases} cases."
+            f" Spending more ({', '.join(r.label for r in dearer)}) buys no accuracy on these {table.n_cases:,} cases."
         )
     return Advice(
         pick.label,
@@ -401,7 +401,7 @@ def table_note(n_cases: int, topup_share: float | None) -> str:
         else ""
     )
     return (
-        f"Accuracy: the vote over each case's first samples on the same {n_cases} cases (ties: the answer seen first "
+        f"Accuracy: the vote over each case's first samples on the same {n_cases:,} cases (ties: the answer seen first "
         "wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call quantile at "
         f"q^(1/n);{rule} 'no gain': the row buys no extra correct answer at any price; '—': the cheapest row, nothing "
         "to compare with."

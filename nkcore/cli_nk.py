@@ -277,7 +277,7 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
         objs = [c.summary() | {"model_a": pair[0], "model_b": pair[1], "extrapolated": extrapolated(c)} for c in cells]
         print_json(objs[0] if single and len(objs) == 1 else objs)
         return 0
-    print(f"Real data: {run_.n_items} items, models A = {pair[0]}, B = {pair[1]}")
+    print(f"Real data: {run_.n_items:,} items, models A = {pair[0]}, B = {pair[1]}")
     for c in cells:
         beyond = (
             f" Extrapolation: the {c.n:,} items (N) are drawn from only {c.n_qualifying:,}, so each repeats about "

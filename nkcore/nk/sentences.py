@@ -355,7 +355,7 @@ def resample_sentence(cell: Any, model_a: str, model_b: str) -> str:
         "" if sig is None or not math.isfinite(sig) else f" and a paired test at 0.05 confirms it in {sig:.0%} of them"
     )
     return (
-        f"On the full data {better} beats {worse} on {metric_label(c.metric)}. Buying items (N) {c.n} x ratings "
+        f"On the full data {better} beats {worse} on {metric_label(c.metric)}. Buying items (N) {c.n:,} x ratings "
         f"per item (K) {c.k} (budget {fmt_int(c.budget)}), {c.reproducibility:.0%} of resampled evaluations "
         f"reach the same conclusion{sig_txt}."
     )

@@ -185,7 +185,7 @@ def marginal_sentence(comparison: PairedComparison) -> str:
     return (
         f"Marginal intervals: {one(c.a)} and {one(c.b)}. Treating them as independent gives the difference an "
         f"interval of {points(c.unpaired_ci_low)} to {points(c.unpaired_ci_high)} points; the paired interval is "
-        f"{points(c.diff_ci_low)} to {points(c.diff_ci_high)}, because {same} of the {c.n_cases} cases came out the "
+        f"{points(c.diff_ci_low)} to {points(c.diff_ci_high)}, because {same:,} of the {c.n_cases:,} cases came out the "
         "same for both configs and cancel in the difference. Only the "
         f"{c.discordant} discordant cases ({c.b_only} only {c.config_b} gets right, {c.a_only} only {c.config_a}) "
         "carry information."

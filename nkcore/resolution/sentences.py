@@ -76,6 +76,14 @@ class PlanSentences:
 
 
 def _pts(x: float) -> str:
+    """Points with one decimal; a positive difference below 0.05 points with two significant digits (a typed
+    target of 0.0001 read 'Resolving 0.0 points').
+
+    >>> _pts(0.019), _pts(0.0001), _pts(1e-300)
+    ('1.9', '0.01', '1e-298')
+    """
+    if 0 < abs(x) < 0.0005:
+        return f"{100.0 * abs(x):.2g}"
     return points(x, sign=False)
 
 
@@ -152,8 +160,8 @@ def target_sentence(p: Plan) -> str | None:
     """The sentence on the cases a :class:`Plan`'s target difference needs; None without a target.
 
     >>> from nkcore.resolution.plan import plan
-    >>> target_sentence(plan(200, 0.06, target_diff=1e-300))[:116]
-    'Resolving 0.0 points (an observed difference that large reaching p < 0.05) would take more than 1,000,000,000 cases.'
+    >>> target_sentence(plan(200, 0.06, target_diff=1e-300))[:119]
+    'Resolving 1e-298 points (an observed difference that large reaching p < 0.05) would take more than 1,000,000,000 cases.'
     """
     if p.target_diff is None:
         return None

@@ -242,7 +242,7 @@ def rho_sentence(est: RhoEstimate, n: int, measured: float | None = None) -> str
     r = max(est.rho, 0.0)
     head = (
         f"Samples of the same case are correlated: rho = {est.rho:.2f} (95% interval {est.ci_low:.2f} to "
-        f"{est.ci_high:.2f}, {est.n_cases} cases, from how alike each case's samples are). So samples per request "
+        f"{est.ci_high:.2f}, {est.n_cases:,} cases, from how alike each case's samples are). So samples per request "
         f"n = {n} act like N_eff = {n_eff(n, r):.1f} independent samples"
     )
     p = est.p_single
@@ -368,7 +368,7 @@ def adaptive_sentence(r: AdaptiveResult) -> str:
     }[r.trigger]
     text = (
         f"Drawing {r.n0} samples and {r.m} more when the first {r.n0} {rule} tops up {percent(r.share_topped_up, 0)} of "
-        f"requests and averages {r.expected_calls:.2f} calls; it scores {r.correct:g} of {r.n_cases} cases "
+        f"requests and averages {r.expected_calls:.2f} calls; it scores {r.correct:,g} of {r.n_cases:,} cases "
         f"(flat n = {r.n0}: {r.flat_n0_correct:g}; flat n = {r.n0 + r.m}: {r.flat_full_correct:g})."
     )
     if r.changed_without_topup:
