@@ -72,7 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--n", type=int, nargs="+", default=[1, 3, 5, 7], help="samples per request n (default 1 3 5 7)")
     f.add_argument("--adaptive", help="adaptive rule n0+m, e.g. 3+2")
     f.add_argument("--topup-share", type=float, help="share of requests that top up (default: from the samples file)")
-    f.add_argument("--trigger", choices=voting.TRIGGERS, default="no_plurality", help="top-up trigger for the share")
+    f.add_argument(
+        "--trigger", choices=voting.TRIGGERS, default=None, help="top-up trigger of --adaptive (default no_plurality)"
+    )
     f.add_argument("--price-per-call", type=float, help="dollars per call")
     f.add_argument("--requests-per-month", type=float, help="requests per month (for the monthly cost)")
     f.add_argument(
@@ -337,15 +339,19 @@ def run_fanout(args: argparse.Namespace) -> int:
         raise DataError("--p50 needs --p95 too (seconds)")
     if args.latencies is not None and args.p95 is not None:
         raise DataError("give either --latencies FILE or --p50 and --p95, not both")
+    if args.trigger is not None and not args.adaptive:
+        raise DataError("--trigger sets when the adaptive rule tops up: give it with --adaptive N0+M")
+    if args.topup_share is not None and not args.adaptive:
+        raise DataError("--topup-share is the share of requests the adaptive rule tops up: give it with --adaptive")
     frame = read_table(args.latencies) if args.latencies is not None else None
     doc = fanout_report(
         frame,
-        args.n,
+        list(dict.fromkeys(args.n)),  # a repeated n is one row
         args.p50,
         args.p95,
         args.adaptive,
         args.topup_share,
-        args.trigger,
+        args.trigger or "no_plurality",
         args.price_per_call,
         args.requests_per_month,
         args.latency_budget,

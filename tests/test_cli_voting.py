@@ -354,3 +354,13 @@ def test_vote_on_two_samples_per_case_starts_from_what_the_data_has(
     assert code == 0 and json.loads(out)["from_n"] == 2
     code, _, err = _run(capsys, "vote", str(path), "--from-n", "3")
     assert code == 2 and "cannot start from n = 3 samples per request: the data has at most 2" in err
+
+
+def test_fanout_repeated_n_is_one_row_and_adaptive_flags_need_adaptive(capsys: pytest.CaptureFixture[str]) -> None:
+    """--n 3 3 5 printed the n=3 row twice; --trigger (or --topup-share) without --adaptive was silently ignored."""
+    code, out, _ = _run(capsys, *"fanout --p50 1.9 --p95 4.6 --n 3 3 5 --json".split())
+    assert code == 0 and [r["label"] for r in json.loads(out)["rows"]] == ["n=3", "n=5"]
+    code, _, err = _run(capsys, *"fanout --p50 1.9 --p95 4.6 --n 3 --trigger not_unanimous".split())
+    assert code == 2 and "--trigger sets when the adaptive rule tops up" in err
+    code, _, err = _run(capsys, *"fanout --p50 1.9 --p95 4.6 --n 3 --topup-share 0.2".split())
+    assert code == 2 and "give it with --adaptive" in err
