@@ -97,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--crossed needs --predictions (the two models to compare)")
     if args.models and args.predictions is None:
         raise DataError("--models goes with --predictions")
+    if args.predictions is not None and not (args.crossed or args.ordinal):
+        raise DataError(
+            "--predictions is read by --crossed (resampling raters as well as items) or --ordinal: add one of them, "
+            "or leave the predictions out for the raters' view alone"
+        )
+    if args.top < 1:
+        raise DataError(f"--top must be at least 1 (raters listed), got {args.top}")
     from nkcore.cli_data import read_predictions_table, read_ratings_table
 
     ratings = read_ratings_table(args.ratings, args.subset, args.item_key, args.keep)

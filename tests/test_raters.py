@@ -125,6 +125,9 @@ def test_cli_json_keys_and_numbers(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--crossed needs --predictions" in capsys.readouterr().err
     assert main([*args[:3], "--ordinal"]) == 2  # safe / unsure / unsafe are not numbers
     assert "ordered numeric labels" in capsys.readouterr().err
+    # predictions that nothing reads, and --top 0, were accepted silently (and dropped the headline)
+    assert main(args) == 2 and "--predictions is read by --crossed" in capsys.readouterr().err
+    assert main([*args[:3], "--top", "0"]) == 2 and "--top must be at least 1" in capsys.readouterr().err
 
 
 def test_cli_subset_reads_one_dataset_of_a_file_as_data_does(
