@@ -36,4 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{row['key']!s:<18} {row['in_force']:>16,} {row['default']:>16,}  {row['unit']!s:<36} {row['env']}{changed}"
         )
+    bad = limits.unusable_settings()
+    if bad:
+        print(f"Not a positive whole number, so the default is in force: {', '.join(bad)}")
     return 0

@@ -163,10 +163,18 @@ def test_a_file_of_separators_is_refused_before_it_is_tokenized(monkeypatch: pyt
         read_table(b"item,rater,label\n" + b"1," * 19 + b"1\n", "commas.csv")
 
 
-@pytest.mark.parametrize("raw", ["abc", "0", "-5", ""])
-def test_an_unusable_env_value_keeps_the_default(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+@pytest.mark.parametrize("raw", ["abc", "0", "-5", "", "1.5"])
+def test_an_unusable_env_value_keeps_the_default(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], raw: str
+) -> None:
+    """... and `limits` says so (it showed the default with no mark, as if the setting had not been made)."""
     monkeypatch.setenv("NKP_MAX_ROWS", raw)
     assert limits.get("rows") == limits.LIMITS["rows"].default
+    assert limits.unusable_settings() == [f"NKP_MAX_ROWS={raw!r}"]
+    assert main(["limits"]) == 0
+    assert f"the default is in force: NKP_MAX_ROWS={raw!r}" in capsys.readouterr().out
+    monkeypatch.setenv("NKP_MAX_ROWS", "1_000")
+    assert limits.unusable_settings() == []
 
 
 def test_a_gzip_bomb_is_refused_after_reading_just_past_the_ratio() -> None:

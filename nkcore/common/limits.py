@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from nkcore.errors import DataError
 
-__all__ = ["LIMITS", "Limit", "check", "check_memory", "get", "table"]
+__all__ = ["LIMITS", "Limit", "check", "check_memory", "get", "table", "unusable_settings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,23 @@ def get(key: str) -> int:
     if raw.isdigit() and int(raw) > 0:
         return int(raw)
     return lim.default
+
+
+def unusable_settings() -> list[str]:
+    """The limit variables set to something that is not a positive whole number (their default is in force).
+
+    >>> os.environ["NKP_MAX_ROWS"] = "abc"; unusable_settings(); del os.environ["NKP_MAX_ROWS"]
+    ["NKP_MAX_ROWS='abc'"]
+    """
+    bad = []
+    for lim in LIMITS.values():
+        raw = os.environ.get(lim.env)
+        if raw is None:
+            continue
+        clean = raw.strip().replace("_", "")
+        if not (clean.isdigit() and int(clean) > 0):
+            bad.append(f"{lim.env}={raw!r}")
+    return bad
 
 
 def check(key: str, value: int | float, what: str, more_than: bool = False) -> None:
