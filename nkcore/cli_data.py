@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from nkcore.cli_util import print_json
+from nkcore.common.formatting import plural
 from nkcore.derive import TIES, Derived, derive_paired, derive_samples
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
@@ -458,6 +459,44 @@ def inspect_file(
     }
 
 
+def _harness_summary(path: Path, as_json: bool) -> bool:
+    """When ``path`` is an evaluation tool's output (lm-evaluation-harness samples, an inspect_ai log, promptfoo
+    results), print what it holds, as ``compare`` and ``vote`` read it, and return True; else False (a table).
+
+    JSON: ``file``, ``kind`` "harness", ``tool``, ``configs``, ``paired_cases`` (cases every config has, or None
+    with one config), ``sample_cases`` (cases with several samples, or None), ``notes``."""
+    from nkcore.harness import TOOL_NAMES, read_harness
+    from nkcore.harness.files import path_tool, read_paths
+
+    tool = path_tool(path)
+    if tool is None:
+        return False
+    res = read_harness(read_paths([path]))
+    paired = None if res.paired is None else int(res.paired["case"].nunique())
+    sampled = None if res.samples is None else int(res.samples["case"].nunique())
+    doc = {
+        "file": str(path),
+        "kind": "harness",
+        "tool": res.tool,
+        "configs": list(res.configs),
+        "paired_cases": paired,
+        "sample_cases": sampled,
+        "notes": list(res.notes),
+    }
+    if as_json:
+        print_json(doc)
+        return True
+    print(f"{path.name}: {TOOL_NAMES.get(res.tool, res.tool)} output, {plural(len(res.configs), 'config')}: "
+          f"{', '.join(res.configs)}")  # fmt: skip
+    if paired is not None:
+        print(f"  paired results: {paired:,} cases every config has (python -m nkcore compare reads them)")
+    if sampled is not None:
+        print(f"  raw samples: {sampled:,} cases with several samples each (python -m nkcore vote reads them)")
+    for note in res.notes:
+        print(f"  note: {note}")
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``data``; plain output is a few lines with the glossary words."""
     if str(args.file) == "derive" and args.derived is not None:
@@ -478,6 +517,8 @@ def run(args: argparse.Namespace) -> int:
     ]
     if derive_only:
         raise DataError(f"{', '.join(derive_only)} only work with data derive paired|samples")
+    if args.kind is None and args.file.is_file() and _harness_summary(args.file, args.json):
+        return 0
     result = inspect_file(
         args.file, args.kind, args.ratings, _overrides(args.map), args.subset, args.item_key, args.keep
     )

@@ -649,3 +649,25 @@ def test_json_lines_have_one_reader() -> None:
 
     assert reading.iter_json_lines is nkio.iter_json_lines
     assert reading.unpack is nkio.unpack
+
+
+def test_data_describes_a_harness_file_as_compare_and_vote_read_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`data` on a promptfoo results file said 'no column found for case' (it read it as a table)."""
+    two = pf_repeats(REPEATS)
+    two["results"]["results"] += pf_repeats(REPEATS, provider="openai:gpt-4o")["results"]["results"]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(two))
+    assert main(["data", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["kind"], doc["tool"], doc["configs"]) == (
+        "harness",
+        "promptfoo",
+        ["openai:gpt-4o-mini", "openai:gpt-4o"],
+    )
+    assert doc["paired_cases"] == 5 and doc["sample_cases"] == 5
+    assert main(["data", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("results.json: promptfoo output, 2 configs: openai:gpt-4o-mini, openai:gpt-4o")
+    assert "paired results: 5 cases every config has" in out
