@@ -57,7 +57,7 @@ with page.user_errors():
             key="smp_tie",
             bind="query-params",
         )
-    a = cache.compute(voting.analyze_samples, ds, tie=tie, n_boot=2000, seed=0, from_n=3)
+    a = cache.compute(voting.analyze_samples, ds, tie=tie, n_boot=2000, seed=0, from_n=None)
     curve = a.curve
     p = curve.point(1).accuracy
     ns = tuple(pt.n for pt in curve.points)

@@ -111,6 +111,14 @@ def test_every_sample_right_has_no_rho_and_no_error(run_page: RunPage) -> None:
     assert "rho cannot be estimated" in _text(at)
 
 
+def test_two_samples_per_case_are_read(run_page: RunPage) -> None:
+    """Every dataset with 2 samples per case stopped the page: its analysis started the unfixable errors at n = 3."""
+    ds = _store([(c, j, "g" if (c + j) % 3 else "x", "g") for c in range(30) for j in (1, 2)], "two.csv")
+    at = run_page(PAGE, query={"samples": ds}, timeout=120)
+    assert not at.exception and not error_texts(at)
+    assert at.number_input(key="smp_from").value == 2
+
+
 def test_one_case_is_a_clear_error(run_page: RunPage) -> None:
     ds = _store([(1, j, a, "a") for j, a in enumerate("aab", start=1)], "one_case.csv")
     at = run_page(PAGE, query={"samples": ds}, timeout=120)
