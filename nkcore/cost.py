@@ -38,8 +38,8 @@ __all__ = [
 
 
 MAX_PRICE_PER_CALL = 1e6
-"""Largest price per call accepted, in dollars (beyond it money overflows nothing useful: a sum of such prices
-reaches infinity long before it means anything)."""
+"""Largest price per call accepted, in dollars (far above any model's; larger ones only make the table's sums
+overflow to infinity)."""
 MAX_REQUESTS_PER_MONTH = 1e13
 """Largest number of requests per month accepted (ten trillion: about 4 million a second)."""
 
