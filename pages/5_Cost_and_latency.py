@@ -59,7 +59,9 @@ with page.user_errors():
     why_box = st.container()
     with st.container(border=True):
         st.markdown("**Inputs**")
-        c1, c2, c3, c4 = st.columns([1.4, 1.4, 1.1, 1.1])  # room for "400000" and "0.0062" beside the +/- buttons at 1024 px
+        c1, c2, c3, c4 = st.columns(
+            [1.4, 1.4, 1.1, 1.1]
+        )  # room for "400000" and "0.0062" beside the +/- buttons at 1024 px
         price = c1.number_input(
             "price per call ($)", 0.0, 10.0, 0.0062, 0.0001, format="%.4f", key="lat_price", bind="query-params"
         )
