@@ -15,7 +15,7 @@ With ``--ratings FILE`` the prior is fitted to the file (Dirichlet-multinomial M
 ``--predictions FILE --models A,B`` asks the question of the real data instead of simulating: ``--method exact``
 computes the resampler's numbers without Monte Carlo noise (``nkcore.nk.frames.exact_resample_frames``),
 ``--method simulate`` resamples (``resample_frames``, ``--rounds``, ``--seed``). The files are read as ``data``
-reads them (:func:`nkcore.cli_data.read_ratings`), with the same ``--subset COLUMN=VALUE``, ``--item-key COL1,COL2``
+reads them (:func:`nkcore.datafiles.read_ratings`), with the same ``--subset COLUMN=VALUE``, ``--item-key COL1,COL2``
 and ``--keep first|last``.
 """
 
@@ -114,16 +114,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _ratings_frame(args: argparse.Namespace) -> pd.DataFrame:
     """The ``--ratings`` file as a label-count table (item + ``count_<label>``), read as ``data`` reads it
-    (:func:`nkcore.cli_data.read_ratings_counts`: ``--subset``, ``--item-key``, ``--keep``)."""
-    from nkcore.cli_data import read_ratings_counts
+    (:func:`nkcore.datafiles.read_ratings_counts`: ``--subset``, ``--item-key``, ``--keep``)."""
+    from nkcore.datafiles import read_ratings_counts
 
     return read_ratings_counts(args.ratings, args.subset, args.item_key, args.keep)
 
 
 def _predictions_frame(args: argparse.Namespace) -> pd.DataFrame:
     """The ``--predictions`` file as ``data`` reads it, with the ratings' ``--subset`` (when the file has that
-    subset), ``--item-key`` and ``--keep`` (:func:`nkcore.cli_data.read_predictions_table`)."""
-    from nkcore.cli_data import read_predictions_table
+    subset), ``--item-key`` and ``--keep`` (:func:`nkcore.datafiles.read_predictions_table`)."""
+    from nkcore.datafiles import read_predictions_table
 
     return read_predictions_table(args.predictions, args.subset, args.item_key, args.keep)
 

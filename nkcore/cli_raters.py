@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.top < 1:
         raise DataError(f"--top must be at least 1 (raters listed), got {args.top}")
-    from nkcore.cli_data import read_predictions_table, read_ratings_table
+    from nkcore.datafiles import read_predictions_table, read_ratings_table
 
     ratings = read_ratings_table(args.ratings, args.subset, args.item_key, args.keep)
     preds = (

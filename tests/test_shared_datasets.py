@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nkcore import cli, store
-from nkcore.cli_data import derive_files
+from nkcore.datafiles import derive_files
 from nkcore.io import read_table
 from nkcore.kinds import subset_values
 from tests.app.conftest import clear_streamlit_caches, error_texts, plain

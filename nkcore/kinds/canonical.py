@@ -5,7 +5,7 @@
 - Otherwise the column mapping is applied (:func:`nkcore.kinds.apply_mapping`), repeated (item, rater) rows of a
   ratings file are kept once when asked (``first`` / ``last``: :func:`nkcore.kinds.drop_duplicates`), and a wide
   numeric scale is cut into equal bins when ``bins`` is given (:func:`nkcore.nk.ordinal.bin_frames`).
-The CLI reads files through :mod:`nkcore.cli_data` with the same rules.
+The CLI reads files through :mod:`nkcore.datafiles` with the same rules.
 """
 
 from __future__ import annotations

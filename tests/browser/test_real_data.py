@@ -1,7 +1,7 @@
 """Real data in a real browser: ChaosNLI's label counts and model predictions uploaded on the Data page, paired results
 derived in one click, and Compare's verdict on two model runs read off the page.
 
-Oracle: the same derivation through the CLI's reader (``nkcore.cli_data.derive_files``) gives the dataset id the
+Oracle: the same derivation through the CLI's reader (``nkcore.datafiles.derive_files``) gives the dataset id the
 page must put in the link, and ``nkcore.paired`` gives the verdict sentence the page must show.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from nkcore import paired
-from nkcore.cli_data import derive_files
+from nkcore.datafiles import derive_files
 from tests.browser.conftest import expect, expect_title, expect_url, goto, main, screenshot, wait_for_app_run
 from tests.conftest import ROOT
 
