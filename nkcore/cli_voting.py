@@ -259,18 +259,20 @@ def fanout_report(
         model = latency.lognormal_from_p50_p95(p50, p95)
     if any(not 1 <= n <= latency.MAX_N for n in ns):
         raise DataError(f"--n values must be between 1 and {latency.MAX_N}, got {' '.join(map(str, ns))}")
+    # a samples file (answers or correct) measures the top-up share and accuracy; a latencies-only file does not
+    cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
+    has_answers = bool({"answer", "correct"} & cols)
     rule = None
     if adaptive:
         n0, m = _parse_rule(adaptive)
-        cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
-        if topup_share is not None and {"answer", "correct"} & cols:
+        if topup_share is not None and has_answers:
             measured = voting.adaptive_topup(voting.parse_samples(frame), n0, m, as_trigger(trigger))
             raise DataError(
                 f"--topup-share is measured from the samples file ({measured.share_topped_up:.0%} of requests top up "
                 f"under {adaptive}): leave it out, or give latencies without answers (or --p50 and --p95)"
             )
         if topup_share is None:
-            if not {"answer", "correct"} & cols:
+            if not has_answers:
                 raise DataError(
                     "--adaptive needs --topup-share F (the share of requests that top up), or a samples file with "
                     "answers to measure it from"
@@ -308,8 +310,7 @@ def fanout_report(
         rows.append(row)
     recommendation = None
     if latency_budget is not None:
-        cols = {str(c).strip().lower() for c in frame.columns} if frame is not None else set()
-        if frame is None or not {"answer", "correct"} & cols:
+        if frame is None or not has_answers:
             raise DataError(
                 "--latency-budget needs --latencies FILE with the samples' answers (or correct), so that accuracy "
                 "can be compared on the same cases"

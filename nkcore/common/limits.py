@@ -66,10 +66,14 @@ def get(key: str) -> int:
     1000
     """
     lim = LIMITS[key]
-    raw = os.environ.get(lim.env, "").strip().replace("_", "")
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
-    return lim.default
+    setting = _setting(os.environ.get(lim.env, ""))
+    return lim.default if setting is None else setting
+
+
+def _setting(raw: str) -> int | None:
+    """A limit variable's value as a positive whole number ('1_000' allowed), or None when it is not one."""
+    clean = raw.strip().replace("_", "")
+    return int(clean) if clean.isdigit() and int(clean) > 0 else None
 
 
 def unusable_settings() -> list[str]:
@@ -78,15 +82,11 @@ def unusable_settings() -> list[str]:
     >>> os.environ["NKP_MAX_ROWS"] = "abc"; unusable_settings(); del os.environ["NKP_MAX_ROWS"]
     ["NKP_MAX_ROWS='abc'"]
     """
-    bad = []
-    for lim in LIMITS.values():
-        raw = os.environ.get(lim.env)
-        if raw is None:
-            continue
-        clean = raw.strip().replace("_", "")
-        if not (clean.isdigit() and int(clean) > 0):
-            bad.append(f"{lim.env}={raw!r}")
-    return bad
+    return [
+        f"{lim.env}={raw!r}"
+        for lim in LIMITS.values()
+        if (raw := os.environ.get(lim.env)) is not None and _setting(raw) is None
+    ]
 
 
 def check(key: str, value: int | float, what: str, more_than: bool = False) -> None:

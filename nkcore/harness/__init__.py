@@ -133,7 +133,7 @@ def _read_file(
 
 
 def _folder(name: str) -> str:
-    return name.replace("\\", "/").rsplit("/", 1)[0] if "/" in name.replace("\\", "/") else ""
+    return name.replace("\\", "/").rpartition("/")[0]
 
 
 def _name_lm_eval_runs(runs: list[Run], models: dict[str, str | None]) -> list[Run]:

@@ -186,18 +186,15 @@ def cell_sentence(cell: Any) -> str:
     """
     c = cell
     used = int(c.n) * int(c.k)
-    split = (
-        f"= items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}"
-        if used == int(c.budget)
-        else f"items (N) {fmt_int(c.n)} x ratings per item (K) {c.k} = {fmt_int(used)} ratings"
-    )
+    items = f"items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}"
+    split = f" = {items}" if used == int(c.budget) else f", {items} = {fmt_int(used)} ratings"
     verdict = (
         f"reasonably repeatable ({p_phrase(c.p)}, below {SIGNIFICANCE})"
         if c.p < SIGNIFICANCE
         else f"not reliably repeatable ({p_phrase(c.p)}; needs < {SIGNIFICANCE})"
     )
     return (
-        f"With a budget of {fmt_int(c.budget)} ratings{' ' if used == int(c.budget) else ', '}{split}, "
+        f"With a budget of {fmt_int(c.budget)} ratings{split}, "
         f"{metric_label(c.metric)} tells the better model A from B in a way that is {verdict}. "
         f"A comes out ahead in {c.reproducibility:.0%} of repeated evaluations; "
         f"the average gap is {c.delta:.3g}."

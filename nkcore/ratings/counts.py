@@ -65,7 +65,7 @@ def _whole_nonneg(col: pd.Series) -> bool:
     """Numeric (not boolean) column whose present values are whole numbers >= 0 (empty cells allowed)."""
     if col.isna().all():
         return True
-    if not pd.api.types.is_numeric_dtype(col.dtype) or pd.api.types.is_bool_dtype(col.dtype):
+    if not _numeric(col):
         return False
     v = col.to_numpy(dtype=np.float64, na_value=np.nan)
     v = v[~np.isnan(v)]
