@@ -239,7 +239,7 @@ def test_exact_outcome_law_fits_where_the_engine_says_exact() -> None:
 
 
 def test_windowed_power_is_the_binomial() -> None:
-    """Sum of N Bernoulli(0.3) items = Binomial(N, 0.3): the Bernstein window keeps all but < 1e-15 of the mass."""
+    """Sum of N Bernoulli(0.3) items = Binomial(N, 0.3): the window keeps all but < 1e-15 of the mass."""
     from scipy import stats
 
     lat = cv.Lattice(1.0, 0, np.array([0.7, 0.3]))
@@ -250,6 +250,31 @@ def test_windowed_power_is_the_binomial() -> None:
         ref = stats.binom.pmf(np.arange(s.lo, s.hi + 1), n, 0.3)
         np.testing.assert_allclose(s.pmf, ref, atol=1e-13)
         assert 1.0 - ref.sum() < 1e-15
+
+
+def test_chernoff_window_of_a_skewed_law_is_the_full_convolution() -> None:
+    """A rare large value (the log metrics' shape): Bernstein's range term would keep the whole support, Chernoff's
+    bound keeps a short window, and the window holds the full convolution's numbers (direct np.convolve) to
+    round-off, with less than 1e-15 of the mass outside it."""
+    pmf = np.zeros(401)
+    pmf[:5] = [0.5, 0.3, 0.15, 0.04, 0.0098]
+    pmf[400] = 0.0002
+    lat = cv.Lattice(1.0, -2, pmf / pmf.sum())
+    n = 60
+    full = np.ones(1)
+    for _ in range(n):
+        full = np.convolve(full, lat.pmf)
+    s, rest = cv.powers(lat, n)
+    assert s.pmf.size < full.size / 4  # a window of the 24,001-point support
+    assert s.lo >= lat.lo * n and s.hi <= lat.hi * n
+    inside = full[s.lo - lat.lo * n : s.hi - lat.lo * n + 1]
+    assert 1.0 - inside.sum() < 1e-15
+    np.testing.assert_allclose(s.pmf, inside / inside.sum(), atol=1e-15)
+    full_rest = np.ones(1)
+    for _ in range(n - 1):
+        full_rest = np.convolve(full_rest, lat.pmf)
+    inside = full_rest[rest.lo - lat.lo * (n - 1) : rest.hi - lat.lo * (n - 1) + 1]
+    np.testing.assert_allclose(rest.pmf, inside / inside.sum(), atol=1e-15)
 
 
 def test_a_cells_numbers_do_not_depend_on_what_else_is_asked() -> None:

@@ -3,7 +3,9 @@
 A per-item law on the integer lattice h Z (values v = h j) has an N-fold sum on the same lattice with support
 [N j_min, N j_max]; its pmf is the N-th power of the per-item pmf's DFT, zero-padded to the whole support
 (N (j_max - j_min) + 1 points), so there is no wrap-around: exact up to floating round-off (about 1e-15 per
-point; tiny negative values are set to 0). Laws on a non-integer scale (the log metrics, 2^32 units per nat) or
+point; tiny negative values are set to 0). Where Chernoff's or Bernstein's tail bound leaves less than 1e-16 of
+the mass outside a shorter window around the mean (``extent``), the transform has that window's length instead
+(a skewed law with a rare large value: a few times the sum's spread, not its whole range). Laws on a non-integer scale (the log metrics, 2^32 units per nat) or
 too long a lattice are first put on a coarser lattice h by linear binning (each value's mass split between its
 two neighbours in proportion to the distance: the mean is kept exactly, the variance grows by at most h^2/4).
 For large N the sum is also approximated by its Edgeworth expansion (skewness and kurtosis terms; quantiles by
@@ -114,26 +116,109 @@ def _int_power(spec: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def window(lat: Lattice, n: int) -> int:
-    """Lattice points the sum of N copies needs: its whole support, or less where Bernstein's inequality shows
-    the rest holds less than 1e-16 of the mass: P(|S - E S| > x) <= 2 exp(-x^2 / (2 (N v + b x / 3))), v the
-    per-item variance and b its range, both in lattice steps; the window is E S +- x.
+CHERNOFF_BLOCKS = 2048
+"""Chernoff's bound is evaluated on at most this many blocks of the lattice (each block's mass at its far end:
+still an upper bound, loose by at most N block widths, a few steps of the sum's extent)."""
+CHERNOFF_GAIN = 0.25
+"""Chernoff's bound is tried only when Bernstein's range term exceeds this share of its normal term (else
+Bernstein is within 25% of the best a tail bound can do, at a fraction of the cost)."""
+CHERNOFF_MIN = 2048
+"""... and only when Bernstein's extent is longer than this many steps (shorter transforms cost less than the bound)."""
+_T_STEPS = 2.0 ** (np.arange(-8, 3) / 2.0)
+"""Values of t / t* at which Chernoff's bound is evaluated (t* = sqrt(2 c / (N v)), the normal law's optimum; any t
+gives a valid bound, and the grid's best is within 6% of the optimum for a normal-like tail)."""
+
+
+def _chernoff(lat: Lattice, n: int) -> tuple[float, float, float, float]:
+    """(x below, x above, mu, v): Chernoff's extents x = min_t (N psi(+-t) + c) / t of the sum of N copies around
+    N mu, psi(t) = ln E exp(t (X - mu)) bounded above on ``CHERNOFF_BLOCKS`` blocks; mu, v in lattice steps."""
+    pmf = lat.pmf
+    j = pmf.size - 1
+    idx = np.arange(j + 1, dtype=float)
+    mu = dot(pmf, idx)
+    v = dot(pmf, (idx - mu) ** 2)
+    if v <= 0:
+        return 0.0, 0.0, mu, 0.0
+    width = -(-(j + 1) // CHERNOFF_BLOCKS)
+    blocks = -(-(j + 1) // width)
+    mass = np.zeros(blocks * width)
+    mass[: j + 1] = pmf
+    mass = mass.reshape(blocks, width).sum(axis=1)
+    keep = mass > 0
+    lm = np.log(mass[keep])
+    start = (np.arange(blocks) * width)[keep].astype(float)
+    far_up = np.minimum(start + width - 1, j) - mu  # each block's largest value (t > 0) and smallest (t < 0)
+    far_down = mu - start
+    t = np.sqrt(2.0 * TAIL_LOG / (n * v)) * _T_STEPS
+    out = []
+    for far in (far_down, far_up):
+        e = np.multiply.outer(t, far) + lm
+        top = e.max(axis=1)
+        psi = top + np.log(np.exp(e - top[:, None]).sum(axis=1))
+        out.append(float(np.min((n * psi + TAIL_LOG) / t)))
+    return out[0], out[1], mu, v
+
+
+_EXTENTS: dict[tuple[int, int], tuple[Lattice, int, int]] = {}
+"""``extent`` per (lattice's id, N), the lattice held so its id stays its own (the cells of a K share lattices)."""
+
+
+def extent(lat: Lattice, n: int) -> tuple[int, int]:
+    """Lattice steps below and above N mu (the sum's mean, mu the per-item mean in steps) outside which the sum of
+    N copies holds less than e^-``TAIL_LOG`` (8.5e-17) per side, within its support.
+
+    The smaller of two bounds per side: Chernoff's, P(S - N mu >= x) <= exp(N psi(t) - t x) for every t > 0, so
+    x = min_t (N psi(t) + c) / t over a grid of t (psi the per-item cumulant generating function: tight for any
+    shape, skewed or heavy-tailed laws included); and Bernstein's, P(|S - N mu| > x) <= 2 exp(-x^2 / (2 (N v +
+    b x / 3))) (v the variance, b the range, in steps). Reference: Boucheron, Lugosi & Massart (2013),
+    Concentration Inequalities, 2.2 (Chernoff) and 2.8 (Bernstein).
+
+    >>> extent(Lattice(1.0, 0, np.array([0.7, 0.3])), 1)  # one item: its own support, 0.3 below and 0.7 above
+    (1, 1)
+    >>> extent(Lattice(1.0, 0, np.array([0.7, 0.3])), 10_000)  # Binomial(10,000, 0.3), sd 45.8: Bernstein, 8.9 sd
+    (408, 408)
+    >>> rare = np.zeros(1001); rare[[0, 1000]] = [0.999, 0.001]  # a rare large value: Chernoff
+    >>> extent(Lattice(1.0, 0, rare), 100)  # 100 items: at most 10 of them large (support: 100,000 steps above)
+    (100, 9982)
     """
-    size = (lat.pmf.size - 1) * n + 1
-    i = np.arange(lat.pmf.size)
+    got = _EXTENTS.get((id(lat), n))
+    if got is not None and got[0] is lat:
+        return got[1], got[2]
+    j = lat.pmf.size - 1
+    c = TAIL_LOG
+    i = np.arange(j + 1, dtype=float)
     mu = dot(lat.pmf, i)
     v = dot(lat.pmf, (i - mu) ** 2)
-    b = float(lat.pmf.size - 1)
-    c = TAIL_LOG
-    x = (2 * c * b / 3 + np.sqrt((2 * c * b / 3) ** 2 + 8 * c * n * v)) / 2
-    return int(min(size, 2 * np.ceil(x) + 3))
+    x_b = (2 * c * j / 3 + np.sqrt((2 * c * j / 3) ** 2 + 8 * c * n * v)) / 2
+    x_lo = x_hi = x_b
+    if x_b > CHERNOFF_MIN and 2 * c * j / 3 > CHERNOFF_GAIN * np.sqrt(2 * c * n * v):  # Chernoff does better
+        x_lo, x_hi, _, _ = _chernoff(lat, n)
+        x_hi, x_lo = min(x_hi, x_b), min(x_lo, x_b)
+    below = max(min(int(np.ceil(x_lo)) + 1, int(np.ceil(n * mu))), 0)
+    above = max(min(int(np.ceil(x_hi)) + 1, int(np.ceil(n * (j - mu)))), 0)
+    if len(_EXTENTS) > 4096:
+        _EXTENTS.clear()
+    _EXTENTS[(id(lat), n)] = (lat, below, above)
+    return below, above
+
+
+def window(lat: Lattice, n: int) -> int:
+    """Lattice points the sum of N copies needs: its whole support, or the ``extent`` around its mean.
+
+    >>> window(Lattice(1.0, 0, np.array([0.5, 0.5])), 3), window(Lattice(1.0, 0, np.array([0.7, 0.3])), 10_000)
+    (4, 819)
+    """
+    size = (lat.pmf.size - 1) * n + 1
+    below, above = extent(lat, n)
+    return int(min(size, below + above + 3))
 
 
 def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattice]:
     """The sums of N and of N - 1 copies (one forward transform serves both; N - 1 = 0: the point mass at 0).
 
-    Each is computed on its ``window`` (the whole support, or the part outside which Bernstein's inequality
-    leaves less than 1e-16 of the mass): a circular transform of that length, unwrapped around the mean.
+    Each is computed on its ``window`` (the whole support, or the part outside which Chernoff's and Bernstein's
+    bounds leave less than 1e-16 of the mass per side): a circular transform of that length, unwrapped at the
+    window's start.
 
     >>> [x.pmf.round(6).tolist() for x in powers(Lattice(1.0, 0, np.array([0.5, 0.5])), 2)]
     [[0.25, 0.5, 0.25], [0.5, 0.5]]
@@ -150,9 +235,11 @@ def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattic
         if size <= length:
             pmf = sfft.irfft(_int_power(spec, k), length)[:size]
             start = 0
-        else:  # circular: index t holds the mass of every s = t (mod length); keep the window around k mu
+        else:  # circular: index t holds the mass of every s = t (mod length); keep the window from k mu - below
             circ = sfft.irfft(_int_power(spec, k), length)
-            start = int(min(max(round(k * mu - (length - 1) / 2), 0), size - length))
+            below, above = extent(lat, k)
+            slack = max(length - (below + above + 1), 0) // 2
+            start = int(min(max(int(np.floor(k * mu)) - below - slack, 0), size - length))
             pmf = np.roll(circ, -(start % length))
         np.maximum(pmf, 0.0, out=pmf)
         pmf /= pmf.sum()
