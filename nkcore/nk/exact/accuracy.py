@@ -93,8 +93,8 @@ def binning_error(
         lats = lattices or tuple(cv.on_lattice(law.values, law.prob, h, True) for law in (alt, null))
         for law, lat, sign in ((alt, lats[0], 1.0), (null, lats[1], -1.0)):
             shift += sign * (h * dot(lat.pmf, np.arange(lat.lo, lat.hi + 1)) - law.mean)
-        return float(normal_pdf(z) * n * abs(shift) / np.sqrt(n * v))
-    return float(normal_pdf(z) * abs(z) * h * h / (4.0 * v))
+        return float(float(cv.normal_density(z)) * n * abs(shift) / np.sqrt(n * v))
+    return float(float(cv.normal_density(z)) * abs(z) * h * h / (4.0 * v))
 
 
 def quantile_jump(
@@ -128,15 +128,6 @@ def quantile_jump(
     return float(np.sqrt(total))
 
 
-def normal_pdf(z: float) -> float:
-    """The standard normal density (without scipy.stats' per-call overhead).
-
-    >>> round(normal_pdf(0.0), 6)
-    0.398942
-    """
-    return float(np.exp(-0.5 * z * z) / np.sqrt(2.0 * np.pi))
-
-
 def ci_error(alt: ItemLaw, ci: float) -> float:
     """Standard error of the CI-width from the estimated per-item variance: ci sqrt((kurt + 2) / n) / 2."""
     if alt.exact or alt.n_items == 0 or alt.var <= 0:
@@ -156,7 +147,7 @@ def normal_p_error(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     for law in (alt, null):
         if not law.exact and law.n_items > 0:
             se_var = float(np.hypot(se_var, law.var * np.sqrt(max(law.kurt + 2.0, 0.0) / law.n_items)))
-    return float(normal_pdf(z) * np.hypot(np.sqrt(n) * alt.mean_se / sd, z * se_var / (2.0 * var)))
+    return float(float(cv.normal_density(z)) * np.hypot(np.sqrt(n) * alt.mean_se / sd, z * se_var / (2.0 * var)))
 
 
 def null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:
@@ -178,7 +169,6 @@ __all__ = [
     "ci_error",
     "influence_var",
     "normal_p_error",
-    "normal_pdf",
     "null_influence_var",
     "quantile_jump",
 ]

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from nkcore.nk.exact import accuracy
 from nkcore.nk.exact import convolve as cv
@@ -101,6 +100,12 @@ def result_fields(c: CellNumbers) -> dict[str, object]:
     }
 
 
+LATTICES_KEPT = 4096
+"""Most per-item lattices kept (the paper's full grid with four metrics puts about 1,000 on lattices: a grid
+redrawn with the same laws, for another metric or budget, finds them all)."""
+LATTICE_BYTES_KEPT = 256 << 20
+"""... and at most this many bytes of them (the fine lattices of few items are up to 0.5 MB each)."""
+_LATTICE_BYTES = 0
 _LATTICES: dict[tuple[int, float, bool], tuple[ItemLaw, cv.Lattice]] = {}
 """Per-item laws already put on a lattice, by (law's id, step, nearest); the entry holds the law itself, so its id
 stays its own while the entry lives. Every N of a K with an integer step shares the same lattice."""
@@ -113,9 +118,12 @@ def law_lattice(law: ItemLaw, h: float, near: bool) -> cv.Lattice:
     if got is not None and got[0] is law:
         return got[1]
     lat = cv.on_lattice(law.values, law.prob, h, near)
-    if len(_LATTICES) > 512:
+    global _LATTICE_BYTES
+    if len(_LATTICES) >= LATTICES_KEPT or _LATTICE_BYTES > LATTICE_BYTES_KEPT:
         _LATTICES.clear()
+        _LATTICE_BYTES = 0
     _LATTICES[key] = (law, lat)
+    _LATTICE_BYTES += lat.pmf.nbytes
     return lat
 
 
@@ -320,7 +328,7 @@ def edgeworth_ok(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> bool:
         return False
     z = (0.5 * h - abs(t.mean)) / np.sqrt(t.var)
     he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
-    p_term = float(stats.norm.pdf(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
+    p_term = float(cv.normal_density(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
     zq = 1.959963984540054
     ci_term = abs(s1.kurt / 24 * (zq**3 - 3 * zq) - s1.skew**2 / 36 * (2 * zq**3 - 5 * zq)) / zq
     return p_term <= EDGEWORTH_MAX_ERROR and ci_term <= EDGEWORTH_MAX_CI
@@ -352,8 +360,8 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     z = (at - t.mean) / np.sqrt(var_t)
     # the 1/N terms of the expansion at the p-value: their size is the approximation's error estimate
     he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
-    approx = float(stats.norm.pdf(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
-    sampling = float(stats.norm.pdf(z) * n * alt.mean_se / np.sqrt(var_t))
+    approx = float(cv.normal_density(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
+    sampling = float(cv.normal_density(z) * n * alt.mean_se / np.sqrt(var_t))
     p_err = float(np.hypot(approx, sampling))
     ci_err = accuracy.ci_error(alt, ci)
     alt_pts = cv.cornish_fisher(_U, s1) * unit

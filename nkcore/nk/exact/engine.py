@@ -35,7 +35,25 @@ def _check_eps(eps: float) -> float:
     return e
 
 
-def _cells_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str]) -> list:
+def _laws_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str]) -> list:
+    """The per-item laws of K (cached by ``item_laws``) and the simulation's macro F1 cells, if asked: the part of a
+    K's work that is mostly numpy (draws, transforms) and so runs well on worker threads."""
+    item = [m for m in mts if m != "f1"]
+    if item:
+        item_laws(alpha, eps, k, item)
+    if "f1" not in mts:
+        return []
+    return [simulate_cell(alpha, eps, cfg.budget, cfg.k, ["f1"], FALLBACK_ROUNDS, 0)[0] for cfg in cfgs]
+
+
+def _cells_for_k(
+    alpha: tuple[float, ...],
+    eps: float,
+    k: int,
+    cfgs: Sequence[Config],
+    mts: Sequence[str],
+    f1: Sequence[CellResult] | None = None,
+) -> list:
     item = [m for m in mts if m != "f1"]
     out: dict[tuple[int, str], CellResult] = {}
     if item:
@@ -52,8 +70,8 @@ def _cells_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Co
                     **result_fields(c),  # type: ignore[arg-type]
                 )
     if "f1" in mts:
-        for cfg in cfgs:
-            (sim,) = simulate_cell(alpha, eps, cfg.budget, cfg.k, ["f1"], FALLBACK_ROUNDS, 0)
+        sims = _laws_for_k(alpha, eps, k, cfgs, ["f1"]) if f1 is None else f1
+        for cfg, sim in zip(cfgs, sims, strict=True):
             out[(cfg.budget, "f1")] = sim
     return [out[(cfg.budget, mt)] for cfg in cfgs for mt in mts]
 
@@ -97,9 +115,11 @@ def exact_grid(
 
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
-    the run (the K not yet started are dropped). The values of K run on ``workers`` threads (default: the
-    cores; numpy releases the GIL in the heavy calls); the numbers do not depend on it.
-    Reference: docs/nk-method.md, "Exact engine".
+    the run (the K not yet started are dropped). The per-item laws of the values of K (and the simulation's
+    macro F1 cells) are computed on ``workers`` threads (default: the cores; numpy releases the GIL in their
+    draws and transforms), and each K's cells on the calling thread as soon as its laws are there (the cells are
+    many small steps that hold the GIL: on threads they cost more CPU and no less time, measured); the numbers do
+    not depend on it. Reference: docs/nk-method.md, "Exact engine".
     """
     mts = parse_metrics(metrics)
     a = tuple(float(x) for x in validate_alpha(alpha))
@@ -112,13 +132,13 @@ def exact_grid(
     done: dict[tuple[int, int, str], CellResult] = {}
     weights = {k: float(sum(c.n for c in v)) + 1000.0 for k, v in by_k.items()}
     total, acc = float(sum(weights.values())), 0.0
-    order = sorted(by_k, key=lambda k: -weights[k])  # the largest first keeps both cores busy to the end
+    order = sorted(by_k, key=lambda k: -weights[k])  # the costliest laws first keep the threads busy to the end
     nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
     with ThreadPoolExecutor(max_workers=nw) as pool:
-        futures = {k: pool.submit(_cells_for_k, a, e, k, by_k[k], mts) for k in order}
+        futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
         try:
             for k in order:
-                for cell in futures[k].result():
+                for cell in _cells_for_k(a, e, k, by_k[k], mts, futures[k].result()):
                     done[(cell.budget, cell.k, cell.metric)] = cell
                 acc += weights[k]
                 if progress is not None:
