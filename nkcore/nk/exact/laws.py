@@ -294,9 +294,12 @@ def _draw_units(
             parts[mt].append(np.asarray(u).ravel().astype(np.int64))
             scales[mt] = sc
         start += size
-        if adaptive and start == size:  # the pilot: sized by the metrics without an exact mean, asked or not
-            pilot = {mt: np.asarray(u).ravel() for mt, (u, _) in item_units_cm(g, ma, mb, k, PILOT_METRICS).items()}
-            total = max(start, needed_items(pilot, k, total))
+        if adaptive and start == size and total > start:  # the pilot: sized by the metrics without an exact mean,
+            # asked or not (those asked are not computed twice); none when the pilot is already all that may be drawn
+            have = {mt: np.asarray(parts[mt][-1]) for mt in PILOT_METRICS if mt in parts}
+            more = [mt for mt in PILOT_METRICS if mt not in have]
+            have.update({mt: np.asarray(u).ravel() for mt, (u, _) in item_units_cm(g, ma, mb, k, more).items()})
+            total = max(start, needed_items(have, k, total))
     return {mt: np.concatenate(p) for mt, p in parts.items()}, scales, start
 
 
