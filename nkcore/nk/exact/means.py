@@ -10,7 +10,8 @@ Dirichlets). So the mean gap is a sum of one- and two-dimensional integrals agai
 - KL, smoothed KL, CE: E[w(G_m)] (E[ln q(A_m)] - E[ln q(B_m)]) (w, q: the metric's weights and smoothed shares).
 The integrals are computed by Gauss-Jacobi quadrature (the Beta weight is exact, the integrand a polynomial of
 degree <= 2K that is smooth on the scale of the Beta laws); the error estimate is the change from ``NODES_LOW``
-to ``NODES`` nodes per axis. Used to pin the mean of an estimated per-item law (``laws``), the number that
+to ``NODES`` nodes per axis. Every term is linear in B's pmf, so rho is integrated out of it first (one mixture
+pmf per beta node), and each binomial pmf is computed on its band (``_binom_mixture``). Used to pin the mean of an estimated per-item law (``laws``), the number that
 matters most for p. Reference: Golub & Welsch (1969) for Gauss quadrature; Minka (2000) for Dirichlet marginals.
 """
 
@@ -78,6 +79,49 @@ def _binom_pmf(k: int, p: np.ndarray) -> np.ndarray:
     return np.exp(out, out=out)
 
 
+BAND_SD = 9.5
+"""A binomial pmf is computed on Kp +- (BAND_SD sd + ``BAND_PAD``) only: Bernstein's inequality bounds the mass
+outside by exp(-45) (3e-20), far below the quadrature's error."""
+BAND_PAD = 40
+BAND_CHUNK = 64
+"""Nodes per band width: the nodes sorted by their band, each chunk of this many computed on its widest band."""
+
+
+def _binom_mixture(k: int, gam: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sum_r w_r Bin(K, gam[b, r]) at 0..K for every row b: the rho-mixture of B's count given beta's node.
+
+    Each pmf is exp(ln C(K, x) + x ln p + (K - x) ln(1 - p)) on its band (``BAND_SD``) only, its nodes grouped
+    by band width; the mixture adds them up by ``np.bincount``.
+
+    >>> gam, w = np.array([[0.2, 0.7]]), np.array([0.25, 0.75])
+    >>> from scipy.stats import binom
+    >>> ref = 0.25 * binom.pmf(np.arange(31), 30, 0.2) + 0.75 * binom.pmf(np.arange(31), 30, 0.7)
+    >>> bool(np.allclose(_binom_mixture(30, gam, w)[0], ref, rtol=1e-12, atol=1e-300))
+    True
+    """
+    rows, cols = gam.shape
+    g = np.clip(gam.ravel(), 1e-300, 1.0 - 1e-16)  # an end point: its pmf is the point mass, to 1e-14
+    row = np.repeat(np.arange(rows), cols)
+    weight = np.tile(np.asarray(w, dtype=float), rows)
+    half = BAND_SD * np.sqrt(k * g * (1.0 - g)) + BAND_PAD
+    lo = np.clip(np.floor(k * g - half), 0, k).astype(np.int64)
+    hi = np.clip(np.ceil(k * g + half), 0, k).astype(np.int64)
+    x = np.arange(k + 1.0)
+    logc = gammaln(k + 1.0) - gammaln(x + 1.0) - gammaln(k - x + 1.0)
+    lp, lq = np.log(g), np.log1p(-g)
+    out = np.zeros(rows * (k + 1))
+    order = np.argsort(hi - lo, kind="stable")
+    for chunk in np.array_split(order, max(1, -(-order.size // BAND_CHUNK))):
+        band = int((hi[chunk] - lo[chunk]).max()) + 1
+        xi = np.minimum(lo[chunk, None] + np.arange(band), k)
+        e = logc[xi] + xi * lp[chunk, None] + (k - xi) * lq[chunk, None]
+        np.exp(e, out=e)
+        e *= weight[chunk, None]
+        e[lo[chunk, None] + np.arange(band) > k] = 0.0  # past K: clipped indices, no mass
+        out += np.bincount((row[chunk, None] * (k + 1) + xi).ravel(), weights=e.ravel(), minlength=out.size)
+    return out.reshape(rows, k + 1)
+
+
 def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     c = np.arange(k + 1.0)
     if metric == "kl":
@@ -103,21 +147,20 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int) -> dict[str
     values, repeats = np.unique(a, return_counts=True)
     for aj, times in zip(values.tolist(), repeats.tolist(), strict=True):
         bx, bw = _beta_nodes(float(aj), a0 - float(aj), nodes)
-        gam = ((1.0 - eps) * bx[:, None] + eps * rx[None, :]).ravel()
-        pb, pg = _binom_pmf(k, bx), _binom_pmf(k, gam)
+        gam = (1.0 - eps) * bx[:, None] + eps * rx[None, :]
+        pb = _binom_pmf(k, bx)
+        mix = _binom_mixture(k, gam, rw)  # B's count given beta's node, rho integrated out (everything is linear in it)
         fb = np.cumsum(pb, axis=1)[:, :k]
         e_ag = 2.0 * (fb * (1.0 - fb)).sum(axis=1)  # E|A - G| given beta
         # E|B - G| = sum_{t<K} [F_G(t) + F_B(t) - 2 F_G(t) F_B(t)], linear in B's pmf: sum_t F_B(t) = E(K - B) and
         # sum_t F_G(t) F_B(t) = sum_x P(B = x) R(x), R(x) = sum_{x <= t < K} F_G(t)
         rev = np.zeros((nodes, k + 1))
         rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
-        pg3 = pg.reshape(nodes, nodes, k + 1)
-        e_bg_r = fb.sum(axis=1)[:, None] + np.einsum("brx,x->br", pg3, k - x) - 2.0 * np.einsum("brx,bx->br", pg3, rev)
-        e_bg = (e_bg_r * rw).sum(axis=1)
+        e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
         total["tv"] += times * float(np.sum(bw * (e_bg - e_ag)))
         if names:
             ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
-            elq_b = np.einsum("brq,r->bq", np.einsum("gx,xq->gq", pg, lqs).reshape(nodes, nodes, -1), rw)
+            elq_b = np.einsum("bx,xq->bq", mix, lqs)
             contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
             for i, mt in enumerate(names):
                 total[mt] += times * float(contrib[i])
