@@ -83,12 +83,27 @@ def _cumulative_to_counts(cum: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def _cumsum_rows(p: np.ndarray) -> np.ndarray:
+    """np.cumsum(p, axis=0) of a category-major array, row by row (each row a contiguous vector add: the same sums
+    in the same order, so the same numbers; numpy's cumsum along the first axis walks the long rows with a stride,
+    measured ten times slower at (11, 32768)).
+
+    >>> x = np.random.default_rng(0).random((5, 7))
+    >>> bool(np.array_equal(_cumsum_rows(x), np.cumsum(x, axis=0)))
+    True
+    """
+    out = np.array(p, dtype=float, copy=True)
+    for j in range(1, out.shape[0]):
+        out[j] += out[j - 1]
+    return out
+
+
 def _draw_counts_many(rng: np.random.Generator, p: np.ndarray, k: int, copies: int) -> list[np.ndarray]:
     """``copies`` independent Multinomial(K, p) count arrays for the same probabilities ``p`` (M, ...)."""
     m = p.shape[0]
     lead = p.shape[1:]
     if k <= UNIFORM_MAX_K:
-        cum = np.cumsum(p[: m - 1], axis=0)  # computed once for every copy
+        cum = _cumsum_rows(p[: m - 1])  # computed once for every copy
         u = np.empty(lead)
         ind = np.empty(cum.shape, dtype=bool)
         out = []
@@ -102,7 +117,7 @@ def _draw_counts_many(rng: np.random.Generator, p: np.ndarray, k: int, copies: i
         return out
     with np.errstate(divide="ignore", invalid="ignore"):
         # conditional probabilities of the binomial chain, shared by every copy
-        mass = 1.0 - np.concatenate([np.zeros((1, *lead)), np.cumsum(p[: m - 2], axis=0)])
+        mass = 1.0 - np.concatenate([np.zeros((1, *lead)), _cumsum_rows(p[: m - 2])])
         q = np.clip(np.where(mass > 0, p[: m - 1] / mass, 1.0), 0.0, 1.0)
     out = []
     for _ in range(copies):

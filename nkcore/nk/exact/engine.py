@@ -19,10 +19,14 @@ from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
-from nkcore.nk.simulate import default_workers
 
 FALLBACK_ROUNDS = 1000
 """Rounds of the simulation for the metrics the engine does not compute (macro F1)."""
+GRID_WORKERS = 1
+"""Default threads of ``exact_grid``: one. Measured on the 2-core reference machine (JobsQ3's full grid, cold, three
+runs each): one thread 5.9 s wall and CPU; the laws on two worker threads beside the cells 6.5-7.1 s wall for 9.7-10.6
+s CPU; everything on two threads 6.0 s wall for 9.3 s CPU. The per-item laws' numpy steps on 32,768-item arrays
+gain little from a second thread and the cells hold the GIL, so a second thread costs CPU for no time."""
 
 
 def _check_eps(eps: float) -> float:
@@ -115,11 +119,10 @@ def exact_grid(
 
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
-    the run (the K not yet started are dropped). The per-item laws of the values of K (and the simulation's
-    macro F1 cells) are computed on ``workers`` threads (default: the cores; numpy releases the GIL in their
-    draws and transforms), and each K's cells on the calling thread as soon as its laws are there (the cells are
-    many small steps that hold the GIL: on threads they cost more CPU and no less time, measured); the numbers do
-    not depend on it. Reference: docs/nk-method.md, "Exact engine".
+    the run (the K not yet started are dropped). ``workers`` (default ``GRID_WORKERS``, 1): with more than one,
+    the per-item laws of the values of K (and the simulation's macro F1 cells) are computed on that many threads
+    and each K's cells on the calling thread as soon as its laws are there (the cells are many small steps that
+    hold the GIL); the numbers do not depend on it. Reference: docs/nk-method.md, "Exact engine".
     """
     mts = parse_metrics(metrics)
     a = tuple(float(x) for x in validate_alpha(alpha))
@@ -133,7 +136,16 @@ def exact_grid(
     weights = {k: float(sum(c.n for c in v)) + 1000.0 for k, v in by_k.items()}
     total, acc = float(sum(weights.values())), 0.0
     order = sorted(by_k, key=lambda k: -weights[k])  # the costliest laws first keep the threads busy to the end
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    nw = GRID_WORKERS if workers is None else min(max(1, int(workers)), 64)
+    if nw == 1:  # one thread: each K's laws, then its cells
+        for k in order:
+            f1 = _laws_for_k(a, e, k, by_k[k], mts)
+            for cell in _cells_for_k(a, e, k, by_k[k], mts, f1):
+                done[(cell.budget, cell.k, cell.metric)] = cell
+            acc += weights[k]
+            if progress is not None:
+                progress(min(1.0, acc / total))
+        return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
     with ThreadPoolExecutor(max_workers=nw) as pool:
         futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
         try:
