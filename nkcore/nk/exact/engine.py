@@ -19,14 +19,12 @@ from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
+from nkcore.nk.simulate import default_workers
 
 FALLBACK_ROUNDS = 1000
 """Rounds of the simulation for the metrics the engine does not compute (macro F1)."""
-GRID_WORKERS = 1
-"""Default threads of ``exact_grid``: one. Measured on the 2-core reference machine (JobsQ3's full grid, cold, three
-runs each): one thread 5.9 s wall and CPU; the laws on two worker threads beside the cells 6.5-7.1 s wall for 9.7-10.6
-s CPU; everything on two threads 6.0 s wall for 9.3 s CPU. The per-item laws' numpy steps on 32,768-item arrays
-gain little from a second thread and the cells hold the GIL, so a second thread costs CPU for no time."""
+LAW_SHARE = 0.6
+"""Share of a grid's progress bar given to the per-item laws (the rest to the cells)."""
 
 
 def _check_eps(eps: float) -> float:
@@ -119,10 +117,11 @@ def exact_grid(
 
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
-    the run (the K not yet started are dropped). ``workers`` (default ``GRID_WORKERS``, 1): with more than one,
-    the per-item laws of the values of K (and the simulation's macro F1 cells) are computed on that many threads
-    and each K's cells on the calling thread as soon as its laws are there (the cells are many small steps that
-    hold the GIL); the numbers do not depend on it. Reference: docs/nk-method.md, "Exact engine".
+    the run (the K not yet started are dropped). Two phases: the per-item laws of every K (and the simulation's
+    macro F1 cells) on ``workers`` threads (default: the cores; their draws and transforms are numpy calls that
+    release the GIL), then the cells on the calling thread (many small steps that hold the GIL: run beside the
+    laws they cost ~40% more CPU and slowed the grid down, measured on the 2-core reference machine). The
+    numbers do not depend on it. Reference: docs/nk-method.md, "Exact engine".
     """
     mts = parse_metrics(metrics)
     a = tuple(float(x) for x in validate_alpha(alpha))
@@ -136,28 +135,33 @@ def exact_grid(
     weights = {k: float(sum(c.n for c in v)) + 1000.0 for k, v in by_k.items()}
     total, acc = float(sum(weights.values())), 0.0
     order = sorted(by_k, key=lambda k: -weights[k])  # the costliest laws first keep the threads busy to the end
-    nw = GRID_WORKERS if workers is None else min(max(1, int(workers)), 64)
-    if nw == 1:  # one thread: each K's laws, then its cells
+    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    law_share = LAW_SHARE if any(m != "f1" for m in mts) else 0.0
+    f1: dict[int, list] = {}
+    if nw == 1:
         for k in order:
-            f1 = _laws_for_k(a, e, k, by_k[k], mts)
-            for cell in _cells_for_k(a, e, k, by_k[k], mts, f1):
-                done[(cell.budget, cell.k, cell.metric)] = cell
-            acc += weights[k]
+            f1[k] = _laws_for_k(a, e, k, by_k[k], mts)
+            acc += weights[k] * law_share
             if progress is not None:
                 progress(min(1.0, acc / total))
-        return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
-    with ThreadPoolExecutor(max_workers=nw) as pool:
-        futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
-        try:
-            for k in order:
-                for cell in _cells_for_k(a, e, k, by_k[k], mts, futures[k].result()):
-                    done[(cell.budget, cell.k, cell.metric)] = cell
-                acc += weights[k]
-                if progress is not None:
-                    progress(min(1.0, acc / total))
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    else:
+        with ThreadPoolExecutor(max_workers=nw) as pool:
+            futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
+            try:
+                for k in order:
+                    f1[k] = futures[k].result()
+                    acc += weights[k] * law_share
+                    if progress is not None:
+                        progress(min(1.0, acc / total))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    for k in order:  # the cells on this thread, once every law is there (see above)
+        for cell in _cells_for_k(a, e, k, by_k[k], mts, f1[k]):
+            done[(cell.budget, cell.k, cell.metric)] = cell
+        acc += weights[k] * (1.0 - law_share)
+        if progress is not None:
+            progress(min(1.0, acc / total))
     return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
 
 
