@@ -231,6 +231,8 @@ def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattic
     j = lat.pmf.size - 1
     mu = dot(lat.pmf, np.arange(j + 1))
     length = sfft.next_fast_len(max(window(lat, n), j + 1), real=True)
+    below, above = extent(lat, n)  # N's extents also hold the narrower sum of N - 1 (both grow with N)
+    slack = max(length - (below + above + 1), 0) // 2
     spec = sfft.rfft(lat.pmf, length)
     out = []
     for k in (n, n - 1) if previous else (n,):
@@ -240,8 +242,6 @@ def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattic
             start = 0
         else:  # circular: index t holds the mass of every s = t (mod length); keep the window from k mu - below
             circ = sfft.irfft(_int_power(spec, k), length)
-            below, above = extent(lat, k)
-            slack = max(length - (below + above + 1), 0) // 2
             start = int(min(max(int(np.floor(k * mu)) - below - slack, 0), size - length))
             pmf = np.roll(circ, -(start % length))
         np.maximum(pmf, 0.0, out=pmf)
