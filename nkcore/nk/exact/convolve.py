@@ -5,8 +5,8 @@ A per-item law on the integer lattice h Z (values v = h j) has an N-fold sum on 
 (N (j_max - j_min) + 1 points), so there is no wrap-around: exact up to floating round-off (about 1e-15 per
 point; tiny negative values are set to 0). Where Chernoff's or Bernstein's tail bound leaves less than 1e-16 of
 the mass outside a shorter window around the mean (``extent``), the transform has that window's length instead
-(a skewed law with a rare large value: a few times the sum's spread, not its whole range). Laws on a non-integer scale (the log metrics, 2^32 units per nat) or
-too long a lattice are first put on a coarser lattice h by linear binning (each value's mass split between its
+(a skewed law with a rare large value: a few times the sum's spread, not its whole range). Laws on a non-integer
+scale (the log metrics, 2^32 units per nat) or too long a lattice are first put on a coarser lattice h by linear binning (each value's mass split between its
 two neighbours in proportion to the distance: the mean is kept exactly, the variance grows by at most h^2/4).
 For large N the sum is also approximated by its Edgeworth expansion (skewness and kurtosis terms; quantiles by
 Cornish-Fisher); ``cells.plan`` decides which is used for a cell.
@@ -130,16 +130,11 @@ _T_STEPS = 2.0 ** (np.arange(-8, 3) / 2.0)
 gives a valid bound, and the grid's best is within 6% of the optimum for a normal-like tail)."""
 
 
-def _chernoff(lat: Lattice, n: int) -> tuple[float, float, float, float]:
-    """(x below, x above, mu, v): Chernoff's extents x = min_t (N psi(+-t) + c) / t of the sum of N copies around
-    N mu, psi(t) = ln E exp(t (X - mu)) bounded above on ``CHERNOFF_BLOCKS`` blocks; mu, v in lattice steps."""
+def _chernoff(lat: Lattice, n: int, mu: float, v: float) -> tuple[float, float]:
+    """(x below, x above): Chernoff's extents x = min_t (N psi(+-t) + c) / t of the sum of N copies around N mu,
+    psi(t) = ln E exp(t (X - mu)) bounded above on ``CHERNOFF_BLOCKS`` blocks; mu, v (> 0) in lattice steps."""
     pmf = lat.pmf
     j = pmf.size - 1
-    idx = np.arange(j + 1, dtype=float)
-    mu = dot(pmf, idx)
-    v = dot(pmf, (idx - mu) ** 2)
-    if v <= 0:
-        return 0.0, 0.0, mu, 0.0
     # blocks: at most CHERNOFF_BLOCKS, and narrow enough that the bound's slack (N widths) stays within 2% of the
     # normal extent sqrt(2 c N v)
     width = max(-(-(j + 1) // CHERNOFF_BLOCKS), min(-(-(j + 1) // 256), int(0.02 * np.sqrt(2 * TAIL_LOG * v / n))))
@@ -159,7 +154,7 @@ def _chernoff(lat: Lattice, n: int) -> tuple[float, float, float, float]:
         top = e.max(axis=1)
         psi = top + np.log(np.exp(e - top[:, None]).sum(axis=1))
         out.append(float(np.min((n * psi + TAIL_LOG) / t)))
-    return out[0], out[1], mu, v
+    return out[0], out[1]
 
 
 _EXTENTS: dict[tuple[int, int], tuple[Lattice, int, int]] = {}
@@ -194,8 +189,8 @@ def extent(lat: Lattice, n: int) -> tuple[int, int]:
     v = dot(lat.pmf, (i - mu) ** 2)
     x_b = (2 * c * j / 3 + np.sqrt((2 * c * j / 3) ** 2 + 8 * c * n * v)) / 2
     x_lo = x_hi = x_b
-    if x_b > CHERNOFF_MIN and 2 * c * j / 3 > CHERNOFF_GAIN * np.sqrt(2 * c * n * v):  # Chernoff does better
-        x_lo, x_hi, _, _ = _chernoff(lat, n)
+    if v > 0 and x_b > CHERNOFF_MIN and 2 * c * j / 3 > CHERNOFF_GAIN * np.sqrt(2 * c * n * v):  # Chernoff does better
+        x_lo, x_hi = _chernoff(lat, n, mu, v)
         x_hi, x_lo = min(x_hi, x_b), min(x_lo, x_b)
     below = max(min(int(np.ceil(x_lo)) + 1, int(np.ceil(n * mu))), 0)
     above = max(min(int(np.ceil(x_hi)) + 1, int(np.ceil(n * (j - mu)))), 0)

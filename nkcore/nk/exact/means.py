@@ -11,8 +11,8 @@ Dirichlets). So the mean gap is a sum of one- and two-dimensional integrals agai
 The integrals are computed by Gauss-Jacobi quadrature (the Beta weight is exact, the integrand a polynomial of
 degree <= 2K that is smooth on the scale of the Beta laws); the error estimate is the change from ``NODES_LOW``
 to ``NODES`` nodes per axis. Every term is linear in B's pmf, so rho is integrated out of it first (one mixture
-pmf per beta node), and each binomial pmf is computed on its band (``_binom_mixture``). Used to pin the mean of an estimated per-item law (``laws``), the number that
-matters most for p. Reference: Golub & Welsch (1969) for Gauss quadrature; Minka (2000) for Dirichlet marginals.
+pmf per beta node), and each binomial pmf is computed on its band (``_binom_mixture``). Used to pin the mean of an
+estimated per-item law (``laws``), the number that matters most for p. Reference: Golub & Welsch (1969) for Gauss quadrature; Minka (2000) for Dirichlet marginals.
 """
 
 from __future__ import annotations
