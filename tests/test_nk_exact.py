@@ -277,6 +277,40 @@ def test_chernoff_window_of_a_skewed_law_is_the_full_convolution() -> None:
     np.testing.assert_allclose(rest.pmf, inside / inside.sum(), atol=1e-15)
 
 
+def test_each_metric_draws_the_items_its_own_p_values_need() -> None:
+    """Close models at K = 2 (balanced12): Accuracy's p stays in play to large N, so its law rests on many items;
+    TV's mean is exact, so its law rests on the pilot (MIN_ITEMS); Accuracy's law is the same asked alone or with TV
+    (the same first items of one stream), and TV asked alone draws no more than the pilot."""
+    from nkcore.nk.exact.laws import MIN_ITEMS, clear_caches
+
+    alpha = get_prior("balanced12").alpha
+    clear_caches()
+    alt, _ = item_laws(alpha, 0.3, 2, ["acc", "tv"])
+    assert alt["tv"].n_items == MIN_ITEMS and alt["tv"].pinned
+    assert alt["acc"].n_items > 4 * MIN_ITEMS
+    acc_with_tv = alt["acc"]
+    clear_caches()
+    (alone,) = item_laws(alpha, 0.3, 2, ["acc"])[0].values()
+    assert alone.n_items == acc_with_tv.n_items
+    np.testing.assert_array_equal(alone.values, acc_with_tv.values)
+    np.testing.assert_array_equal(alone.prob, acc_with_tv.prob)
+
+
+def test_edgeworth_p_error_counts_the_estimated_spread_of_a_pinned_law() -> None:
+    """A law pinned to its exact mean still has an estimated variance: on the Edgeworth path p_error includes it
+    (the normal form's term, phi(z) z se(var) / (2 var)), so it is not the quadrature's error alone. Checked where
+    the Edgeworth path is taken for KL (balanced12, budget 2,500, K = 5: N = 500)."""
+    from nkcore.nk.exact import accuracy
+
+    alt, null = item_laws(get_prior("balanced12").alpha, 0.3, 5, ["kl"])
+    a, z = alt["kl"], null["kl"]
+    assert a.pinned and a.mean_se < 1e-3 * np.sqrt(a.var / a.n_items)
+    c = cell_numbers(a, z, 500)
+    assert c.method == "edgeworth"
+    spread = accuracy.normal_p_error(a, z, 500)
+    assert spread > 1e-5 and c.p_error >= spread
+
+
 def test_a_cells_numbers_do_not_depend_on_what_else_is_asked() -> None:
     """Same (prior, eps, budget, K, metric), same numbers, alone or inside a grid with other metrics and budgets."""
     from nkcore.nk.exact.laws import clear_caches

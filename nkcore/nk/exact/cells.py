@@ -361,7 +361,9 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     # the 1/N terms of the expansion at the p-value: their size is the approximation's error estimate
     he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
     approx = float(cv.normal_density(z) * abs(t.kurt / 24 * he3 + t.skew**2 / 72 * he5))
-    sampling = float(cv.normal_density(z) * n * alt.mean_se / np.sqrt(var_t))
+    # the estimated laws' sampling error: their mean's (none when pinned to the exact mean) and their spread's (an
+    # estimated variance moves z as much as a mean does)
+    sampling = accuracy.normal_p_error(alt, null, n)
     p_err = float(np.hypot(approx, sampling))
     ci_err = accuracy.ci_error(alt, ci)
     alt_pts = cv.cornish_fisher(_U, s1) * unit

@@ -8,10 +8,13 @@ independent and identically distributed under the alternative and under the null
   (gold, A, B) counts with its probability, mapped to units;
 - ESTIMATED otherwise, from ``n_items`` items drawn once by the simulation's own samplers
   (``samplers.draw_dataset`` with N = n_items, one round), with a fixed seed per (K, side): the same inputs give
-  the same law on every machine. From K = 20 on, the first ``MIN_ITEMS`` of them are one pool of items shared by
-  every K, their ratings drawn in nested blocks (``pool``: the same law, a fraction of the cost). The null law
-  is symmetrised (d and -d with probability 1/2 each): under the null A and B are exchangeable, so the null gap
-  is symmetric about 0 (checked on the exact laws in the tests).
+  the same law on every machine. Each metric rests on the first n of these items, n sized by its own pilot
+  (``needed_items``: metrics with an exact mean, whose law only lends its shape, rest on the pilot), so a law
+  never depends on the other metrics asked with it, and a metric asked alone draws no more than it needs. From
+  K = 20 on, the first ``MIN_ITEMS`` of them are one pool of items shared by every K, their ratings drawn in
+  nested blocks (``pool``: the same law, a fraction of the cost). The null law is symmetrised (d and -d with
+  probability 1/2 each): under the null A and B are exchangeable, so the null gap is symmetric about 0 (checked
+  on the exact laws in the tests).
 Laws are cached per (alpha, eps, K, metrics, n_items) in the process.
 """
 
@@ -40,17 +43,14 @@ ITEMS_PER_N = 64
 """Estimated laws: items drawn per item of the largest dataset the law serves (``items_for``)."""
 MIN_ITEMS = 1 << 15
 """Fewest items of an estimated law (the pilot draw)."""
-PILOT_METRICS: tuple[str, ...] = ("acc", "wins", "js")
-"""The metrics without an exact mean: the pilot sizes every estimated law by them (whatever metrics are asked, so
-a metric's law never depends on the others computed with it)."""
 Z_IN_PLAY = 5.6
 """A p-value is in play up to N = (Z_IN_PLAY sd / |mean|)^2 items (the normal form's p there is about 1e-8)."""
 MAX_ITEMS = 1_600_000
 MAX_N = 50_000
 """The largest number of items (N) an estimated law is sized for: the paper's largest budget at K = 1."""
 NULL_SHARE = 8
-"""The null's law rests on 1/8 of the alternative's items (at least MIN_ITEMS / 2) (its mean is 0 by symmetry, so only its spread and
-shape are estimated, and p depends on them far less than on the alternative's mean)."""
+"""The null's law rests on 1/8 of the alternative's items (at least MIN_ITEMS / 2) (its mean is 0 by symmetry, so
+only its spread and shape are estimated, and p depends on them far less than on the alternative's mean)."""
 RAW_MAX = 1 << 15
 """An estimated law keeps its distinct values exactly up to this many (its ties with the other law are exact)."""
 LAW_BINS = 4096
@@ -70,8 +70,8 @@ class ItemLaw:
     ``mean`` (0 when exact, and for the symmetrised null whose mean is 0 by exchangeability); step: the lattice
     the values live on (every value a multiple of it); pinned: an estimated law whose mean was set to the exact
     mean (``means.exact_mean``, by exponential tilting: p_i exp(theta v_i), the closest law in relative entropy
-    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more than ``RAW_MAX`` distinct values is
-    kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
+    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more
+    than ``RAW_MAX`` distinct values is kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
     variance grows by at most step^2 / 4, a few parts in a million of it).
     """
 
@@ -228,16 +228,18 @@ def _laws(
             sides.append({mt: law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
         return sides[0], sides[1]
     limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
-    alt_units, scales, used = _draw_units(a, eps, k, metrics, False, n_items, adaptive=True)
-    null_units, _, used0 = _draw_units(a, eps, k, metrics, True, max(MIN_ITEMS // 2, used // NULL_SHARE))
+    alt_units, scales = _draw_units(a, eps, k, metrics, False, dict.fromkeys(metrics, n_items), adaptive=True)
+    used = {mt: u.size for mt, u in alt_units.items()}
+    null_n = {mt: max(MIN_ITEMS // 2, n // NULL_SHARE) for mt, n in used.items()}
+    null_units, _ = _draw_units(a, eps, k, metrics, True, null_n)
     alt_laws: dict[str, ItemLaw] = {}
     null_laws: dict[str, ItemLaw] = {}
     for mt in metrics:
-        law = law_from_units(alt_units[mt], None, scales[mt], False, used)
+        law = law_from_units(alt_units[mt], None, scales[mt], False, used[mt])
         pin = exact_mean(alpha, eps, k, mt)
         alt_laws[mt] = law if pin is None else tilted(law, pin[0], pin[1])
         u = null_units[mt]  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
-        law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, used0)
+        law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, u.size)
         null_laws[mt] = ItemLaw(*_fields(law0, mean=0.0, mean_se=0.0, skew=0.0))
     return alt_laws, null_laws
 
@@ -274,33 +276,39 @@ def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
 
 
 def _draw_units(
-    a: np.ndarray, eps: float, k: int, metrics: tuple[str, ...], null: bool, total: int, adaptive: bool = False
-) -> tuple[dict[str, np.ndarray], dict[str, float], int]:
-    """Per-item units of ``total`` items drawn in chunks from the stream of (K, side); from K = ``POOL_MIN_K`` on,
-    the first chunk is the side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the
-    first chunk is a pilot that sets how many are drawn (``needed_items``, at most ``total``)."""
+    a: np.ndarray,
+    eps: float,
+    k: int,
+    metrics: tuple[str, ...],
+    null: bool,
+    totals: dict[str, int],
+    adaptive: bool = False,
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Per-item units of each metric's first ``totals[metric]`` items, drawn in chunks from the stream of (K, side)
+    (the same items for every metric, as many as the largest count); from K = ``POOL_MIN_K`` on, the first chunk is
+    the side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the first chunk is a pilot
+    that sets each metric's count (``needed_items`` of its own pilot units, at most its total), so a metric's law
+    rests on the same items whatever else is asked."""
     rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
     parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
     scales: dict[str, float] = {}
+    want = dict(totals)
     start = 0
-    while start < total:
-        size = min(_CHUNK, total - start)
+    while start < max(want.values()):
+        size = min(_CHUNK, max(want.values()) - start)
         if start == 0 and k >= POOL_MIN_K:  # the first chunk: the side's items shared by every K (``pool``)
             g, ma, mb = pooled_counts(tuple(a.tolist()), eps, k, _CHUNK, null)
             g, ma, mb = g[..., :size], ma[..., :size], mb[..., :size]
         else:
             g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
-        for mt, (u, sc) in item_units_cm(g, ma, mb, k, metrics).items():
-            parts[mt].append(np.asarray(u).ravel().astype(np.int64))
+        live = tuple(mt for mt in metrics if want[mt] > start)
+        for mt, (u, sc) in item_units_cm(g, ma, mb, k, live).items():
+            parts[mt].append(np.asarray(u).ravel()[: want[mt] - start].astype(np.int64))
             scales[mt] = sc
         start += size
-        if adaptive and start == size and total > start:  # the pilot: sized by the metrics without an exact mean,
-            # asked or not (those asked are not computed twice); none when the pilot is already all that may be drawn
-            have = {mt: np.asarray(parts[mt][-1]) for mt in PILOT_METRICS if mt in parts}
-            more = [mt for mt in PILOT_METRICS if mt not in have]
-            have.update({mt: np.asarray(u).ravel() for mt, (u, _) in item_units_cm(g, ma, mb, k, more).items()})
-            total = max(start, needed_items(have, k, total))
-    return {mt: np.concatenate(p) for mt, p in parts.items()}, scales, start
+        if adaptive and start == size:  # the pilot: each metric sized by its own units (none past its total)
+            want = {mt: max(start, needed_items({mt: parts[mt][0]}, k, want[mt])) for mt in metrics}
+    return {mt: np.concatenate(p) for mt, p in parts.items()}, scales
 
 
 def clear_caches() -> None:
@@ -316,9 +324,9 @@ def item_laws(
     """Per metric, the law of one item's gap under the alternative and under the null (cached).
 
     Exact where ``outcomes.law_fits(K, M)``; else estimated from drawn items: a pilot of ``MIN_ITEMS``, then
-    as many as ``needed_items`` says, at most ``n_items`` (default ``items_for(K)``); the null from 1/8 of
-    that, symmetrised; TV and the log metrics with their exact mean (``tilted``). Reference: spec "Generative model", "Null hypothesis"; the
-    per-item units of ``count_gaps.item_units_cm``.
+    as many as ``needed_items`` says for the metric, at most ``n_items`` (default ``items_for(K)``); the null from
+    1/8 of that, symmetrised; TV and the log metrics with their exact mean (``tilted``). Reference: spec
+    "Generative model", "Null hypothesis"; the per-item units of ``count_gaps.item_units_cm``.
 
     >>> alt, null = item_laws((1.37658107, 1.33054633), 0.3, 1, ["acc"])
     >>> alt["acc"].exact, round(alt["acc"].mean, 4), null["acc"].mean
