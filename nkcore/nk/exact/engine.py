@@ -138,24 +138,17 @@ def exact_grid(
     nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
     law_share = LAW_SHARE if any(m != "f1" for m in mts) else 0.0
     f1: dict[int, list] = {}
-    if nw == 1:
-        for k in order:
-            f1[k] = _laws_for_k(a, e, k, by_k[k], mts)
-            acc += weights[k] * law_share
-            if progress is not None:
-                progress(min(1.0, acc / total))
-    else:
-        with ThreadPoolExecutor(max_workers=nw) as pool:
-            futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
-            try:
-                for k in order:
-                    f1[k] = futures[k].result()
-                    acc += weights[k] * law_share
-                    if progress is not None:
-                        progress(min(1.0, acc / total))
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+    with ThreadPoolExecutor(max_workers=nw) as pool:  # one worker: the calling thread only waits for it
+        futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
+        try:
+            for k in order:
+                f1[k] = futures[k].result()
+                acc += weights[k] * law_share
+                if progress is not None:
+                    progress(min(1.0, acc / total))
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     for k in order:  # the cells on this thread, once every law is there (see above)
         for cell in _cells_for_k(a, e, k, by_k[k], mts, f1[k]):
             done[(cell.budget, cell.k, cell.metric)] = cell

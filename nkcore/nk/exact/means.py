@@ -62,11 +62,21 @@ def _beta_nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip((1.0 + t) / 2.0, 0.0, 1.0), w / w.sum()
 
 
+def _log_choose(k: int) -> np.ndarray:
+    """ln C(K, x) for x = 0..K.
+
+    >>> np.exp(_log_choose(4)).round(9).tolist()
+    [1.0, 4.0, 6.0, 4.0, 1.0]
+    """
+    x = np.arange(k + 1.0)
+    return gammaln(k + 1.0) - gammaln(x + 1.0) - gammaln(k - x + 1.0)
+
+
 def _binom_pmf(k: int, p: np.ndarray) -> np.ndarray:
     """Bin(K, p) pmf for every p (rows) at 0..K (columns): exp(ln C(K, x) + x ln p + (K - x) ln(1 - p)) as an
     outer sum of precomputed logarithms (the same numbers as scipy's xlogy form, without its per-element work)."""
     x = np.arange(k + 1.0)
-    logc = gammaln(k + 1.0) - gammaln(x + 1.0) - gammaln(k - x + 1.0)
+    logc = _log_choose(k)
     pp = np.asarray(p, dtype=float)
     with np.errstate(divide="ignore"):
         lp, lq = np.log(pp), np.log1p(-pp)
@@ -106,8 +116,7 @@ def _binom_mixture(k: int, gam: np.ndarray, w: np.ndarray) -> np.ndarray:
     half = BAND_SD * np.sqrt(k * g * (1.0 - g)) + BAND_PAD
     lo = np.clip(np.floor(k * g - half), 0, k).astype(np.int64)
     hi = np.clip(np.ceil(k * g + half), 0, k).astype(np.int64)
-    x = np.arange(k + 1.0)
-    logc = gammaln(k + 1.0) - gammaln(x + 1.0) - gammaln(k - x + 1.0)
+    logc = _log_choose(k)
     lp, lq = np.log(g), np.log1p(-g)
     out = np.zeros(rows * (k + 1))
     order = np.argsort(hi - lo, kind="stable")
