@@ -2,7 +2,8 @@
 
 Names first: a role matches a column named like it (:data:`nkcore.kinds.columns.SYNONYMS`); content second:
 ``correct`` and wide paired config columns must hold 0/1 in the one true/false vocabulary
-(:mod:`nkcore.common.truth`), ``latency_s`` non-negative numbers, ``p_*`` numbers (the parser then checks each is in [0, 1] and names the rows that are not).
+(:mod:`nkcore.common.truth`), ``latency_s`` non-negative numbers, ``p_*`` numbers (the parser then checks each is
+in [0, 1] and names the rows that are not).
 """
 
 from __future__ import annotations
