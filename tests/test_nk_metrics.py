@@ -136,6 +136,28 @@ def test_fast_kernel_equals_generic_metrics(m: int, k: int) -> None:
         np.testing.assert_allclose(fast[name], slow, rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize(("m", "k", "is_prob"), [(2, 1, True), (3, 10, True), (3, 7, False), (12, 4, True)])
+def test_item_gaps_indexed_equals_item_gaps(m: int, k: int, is_prob: bool) -> None:
+    """The shared-work kernel of the real-data engine gives item_gaps' numbers to the bit, for every item metric
+    (rows on items in any order, repeated items, ties between the machines' labels)."""
+    rng = np.random.default_rng(m * 10 + k)
+    n_items, rows = 40, 500
+    gold = rng.multinomial(k, rng.dirichlet(np.ones(m)), size=rows)
+    if is_prob:
+        ma, mb = rng.dirichlet(np.ones(m), size=n_items), rng.dirichlet(np.ones(m), size=n_items)
+        mb[:5] = ma[:5]  # equal predictions: Wins' ties
+    else:
+        ma, mb = rng.multinomial(k, np.ones(m) / m, size=n_items), rng.multinomial(k, np.ones(m) / m, size=n_items)
+    la, lb = ma.argmax(axis=1), rng.integers(0, m, n_items)
+    idx = rng.integers(0, n_items, rows)
+    mts = tuple(x for x in mt.ITEM_METRICS)
+    got = sc.item_gaps_indexed(mts, gold, ma, mb, la, lb, idx, is_prob)
+    assert set(got) == set(mts)
+    for name in mts:
+        want = sc.item_gaps(name, gold, ma[idx], mb[idx], la[idx], lb[idx], is_prob)
+        assert np.array_equal(got[name], want), name
+
+
 def test_gap_orientation_positive_means_a_better() -> None:
     g = np.array([[[4, 0], [0, 4]]])
     a, b = g.copy(), np.array([[[0, 4], [4, 0]]])

@@ -49,7 +49,7 @@ from nkcore.nk.resample import (
     paired_test_name,
     resample_cells,
 )
-from nkcore.nk.scores import UNIT, item_gaps
+from nkcore.nk.scores import UNIT, item_gaps_indexed
 from nkcore.nk.simulate import default_workers
 
 ENUM_MAX = 1_000_000
@@ -74,15 +74,11 @@ def _fingerprint(data: PairData) -> str:
     return h.hexdigest()
 
 
-def _units(mt: str, gold: np.ndarray, data: PairData, idx: np.ndarray) -> np.ndarray:
-    """Per-item gaps of ``gold`` (..., M) for items ``idx`` (broadcast over the leading axes) in 2^-32 units."""
-    shape = gold.shape[:-1]
-    da = np.broadcast_to(data.dist_a[idx].reshape(idx.shape + (1,) * (len(shape) - 1) + (-1,)), gold.shape)
-    db = np.broadcast_to(data.dist_b[idx].reshape(idx.shape + (1,) * (len(shape) - 1) + (-1,)), gold.shape)
-    la = np.broadcast_to(data.labels_a[idx].reshape(idx.shape + (1,) * (len(shape) - 1)), shape)
-    lb = np.broadcast_to(data.labels_b[idx].reshape(idx.shape + (1,) * (len(shape) - 1)), shape)
-    d = item_gaps(mt, gold, da, db, la, lb, data.is_prob)
-    return np.rint(d * UNIT).astype(np.int64)
+def _units(mts: tuple[str, ...], gold: np.ndarray, data: PairData, idx: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-item gaps of each metric for the rows of ``gold`` (P, M), row r on item ``idx[r]``, in 2^-32 units
+    (``scores.item_gaps_indexed``: the work the metrics share done once)."""
+    gaps = item_gaps_indexed(mts, gold, data.dist_a, data.dist_b, data.labels_a, data.labels_b, idx, data.is_prob)
+    return {mt: np.rint(d * UNIT).astype(np.int64) for mt, d in gaps.items()}
 
 
 def _distinct_draws(gold: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -158,8 +154,8 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
         limits.check_memory(ENUM_MAX * m * 8 * 6, "the real data's exact per-item law")
         row, gold, logp = pairs
         prob = np.exp(logp) / qual.size
-        for mt in mts:
-            units[mt].append(_units(mt, gold, data, qual[row]))
+        for mt, u in _units(mts, gold, data, qual[row]).items():
+            units[mt].append(u)
         weights.append(prob)
         exact, n_items = True, 0
     else:
@@ -177,8 +173,9 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
         else:
             gold = draw_without_replacement(rng, np.repeat(data.counts[qual][:, None, :], per, axis=1), k)
         rows, gold_rows, mult = _distinct_draws(gold, k)
-        for mt in mts:  # each distinct (item, composition) scored once, weighted by how often it was drawn
-            units[mt].append(_units(mt, gold_rows, data, qual[rows]))
+        # each distinct (item, composition) scored once, weighted by how often it was drawn
+        for mt, u in _units(mts, gold_rows, data, qual[rows]).items():
+            units[mt].append(u)
         weights.append(mult)
         exact, n_items = False, qual.size * per
     w = np.concatenate(weights)
