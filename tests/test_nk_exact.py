@@ -277,6 +277,28 @@ def test_chernoff_window_of_a_skewed_law_is_the_full_convolution() -> None:
     np.testing.assert_allclose(rest.pmf, inside / inside.sum(), atol=1e-15)
 
 
+@pytest.mark.parametrize("alpha", [(0.2, 3.0, 200.0), DICES, (1.0, 1.0, 1.0, 1.0, 300.0)])
+def test_exact_means_equal_the_enumerated_outcome_law(alpha: tuple[float, ...]) -> None:
+    """The quadrature means (``means.exact_mean``: TV, KL, smoothed KL, CE) against the mean of the exact outcome
+    law (every outcome of gold, A and B enumerated with its probability, ``outcomes``), within the quadrature's
+    own error estimate plus the 2^-32 rounding of the log metrics' units: a concentrated prior (few nodes on its
+    beta axis, ``means.CONCENTRATED``), a wide one, and a mixed one."""
+    from nkcore.nk.exact.means import MEAN_METRICS, exact_mean
+
+    m = len(alpha)
+    ks = [k for k in range(1, 9) if outcomes.law_fits(k, m)]
+    assert len(ks) >= 2
+    for k, eps in product(ks, (0.1, 0.4)):
+        alt, _ = item_laws(alpha, eps, k, list(MEAN_METRICS))
+        for mt in MEAN_METRICS:
+            assert alt[mt].exact
+            got = exact_mean(alpha, eps, k, mt)
+            assert got is not None
+            mean, err = got
+            assert abs(mean - alt[mt].mean) <= err + 1.0 + 1e-9 * abs(alt[mt].mean), (k, eps, mt, mean, alt[mt].mean)
+            assert err <= 1e-6 * max(abs(alt[mt].mean), 1.0) + 1.0, (k, eps, mt, err)
+
+
 def test_each_metric_draws_the_items_its_own_p_values_need() -> None:
     """Close models at K = 2 (balanced12): Accuracy's p stays in play to large N, so its law rests on many items;
     TV's mean is exact, so its law rests on the pilot (MIN_ITEMS); Accuracy's law is the same asked alone or with TV
