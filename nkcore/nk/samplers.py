@@ -70,7 +70,7 @@ def count_dtype(k: int) -> type:
     return np.int16 if k <= _INT16_MAX_K else np.int64
 
 
-def _cumulative_to_counts(cum: np.ndarray, k: int) -> np.ndarray:
+def cumulative_to_counts(cum: np.ndarray, k: int) -> np.ndarray:
     """Counts (M, ...) from cumulative counts C_j = #{responses with category <= j}, j < M - 1 (shape (M-1, ...))."""
     m1 = cum.shape[0]
     if cum.dtype.kind == "f":  # urn thresholds minus their prior: whole numbers up to rounding
@@ -113,7 +113,7 @@ def _draw_counts_many(rng: np.random.Generator, p: np.ndarray, k: int, copies: i
                 rng.random(out=u)
                 np.less(u, cum, out=ind)
                 below += ind.view(np.int8)
-            out.append(_cumulative_to_counts(below, k))
+            out.append(cumulative_to_counts(below, k))
         return out
     with np.errstate(divide="ignore", invalid="ignore"):
         # conditional probabilities of the binomial chain, shared by every copy
@@ -217,7 +217,7 @@ def _urn_dataset(
             _urn_draws(rng, thr_r, before, int(count.max()), drawn, count)
             if not dense:
                 machine[:, idx] += drawn
-    return _cumulative_to_counts(cum_g, k), _cumulative_to_counts(cum_a, k), _cumulative_to_counts(cum_b, k)
+    return cumulative_to_counts(cum_g, k), cumulative_to_counts(cum_a, k), cumulative_to_counts(cum_b, k)
 
 
 def _dirichlet_dataset(
@@ -282,6 +282,7 @@ __all__ = [
     "SAMPLERS",
     "UNIFORM_MAX_K",
     "count_dtype",
+    "cumulative_to_counts",
     "draw_counts",
     "draw_dataset",
     "draw_dirichlet",

@@ -4,7 +4,8 @@ Same ``CellResult`` as ``grid.simulate_grid`` (budget, K, N, metric, p, Delta, C
 mean gap), with ``method`` ("lattice", "edgeworth"; "simulate" for macro F1, which is not a mean over items and
 falls back to the simulation), the accuracy fields ``p_error``, ``delta_error``, ``ci_width_error`` (0 where
 exact), ``rounds`` = 0 and ``alt`` / ``null`` = 1000 quantile points of the gap's law. The per-item laws are
-computed once per K (``laws.item_laws``, cached) and serve every budget.
+computed once per K (``laws.item_laws``, cached; the small K together, ``laws.item_laws_many``) and serve every
+budget.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk.exact.cells import cell_numbers, result_fields
-from nkcore.nk.exact.laws import item_laws
+from nkcore.nk.exact.laws import item_laws, item_laws_many
+from nkcore.nk.exact.pool import POOL_MIN_K
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
@@ -37,11 +39,14 @@ def _check_eps(eps: float) -> float:
     return e
 
 
-def _laws_for_k(alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str]) -> list:
-    """The per-item laws of K (cached by ``item_laws``) and the simulation's macro F1 cells, if asked: the part of a
-    K's work that is mostly numpy (draws, transforms) and so runs well on worker threads."""
+def _laws_for_k(
+    alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str], laws: bool = True
+) -> list:
+    """The per-item laws of K (cached by ``item_laws``; ``laws`` False: already there) and the simulation's macro F1
+    cells, if asked: the part of a K's work that is mostly numpy (draws, transforms) and so runs well on worker
+    threads."""
     item = [m for m in mts if m != "f1"]
-    if item:
+    if item and laws:
         item_laws(alpha, eps, k, item)
     if "f1" not in mts:
         return []
@@ -138,10 +143,16 @@ def exact_grid(
     nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
     law_share = LAW_SHARE if any(m != "f1" for m in mts) else 0.0
     f1: dict[int, list] = {}
+    item = [m for m in mts if m != "f1"]
+    small = [k for k in order if k < POOL_MIN_K] if item else []
     with ThreadPoolExecutor(max_workers=nw) as pool:  # one worker: the calling thread only waits for it
-        futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts) for k in order}
+        # the small K together (one nested stream of items, ``laws.item_laws_many``), first: the costliest
+        joint = pool.submit(item_laws_many, a, e, small, item) if small else None
+        futures = {k: pool.submit(_laws_for_k, a, e, k, by_k[k], mts, k not in small) for k in order}
         try:
             for k in order:
+                if joint is not None and k in small:
+                    joint.result()
                 f1[k] = futures[k].result()
                 acc += weights[k] * law_share
                 if progress is not None:

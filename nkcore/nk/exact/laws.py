@@ -6,15 +6,16 @@ independent and identically distributed under the alternative and under the null
 "Null hypothesis"). So one item's law serves every number of items N. It is
 - EXACT where the outcome law of (K, M) is small enough (``outcomes.law_fits``): every outcome type of
   (gold, A, B) counts with its probability, mapped to units;
-- ESTIMATED otherwise, from ``n_items`` items drawn once by the simulation's own samplers
-  (``samplers.draw_dataset`` with N = n_items, one round), with a fixed seed per (K, side): the same inputs give
-  the same law on every machine. Each metric rests on the first n of these items, n sized by its own pilot
-  (``needed_items``: metrics with an exact mean, whose law only lends its shape, rest on the pilot), so a law
-  never depends on the other metrics asked with it, and a metric asked alone draws no more than it needs. From
-  K = 20 on, the first ``MIN_ITEMS`` of them are one pool of items shared by every K, their ratings drawn in
-  nested blocks (``pool``: the same law, a fraction of the cost). The null law is symmetrised (d and -d with
-  probability 1/2 each): under the null A and B are exchangeable, so the null gap is symmetric about 0 (checked
-  on the exact laws in the tests).
+- ESTIMATED otherwise, from ``n_items`` items drawn once, with fixed seeds: the same inputs give the same law on
+  every machine. Each metric rests on the first n of these items, n sized by its own pilot (``needed_items``:
+  metrics with an exact mean, whose law only lends its shape, rest on the pilot), so a law never depends on the
+  other metrics asked with it, and a metric asked alone draws no more than it needs. Below K = 20 the items
+  come from one nested stream per side (``nested``: an item's first K ratings are its ratings at K, so the small
+  K asked together share their items, each drawn to the largest K it serves); from K = 20 on, the first
+  ``MIN_ITEMS`` are one pool of items shared by every K, their ratings drawn in nested blocks (``pool``), the
+  rest by the simulation's samplers (``samplers.draw_dataset``, a seed per (K, side)). The null law is
+  symmetrised (d and -d with probability 1/2 each): under the null A and B are exchangeable, so the null gap is
+  symmetric about 0 (checked on the exact laws in the tests).
 Laws are cached per (alpha, eps, K, metrics, n_items) in the process.
 """
 
@@ -32,6 +33,8 @@ from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.means import MEAN_METRICS, clear_means, exact_mean
+from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
+from nkcore.nk.exact.nested import nested_chunk
 from nkcore.nk.exact.pool import POOL_MIN_K, clear_pools, pooled_counts
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
 from nkcore.nk.priors import validate_alpha
@@ -215,33 +218,45 @@ _BY_METRIC: dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, 
 
 
 def _laws(
-    alpha: tuple[float, ...], eps: float, k: int, metrics: tuple[str, ...], n_items: int
-) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
+    alpha: tuple[float, ...], eps: float, ks: Sequence[int], metrics: tuple[str, ...], n_items: dict[int, int]
+) -> dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]]:
+    """The (alternative, null) laws of each K of ``ks``: exact where the outcome law fits, else estimated from the
+    side's items (``_estimated_units``: the small K together, from one nested stream)."""
     a = np.asarray(alpha)
     m = a.size
-    sides: list[dict[str, ItemLaw]] = []
-    if outcomes.law_fits(k, m):
+    out: dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]] = {}
+    drawn = []
+    for k in ks:
+        if not outcomes.law_fits(k, m):
+            drawn.append(k)
+            continue
+        sides: list[dict[str, ItemLaw]] = []
         for null in (False, True):
             ol = outcomes.outcome_law(a, eps, k, null)
             cm = [np.ascontiguousarray(x.T)[:, :, None] for x in (ol.gold, ol.a, ol.b)]
             units = item_units_cm(cm[0], cm[1], cm[2], k, metrics)
             sides.append({mt: law_from_units(u[:, 0], ol.prob, sc, True, 0) for mt, (u, sc) in units.items()})
-        return sides[0], sides[1]
+        out[k] = (sides[0], sides[1])
+    if not drawn:
+        return out
     limits.check_memory(3 * m * _CHUNK * 8 * 4, "drawing items for the per-item law")
-    alt_units, scales = _draw_units(a, eps, k, metrics, False, dict.fromkeys(metrics, n_items), adaptive=True)
-    used = {mt: u.size for mt, u in alt_units.items()}
-    null_n = {mt: max(MIN_ITEMS // 2, n // NULL_SHARE) for mt, n in used.items()}
-    null_units, _ = _draw_units(a, eps, k, metrics, True, null_n)
-    alt_laws: dict[str, ItemLaw] = {}
-    null_laws: dict[str, ItemLaw] = {}
-    for mt in metrics:
-        law = law_from_units(alt_units[mt], None, scales[mt], False, used[mt])
-        pin = exact_mean(alpha, eps, k, mt)
-        alt_laws[mt] = law if pin is None else tilted(law, pin[0], pin[1])
-        u = null_units[mt]  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
-        law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, u.size)
-        null_laws[mt] = ItemLaw(*_fields(law0, mean=0.0, mean_se=0.0, skew=0.0))
-    return alt_laws, null_laws
+    alt = _estimated_units(a, eps, drawn, metrics, False, {k: dict.fromkeys(metrics, n_items[k]) for k in drawn}, True)
+    null_n = {k: {mt: max(MIN_ITEMS // 2, u.size // NULL_SHARE) for mt, u in alt[k][0].items()} for k in drawn}
+    nulls = _estimated_units(a, eps, drawn, metrics, True, null_n)
+    for k in drawn:
+        (alt_units, scales), (null_units, _) = alt[k], nulls[k]
+        alt_laws: dict[str, ItemLaw] = {}
+        null_laws: dict[str, ItemLaw] = {}
+        for mt in metrics:
+            used = alt_units[mt].size
+            law = law_from_units(alt_units[mt], None, scales[mt], False, used)
+            pin = exact_mean(alpha, eps, k, mt)
+            alt_laws[mt] = law if pin is None else tilted(law, pin[0], pin[1])
+            u = null_units[mt]  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
+            law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, u.size)
+            null_laws[mt] = ItemLaw(*_fields(law0, mean=0.0, mean_se=0.0, skew=0.0))
+        out[k] = (alt_laws, null_laws)
+    return out
 
 
 def exact_mean_known(metric: str) -> bool:
@@ -275,6 +290,71 @@ def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
     return int(min(max_items, max(MIN_ITEMS, ITEMS_PER_N * need)))
 
 
+Units = tuple[dict[str, np.ndarray], dict[str, float]]
+
+
+def _estimated_units(
+    a: np.ndarray,
+    eps: float,
+    ks: Sequence[int],
+    metrics: tuple[str, ...],
+    null: bool,
+    totals: dict[int, dict[str, int]],
+    adaptive: bool = False,
+) -> dict[int, Units]:
+    """Per K, the per-item units of each metric's first ``totals[K][metric]`` items of the side, and the scales.
+    K below ``POOL_MIN_K``: every K from the one nested stream (``nested``: chunk c of its items drawn once, to
+    the largest K still short of items there; on one thread: the chunks on two threads took more CPU and no less
+    time, measured); from there on, each K from its own stream (``_draw_units``)."""
+    out = {k: _draw_units(a, eps, k, metrics, null, totals[k], adaptive) for k in ks if k >= POOL_MIN_K}
+    small = sorted(k for k in ks if k < POOL_MIN_K)
+    if not small:
+        return out
+    want = {k: dict(totals[k]) for k in small}
+    pilot = _nested_units(a, eps, null, 0, small, metrics, want)
+    if adaptive:  # the pilot: each metric sized by its own units (none past its total)
+        for k in small:
+            want[k] = {
+                mt: max(min(NESTED_CHUNK, want[k][mt]), needed_items({mt: pilot[k][0][mt]}, k, want[k][mt]))
+                for mt in metrics
+            }
+    rest = -(-max(max(w.values()) for w in want.values()) // NESTED_CHUNK)  # chunks in all
+    chunks = [_nested_units(a, eps, null, c, small, metrics, want) for c in range(1, rest)]
+    for k in small:
+        got = [pilot[k][0]] + [c[k][0] for c in chunks if k in c]
+        parts = {mt: np.concatenate([g[mt] for g in got if mt in g]) for mt in metrics}
+        out[k] = ({mt: p[: want[k][mt]] for mt, p in parts.items()}, pilot[k][1])
+    return out
+
+
+def _nested_units(
+    a: np.ndarray,
+    eps: float,
+    null: bool,
+    chunk: int,
+    ks: Sequence[int],
+    metrics: tuple[str, ...],
+    want: dict[int, dict[str, int]],
+) -> dict[int, Units]:
+    """Chunk ``chunk`` of the side's nested stream: per K of ``ks`` still short of items there, the units of each
+    metric still short, drawn to the largest such K (``nested.nested_chunk``)."""
+    start = chunk * NESTED_CHUNK
+    live = [k for k in ks if max(want[k].values()) > start]
+    out: dict[int, Units] = {}
+
+    def visit(k: int, counts: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        mts = tuple(mt for mt in metrics if want[k][mt] > start)
+        units = item_units_cm(counts[0], counts[1], counts[2], k, mts)
+        out[k] = (
+            {mt: np.asarray(u).ravel().astype(np.int64) for mt, (u, _) in units.items()},
+            {mt: sc for mt, (_, sc) in units.items()},
+        )
+
+    if live:
+        nested_chunk(a, eps, null, chunk, live, visit)
+    return out
+
+
 def _draw_units(
     a: np.ndarray,
     eps: float,
@@ -283,10 +363,10 @@ def _draw_units(
     null: bool,
     totals: dict[str, int],
     adaptive: bool = False,
-) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-item units of each metric's first ``totals[metric]`` items, drawn in chunks from the stream of (K, side)
-    (the same items for every metric, as many as the largest count); from K = ``POOL_MIN_K`` on, the first chunk is
-    the side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the first chunk is a pilot
+) -> Units:
+    """Per-item units of each metric's first ``totals[metric]`` items at K >= ``POOL_MIN_K``, drawn in chunks from
+    the stream of (K, side) (the same items for every metric, as many as the largest count); the first chunk is the
+    side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the first chunk is a pilot
     that sets each metric's count (``needed_items`` of its own pilot units, at most its total), so a metric's law
     rests on the same items whatever else is asked."""
     rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
@@ -296,7 +376,7 @@ def _draw_units(
     start = 0
     while start < max(want.values()):
         size = min(_CHUNK, max(want.values()) - start)
-        if start == 0 and k >= POOL_MIN_K:  # the first chunk: the side's items shared by every K (``pool``)
+        if start == 0:  # the first chunk: the side's items shared by every K (``pool``)
             g, ma, mb = pooled_counts(tuple(a.tolist()), eps, k, _CHUNK, null)
             g, ma, mb = g[..., :size], ma[..., :size], mb[..., :size]
         else:
@@ -332,26 +412,44 @@ def item_laws(
     >>> alt["acc"].exact, round(alt["acc"].mean, 4), null["acc"].mean
     (True, 0.0405, 0.0)
     """
+    return item_laws_many(alpha, eps, [k], metrics, n_items)[int(k)]
+
+
+def item_laws_many(
+    alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str], n_items: int | None = None
+) -> dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]]:
+    """``item_laws`` for several K at once (cached per K): the small K missing from the cache are drawn together,
+    from one nested stream (``nested``), which costs each item the steps of the largest K it serves instead of
+    the sum over K; each law is the same as when its K is asked alone (module doc)."""
     a = tuple(float(x) for x in validate_alpha(alpha))
     if not 0.0 <= float(eps) <= 1.0:
         raise DataError(f"eps must be between 0 and 1, got {eps}")
-    if int(k) < 1:
-        raise DataError(f"ratings per item (K) must be at least 1, got {k}")
-    n = items_for(int(k)) if n_items is None else int(n_items)
-    if n < 2:
-        raise DataError(f"need at least 2 items to estimate a per-item law, got {n}")
-    limits.check("items", n, "the per-item law")
+    if any(int(k) < 1 for k in ks):
+        raise DataError(f"ratings per item (K) must be at least 1, got {min(int(k) for k in ks)}")
+    n_of = {int(k): items_for(int(k)) if n_items is None else int(n_items) for k in ks}
+    for n in n_of.values():
+        if n < 2:
+            raise DataError(f"need at least 2 items to estimate a per-item law, got {n}")
+        limits.check("items", n, "the per-item law")
     mts = _check_metrics(metrics)
-    base = (a, float(eps), int(k), n)
-    missing = tuple(mt for mt in mts if (*base, mt) not in _BY_METRIC)
-    if missing:  # a metric's law does not depend on the others asked with it (same items, same count)
-        alt, null = _laws(a, float(eps), int(k), missing, n)
+    missing: dict[int, tuple[str, ...]] = {}
+    for k, n in n_of.items():
+        lack = tuple(mt for mt in mts if (a, float(eps), k, n, mt) not in _BY_METRIC)
+        if lack:
+            missing[k] = lack
+    for lack in set(missing.values()):  # K missing the same metrics: together (a law does not depend on the others)
+        group = [k for k, v in missing.items() if v == lack]
+        got = _laws(a, float(eps), group, lack, {k: n_of[k] for k in group})
         if len(_BY_METRIC) > LAWS_KEPT:
             _BY_METRIC.clear()
-        for mt in missing:
-            _BY_METRIC[(*base, mt)] = (alt[mt], null[mt])
-    got = {mt: _BY_METRIC[(*base, mt)] for mt in mts}
-    return {mt: g[0] for mt, g in got.items()}, {mt: g[1] for mt, g in got.items()}
+        for k, (alt, null) in got.items():
+            for mt in lack:
+                _BY_METRIC[(a, float(eps), k, n_of[k], mt)] = (alt[mt], null[mt])
+    out = {}
+    for k, n in n_of.items():
+        got_k = {mt: _BY_METRIC[(a, float(eps), k, n, mt)] for mt in mts}
+        out[k] = ({mt: g[0] for mt, g in got_k.items()}, {mt: g[1] for mt, g in got_k.items()})
+    return out
 
 
 __all__ = [
@@ -360,6 +458,7 @@ __all__ = [
     "ItemLaw",
     "clear_caches",
     "item_laws",
+    "item_laws_many",
     "items_for",
     "law_from_units",
     "needed_items",
