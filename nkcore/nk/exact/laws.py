@@ -366,18 +366,20 @@ def _draw_units(
 ) -> Units:
     """Per-item units of each metric's first ``totals[metric]`` items at K >= ``POOL_MIN_K``, drawn in chunks from
     the stream of (K, side) (the same items for every metric, as many as the largest count); the first chunk is the
-    side's pool of items shared by every K (``pool.pooled_counts``). ``adaptive``: the first chunk is a pilot
+    side's pool of items shared by every K (``pool.pooled_counts``: ``MIN_ITEMS`` items, half as many for the null,
+    whose laws rest on MIN_ITEMS / 2 items unless the alternative's rest on more than 4 MIN_ITEMS). ``adaptive``: the first chunk is a pilot
     that sets each metric's count (``needed_items`` of its own pilot units, at most its total), so a metric's law
     rests on the same items whatever else is asked."""
     rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
     parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
     scales: dict[str, float] = {}
     want = dict(totals)
+    pooled = MIN_ITEMS // 2 if null else _CHUNK  # the null's laws rest on at least MIN_ITEMS / 2 items, mostly no more
     start = 0
     while start < max(want.values()):
-        size = min(_CHUNK, max(want.values()) - start)
+        size = min(_CHUNK if start else pooled, max(want.values()) - start)
         if start == 0:  # the first chunk: the side's items shared by every K (``pool``)
-            g, ma, mb = pooled_counts(tuple(a.tolist()), eps, k, _CHUNK, null)
+            g, ma, mb = pooled_counts(tuple(a.tolist()), eps, k, pooled, null)
             g, ma, mb = g[..., :size], ma[..., :size], mb[..., :size]
         else:
             g, ma, mb = draw_dataset(rng, a, eps, size, k, 1, null)
