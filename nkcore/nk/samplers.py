@@ -175,7 +175,7 @@ def _urn_draws(
             drawn += ind
 
 
-def _urn_thresholds(prior: np.ndarray, size: int) -> np.ndarray:
+def urn_thresholds(prior: np.ndarray, size: int) -> np.ndarray:
     """Fresh urn thresholds (M-1, size): the prior's cumulative mass for every item."""
     thr = np.empty((prior.size, size))
     thr[...] = prior[:, None]
@@ -198,7 +198,7 @@ def _urn_dataset(
     a0 = float(alpha.sum())
     cum_dtype = np.int8 if k <= 127 else np.int64
     cum_g, cum_a, cum_b = (np.zeros((m - 1, size), dtype=cum_dtype) for _ in range(3))
-    thr = _urn_thresholds(np.cumsum(alpha)[: m - 1], size)
+    thr = urn_thresholds(np.cumsum(alpha)[: m - 1], size)
     _urn_draws(rng, thr, a0, k, cum_g)  # gold: K draws from beta
     p_rho = 0.5 * eps if null else eps
     rho_a = rng.binomial(k, p_rho, size) if null else np.zeros(size, dtype=np.int64)
@@ -209,7 +209,7 @@ def _urn_dataset(
     if idx.size:
         dense = idx.size * 3 > size  # most items: work on all of them (masked) rather than gather and scatter
         ra, rb = (rho_a, rho_b) if dense else (rho_a[idx], rho_b[idx])
-        thr_r = _urn_thresholds(np.arange(1, m) / m, ra.size)
+        thr_r = urn_thresholds(np.arange(1, m) / m, ra.size)
         for machine, before, count in ((cum_a, 1.0, ra), (cum_b, 1.0 + ra, rb)):
             if machine is cum_a and not null:
                 continue  # under the alternative only B draws from rho
@@ -288,4 +288,5 @@ __all__ = [
     "draw_dirichlet",
     "draw_noise",
     "urn_max_k",
+    "urn_thresholds",
 ]

@@ -6,8 +6,9 @@ A per-item law on the integer lattice h Z (values v = h j) has an N-fold sum on 
 point; tiny negative values are set to 0). Where Chernoff's or Bernstein's tail bound leaves less than 1e-16 of
 the mass outside a shorter window around the mean (``extent``), the transform has that window's length instead
 (a skewed law with a rare large value: a few times the sum's spread, not its whole range). Laws on a non-integer
-scale (the log metrics, 2^32 units per nat) or too long a lattice are first put on a coarser lattice h by linear binning (each value's mass split between its
-two neighbours in proportion to the distance: the mean is kept exactly, the variance grows by at most h^2/4).
+scale (the log metrics, 2^32 units per nat) or too long a lattice are first put on a coarser lattice h by linear
+binning (each value's mass split between its two neighbours in proportion to the distance: the mean is kept exactly,
+the variance grows by at most h^2/4).
 For large N the sum is also approximated by its Edgeworth expansion (skewness and kurtosis terms; quantiles by
 Cornish-Fisher); ``cells.plan`` decides which is used for a cell.
 Reference: Feller (1971) vol. II, XVI (Edgeworth); Press et al., Numerical Recipes, 13.1 (convolution by FFT).

@@ -73,9 +73,9 @@ class ItemLaw:
     ``mean`` (0 when exact, and for the symmetrised null whose mean is 0 by exchangeability); step: the lattice
     the values live on (every value a multiple of it); pinned: an estimated law whose mean was set to the exact
     mean (``means.exact_mean``, by exponential tilting: p_i exp(theta v_i), the closest law in relative entropy
-    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more
-    than ``RAW_MAX`` distinct values is kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the mean is kept exactly; the
-    variance grows by at most step^2 / 4, a few parts in a million of it).
+    with that mean), so ``mean_se`` is the quadrature's error and only the shape is estimated. A law with more than
+    ``RAW_MAX`` distinct values is kept on a lattice of ``LAW_BINS`` steps over its range by linear binning (the
+    mean is kept exactly; the variance grows by at most step^2 / 4, a few parts in a million of it).
     """
 
     values: np.ndarray = field(repr=False)
@@ -367,9 +367,9 @@ def _draw_units(
     """Per-item units of each metric's first ``totals[metric]`` items at K >= ``POOL_MIN_K``, drawn in chunks from
     the stream of (K, side) (the same items for every metric, as many as the largest count); the first chunk is the
     side's pool of items shared by every K (``pool.pooled_counts``: ``MIN_ITEMS`` items, half as many for the null,
-    whose laws rest on MIN_ITEMS / 2 items unless the alternative's rest on more than 4 MIN_ITEMS). ``adaptive``: the first chunk is a pilot
-    that sets each metric's count (``needed_items`` of its own pilot units, at most its total), so a metric's law
-    rests on the same items whatever else is asked."""
+    whose laws rest on MIN_ITEMS / 2 items unless the alternative's rest on more than 4 MIN_ITEMS). ``adaptive``:
+    the first chunk is a pilot that sets each metric's count (``needed_items`` of its own pilot units, at most its
+    total), so a metric's law rests on the same items whatever else is asked."""
     rng = np.random.default_rng(np.random.SeedSequence(ENGINE_SEED, spawn_key=(k, int(null))))
     parts: dict[str, list[np.ndarray]] = {mt: [] for mt in metrics}
     scales: dict[str, float] = {}

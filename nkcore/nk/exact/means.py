@@ -9,10 +9,11 @@ Dirichlets). So the mean gap is a sum of one- and two-dimensional integrals agai
   F_Y(t)(1 - F_X(t))] for independent X, Y (|X - Y| counts the t with min <= t < max);
 - KL, smoothed KL, CE: E[w(G_m)] (E[ln q(A_m)] - E[ln q(B_m)]) (w, q: the metric's weights and smoothed shares).
 The integrals are computed by Gauss-Jacobi quadrature (the Beta weight is exact, the integrand a polynomial of
-degree <= 2K that is smooth on the scale of the Beta laws); the error estimate is the change from ``NODES_LOW``
-to ``NODES`` nodes per axis (fewer on a concentrated beta axis: ``CONCENTRATED``). Every term is linear in B's pmf, so rho is integrated out of it first (one mixture
-pmf per beta node), and each binomial pmf is computed on its band (``_binom_mixture``). Used to pin the mean of an
-estimated per-item law (``laws``), the number that matters most for p. Reference: Golub & Welsch (1969) for Gauss quadrature; Minka (2000) for Dirichlet marginals.
+degree <= 2K that is smooth on the scale of the Beta laws); the error estimate is the change from ``NODES_LOW`` to
+``NODES`` nodes per axis (fewer on a concentrated beta axis: ``CONCENTRATED``). Every term is linear in B's pmf, so
+rho is integrated out of it first (one mixture pmf per beta node), and each binomial pmf is computed on its band
+(``_binom_mixture``). Used to pin the mean of an estimated per-item law (``laws``), the number that matters most for
+p. Reference: Golub & Welsch (1969) for Gauss quadrature; Minka (2000) for Dirichlet marginals.
 """
 
 from __future__ import annotations

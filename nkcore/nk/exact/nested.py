@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from nkcore.nk.samplers import cumulative_to_counts
+from nkcore.nk.samplers import cumulative_to_counts, urn_thresholds
 
 CHUNK = 1 << 15
 """Items per chunk (each its own seed; the first chunk is every small K's pilot)."""
@@ -46,11 +46,9 @@ class _Urns:
 
     def __init__(self, alpha: np.ndarray, size: int) -> None:
         m = alpha.size
-        self.beta = np.empty((m - 1, size))
-        self.beta[...] = np.cumsum(alpha)[: m - 1, None]
+        self.beta = urn_thresholds(np.cumsum(alpha)[: m - 1], size)
         self.beta_total = np.full(size, float(alpha.sum()))
-        self.rho = np.empty((m - 1, size))
-        self.rho[...] = (np.arange(1, m) / m)[:, None]
+        self.rho = urn_thresholds(np.arange(1, m) / m, size)
         self.rho_total = np.ones(size)
 
     def draw(self, rng: np.random.Generator, cum: np.ndarray, p_rho: float) -> None:
