@@ -319,6 +319,19 @@ def test_a_binned_lattices_p_is_its_limit_as_the_step_shrinks(name: str, k: int,
     assert abs(cell_p(alt, null, n) - c.p) < 1e-12
 
 
+def test_a_cell_with_p_zero_on_a_binned_lattice_has_a_finite_p_error() -> None:
+    """JS at Toxicity, K 440, N 56 (budget 25,000): p is 0 to double precision on a linearly binned lattice; the
+    binning term of p_error is phi(z) |z| h^2 / ..., whose limit is 0, not 0 x inf (it was NaN in the grid's JSON)."""
+    from nkcore.nk.exact.accuracy import binning_error
+
+    alt, null = (law["js"] for law in item_laws(TOX, 0.3, 440, ["js"]))
+    h, exact_step, edge = plan(alt, null, 56)
+    assert not exact_step and not edge
+    assert binning_error(alt, null, 56, h, 0.0) == 0.0
+    (c,) = exact_cell(TOX, 0.3, 25_000, 440, ["js"])
+    assert c.p == 0.0 and np.isfinite(c.p_error)
+
+
 def test_each_metric_draws_the_items_its_own_p_values_need() -> None:
     """Close models at K = 2 (balanced12): Accuracy's p stays in play to large N, so its law rests on many items;
     TV's mean is exact, so its law rests on the pilot (MIN_ITEMS); Accuracy's law is the same asked alone or with TV

@@ -88,6 +88,8 @@ def binning_error(
     if v <= 0:
         return 0.0
     z = float(ndtri(1.0 - min(max(p, 1e-300), 1.0 - 1e-16)))
+    if not np.isfinite(z):  # p within 1e-16 of 0: phi(z) |z| -> 0 (the formula would give 0 x inf)
+        return 0.0
     if near:
         shift = 0.0
         lats = lattices or tuple(cv.on_lattice(law.values, law.prob, h, True) for law in (alt, null))
