@@ -85,12 +85,13 @@ def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = F
     [0.5, 0.5]
     """
     x = np.asarray(values, dtype=float) / h
-    if nearest:
+    if nearest:  # no split: each value's whole mass on its nearest point
         j = np.rint(x)
-        f = np.zeros_like(x)
-    else:
-        j = np.floor(x)
-        f = x - j
+        lo = int(j.min())
+        pmf = np.bincount((j - lo).astype(np.int64), weights=prob, minlength=int(j.max()) - lo + 1)
+        return Lattice(float(h), lo, pmf)
+    j = np.floor(x)
+    f = x - j
     lo = int(j.min())
     hi = int(j.max() + (1 if np.any(f > 0) else 0))
     idx = (j - lo).astype(np.int64)
