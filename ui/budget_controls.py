@@ -124,7 +124,7 @@ def _source_controls(source: str, s1: Any) -> dict[str, Any]:
 
 def read_controls() -> Choices:
     """Draw the controls and return the reader's choices (a bad value raises ``DataError`` for the page to show)."""
-    c1, c2, c3 = st.columns([1.2, 1, 1])
+    c1, c2, c3 = st.columns([1, 1.6, 0.9])  # the metric's name whole at 1024 px (a projector)
     source = c1.radio("Where the numbers come from", SOURCES, key="bud_src", bind="query-params")
     metric = c2.selectbox(
         "Metric",
@@ -134,7 +134,7 @@ def read_controls() -> Choices:
         bind="query-params",
         help=METRIC_HELP,
     )
-    color_by = c3.radio("Colour the cells by", list(COLOR_BY), horizontal=True, key="bud_color", bind="query-params")
+    color_by = c3.radio("Colour the cells by", list(COLOR_BY), key="bud_color", bind="query-params")
     s1, s2 = st.columns([1.2, 2])
     picked = _source_controls(source, s1)
     eps = 0.3
