@@ -36,5 +36,6 @@ with page.user_errors():
     budget_notes.draw_method(choices, grid)
     mins = budget_notes.draw_tables(choices, grid)
     budget_notes.draw_summary(choices, grid, answer, cell, mins, chart)
+    budget_compute.prefetch_metrics(choices)  # the other metrics, in the background while the page is read
 
 page.finish_page()

@@ -88,6 +88,7 @@ def helpers() -> Iterator[None]:
     CALLS = Calls()
     yield
     CALLS.release.set()
+    assert work.stop_background()
     del sys.modules[MODULE]
     st.cache_data.clear()
 
@@ -238,6 +239,134 @@ def test_work_errors_reach_the_waiters_and_are_not_cached() -> None:
         assert w is not None and w.done.wait(10)
         w.leave()
         assert isinstance(w.error, DataError) and CALLS.n == n
+
+
+def _until(cond: Callable[[], bool], timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+def _background() -> work.Work | None:
+    return next((w for w in work.running().values() if w.background), None)
+
+
+@pytest.fixture
+def no_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Background jobs start without waiting for the pages to be idle (no page runs in these tests)."""
+    monkeypatch.setattr(work, "IDLE_S", 0.0)
+
+
+def test_prefetch_computes_in_the_background_and_a_later_call_finds_it_cached(no_idle: None) -> None:
+    ds = _ds(list(range(100)))
+    CALLS.release.set()
+    work.prefetch([work.Job(gated, (ds,), {"steps": 3})])
+    assert _until(lambda: CALLS.n == 1 and not work.running())
+    again, value = work.start_or_join(gated, ds, steps=3)
+    assert again is None and value == 4950 and CALLS.n == 1  # oracle: 99 * 100 / 2; from the cache, not recomputed
+
+
+def test_a_foreground_work_stops_the_background_one_and_the_queue(no_idle: None) -> None:
+    bg, fg, later = _ds([1, 2], "bg"), _ds([5], "fg"), _ds([7], "later")
+    work.prefetch([work.Job(gated, (bg,), {"steps": 500}), work.Job(gated, (later,), {"steps": 3})])
+    assert _until(lambda: _background() is not None)
+    w = _background()
+    assert w is not None and w.background and w.waiters == 0
+    f, _ = work.start_or_join(gated, fg, steps=3)  # a reader asks for something else
+    assert f is not None and not f.background
+    CALLS.release.set()
+    assert w.done.wait(10) and f.done.wait(10)
+    f.leave()
+    assert w.cancelled and w.result is None and f.result == 5
+    assert _until(lambda: not work.running())
+    time.sleep(0.3)
+    assert CALLS.n == 2  # the background job and the reader's; the queued one was dropped
+    again, _ = work.start_or_join(gated, bg, steps=500)  # the stopped work left nothing in the cache
+    assert again is not None
+    again.leave()
+
+
+def test_a_reader_asking_for_a_background_key_joins_it(no_idle: None) -> None:
+    ds = _ds([4, 4, 4])
+    work.prefetch([work.Job(gated, (ds,), {"steps": 20})])
+    assert _until(lambda: _background() is not None)
+    w = _background()
+    joined, _ = work.start_or_join(gated, ds, steps=20)
+    assert joined is w and w is not None and not w.background  # now a foreground work: not stopped by others
+    CALLS.release.set()
+    assert w.done.wait(10)
+    w.leave()
+    assert w.result == 12 and not w.cancelled and CALLS.n == 1
+
+
+def test_background_jobs_wait_while_a_foreground_work_runs(no_idle: None) -> None:
+    fg, bg = _ds([1], "fg"), _ds([2], "bg")
+    f, _ = work.start_or_join(gated, fg, steps=3)
+    assert f is not None
+    work.prefetch([work.Job(gated, (bg,), {"steps": 3})])
+    time.sleep(0.6)
+    assert CALLS.n == 1 and _background() is None  # not started beside the reader's work
+    CALLS.release.set()
+    assert f.done.wait(10)
+    f.leave()
+    assert _until(lambda: CALLS.n == 2 and not work.running())
+    again, value = work.start_or_join(gated, bg, steps=3)
+    assert again is None and value == 2
+
+
+def test_a_page_run_stops_the_background_work_and_the_next_waits_for_idle_pages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(work, "IDLE_S", 0.5)
+    monkeypatch.setattr(work, "JOIN_S", 0.1)
+    first, second = _ds([3], "first"), _ds([4], "second")
+    work.page_run_started()  # a reader's page run: nothing starts for IDLE_S
+    work.prefetch([work.Job(gated, (first,), {"steps": 500})])
+    time.sleep(0.2)
+    assert _background() is None and CALLS.n == 0
+    assert _until(lambda: _background() is not None)
+    w = _background()
+    assert w is not None
+    work.page_run_started()  # another page run (any session) that does not join it within JOIN_S: it stops
+    CALLS.release.set()
+    assert w.done.wait(10) and w.cancelled
+    work.prefetch([work.Job(gated, (second,), {"steps": 3})])
+    assert _until(lambda: CALLS.n == 2 and not work.running())
+    again, value = work.start_or_join(gated, second, steps=3)
+    assert again is None and value == 4
+
+
+def test_a_page_run_that_joins_the_background_work_in_time_keeps_it(no_idle: None) -> None:
+    ds = _ds([6, 6])
+    work.prefetch([work.Job(gated, (ds,), {"steps": 200})])
+    assert _until(lambda: _background() is not None)
+    w = _background()
+    work.page_run_started()  # the reader switches to this very view...
+    joined, _ = work.start_or_join(gated, ds, steps=200)  # ...and its page asks for the key within JOIN_S
+    assert joined is w and w is not None
+    CALLS.release.set()
+    assert w.done.wait(10)
+    w.leave()
+    assert not w.cancelled and w.result == 12 and CALLS.n == 1
+
+
+def test_stop_background_drops_the_queue_and_stops_the_running_work(no_idle: None) -> None:
+    work.prefetch([work.Job(gated, (_ds([1], "a"),), {"steps": 500}), work.Job(gated, (_ds([2], "b"),), {"steps": 3})])
+    assert _until(lambda: _background() is not None)
+    w = _background()
+    CALLS.release.set()
+    assert work.stop_background(10) and w is not None and w.cancelled
+    time.sleep(0.3)
+    assert CALLS.n == 1 and not work.running()  # the queued job never started
+
+
+def test_prefetch_takes_only_work_that_can_be_stopped(no_idle: None) -> None:
+    work.prefetch([work.Job(slow_sum, (_ds([1, 2]),), {"wait": 0.0})])  # no progress parameter: cannot be stopped
+    time.sleep(0.4)
+    assert CALLS.n == 0 and not work.running()
 
 
 def _page() -> None:

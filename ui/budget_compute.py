@@ -14,6 +14,7 @@ import streamlit as st
 from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
+from nkcore.nk.metrics import PAPER_METRICS
 from ui import cache, work
 from ui.budget_controls import ENGINE_METRICS, Choices
 from ui.text import md
@@ -82,12 +83,36 @@ def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, 
     return run_info, refused
 
 
+def _engine_params(ch: Choices, metric: str) -> dict[str, Any]:
+    """The engine's parameters for one metric's grid (besides the source's): the same for the page and
+    :func:`prefetch_metrics`, so both find one cache entry."""
+    return {"budgets": tuple(ch.budgets), "ks": ch.ks, "metrics": (metric,)}
+
+
 def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
     """One metric's grid from the exact engine (its own cached computation: a metric not shown costs nothing)."""
     return _from_source(
-        ch, nk_exact.exact_grid, frames.exact_resample_frames, "Computing the grid",
-        budgets=tuple(ch.budgets), ks=ch.ks, metrics=(metric,),
-    )  # fmt: skip
+        ch, nk_exact.exact_grid, frames.exact_resample_frames, "Computing the grid", **_engine_params(ch, metric)
+    )
+
+
+def prefetch_metrics(ch: Choices) -> None:
+    """The paper's other metrics' grids of the prior on screen, computed in the background while the page is read
+    (``work.prefetch``: a foreground computation stops them), so a change of metric, or the every-metric table,
+    redraws from the cache. Real data is not prefetched (its engine cannot be stopped half-way)."""
+    if ch.prior is None or ch.metric not in ENGINE_METRICS:
+        return
+    work.prefetch(
+        [
+            work.Job(
+                nk_exact.exact_grid,
+                params={"alpha": ch.prior.alpha, "eps": ch.eps, **_engine_params(ch, m)},
+                label="Computing the grid",
+            )
+            for m in PAPER_METRICS
+            if m != ch.metric
+        ]
+    )
 
 
 def compute_grid(ch: Choices) -> Grid:

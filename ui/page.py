@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import streamlit as st
 
 from nkcore.errors import DataError
-from ui import charts, exports
+from ui import charts, exports, work
 from ui.datasets import KINDS
 from ui.text import link_value, md
 
@@ -56,6 +56,7 @@ def setup_page(title: str, purpose: str) -> None:
     page is named after it and the datasets chosen on it.
     """
     st.set_page_config(page_title=f"{title} · NK Planner", page_icon=":material/balance:", layout="wide")
+    work.page_run_started()  # background work yields to a reader's page
     exports.start_context(title)
     charts.enable_theme()
     st.title(title)

@@ -11,6 +11,11 @@ Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button)
 - **Cancel**: the button stops this session's wait. The work itself stops (at its next progress report) once no
   session has waited for it for :data:`GRACE_S` seconds, so a quick rerun of the same view keeps it, and one
   viewer's Cancel does not take the result from another viewer who is still waiting.
+- **Background**: :func:`prefetch` queues computations a reader will likely ask for next (the Budget page: the
+  other metrics of the grid on screen). One background thread runs them one at a time, only while no foreground
+  work runs and no page has started a run for :data:`IDLE_S`. A foreground work that starts stops the background
+  work at its next progress report, and so does a page run that has not joined it within :data:`JOIN_S` (so it does
+  not slow down what a reader waits for); a session asking for a background work's key joins it.
 - **Cache**: a finished result goes into a Streamlit cache (``max_entries`` :data:`MAX_ENTRIES`) under that key,
   and the work leaves the table; later sessions read the cache. A failed work (e.g. ``DataError``) is not cached:
   each waiting session raises its error. Nothing else keeps frames or results alive.
@@ -32,7 +37,19 @@ import streamlit as st
 from ui import cache
 from ui.text import md
 
-__all__ = ["GRACE_S", "MAX_ENTRIES", "SHOW_AFTER_S", "Work", "compute_with_progress", "running", "start_or_join"]
+__all__ = [
+    "GRACE_S",
+    "MAX_ENTRIES",
+    "SHOW_AFTER_S",
+    "Job",
+    "Work",
+    "compute_with_progress",
+    "page_run_started",
+    "prefetch",
+    "running",
+    "start_or_join",
+    "stop_background",
+]
 
 T = TypeVar("T")
 
@@ -65,12 +82,17 @@ class Work:
     result: Any = None
     error: BaseException | None = None
     cancelled: bool = False
+    background: bool = False
+    """Started by :func:`prefetch` and not yet joined by a session: yields to foreground works and page runs."""
+    generation: tuple[int, int] = (0, 0)
+    """Foreground works and page runs started before this work (a background work stops once either grows)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def join(self) -> None:
-        """Count one more session waiting for this work."""
+        """Count one more session waiting for this work (a background work becomes a foreground one)."""
         with self.lock:
             self.waiters += 1
+            self.background = False
 
     def leave(self) -> None:
         """Count one session fewer; the grace period starts when the last one leaves."""
@@ -79,13 +101,38 @@ class Work:
             self.left_at = time.monotonic()
 
     def abandoned(self) -> bool:
-        """True once no session has waited for the work for ``GRACE_S`` seconds."""
+        """True once no session has waited for the work for ``GRACE_S`` seconds; for a background work, once a
+        foreground work has started since it did, or a page run did more than :data:`JOIN_S` ago (time for that
+        page to join it, if it wants this result)."""
         with self.lock:
+            if self.background:
+                works, runs = self.generation
+                return _WORKS_STARTED > works or (_PAGE_RUNS > runs and time.monotonic() - _LAST_PAGE_RUN >= JOIN_S)
             return self.waiters <= 0 and time.monotonic() - self.left_at > GRACE_S
 
 
 _WORK: dict[str, Work] = {}
 _WORK_LOCK = threading.Lock()
+_WORKS_STARTED = 0
+"""Foreground works started in this process, and calls of :func:`stop_background` (under ``_WORK_LOCK``)."""
+_PAGE_RUNS = 0
+"""Page runs started in this process, any session (under ``_WORK_LOCK``)."""
+_LAST_PAGE_RUN = 0.0
+"""``time.monotonic()`` at the start of the latest page run (under ``_WORK_LOCK``)."""
+IDLE_S = 1.0
+"""A background job starts only once no page has started a run for this many seconds."""
+JOIN_S = 0.5
+"""A page run stops a running background work after this many seconds, unless it joined it by then."""
+
+
+def page_run_started() -> None:
+    """Note that a page run started (``ui.page.setup_page`` calls it, for every session): a running background work
+    stops at its first progress report after :data:`JOIN_S` (unless the page joined it), and the next one waits
+    until the pages have been idle for :data:`IDLE_S`."""
+    global _PAGE_RUNS, _LAST_PAGE_RUN
+    with _WORK_LOCK:
+        _PAGE_RUNS += 1
+        _LAST_PAGE_RUN = time.monotonic()
 
 
 def running() -> dict[str, Work]:
@@ -167,6 +214,7 @@ def start_or_join(
 ) -> tuple[Work | None, Any]:
     """(None, value) when the result is cached; else (work, None) for the running work of this key, started now
     if none runs. The caller must :meth:`Work.join` (done here) and later :meth:`Work.leave` it."""
+    global _WORKS_STARTED
     name = cache.name_of(func)
     if "progress" in params:
         raise TypeError("compute_with_progress passes its own progress callback")
@@ -186,6 +234,7 @@ def start_or_join(
             work = Work(digest, label)
             _WORK[digest] = work
             work.join()
+            _WORKS_STARTED += 1
             frames = tuple(d.frame for d in datasets)
             thread = threading.Thread(
                 target=_run, args=(work, func, name, fps, frozen, frames), name=f"nkp-work-{digest}", daemon=True
@@ -194,6 +243,98 @@ def start_or_join(
             return work, None
     work.join()
     return work, None
+
+
+@dataclass(frozen=True)
+class Job:
+    """One computation for :func:`prefetch`: ``func(*[d.frame for d in datasets], **params)``, keyed as
+    :func:`compute_with_progress` keys it (so a later call with the same arguments finds its result)."""
+
+    func: Callable[..., Any]
+    datasets: tuple[cache.HasFrame, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    label: str = "Computing"
+
+
+_QUEUE: list[Job] = []
+"""Background jobs not started yet (under ``_WORK_LOCK``); each :func:`prefetch` replaces them."""
+_QUEUE_VERSION = 0
+"""How many times :func:`prefetch` has replaced the queue (under ``_WORK_LOCK``)."""
+_RUNNER: threading.Thread | None = None
+"""The background thread, while it runs (under ``_WORK_LOCK``)."""
+
+
+def prefetch(jobs: list[Job]) -> None:
+    """Compute ``jobs`` in the background, one at a time, while no foreground work runs (module doc).
+
+    Replaces the jobs queued before and not started (the newest view's guesses win); a job already cached or
+    running is skipped. Only functions with a ``progress`` parameter are taken (a foreground work can stop them
+    at their next report): the others are ignored. Returns at once.
+    """
+    global _RUNNER, _QUEUE_VERSION
+    keep = [j for j in jobs if _takes_progress(j.func) and "progress" not in j.params]
+    with _WORK_LOCK:
+        _QUEUE[:] = keep
+        _QUEUE_VERSION += 1
+        if keep and (_RUNNER is None or not _RUNNER.is_alive()):
+            _RUNNER = threading.Thread(target=_background_loop, name="nkp-background", daemon=True)
+            _RUNNER.start()
+
+
+def stop_background(timeout: float = 30.0) -> bool:
+    """Drop the queued background jobs and stop the running one at its next progress report; True once no
+    background work runs (waits up to ``timeout`` seconds). Tests call it so one test's prefetch does not run into
+    the next."""
+    global _WORKS_STARTED, _QUEUE_VERSION
+    with _WORK_LOCK:
+        _QUEUE.clear()
+        _QUEUE_VERSION += 1
+        _WORKS_STARTED += 1  # as a foreground work would: the background one stops
+        running = [w for w in _WORK.values() if w.background]
+    end = time.monotonic() + timeout
+    return all(w.done.wait(max(0.0, end - time.monotonic())) for w in running)
+
+
+def _background_loop() -> None:
+    """The background thread's body: the queued jobs in order, each once no foreground work runs."""
+    global _RUNNER
+    while True:
+        with _WORK_LOCK:
+            busy = any(not w.background for w in _WORK.values()) or time.monotonic() - _LAST_PAGE_RUN < IDLE_S
+            if not _QUEUE:
+                _RUNNER = None
+                return
+            job = None if busy else _QUEUE.pop(0)
+            generation = (_WORKS_STARTED, _PAGE_RUNS)  # what starts after this stops the job
+            version = _QUEUE_VERSION
+        if job is None:
+            time.sleep(POLL_S)
+            continue
+        work = _start_background(job, generation)
+        if work is not None:
+            work.done.wait()
+            if work.cancelled:  # a reader came first: drop the rest, unless a page has queued its own since
+                with _WORK_LOCK:
+                    if _QUEUE_VERSION == version:
+                        _QUEUE.clear()
+
+
+def _start_background(job: Job, generation: tuple[int, int]) -> Work | None:
+    """Run one job on this thread as a background :class:`Work` (``generation``: the foreground works and page runs
+    started before it), unless cached or running; the work, or None."""
+    name = cache.name_of(job.func)
+    fps = tuple(d.fingerprint for d in job.datasets)
+    frozen = cache.frozen_params(job.params)
+    if _peek(name, fps, frozen)[0]:
+        return None
+    digest = cache.key_digest(name, fps, frozen)
+    with _WORK_LOCK:
+        if digest in _WORK:
+            return None
+        work = Work(digest, job.label, background=True, generation=generation)
+        _WORK[digest] = work
+    _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
+    return work
 
 
 @contextlib.contextmanager

@@ -24,7 +24,11 @@ RunPage = Callable[..., AppTest]
 
 
 def clear_streamlit_caches() -> None:
-    """Streamlit's caches are per process: clear them so tests do not see each other's results."""
+    """Streamlit's caches are per process: clear them so tests do not see each other's results (and stop the
+    background work a page queued, which would otherwise run into the next test)."""
+    from ui import work
+
+    assert work.stop_background(), "a background computation did not stop"
     st.cache_data.clear()
     st.cache_resource.clear()
 

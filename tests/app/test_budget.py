@@ -548,3 +548,36 @@ def test_the_p_phrase_never_reads_p_equals_less_than(run_page: RunPage) -> None:
     assert _metrics(at)["p-value"] == "< 0.001"  # the view does show such a p
     text = " ".join(plain(t) for t in rendered_markdown(at))
     assert "p < 0.001" in text and "= < 0.001" not in text
+
+
+def test_the_other_paper_metrics_are_prefetched_and_a_metric_switch_finds_them(
+    run_page: RunPage, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the page is read, the grids of the paper's other three metrics are computed in the background
+    (``ui.work.prefetch``) under the keys the page asks for: switching the metric then computes no grid.
+    Oracle: the server's log of computations actually run (``ui.cache.LOG_ENV``)."""
+    import json
+    import time
+
+    from ui import work
+    from ui.cache import LOG_ENV
+
+    log = tmp_path / "computations.jsonl"
+    monkeypatch.setenv(LOG_ENV, str(log))
+    monkeypatch.setattr(work, "IDLE_S", 0.0)
+
+    def grids() -> list[str]:
+        lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        return [x["key"] for x in lines if x["func"] == "nkcore.nk.exact.engine:exact_grid"]
+
+    at = run_page(PAGE, query=SMALL, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    deadline = time.monotonic() + 120
+    while (len(grids()) < 4 or work.running()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(grids()) == 4 and len(set(grids())) == 4  # Accuracy on screen, then TV, Wins and KL
+    for metric, name in (("tv", "TV (total variation)"), ("kl", "KL divergence (paper's version)")):
+        at.selectbox(key="bud_metric").set_value(metric).run(timeout=TIMEOUT)
+        assert not at.exception
+        assert f"for {name}" in _text(at)
+    assert len(grids()) == 4  # both switches read the prefetched grids
