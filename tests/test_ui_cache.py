@@ -363,6 +363,17 @@ def test_stop_background_drops_the_queue_and_stops_the_running_work(no_idle: Non
     assert CALLS.n == 1 and not work.running()  # the queued job never started
 
 
+def test_background_jobs_start_only_after_the_page_that_queued_them_had_time_to_draw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(work, "IDLE_S", 0.4)
+    CALLS.release.set()
+    work.prefetch([work.Job(gated, (_ds([9]),), {"steps": 3})])  # a page calls it at the end of its run
+    time.sleep(0.15)
+    assert CALLS.n == 0
+    assert _until(lambda: CALLS.n == 1 and not work.running())
+
+
 def test_prefetch_takes_only_work_that_can_be_stopped(no_idle: None) -> None:
     work.prefetch([work.Job(slow_sum, (_ds([1, 2]),), {"wait": 0.0})])  # no progress parameter: cannot be stopped
     time.sleep(0.4)

@@ -13,9 +13,9 @@ Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button)
   viewer's Cancel does not take the result from another viewer who is still waiting.
 - **Background**: :func:`prefetch` queues computations a reader will likely ask for next (the Budget page: the
   other metrics of the grid on screen). One background thread runs them one at a time, only while no foreground
-  work runs and no page has started a run for :data:`IDLE_S`. A foreground work that starts stops the background
-  work at its next progress report, and so does a page run that has not joined it within :data:`JOIN_S` (so it does
-  not slow down what a reader waits for); a session asking for a background work's key joins it.
+  work runs and no page has started or ended a run for :data:`IDLE_S`. A foreground work that starts stops the
+  background work at its next progress report, and so does a page run that has not joined it within :data:`JOIN_S`
+  (so it does not slow down what a reader waits for); a session asking for a background work's key joins it.
 - **Cache**: a finished result goes into a Streamlit cache (``max_entries`` :data:`MAX_ENTRIES`) under that key,
   and the work leaves the table; later sessions read the cache. A failed work (e.g. ``DataError``) is not cached:
   each waiting session raises its error. Nothing else keeps frames or results alive.
@@ -118,9 +118,11 @@ _WORKS_STARTED = 0
 _PAGE_RUNS = 0
 """Page runs started in this process, any session (under ``_WORK_LOCK``)."""
 _LAST_PAGE_RUN = 0.0
-"""``time.monotonic()`` at the start of the latest page run (under ``_WORK_LOCK``)."""
+"""``time.monotonic()`` at the start of the latest page run, or at the latest :func:`prefetch` (which a page calls
+at the end of its run) if later (under ``_WORK_LOCK``)."""
 IDLE_S = 1.0
-"""A background job starts only once no page has started a run for this many seconds."""
+"""A background job starts only once no page has started a run, and none has queued jobs, for this many seconds
+(the last page drawn by the browser meanwhile)."""
 JOIN_S = 0.5
 """A page run stops a running background work after this many seconds, unless it joined it by then."""
 
@@ -268,14 +270,16 @@ def prefetch(jobs: list[Job]) -> None:
     """Compute ``jobs`` in the background, one at a time, while no foreground work runs (module doc).
 
     Replaces the jobs queued before and not started (the newest view's guesses win); a job already cached or
-    running is skipped. Only functions with a ``progress`` parameter are taken (a foreground work can stop them
-    at their next report): the others are ignored. Returns at once.
+    running is skipped; the first starts :data:`IDLE_S` after this call at the earliest. Only functions with a
+    ``progress`` parameter are taken (a foreground work can stop them at their next report): the others are
+    ignored. Returns at once.
     """
-    global _RUNNER, _QUEUE_VERSION
+    global _RUNNER, _QUEUE_VERSION, _LAST_PAGE_RUN
     keep = [j for j in jobs if _takes_progress(j.func) and "progress" not in j.params]
     with _WORK_LOCK:
         _QUEUE[:] = keep
         _QUEUE_VERSION += 1
+        _LAST_PAGE_RUN = time.monotonic()  # called at the end of a page run: its page still draws in the browser
         if keep and (_RUNNER is None or not _RUNNER.is_alive()):
             _RUNNER = threading.Thread(target=_background_loop, name="nkp-background", daemon=True)
             _RUNNER.start()
