@@ -81,9 +81,9 @@ with page.user_errors():
     rows = []
     for c in comps:
         label = f"{c.config_a} → {c.config_b}"
-        rows.append({"pair": label, "interval": "paired (exact bootstrap)", "diff": c.diff,
+        rows.append({"pair": label, "interval": charts_paired.PAIRED, "diff": c.diff,
                      "low": c.diff_ci_low, "high": c.diff_ci_high})  # fmt: skip
-        rows.append({"pair": label, "interval": "if the configs were independent (marginal)", "diff": c.diff,
+        rows.append({"pair": label, "interval": charts_paired.MARGINAL, "diff": c.diff,
                      "low": c.unpaired_ci_low, "high": c.unpaired_ci_high})  # fmt: skip
     # the chart's spec is cached on its rows' content; the chart itself is built only when an export is clicked
     diff_rows = pd.DataFrame(rows)

@@ -22,10 +22,10 @@ from ui.charts import (
 PAIR_ARROW = " → "
 """What separates the two configs in a pair's label ("n=1 → n=3")."""
 
-INTERVAL_COLORS = {
-    "paired (exact bootstrap)": SIGNIFICANT,
-    "if the configs were independent (marginal)": NOT_SIGNIFICANT,
-}
+PAIRED = "paired (exact bootstrap)"
+MARGINAL = "as if independent (marginal)"
+"""The two interval kinds of the difference chart (short enough for one legend line on a 390 px phone)."""
+INTERVAL_COLORS = {PAIRED: SIGNIFICANT, MARGINAL: NOT_SIGNIFICANT}
 
 PAIR_PX = 40
 """Height (px) of one interval's row in the chart of paired differences (a pair has two: 80 px)."""
