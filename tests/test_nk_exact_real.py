@@ -136,3 +136,24 @@ def test_real_data_engine_agrees_with_the_resampler() -> None:
         else:
             assert np.isnan(c.significant_share)
     print(f"\nreal data: worst |z| = {worst:.2f}")
+
+
+def test_progress_reports_each_k_and_stops_the_run_when_it_raises() -> None:
+    """``progress`` gets the share of K done after each K (the same numbers as without it); raising stops the run."""
+    counts, a, b = _tiny()
+    data = prepare_pair(counts, a, b)
+    cfgs = [Config(8, 1, 8), Config(8, 2, 4), Config(9, 3, 3), Config(8, 4, 2)]
+    seen: list[float] = []
+    got = exact_resample_cells(data, cfgs, ["acc", "tv"], progress=seen.append)
+    plain = exact_resample_cells(data, cfgs, ["acc", "tv"])
+    assert seen == [0.25, 0.5, 0.75, 1.0]  # oracle: four K, one report each
+    assert [(c.k, c.metric, c.p, c.delta) for c in got] == [(c.k, c.metric, c.p, c.delta) for c in plain]
+
+    class Stop(Exception):
+        pass
+
+    def stop(fraction: float) -> None:
+        raise Stop
+
+    with pytest.raises(Stop):
+        exact_resample_cells(data, cfgs, ["acc"], progress=stop)

@@ -97,22 +97,22 @@ def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
 
 
 def prefetch_metrics(ch: Choices) -> None:
-    """The paper's other metrics' grids of the prior on screen, computed in the background while the page is read
-    (``work.prefetch``: a foreground computation stops them), so a change of metric, or the every-metric table,
-    redraws from the cache. Real data is not prefetched (its engine cannot be stopped half-way)."""
-    if ch.prior is None or ch.metric not in ENGINE_METRICS:
+    """The paper's other metrics' grids of the view on screen (a prior, or real data resampled), computed in the
+    background while the page is read (``work.prefetch``: a foreground computation stops them), so a change of
+    metric, or the every-metric table, redraws from the cache. The jobs are the calls ``_from_source`` makes."""
+    if ch.metric not in ENGINE_METRICS:
         return
-    work.prefetch(
-        [
-            work.Job(
-                nk_exact.exact_grid,
-                params={"alpha": ch.prior.alpha, "eps": ch.eps, **_engine_params(ch, m)},
-                label="Computing the grid",
-            )
-            for m in PAPER_METRICS
-            if m != ch.metric
-        ]
-    )
+    jobs = []
+    for m in PAPER_METRICS:
+        if m == ch.metric:
+            continue
+        if ch.prior is not None:
+            params = {"alpha": ch.prior.alpha, "eps": ch.eps, **_engine_params(ch, m)}
+            jobs.append(work.Job(nk_exact.exact_grid, params=params, label="Computing the grid"))
+        elif ch.rds is not None and ch.pds is not None:
+            params = {"model_a": ch.model_a, "model_b": ch.model_b, **_engine_params(ch, m)}
+            jobs.append(work.Job(frames.exact_resample_frames, (ch.rds, ch.pds), params, "Computing the grid"))
+    work.prefetch(jobs)
 
 
 def compute_grid(ch: Choices) -> Grid:

@@ -204,6 +204,7 @@ def exact_resample_frames(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     alpha: float = 0.05,
     use_probabilities: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> ResampleRun:
     """:func:`resample_frames` from the exact engine: the resampler's numbers in the limit of infinitely many rounds.
 
@@ -213,7 +214,8 @@ def exact_resample_frames(
     items), which the resampler computes (1,000 rounds, seed 0). Method: the per-item gap law is the mixture over
     the qualifying items of each item's law of d_i(g), g ~ MultiHypergeometric(counts_i, K) (exact enumeration
     where small), and the N-item gap its N-fold convolution (:mod:`nkcore.nk.exact.real`; docs/nk-method.md,
-    "Exact engine"). Reference: spec "Real data" (the resampler it reproduces).
+    "Exact engine"). Reference: spec "Real data" (the resampler it reproduces). ``progress``: as in
+    :func:`nkcore.nk.exact.real.exact_resample_cells` (the share of K done; raising in it stops the run).
 
     >>> fr = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"), "label": list("xxyyxy")})
     >>> pf = pd.DataFrame({"item": [1, 2, 3] * 2, "model": ["a"] * 3 + ["b"] * 3, "pred_label": list("xyxyyy")})
@@ -231,7 +233,7 @@ def exact_resample_frames(
         ks,
         metrics,
         use_probabilities,
-        lambda data, configs, mts: exact_resample_cells(data, configs, mts, alpha),
+        lambda data, configs, mts: exact_resample_cells(data, configs, mts, alpha, progress),
     )
 
 

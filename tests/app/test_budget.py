@@ -550,12 +550,23 @@ def test_the_p_phrase_never_reads_p_equals_less_than(run_page: RunPage) -> None:
     assert "p < 0.001" in text and "= < 0.001" not in text
 
 
+@pytest.mark.parametrize(
+    ("query", "func"),
+    [
+        (SMALL, "nkcore.nk.exact.engine:exact_grid"),
+        (
+            {"bud_src": "Resample ratings + predictions", "bud_maxb": "500", "bud_ks": "1,5"},
+            "nkcore.nk.frames:exact_resample_frames",
+        ),
+    ],
+    ids=["prior", "real data"],
+)
 def test_the_other_paper_metrics_are_prefetched_and_a_metric_switch_finds_them(
-    run_page: RunPage, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    run_page: RunPage, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, query: dict[str, str], func: str
 ) -> None:
     """While the page is read, the grids of the paper's other three metrics are computed in the background
-    (``ui.work.prefetch``) under the keys the page asks for: switching the metric then computes no grid.
-    Oracle: the server's log of computations actually run (``ui.cache.LOG_ENV``)."""
+    (``ui.work.prefetch``) under the keys the page asks for: switching the metric then computes no grid. On a
+    prior and on real data. Oracle: the server's log of computations actually run (``ui.cache.LOG_ENV``)."""
     import json
     import time
 
@@ -568,9 +579,9 @@ def test_the_other_paper_metrics_are_prefetched_and_a_metric_switch_finds_them(
 
     def grids() -> list[str]:
         lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
-        return [x["key"] for x in lines if x["func"] == "nkcore.nk.exact.engine:exact_grid"]
+        return [x["key"] for x in lines if x["func"] == func]
 
-    at = run_page(PAGE, query=SMALL, timeout=TIMEOUT)
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     deadline = time.monotonic() + 120
     while (len(grids()) < 4 or work.running()) and time.monotonic() < deadline:

@@ -23,7 +23,7 @@ CI-width are those of the simulated cells (``cells.cell_numbers``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from math import comb
@@ -259,11 +259,14 @@ def exact_resample_cells(
     configs: Sequence[Config],
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     alpha: float = ALPHA,
+    progress: Callable[[float], None] | None = None,
 ) -> list[ResampleCell]:
     """``resample.resample_cells`` from the exact engine: one ``ResampleCell`` per configuration and metric.
 
     ``rounds`` = 0, ``alt`` / ``null`` hold 1000 quantile points; configurations where no item has K ratings are
-    left out (as the resampler does). Macro F1 comes from the resampler (1000 rounds, seed 0).
+    left out (as the resampler does). Macro F1 comes from the resampler (1000 rounds, seed 0). ``progress``
+    (optional) receives the share of K done after each K; an exception it raises stops the run (the K not started
+    are dropped). The numbers do not depend on it.
     """
     mts = parse_metrics(metrics)
     full = full_gaps(data, mts)
@@ -281,7 +284,15 @@ def exact_resample_cells(
     done: dict[int, tuple[dict[str, ItemLaw], int, dict[tuple[int, str], CellNumbers]]] = {}
     if item and ks:  # each K on a thread of its own (numpy releases the GIL in the heavy calls); the same numbers
         with ThreadPoolExecutor(max_workers=min(default_workers(), len(ks))) as pool:
-            done = dict(zip(ks, pool.map(lambda k: _numbers_of_k(data, k, by_k[k], item), ks), strict=True))
+            futures = [pool.submit(_numbers_of_k, data, k, by_k[k], item) for k in ks]
+            try:
+                for i, (k, fut) in enumerate(zip(ks, futures, strict=True)):
+                    done[k] = fut.result()
+                    if progress is not None:
+                        progress((i + 1) / len(ks))
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     for cfg in configs:
         laws, n_qual, numbers = done.get(cfg.k, ({}, 0, {}))
         for mt in mts:
