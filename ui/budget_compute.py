@@ -44,17 +44,24 @@ class Answer:
     everything_tied: bool
 
 
-def _from_source(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> tuple[list[Any], Any]:
-    """``from_prior`` (alpha, eps) or ``from_data`` (the ratings and predictions, models A and B) with ``params``, as
-    the page's source says: one cached computation with a progress bar; the cells, and the real data's run (which
-    says which items qualify) or None."""
+def _source_job(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> work.Job:
+    """The call the page's source asks for: ``from_prior`` (alpha, eps) or ``from_data`` (the ratings and
+    predictions, models A and B), with ``params``; the one place that builds it, for the page and the prefetch."""
     if ch.prior is not None:
-        found = work.compute_with_progress(from_prior, alpha=ch.prior.alpha, eps=ch.eps, progress_label=label, **params)
-        return list(found), None
-    run = work.compute_with_progress(
-        from_data, ch.rds, ch.pds, model_a=ch.model_a, model_b=ch.model_b, progress_label=label, **params
-    )
-    return list(run.cells), run
+        return work.Job(from_prior, (), {"alpha": ch.prior.alpha, "eps": ch.eps, **params}, label)
+    return work.Job(from_data, (ch.rds, ch.pds), {"model_a": ch.model_a, "model_b": ch.model_b, **params}, label)
+
+
+def _computed(ch: Choices, job: work.Job) -> tuple[list[Any], Any]:
+    """``job`` (from ``_source_job``) as one cached computation with a progress bar: the cells, and the real data's
+    run (which says which items qualify) or None."""
+    found = work.compute_with_progress(job.func, *job.datasets, progress_label=job.label, **job.params)
+    return (list(found), None) if ch.prior is not None else (list(found.cells), found)
+
+
+def _from_source(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> tuple[list[Any], Any]:
+    """``_computed`` of ``_source_job``: the source's cells (and the real data's run, or None)."""
+    return _computed(ch, _source_job(ch, from_prior, from_data, label, **params))
 
 
 def simulated_cells(
@@ -83,36 +90,26 @@ def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, 
     return run_info, refused
 
 
-def _engine_params(ch: Choices, metric: str) -> dict[str, Any]:
-    """The engine's parameters for one metric's grid (besides the source's): the same for the page and
-    :func:`prefetch_metrics`, so both find one cache entry."""
-    return {"budgets": tuple(ch.budgets), "ks": ch.ks, "metrics": (metric,)}
+def _engine_job(ch: Choices, metric: str) -> work.Job:
+    """One metric's grid from the exact engine, as the page computes it and :func:`prefetch_metrics` queues it."""
+    return _source_job(
+        ch, nk_exact.exact_grid, frames.exact_resample_frames, "Computing the grid",
+        budgets=tuple(ch.budgets), ks=ch.ks, metrics=(metric,),
+    )  # fmt: skip
 
 
 def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
     """One metric's grid from the exact engine (its own cached computation: a metric not shown costs nothing)."""
-    return _from_source(
-        ch, nk_exact.exact_grid, frames.exact_resample_frames, "Computing the grid", **_engine_params(ch, metric)
-    )
+    return _computed(ch, _engine_job(ch, metric))
 
 
 def prefetch_metrics(ch: Choices) -> None:
     """The paper's other metrics' grids of the view on screen (a prior, or real data resampled), computed in the
     background while the page is read (``work.prefetch``: a foreground computation stops them), so a change of
-    metric, or the every-metric table, redraws from the cache. The jobs are the calls ``_from_source`` makes."""
+    metric, or the every-metric table, redraws from the cache."""
     if ch.metric not in ENGINE_METRICS:
         return
-    jobs = []
-    for m in PAPER_METRICS:
-        if m == ch.metric:
-            continue
-        if ch.prior is not None:
-            params = {"alpha": ch.prior.alpha, "eps": ch.eps, **_engine_params(ch, m)}
-            jobs.append(work.Job(nk_exact.exact_grid, params=params, label="Computing the grid"))
-        elif ch.rds is not None and ch.pds is not None:
-            params = {"model_a": ch.model_a, "model_b": ch.model_b, **_engine_params(ch, m)}
-            jobs.append(work.Job(frames.exact_resample_frames, (ch.rds, ch.pds), params, "Computing the grid"))
-    work.prefetch(jobs)
+    work.prefetch([_engine_job(ch, m) for m in PAPER_METRICS if m != ch.metric])
 
 
 def compute_grid(ch: Choices) -> Grid:

@@ -107,7 +107,9 @@ class Work:
         with self.lock:
             if self.background:
                 works, runs = self.generation
-                return _WORKS_STARTED > works or (_PAGE_RUNS > runs and time.monotonic() - _LAST_PAGE_RUN >= JOIN_S)
+                return _WORKS_STARTED > works or (
+                    _PAGE_RUNS > runs and time.monotonic() - _LAST_PAGE_ACTIVITY >= JOIN_S
+                )
             return self.waiters <= 0 and time.monotonic() - self.left_at > GRACE_S
 
 
@@ -117,7 +119,7 @@ _WORKS_STARTED = 0
 """Foreground works started in this process, and calls of :func:`stop_background` (under ``_WORK_LOCK``)."""
 _PAGE_RUNS = 0
 """Page runs started in this process, any session (under ``_WORK_LOCK``)."""
-_LAST_PAGE_RUN = 0.0
+_LAST_PAGE_ACTIVITY = 0.0
 """``time.monotonic()`` at the start of the latest page run, or at the latest :func:`prefetch` (which a page calls
 at the end of its run) if later (under ``_WORK_LOCK``)."""
 IDLE_S = 1.0
@@ -131,10 +133,10 @@ def page_run_started() -> None:
     """Note that a page run started (``ui.page.setup_page`` calls it, for every session): a running background work
     stops at its first progress report after :data:`JOIN_S` (unless the page joined it), and the next one waits
     until the pages have been idle for :data:`IDLE_S`."""
-    global _PAGE_RUNS, _LAST_PAGE_RUN
+    global _PAGE_RUNS, _LAST_PAGE_ACTIVITY
     with _WORK_LOCK:
         _PAGE_RUNS += 1
-        _LAST_PAGE_RUN = time.monotonic()
+        _LAST_PAGE_ACTIVITY = time.monotonic()
 
 
 def running() -> dict[str, Work]:
@@ -274,12 +276,12 @@ def prefetch(jobs: list[Job]) -> None:
     ``progress`` parameter are taken (a foreground work can stop them at their next report): the others are
     ignored. Returns at once.
     """
-    global _RUNNER, _QUEUE_VERSION, _LAST_PAGE_RUN
+    global _RUNNER, _QUEUE_VERSION, _LAST_PAGE_ACTIVITY
     keep = [j for j in jobs if _takes_progress(j.func) and "progress" not in j.params]
     with _WORK_LOCK:
         _QUEUE[:] = keep
         _QUEUE_VERSION += 1
-        _LAST_PAGE_RUN = time.monotonic()  # called at the end of a page run: its page still draws in the browser
+        _LAST_PAGE_ACTIVITY = time.monotonic()  # called at the end of a page run: its page still draws in the browser
         if keep and (_RUNNER is None or not _RUNNER.is_alive()):
             _RUNNER = threading.Thread(target=_background_loop, name="nkp-background", daemon=True)
             _RUNNER.start()
@@ -304,7 +306,7 @@ def _background_loop() -> None:
     global _RUNNER
     while True:
         with _WORK_LOCK:
-            busy = any(not w.background for w in _WORK.values()) or time.monotonic() - _LAST_PAGE_RUN < IDLE_S
+            busy = any(not w.background for w in _WORK.values()) or time.monotonic() - _LAST_PAGE_ACTIVITY < IDLE_S
             if not _QUEUE:
                 _RUNNER = None
                 return
@@ -314,13 +316,11 @@ def _background_loop() -> None:
         if job is None:
             time.sleep(POLL_S)
             continue
-        work = _start_background(job, generation)
-        if work is not None:
-            work.done.wait()
-            if work.cancelled:  # a reader came first: drop the rest, unless a page has queued its own since
-                with _WORK_LOCK:
-                    if _QUEUE_VERSION == version:
-                        _QUEUE.clear()
+        work = _start_background(job, generation)  # runs it on this thread, to the end or to its stop
+        if work is not None and work.cancelled:  # a reader came first: drop the rest, unless a page queued its own
+            with _WORK_LOCK:
+                if _QUEUE_VERSION == version:
+                    _QUEUE.clear()
 
 
 def _start_background(job: Job, generation: tuple[int, int]) -> Work | None:
