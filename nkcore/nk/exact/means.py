@@ -149,40 +149,51 @@ def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     return (sm if metric == "kl_smooth" else c / k), np.log(sm)
 
 
+@lru_cache(maxsize=256)
+def _nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_beta_nodes``, cached: the same Beta laws serve every K and eps of a prior."""
+    x, w = _beta_nodes(a, b, n)
+    x.flags.writeable = False
+    w.flags.writeable = False
+    return x, w
+
+
 def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes: int) -> dict[str, float]:
     """Every metric of ``MEAN_METRICS`` at once, with ``nodes`` on the rho axis and ``beta_nodes`` on the beta axis:
     the binomial pmfs at the Gauss nodes (the costly part) are shared by the metrics, and by the categories with
-    the same alpha_m (their terms are equal)."""
+    the same alpha_m (their terms are equal); the distinct alpha_m are computed together (their beta nodes are the
+    rows of one array)."""
     a = np.asarray(alpha)
     m = a.size
     a0 = float(a.sum())
-    total = dict.fromkeys(MEAN_METRICS, 0.0)
-    rx, rw = _beta_nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
+    rx, rw = _nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
     wl = {mt: _weights(mt, k, m) for mt in MEAN_METRICS if mt != "tv"}
     names = list(wl)
     lqs = np.stack([wl[mt][1] for mt in names], axis=1)  # (K + 1, metrics)
     ws = np.stack([wl[mt][0] for mt in names], axis=1)
     x = np.arange(k + 1.0)
     values, repeats = np.unique(a, return_counts=True)
-    for aj, times in zip(values.tolist(), repeats.tolist(), strict=True):
-        bx, bw = _beta_nodes(float(aj), a0 - float(aj), beta_nodes)
-        gam = (1.0 - eps) * bx[:, None] + eps * rx[None, :]
-        pb = _binom_pmf(k, bx)
-        mix = _binom_mixture(k, gam, rw)  # B's count given beta's node, rho integrated out (everything is linear in it)
-        fb = np.cumsum(pb, axis=1)[:, :k]
-        e_ag = 2.0 * (fb * (1.0 - fb)).sum(axis=1)  # E|A - G| given beta
-        # E|B - G| = sum_{t<K} [F_G(t) + F_B(t) - 2 F_G(t) F_B(t)], linear in B's pmf: sum_t F_B(t) = E(K - B) and
-        # sum_t F_G(t) F_B(t) = sum_x P(B = x) R(x), R(x) = sum_{x <= t < K} F_G(t)
-        rev = np.zeros((beta_nodes, k + 1))
-        rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
-        e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
-        total["tv"] += times * float(np.sum(bw * (e_bg - e_ag)))
-        if names:
-            ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
-            elq_b = np.einsum("bx,xq->bq", mix, lqs)
-            contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
-            for i, mt in enumerate(names):
-                total[mt] += times * float(contrib[i])
+    got = [_nodes(float(aj), a0 - float(aj), beta_nodes) for aj in values.tolist()]
+    bx = np.concatenate([g[0] for g in got])  # (V B,): the beta nodes of every distinct alpha_m
+    bw = np.concatenate([g[1] * t for g, t in zip(got, repeats.tolist(), strict=True)])  # weights x categories
+    gam = (1.0 - eps) * bx[:, None] + eps * rx[None, :]
+    pb = _binom_pmf(k, bx)
+    mix = _binom_mixture(k, gam, rw)  # B's count given beta's node, rho integrated out (everything is linear in it)
+    fb = np.cumsum(pb, axis=1)[:, :k]
+    e_ag = 2.0 * (fb * (1.0 - fb)).sum(axis=1)  # E|A - G| given beta
+    # E|B - G| = sum_{t<K} [F_G(t) + F_B(t) - 2 F_G(t) F_B(t)], linear in B's pmf: sum_t F_B(t) = E(K - B) and
+    # sum_t F_G(t) F_B(t) = sum_x P(B = x) R(x), R(x) = sum_{x <= t < K} F_G(t)
+    rev = np.zeros((bx.size, k + 1))
+    rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
+    e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
+    total = dict.fromkeys(MEAN_METRICS, 0.0)
+    total["tv"] = float(np.sum(bw * (e_bg - e_ag)))
+    if names:
+        ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
+        elq_b = np.einsum("bx,xq->bq", mix, lqs)
+        contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
+        for i, mt in enumerate(names):
+            total[mt] = float(contrib[i])
     return {mt: v * (1.0 if mt == "tv" else UNIT) for mt, v in total.items()}
 
 
@@ -195,8 +206,9 @@ def _cached(alpha: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[flo
 
 
 def clear_means() -> None:
-    """Forget the cached exact means."""
+    """Forget the cached exact means (and Gauss nodes)."""
     _cached.cache_clear()
+    _nodes.cache_clear()
 
 
 def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple[float, float] | None:
