@@ -15,8 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.nk.exact import split
 from nkcore.nk.exact.cells import cell_numbers, result_fields
-from nkcore.nk.exact.laws import item_laws, item_laws_many
+from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
 from nkcore.nk.exact.pool import POOL_MIN_K
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
@@ -27,6 +28,10 @@ FALLBACK_ROUNDS = 1000
 """Rounds of the simulation for the metrics the engine does not compute (macro F1)."""
 LAW_SHARE = 0.6
 """Share of a grid's progress bar given to the per-item laws (the rest to the cells)."""
+SPLIT_MIN_CELLS = 150
+"""A grid of two K or more runs on two processes where the machine has two cores (``split``) when the laws of
+two K or more are still to compute (about 0.1 s each), or its cells (configurations x metrics) are at least this
+many (about 1 ms each); a smaller one on one (a fork and the results' transfer cost a few tens of milliseconds)."""
 
 
 def _check_eps(eps: float) -> float:
@@ -117,16 +122,21 @@ def exact_grid(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     progress: Callable[[float], None] | None = None,
     workers: int | None = None,
+    processes: int | None = None,
 ) -> list[CellResult]:
     """Every cell of a grid of budgets x K from the exact engine (the paper's 282 configurations by default).
 
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
-    the run (the K not yet started are dropped). Two phases: the per-item laws of every K (and the simulation's
-    macro F1 cells) on ``workers`` threads (default: the cores; their draws and transforms are numpy calls that
-    release the GIL), then the cells on the calling thread (many small steps that hold the GIL: run beside the
-    laws they cost ~40% more CPU and slowed the grid down, measured on the 2-core reference machine). The
-    numbers do not depend on it. Reference: docs/nk-method.md, "Exact engine".
+    the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
+    with two cores) when the grid has ``SPLIT_MIN_CELLS`` cells: the parent and a forked child take the K from one
+    queue, each computing a K's laws and cells in turn (``split.run_shared``; the parent first the small K, which
+    share one stream of items), and the child's laws join this process's cache. On one process, two phases: the
+    per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
+    their draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many
+    small steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured
+    on the 2-core reference machine). The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
+    engine".
     """
     mts = parse_metrics(metrics)
     a = tuple(float(x) for x in validate_alpha(alpha))
@@ -145,6 +155,28 @@ def exact_grid(
     f1: dict[int, list] = {}
     item = [m for m in mts if m != "f1"]
     small = [k for k in order if k < POOL_MIN_K] if item else []
+    queue = sorted(k for k in by_k if k not in small)  # ascending: the pool's blocks of items drawn in order
+    big = len(cfgs) * len(mts) >= SPLIT_MIN_CELLS or len(missing_laws(a, e, list(by_k), item)) >= 2
+    if split.processes(processes) > 1 and len(by_k) >= 2 and big:
+
+        def head() -> dict[int, list]:
+            item_laws_many(a, e, small, item)
+            return {k: _cells_for_k(a, e, k, by_k[k], mts) for k in small}
+
+        got = split.run_shared(
+            head if small else None,
+            float(sum(weights[k] for k in small)),
+            queue,
+            [weights[k] for k in queue],
+            lambda k: _cells_for_k(a, e, k, by_k[k], mts),
+            lambda ks: cached_laws(a, e, ks, item),
+            adopt_laws,
+            progress,
+        )
+        for cells in got.values():
+            for cell in cells:
+                done[(cell.budget, cell.k, cell.metric)] = cell
+        return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
     with ThreadPoolExecutor(max_workers=nw) as pool:  # one worker: the calling thread only waits for it
         # the small K together (one nested stream of items, ``laws.item_laws_many``), first: the costliest
         joint = pool.submit(item_laws_many, a, e, small, item) if small else None

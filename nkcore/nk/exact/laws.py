@@ -400,6 +400,30 @@ def clear_caches() -> None:
     clear_pools()
 
 
+LawPairs = dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, ItemLaw]]
+
+
+def cached_laws(alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> LawPairs:
+    """The cached (alternative, null) law pairs of these K and metrics, by cache key (for another process's cache:
+    ``adopt_laws``)."""
+    a, e = tuple(float(x) for x in alpha), float(eps)
+    kk, mm = {int(k) for k in ks}, set(metrics)
+    return {key: v for key, v in _BY_METRIC.items() if key[0] == a and key[1] == e and key[2] in kk and key[4] in mm}
+
+
+def missing_laws(alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> list[int]:
+    """The K of ``ks`` whose laws (default item counts) of some of ``metrics`` are not cached yet."""
+    a, e = tuple(float(x) for x in alpha), float(eps)
+    return [int(k) for k in ks if any((a, e, int(k), items_for(int(k)), mt) not in _BY_METRIC for mt in metrics)]
+
+
+def adopt_laws(pairs: LawPairs) -> None:
+    """Put law pairs computed elsewhere (``cached_laws`` of another process) into this process's cache."""
+    if len(_BY_METRIC) + len(pairs) > LAWS_KEPT:
+        _BY_METRIC.clear()
+    _BY_METRIC.update(pairs)
+
+
 def item_laws(
     alpha: Sequence[float], eps: float, k: int, metrics: Sequence[str], n_items: int | None = None
 ) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
@@ -458,11 +482,14 @@ __all__ = [
     "ENGINE_SEED",
     "ITEMS_PER_N",
     "ItemLaw",
+    "adopt_laws",
+    "cached_laws",
     "clear_caches",
     "item_laws",
     "item_laws_many",
     "items_for",
     "law_from_units",
+    "missing_laws",
     "needed_items",
     "symmetrised",
     "tilted",

@@ -1,0 +1,139 @@
+"""The exact grid on two processes (nkcore.nk.exact.split): the same numbers as on one, and failures cost time only."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from nkcore.nk.exact import engine, laws, split
+from nkcore.nk.exact.engine import exact_grid
+from nkcore.nk.grid import PAPER_KS
+from nkcore.nk.priors import get_prior
+
+BUDGETS = (100, 250, 1000)
+KS = (1, 2, 3, 20, 40, 60, 100)
+
+
+def _numbers(cells: list) -> list[tuple]:
+    return [
+        (c.budget, c.k, c.n, c.metric, c.p, c.delta, c.ci_width, c.p_error, c.ci_width_error, c.method, c.ties)
+        for c in cells
+    ]
+
+
+def _cold() -> None:
+    laws.clear_caches()
+
+
+def test_two_processes_give_the_numbers_of_one() -> None:
+    alpha = get_prior("JobsQ1").alpha
+    _cold()
+    one = exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "tv", "kl"], processes=1)
+    _cold()
+    two = exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "tv", "kl"], processes=2)
+    assert _numbers(two) == _numbers(one)
+    for a, b in zip(one, two, strict=True):
+        assert (a.alt == b.alt).all() and (a.null == b.null).all()
+
+
+def test_the_childs_laws_join_the_parents_cache() -> None:
+    alpha = get_prior("Toxicity").alpha
+    _cold()
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "kl"], processes=2)
+    assert laws.missing_laws(alpha, 0.3, KS, ["acc", "kl"]) == []
+
+
+def test_the_grid_is_split_only_when_it_is_worth_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = split.run_shared
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(split, "run_shared", counted)
+    alpha = get_prior("D3code").alpha
+    _cold()
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # cold laws: split
+    assert len(calls) == 1
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # warm and 21 cells: one process
+    assert len(calls) == 1
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=1)
+    assert len(calls) == 1
+
+
+def _square(k: int) -> int:
+    return k * k
+
+
+def test_run_shared_hands_every_key_to_one_side_and_reports_progress() -> None:
+    seen: list[float] = []
+    adopted: list[object] = []
+    keys = list(range(1, 40))
+    out = split.run_shared(
+        lambda: {0: 0}, 1.0, keys, [1.0] * len(keys), _square, lambda ks: sorted(ks), adopted.append, seen.append
+    )
+    assert out == {k: k * k for k in [0, *keys]}
+    assert seen and seen == sorted(seen) and seen[-1] <= 1.0
+    (theirs,) = adopted  # the keys the child computed, collected in the child
+    assert set(theirs) <= set(keys)
+
+
+def test_a_failing_child_costs_time_not_numbers() -> None:
+    parent = os.getpid()
+
+    def task(k: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return k + 1
+
+    out = split.run_shared(None, 0.0, [1, 2, 3, 4], [1.0] * 4, task, lambda ks: None, lambda x: None)
+    assert out == {1: 2, 2: 3, 3: 4, 4: 5}
+
+
+def test_a_stalled_child_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split, "WATCHDOG_S", 0.5)
+    parent = os.getpid()
+
+    def task(k: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(60)  # a child blocked (e.g. on a lock its fork copied held)
+        return -k
+
+    start = time.monotonic()
+    out = split.run_shared(None, 0.0, [1, 2], [1.0, 1.0], task, lambda ks: None, lambda x: None)
+    assert out == {1: -1, 2: -2}
+    assert time.monotonic() - start < 20
+
+
+def test_a_cancelled_grid_stops_its_child() -> None:
+    class Stop(Exception):
+        pass
+
+    def progress(fraction: float) -> None:
+        raise Stop
+
+    before = set(_children())
+    with pytest.raises(Stop):
+        exact_grid(get_prior("DICES").alpha, 0.27, BUDGETS, PAPER_KS[:14], ["acc"], progress=progress, processes=2)
+    time.sleep(0.2)
+    assert set(_children()) <= before
+
+
+def _children() -> list[int]:
+    import multiprocessing as mp
+
+    return [p.pid for p in mp.active_children() if p.pid is not None]
+
+
+def test_processes_default_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(split.ENV, "1")
+    assert split.processes() == 1
+    monkeypatch.setenv(split.ENV, "3")
+    assert split.processes() == 3
+    assert split.processes(2) == 2
+    monkeypatch.delenv(split.ENV)
+    assert split.processes() in (1, 2)
+    assert engine.SPLIT_MIN_CELLS > 0
