@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.exact import exact_cell, exact_grid, split
 from nkcore.nk.exact.laws import clear_caches
 from nkcore.nk.grid import PAPER_EPS, PAPER_KS, configurations, simulate_grid
 from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS
@@ -138,11 +138,17 @@ def sim_estimate(alpha: tuple[float, ...], cfgs: list, metrics: tuple[str, ...])
     return spent * total / max(work, 1)
 
 
+def cpu_now() -> float:
+    """CPU seconds so far of this process (every thread) and of its ended children (the exact grid's forked one)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def cpu_wall(fn: Callable[[], object]) -> tuple[float, float, object]:
-    """CPU seconds of this process (every thread) and wall seconds of one call, and its result."""
-    c0, w0 = time.process_time(), time.perf_counter()
+    """CPU seconds (this process's threads and its children) and wall seconds of one call, and its result."""
+    c0, w0 = cpu_now(), time.perf_counter()
     out = fn()
-    return time.process_time() - c0, time.perf_counter() - w0, out
+    return cpu_now() - c0, time.perf_counter() - w0, out
 
 
 def exact_bench(args: argparse.Namespace) -> None:
@@ -151,8 +157,9 @@ def exact_bench(args: argparse.Namespace) -> None:
     names = list(preset_names()) if args.all_priors else [*DATASET_PRESETS, "balanced12"]
     print(
         f"\nexact engine: full grid ({len(cfgs)} configurations, {', '.join(PAPER_METRICS)}), eps 0.3; "
-        f"CPU seconds of the process (both threads) and wall seconds; load average {os.getloadavg()[0]:.1f} "
-        "(wall times on a shared machine depend on its load; CPU times much less)"
+        f"CPU seconds (the process's threads and its forked child: the engine runs on {split.processes()} "
+        f"process(es) here) and wall seconds; load average {os.getloadavg()[0]:.1f}. The target is a reader's wait, "
+        "the wall time (on a shared machine it depends on the load; CPU times much less)"
     )
     for name in names:
         a = get_prior(name).alpha
@@ -167,8 +174,8 @@ def exact_bench(args: argparse.Namespace) -> None:
         print(
             f"  {name:<12} (M={len(a):>2}) cold {cold:6.2f} s CPU ({cold_wall:6.2f} s wall)  warm {warm:5.2f} s CPU "
             f"({warm_wall:5.2f} s wall)  simulation ~{sim:7.1f} s CPU (extrapolated)  ratio cold {sim / cold:6.1f}x "
-            f"warm {sim / warm:6.1f}x  -> < 2 s {'MET' if cold < 2 else 'NOT MET'} (cold CPU), "
-            f"{'MET' if warm < 2 else 'NOT MET'} (warm CPU); largest p_error {worst:.4f}"
+            f"warm {sim / warm:6.1f}x  -> < 2 s {'MET' if cold_wall < 2 else 'NOT MET'} (cold wall), "
+            f"{'MET' if warm_wall < 2 else 'NOT MET'} (warm wall); largest p_error {worst:.4f}"
         )
     a = get_prior("Toxicity").alpha
     exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
@@ -184,18 +191,18 @@ def exact_bench(args: argparse.Namespace) -> None:
 def sweep_bench() -> None:
     """15 presets x eps 0.1-0.4 x 282 configurations x the 7 item metrics, cold; prints as it goes."""
     clear_caches()
-    c0, w0 = time.process_time(), time.perf_counter()
+    c0, w0 = cpu_now(), time.perf_counter()
     for name in preset_names():
         for eps in PAPER_EPS:
             exact_grid(get_prior(name).alpha, eps, metrics=ITEM_METRICS)
         print(
-            f"  sweep: {name} done, {time.process_time() - c0:.1f} s CPU, {time.perf_counter() - w0:.1f} s wall so far",
+            f"  sweep: {name} done, {cpu_now() - c0:.1f} s CPU, {time.perf_counter() - w0:.1f} s wall so far",
             flush=True,
         )
-    took, wall = time.process_time() - c0, time.perf_counter() - w0
+    took, wall = cpu_now() - c0, time.perf_counter() - w0
     print(
         f"sweep 15 presets x 4 eps x 282 x 7 item metrics: {took:.1f} s CPU ({wall:.1f} s wall) -> < 2 min "
-        f"{'MET' if took < 120 else 'NOT MET'} (CPU)"
+        f"{'MET' if wall < 120 else 'NOT MET'} (wall)"
     )
 
 
@@ -292,7 +299,8 @@ def real_bench() -> None:
         est = (time.process_time() - t0) * len(done) / max(1, len(picks))
         print(
             f"real data {title}: {len(done)} configurations, four metrics: exact {cold:.2f} s CPU ({wall:.2f} s wall); "
-            f"resampler ~{est:.0f} s CPU ({len(picks)} cells timed, scaled) -> < 1 s {'MET' if cold < 1 else 'NOT MET'}"
+            f"resampler ~{est:.0f} s CPU ({len(picks)} cells timed, scaled) -> < 1 s {'MET' if wall < 1 else 'NOT MET'} "
+            "(wall)"
         )
 
 

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from nkcore.common import formatting
 from nkcore.errors import DataError
+from nkcore.nk.exact import split
 from ui import cache, work
 
 MODULE = "nkcore._test_ui_cache_helpers"
@@ -68,6 +69,12 @@ def gated(frame: pd.DataFrame, steps: int = 50, progress: Callable[[float], None
     return int(frame["x"].sum())
 
 
+def processes_seen(frame: pd.DataFrame, progress: Callable[[float], None] | None = None) -> int:
+    """The processes an exact grid computed here would use (``split.processes()``)."""
+    CALLS.hit()
+    return split.processes()
+
+
 def failing(frame: pd.DataFrame, progress: Callable[[float], None] | None = None) -> int:
     """Always refuses its input."""
     CALLS.hit()
@@ -78,7 +85,7 @@ def failing(frame: pd.DataFrame, progress: Callable[[float], None] | None = None
 def helpers() -> Iterator[None]:
     """The helpers as a module-level nkcore module (cache.compute refuses anything else); fresh caches."""
     mod = types.ModuleType(MODULE)
-    for fn in (slow_sum, gated, failing):
+    for fn in (slow_sum, gated, failing, processes_seen):
         fn.__module__ = MODULE
         setattr(mod, fn.__name__, fn)
     sys.modules[MODULE] = mod
@@ -267,6 +274,20 @@ def test_prefetch_computes_in_the_background_and_a_later_call_finds_it_cached(no
     assert _until(lambda: CALLS.n == 1 and not work.running())
     again, value = work.start_or_join(gated, ds, steps=3)
     assert again is None and value == 4950 and CALLS.n == 1  # oracle: 99 * 100 / 2; from the cache, not recomputed
+
+
+def test_background_work_keeps_to_one_process_and_a_readers_work_does_not(
+    no_idle: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(split.ENV, "2")  # as on a 2-core machine
+    bg, fg = _ds([1], "bg"), _ds([2], "fg")
+    work.prefetch([work.Job(processes_seen, (bg,), {})])
+    assert _until(lambda: CALLS.n == 1 and not work.running())
+    _, in_background = work.start_or_join(processes_seen, bg)  # cached by the background work
+    f, _ = work.start_or_join(processes_seen, fg)
+    assert f is not None and f.done.wait(10)
+    f.leave()
+    assert in_background == 1 and f.result == 2
 
 
 def test_a_foreground_work_stops_the_background_one_and_the_queue(no_idle: None) -> None:

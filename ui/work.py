@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import streamlit as st
 
+from nkcore.nk.exact import split
 from ui import cache
 from ui.text import md
 
@@ -337,7 +338,8 @@ def _start_background(job: Job, generation: tuple[int, int]) -> Work | None:
             return None
         work = Work(digest, job.label, background=True, generation=generation)
         _WORK[digest] = work
-    _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
+    with split.one_process():  # the second core stays with the reader (a fork would take it)
+        _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
     return work
 
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -38,13 +39,35 @@ ENV = "NKP_PROCESSES"
 """Environment variable that sets the default of ``processes`` (1: never fork, e.g. where forking is unwelcome)."""
 
 
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def one_process() -> Iterator[None]:
+    """Within it, grids computed on this thread use one process (``processes()`` is 1): for work nobody waits on
+    yet, such as the app's background prefetch, which should leave the second core to what a reader waits for.
+
+    >>> with one_process():
+    ...     processes()
+    1
+    """
+    before = getattr(_LOCAL, "one", False)
+    _LOCAL.one = True
+    try:
+        yield
+    finally:
+        _LOCAL.one = before
+
+
 def processes(requested: int | None = None) -> int:
-    """Processes a grid may use: ``requested`` (at least 1), else the environment's ``NKP_PROCESSES``, else 2 where
-    the machine has 2 cores or more and the platform can fork, else 1.
+    """Processes a grid may use: ``requested`` (at least 1); else 1 inside ``one_process``; else the environment's
+    ``NKP_PROCESSES``; else 2 where the machine has 2 cores or more and the platform can fork, else 1.
 
     >>> processes(1), processes(3)
     (1, 3)
     """
+    if requested is None and getattr(_LOCAL, "one", False):
+        return 1
     if requested is None and os.environ.get(ENV, "").strip().isdigit():
         requested = int(os.environ[ENV])
     if requested is not None:
@@ -178,4 +201,4 @@ def _stop(child: Any) -> None:
     child.join(timeout=5.0)
 
 
-__all__ = ["ENV", "POLL_S", "WATCHDOG_S", "processes", "run_shared"]
+__all__ = ["ENV", "POLL_S", "WATCHDOG_S", "one_process", "processes", "run_shared"]
