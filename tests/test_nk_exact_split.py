@@ -16,6 +16,12 @@ BUDGETS = (100, 250, 1000)
 KS = (1, 2, 3, 20, 40, 60, 100)
 
 
+@pytest.fixture(autouse=True)
+def small_grids_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These small grids run on two processes, as the large ones do (``engine.SPLIT_MIN_S``)."""
+    monkeypatch.setattr(engine, "SPLIT_MIN_S", 0.0)
+
+
 def _numbers(cells: list) -> list[tuple]:
     return [
         (c.budget, c.k, c.n, c.metric, c.p, c.delta, c.ci_width, c.p_error, c.ci_width_error, c.method, c.ties)
@@ -55,13 +61,21 @@ def test_the_grid_is_split_only_when_it_is_worth_a_fork(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(split, "run_shared", counted)
     alpha = get_prior("D3code").alpha
+    cold = engine.expected_seconds(len(alpha), len(KS), len(BUDGETS) * len(KS), ["acc"])
+    warm = engine.expected_seconds(len(alpha), 0, len(BUDGETS) * len(KS), ["acc"])
+    assert warm < cold
+    monkeypatch.setattr(engine, "SPLIT_MIN_S", (warm + cold) / 2)
     _cold()
-    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # cold laws: split
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # laws to compute: worth it
     assert len(calls) == 1
-    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # warm and 21 cells: one process
+    exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # laws cached, 21 cells: one process
     assert len(calls) == 1
+    _cold()
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=1)
     assert len(calls) == 1
+    monkeypatch.undo()  # the real threshold: the Budget page's default grid of a 2-label prior stays on one process
+    assert engine.expected_seconds(2, len(PAPER_KS), 142, ["acc"]) < engine.SPLIT_MIN_S
+    assert engine.expected_seconds(12, len(PAPER_KS), 142, ["kl"]) > engine.SPLIT_MIN_S
 
 
 def _square(k: int) -> int:
@@ -136,4 +150,3 @@ def test_processes_default_and_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert split.processes(2) == 2
     monkeypatch.delenv(split.ENV)
     assert split.processes() in (1, 2)
-    assert engine.SPLIT_MIN_CELLS > 0

@@ -28,10 +28,28 @@ FALLBACK_ROUNDS = 1000
 """Rounds of the simulation for the metrics the engine does not compute (macro F1)."""
 LAW_SHARE = 0.6
 """Share of a grid's progress bar given to the per-item laws (the rest to the cells)."""
-SPLIT_MIN_CELLS = 150
-"""A grid of two K or more runs on two processes where the machine has two cores (``split``) when the laws of
-two K or more are still to compute (about 0.1 s each), or its cells (configurations x metrics) are at least this
-many (about 1 ms each); a smaller one on one (a fork and the results' transfer cost a few tens of milliseconds)."""
+SPLIT_MIN_S = 1.5
+"""A grid of two K or more runs on two processes where the machine has two cores (``split``) when its expected
+work (``expected_seconds``) is at least this; a smaller one on one process, where the laws of the small K (one
+nested stream, which the parent computes alone) are most of the work and the fork and the transfer of the
+results are not repaid (measured on the Budget page's default grid, budgets to 2,500: Toxicity Accuracy 0.5 s on
+one process, 0.6-0.7 s on two; JobsQ3 Accuracy 1.0-1.2 s on both; Toxicity KL 1.6 s on one, 1.2-1.4 s on two)."""
+LAW_MS = {"acc": 8.0, "wins": 8.0, "tv": 12.0, "js": 25.0}
+"""Rough CPU milliseconds of one K's per-item law per metric, times (1 + M / 4) for M labels; 30 for the log
+metrics (orders of magnitude fitted to the grids above, for ``expected_seconds`` only)."""
+LOG_METRICS = ("kl", "kl_smooth", "ce", "js")
+
+
+def expected_seconds(m: int, laws_missing: int, configs: int, metrics: Sequence[str]) -> float:
+    """Rough CPU seconds of a grid: its K whose laws are still to compute x ``LAW_MS`` per metric x (1 + M / 4),
+    plus 1 ms per cell (3 for the log metrics, whose few-item cells use a fine lattice). Decides one process or two.
+
+    >>> round(expected_seconds(2, 35, 142, ["acc"]), 2), round(expected_seconds(12, 35, 142, ["kl"]), 2)
+    (0.56, 4.63)
+    """
+    per_k = sum(LAW_MS.get(mt, 30.0) for mt in metrics) * (1.0 + m / 4.0)
+    cells = configs * sum(3.0 if mt in LOG_METRICS else 1.0 for mt in metrics)
+    return (laws_missing * per_k + cells) / 1000.0
 
 
 def _check_eps(eps: float) -> float:
@@ -129,7 +147,7 @@ def exact_grid(
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
     the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
-    with two cores) when the grid has ``SPLIT_MIN_CELLS`` cells: the parent and a forked child take the K from one
+    with two cores) when the grid's ``expected_seconds`` are at least ``SPLIT_MIN_S``: the parent and a forked child take the K from one
     queue, each computing a K's laws and cells in turn (``split.run_shared``; the parent first the small K, which
     share one stream of items), and the child's laws join this process's cache. On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
@@ -156,8 +174,11 @@ def exact_grid(
     item = [m for m in mts if m != "f1"]
     small = [k for k in order if k < POOL_MIN_K] if item else []
     queue = sorted(k for k in by_k if k not in small)  # ascending: the pool's blocks of items drawn in order
-    big = len(cfgs) * len(mts) >= SPLIT_MIN_CELLS or len(missing_laws(a, e, list(by_k), item)) >= 2
-    if split.processes(processes) > 1 and len(by_k) >= 2 and big:
+    if split.processes(processes) > 1 and len(by_k) >= 2 and item:
+        work = expected_seconds(len(a), len(missing_laws(a, e, list(by_k), item)), len(cfgs), item)
+    else:
+        work = 0.0
+    if work >= SPLIT_MIN_S:
 
         def head() -> dict[int, list]:
             item_laws_many(a, e, small, item)
