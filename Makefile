@@ -25,7 +25,7 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt pyproject.toml | $
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/python -m ui.serve app.py --server.port $(PORT)
 
 chromium:
 	@if [ -x /usr/bin/chromium ]; then :; \

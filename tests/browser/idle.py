@@ -46,8 +46,9 @@ def wait_healthy(proc: subprocess.Popen[bytes], base: str, log_path: Path, timeo
 
 @contextlib.contextmanager
 def streamlit_server(script: Path, data_dir: Path, timeout: float = 60.0) -> Iterator[tuple[str, int]]:
-    """``streamlit run script`` on a free loopback port, headless, with ``NKP_DATA_DIR=data_dir``; yield its base
-    URL (``http://127.0.0.1:PORT``) and process id once it answers; stop it afterwards.
+    """``streamlit run script`` on a free loopback port, headless, with ``NKP_DATA_DIR=data_dir``, started as ``make
+    run`` does (``python -m ui.serve``: the heavy imports preloaded); yield its base URL (``http://127.0.0.1:PORT``)
+    and process id once it answers; stop it afterwards.
 
     The server runs the code it started with (no file watcher, no rerun on save): an edit of the working tree
     meanwhile reruns nothing. Its output goes to ``data_dir/streamlit-PORT.log``."""
@@ -57,7 +58,7 @@ def streamlit_server(script: Path, data_dir: Path, timeout: float = 60.0) -> Ite
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "streamlit", "run", str(script),
+                sys.executable, "-m", "ui.serve", str(script),
                 "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
                 "--server.fileWatcherType", "none", "--server.runOnSave", "false",
             ],
