@@ -15,7 +15,8 @@ Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button)
   other metrics of the grid on screen). One background thread runs them one at a time, only while no foreground
   work runs and no page has started or ended a run for :data:`IDLE_S`. A foreground work that starts stops the
   background work at its next progress report, and so does a page run that has not joined it within :data:`JOIN_S`
-  (so it does not slow down what a reader waits for); a session asking for a background work's key joins it.
+  (so it does not slow down what a reader waits for); a session asking for a background work's key joins it. A
+  background work computes on one process (``nkcore.nk.exact.split.one_process``): the second core stays free.
 - **Cache**: a finished result goes into a Streamlit cache (``max_entries`` :data:`MAX_ENTRIES`) under that key,
   and the work leaves the table; later sessions read the cache. A failed work (e.g. ``DataError``) is not cached:
   each waiting session raises its error. Nothing else keeps frames or results alive.

@@ -151,7 +151,9 @@ BIG_CSV = (
 
 
 def _server_pid(port: str) -> int:
-    """The pid of the streamlit server this test started on ``port`` (found by its command line)."""
+    """The pid of the streamlit server this test started on ``port`` (found by its command line, ``streamlit run``
+    or ``python -m ui.serve``; the lowest such pid: a child the server forked for a grid has the same command line)."""
+    found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -159,10 +161,13 @@ def _server_pid(port: str) -> int:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if b"streamlit" in b" ".join(argv) and b"--server.port" in argv:
+        joined = b" ".join(argv)
+        if (b"streamlit" in joined or b"ui.serve" in joined) and b"--server.port" in argv:
             if argv[argv.index(b"--server.port") + 1] == port.encode():
-                return int(entry.name)
-    raise AssertionError(f"no streamlit server on port {port}")
+                found.append(int(entry.name))
+    if not found:
+        raise AssertionError(f"no streamlit server on port {port}")
+    return min(found)
 
 
 def _wait_until_dead(pid: int, timeout: float = 30.0) -> None:

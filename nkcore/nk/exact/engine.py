@@ -36,7 +36,7 @@ results are not repaid (measured on the Budget page's default grid, budgets to 2
 one process, 0.6-0.7 s on two; JobsQ3 Accuracy 1.0-1.2 s on both; Toxicity KL 1.6 s on one, 1.2-1.4 s on two)."""
 LAW_MS = {"acc": 8.0, "wins": 8.0, "tv": 12.0, "js": 25.0}
 """Rough CPU milliseconds of one K's per-item law per metric, times (1 + M / 4) for M labels; 30 for the log
-metrics (orders of magnitude fitted to the grids above, for ``expected_seconds`` only)."""
+metrics (orders of magnitude fitted to the grids measured for ``SPLIT_MIN_S``; for ``expected_seconds`` only)."""
 LOG_METRICS = ("kl", "kl_smooth", "ce", "js")
 
 
@@ -147,9 +147,10 @@ def exact_grid(
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
     the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
-    with two cores) when the grid's ``expected_seconds`` are at least ``SPLIT_MIN_S``: the parent and a forked child take the K from one
-    queue, each computing a K's laws and cells in turn (``split.run_shared``; the parent first the small K, which
-    share one stream of items), and the child's laws join this process's cache. On one process, two phases: the
+    with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
+    the K from one queue, each computing a K's laws and cells in turn on one thread (``split.run_shared``; the
+    parent first the small K, which share one stream of items), and the child's laws join this process's cache.
+    On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
     their draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many
     small steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured
