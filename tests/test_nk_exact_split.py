@@ -29,15 +29,11 @@ def _numbers(cells: list) -> list[tuple]:
     ]
 
 
-def _cold() -> None:
-    laws.clear_caches()
-
-
 def test_two_processes_give_the_numbers_of_one() -> None:
     alpha = get_prior("JobsQ1").alpha
-    _cold()
+    laws.clear_caches()
     one = exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "tv", "kl"], processes=1)
-    _cold()
+    laws.clear_caches()
     two = exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "tv", "kl"], processes=2)
     assert _numbers(two) == _numbers(one)
     for a, b in zip(one, two, strict=True):
@@ -46,7 +42,7 @@ def test_two_processes_give_the_numbers_of_one() -> None:
 
 def test_the_childs_laws_join_the_parents_cache() -> None:
     alpha = get_prior("Toxicity").alpha
-    _cold()
+    laws.clear_caches()
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "kl"], processes=2)
     assert laws.missing_laws(alpha, 0.3, KS, ["acc", "kl"]) == []
 
@@ -65,12 +61,12 @@ def test_the_grid_is_split_only_when_it_is_worth_a_fork(monkeypatch: pytest.Monk
     warm = engine.expected_seconds(len(alpha), 0, len(BUDGETS) * len(KS), ["acc"])
     assert warm < cold
     monkeypatch.setattr(engine, "SPLIT_MIN_S", (warm + cold) / 2)
-    _cold()
+    laws.clear_caches()
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # laws to compute: worth it
     assert len(calls) == 1
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=2)  # laws cached, 21 cells: one process
     assert len(calls) == 1
-    _cold()
+    laws.clear_caches()
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc"], processes=1)
     assert len(calls) == 1
     monkeypatch.undo()  # the real threshold: the Budget page's default grid of a 2-label prior stays on one process

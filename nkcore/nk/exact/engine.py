@@ -174,12 +174,12 @@ def exact_grid(
     f1: dict[int, list] = {}
     item = [m for m in mts if m != "f1"]
     small = [k for k in order if k < POOL_MIN_K] if item else []
-    queue = sorted(k for k in by_k if k not in small)  # ascending: the pool's blocks of items drawn in order
     if split.processes(processes) > 1 and len(by_k) >= 2 and item:
         work = expected_seconds(len(a), len(missing_laws(a, e, list(by_k), item)), len(cfgs), item)
     else:
         work = 0.0
     if work >= SPLIT_MIN_S:
+        queue = sorted(k for k in by_k if k not in small)  # ascending: the pool's blocks of items drawn in order
 
         def head() -> dict[int, list]:
             item_laws_many(a, e, small, item)

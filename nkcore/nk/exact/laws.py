@@ -418,7 +418,8 @@ def missing_laws(alpha: Sequence[float], eps: float, ks: Sequence[int], metrics:
 
 
 def adopt_laws(pairs: LawPairs) -> None:
-    """Put law pairs computed elsewhere (``cached_laws`` of another process) into this process's cache."""
+    """Put law pairs into this process's cache, within ``LAWS_KEPT`` (the cache's one writer: the laws computed here,
+    and those of another process, its ``cached_laws``)."""
     if len(_BY_METRIC) + len(pairs) > LAWS_KEPT:
         _BY_METRIC.clear()
     _BY_METRIC.update(pairs)
@@ -466,11 +467,9 @@ def item_laws_many(
     for lack in set(missing.values()):  # K missing the same metrics: together (a law does not depend on the others)
         group = [k for k, v in missing.items() if v == lack]
         got = _laws(a, float(eps), group, lack, {k: n_of[k] for k in group})
-        if len(_BY_METRIC) > LAWS_KEPT:
-            _BY_METRIC.clear()
-        for k, (alt, null) in got.items():
-            for mt in lack:
-                _BY_METRIC[(a, float(eps), k, n_of[k], mt)] = (alt[mt], null[mt])
+        adopt_laws(
+            {(a, float(eps), k, n_of[k], mt): (alt[mt], null[mt]) for k, (alt, null) in got.items() for mt in lack}
+        )
     out = {}
     for k, n in n_of.items():
         got_k = {mt: _BY_METRIC[(a, float(eps), k, n, mt)] for mt in mts}
