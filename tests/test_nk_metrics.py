@@ -116,6 +116,18 @@ def test_plurality_ties_go_to_lowest_index() -> None:
     assert cg.plurality_cm(np.array([[1, 0, 2], [1, 2, 0]])).tolist() == [0, 1, 0]
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.float64])
+@pytest.mark.parametrize("m", [2, 3, 5, 12, 40])
+def test_plurality_cm_is_argmax_with_lowest_index_ties(dtype: type, m: int) -> None:
+    # oracle: a Python loop over each item's counts (first index of the largest count); small K makes many ties
+    rng = np.random.default_rng(m)
+    counts = np.stack([rng.multinomial(k, np.ones(m) / m, size=300) for k in (1, 2, 3, 7, 60, 127)], axis=1)
+    want = [[int(np.flatnonzero(c == c.max())[0]) for c in row] for row in counts]
+    got = cg.plurality_cm(np.ascontiguousarray(np.moveaxis(counts, -1, 0)).astype(dtype))
+    assert got.dtype.kind == "i"
+    assert got.tolist() == want
+
+
 def test_tv_and_wins_by_hand() -> None:
     g = np.array([[3, 1], [0, 4]])  # K = 4
     a = np.array([[2, 2], [0, 4]])

@@ -39,7 +39,8 @@ from nkcore.common import limits
 from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
-from nkcore.nk.draws import draw_from_cum, draw_k, plurality_major
+from nkcore.nk.count_gaps import plurality_cm
+from nkcore.nk.draws import draw_from_cum, draw_k
 from nkcore.nk.frames import pair_data
 from nkcore.nk.grid import PAPER_KS, Config, configurations
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
@@ -342,7 +343,7 @@ def _item_gaps(
     if swap_rng is not None:
         swap = swap_rng.random(idx.shape) < 0.5
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-    lg = plurality_major(dmaj).reshape(idx.shape)
+    lg = plurality_cm(dmaj).reshape(idx.shape)
     out: dict[str, np.ndarray] = {}
     gold = dists = None
     for mt in mts:

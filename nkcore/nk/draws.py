@@ -14,7 +14,7 @@ import numpy as np
 
 from nkcore.nk.samplers import UNIFORM_MAX_K
 
-__all__ = ["FLOAT32_WHOLE", "draw_from_cum", "draw_k", "draw_without_replacement", "plurality_major"]
+__all__ = ["FLOAT32_WHOLE", "draw_from_cum", "draw_k", "draw_without_replacement"]
 
 FLOAT32_WHOLE = 1 << 24
 """float32 holds every whole number below this: the label-major draw keeps its counts in float32."""
@@ -103,14 +103,3 @@ def draw_from_cum(rng: np.random.Generator, cum0: np.ndarray, k: int) -> np.ndar
     drawn = np.subtract(cum0, cum, out=cum)  # drawn ratings of labels 0..j
     drawn[1:] -= drawn[:-1]  # (numpy copies the overlapping operand)
     return drawn
-
-
-def plurality_major(dmaj: np.ndarray) -> np.ndarray:
-    """Plurality label of label-major counts (M, L), ties to the lowest label (as :func:`nkcore.nk.scores.plurality`)."""
-    best = dmaj[0].copy()
-    lab = np.zeros(dmaj.shape[1], dtype=np.int64)
-    for j in range(1, dmaj.shape[0]):
-        better = dmaj[j] > best
-        lab[better] = j
-        np.maximum(best, dmaj[j], out=best)
-    return lab
