@@ -93,6 +93,31 @@ def test_pooled_counts_do_not_depend_on_the_order_of_k() -> None:
     assert all(int(c.sum(axis=0).min()) == 65 == int(c.sum(axis=0).max()) for c in first)
 
 
+def test_every_prefix_kept_serves_descending_k_without_new_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``keep_every_prefix`` (the split's child, which takes K downwards) the largest K draws every block once
+    and each smaller K is a lookup; its counts are those of a process that asked for that K alone."""
+    alpha = (3.0, 1.0, 2.0)
+    pool.clear_pools()
+    alone = {k: pool.pooled_counts(alpha, 0.2, k, 2048, False) for k in (20, 60)}
+    pool.clear_pools()
+    drawn: list[int] = []
+    real = pool._block
+    monkeypatch.setattr(pool, "_block", lambda p, b: drawn.append(b) or real(p, b))
+    monkeypatch.setattr(pool, "_KEEP_ALL", False)
+    pool.keep_every_prefix()
+    top = pool.pooled_counts(alpha, 0.2, 100, 2048, False)
+    assert drawn == [0, 1, 2, 3, 4]
+    for k in (80, 60, 40, 20):
+        got = pool.pooled_counts(alpha, 0.2, k, 2048, False)
+        assert all(int(c.sum(axis=0).max()) == k for c in got)
+        if k in alone:
+            for x, y in zip(alone[k], got, strict=True):
+                np.testing.assert_array_equal(x, y)
+    assert drawn == [0, 1, 2, 3, 4]
+    assert all(int(c.sum(axis=0).min()) == 100 for c in top)
+    pool.clear_pools()
+
+
 def test_laws_from_the_pool_match_fresh_draws() -> None:
     """A law at K >= POOL_MIN_K (pool) and the simulation sampler's items at the same K: the same mean per metric
     within 4.5 standard errors (independent draws), and the pool's laws do not depend on the order of K."""

@@ -91,6 +91,23 @@ def test_run_shared_hands_every_key_to_one_side_and_reports_progress() -> None:
     assert set(theirs) <= set(keys)
 
 
+def _sleepy(k: int) -> int:
+    time.sleep(0.02)
+    return k
+
+
+def test_the_parent_takes_keys_from_the_low_end_and_the_child_from_the_high_end() -> None:
+    """Each side's keys are contiguous (the pool's blocks are then drawn once past where the two meet)."""
+    adopted: list[list[int]] = []
+    keys = list(range(30))
+    out = split.run_shared(None, 0.0, keys, [1.0] * len(keys), _sleepy, lambda ks: sorted(ks), adopted.append)
+    assert out == {k: k for k in keys}
+    (theirs,) = adopted
+    assert theirs, "the child took no key"
+    assert theirs == list(range(min(theirs), 30))  # the top of the queue
+    assert len(theirs) < len(keys)  # the parent took the bottom
+
+
 def test_a_failing_child_costs_time_not_numbers() -> None:
     parent = os.getpid()
 

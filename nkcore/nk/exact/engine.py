@@ -18,7 +18,7 @@ from nkcore.errors import DataError
 from nkcore.nk.exact import split
 from nkcore.nk.exact.cells import cell_numbers, result_fields
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
-from nkcore.nk.exact.pool import POOL_MIN_K
+from nkcore.nk.exact.pool import POOL_MIN_K, keep_every_prefix
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
@@ -148,8 +148,10 @@ def exact_grid(
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
     the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
     with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
-    the K from one queue, each computing a K's laws and cells in turn on one thread (``split.run_shared``; the
-    parent first the small K, which share one stream of items), and the child's laws join this process's cache.
+    the K from the two ends of one queue, each computing a K's laws and cells in turn on one thread
+    (``split.run_shared``; the parent first the small K, which share one stream of items, then the others upwards;
+    the child from the largest K downwards, keeping the pool's block sums on the way, ``pool.keep_every_prefix``),
+    and the child's laws join this process's cache.
     On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
     their draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many
@@ -194,6 +196,7 @@ def exact_grid(
             lambda ks: cached_laws(a, e, ks, item),
             adopt_laws,
             progress,
+            keep_every_prefix,
         )
         for cells in got.values():
             for cell in cells:
