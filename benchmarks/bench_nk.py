@@ -161,12 +161,19 @@ def exact_bench(args: argparse.Namespace) -> None:
         f"process(es) here) and wall seconds; load average {os.getloadavg()[0]:.1f}. The target is a reader's wait, "
         "the wall time (on a shared machine it depends on the load; CPU times much less)"
     )
+    reps = 1 if args.quick else 3
+    print(f"  cold and warm: medians of {reps} runs each (cold: every cache of laws, means and pools cleared first)")
     for name in names:
         a = get_prior(name).alpha
-        clear_caches()
-        cold, cold_wall, cells = cpu_wall(functools.partial(exact_grid, a, 0.3))
+        colds = []
+        for _ in range(reps):
+            clear_caches()
+            colds.append(cpu_wall(functools.partial(exact_grid, a, 0.3)))
+        cold = statistics.median(c[0] for c in colds)
+        cold_wall = statistics.median(c[1] for c in colds)
+        cells = colds[-1][2]
         assert isinstance(cells, list)
-        warms = [cpu_wall(functools.partial(exact_grid, a, 0.3))[:2] for _ in range(1 if args.quick else 3)]
+        warms = [cpu_wall(functools.partial(exact_grid, a, 0.3))[:2] for _ in range(reps)]
         warm = statistics.median(w[0] for w in warms)
         warm_wall = statistics.median(w[1] for w in warms)
         sim = sim_estimate(a, cfgs, PAPER_METRICS)
