@@ -93,9 +93,9 @@ def test_pooled_counts_do_not_depend_on_the_order_of_k() -> None:
     assert all(int(c.sum(axis=0).min()) == 65 == int(c.sum(axis=0).max()) for c in first)
 
 
-def test_every_prefix_kept_serves_descending_k_without_new_draws(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``keep_every_prefix`` (the split's child, which takes K downwards) the largest K draws every block once
-    and each smaller K is a lookup; its counts are those of a process that asked for that K alone."""
+def test_kept_prefixes_serve_descending_k_without_new_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``keep_prefixes`` (the split's child, which takes K downwards) the largest K draws every block once
+    and each smaller K named is a lookup; its counts are those of a process that asked for that K alone."""
     alpha = (3.0, 1.0, 2.0)
     pool.clear_pools()
     alone = {k: pool.pooled_counts(alpha, 0.2, k, 2048, False) for k in (20, 60)}
@@ -103,8 +103,8 @@ def test_every_prefix_kept_serves_descending_k_without_new_draws(monkeypatch: py
     drawn: list[int] = []
     real = pool._block
     monkeypatch.setattr(pool, "_block", lambda p, b: drawn.append(b) or real(p, b))
-    monkeypatch.setattr(pool, "_KEEP_ALL", False)
-    pool.keep_every_prefix()
+    monkeypatch.setattr(pool, "_KEEP", frozenset())
+    pool.keep_prefixes([20, 40, 60, 80, 100])
     top = pool.pooled_counts(alpha, 0.2, 100, 2048, False)
     assert drawn == [0, 1, 2, 3, 4]
     for k in (80, 60, 40, 20):
@@ -115,6 +115,27 @@ def test_every_prefix_kept_serves_descending_k_without_new_draws(monkeypatch: py
                 np.testing.assert_array_equal(x, y)
     assert drawn == [0, 1, 2, 3, 4]
     assert all(int(c.sum(axis=0).min()) == 100 for c in top)
+    pool.clear_pools()
+
+
+def test_kept_prefixes_stay_within_their_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``KEPT_BYTES`` a sum is not kept (it is summed again from the blocks' seeds): the same counts."""
+    alpha = (3.0, 1.0, 2.0)
+    pool.clear_pools()
+    alone = pool.pooled_counts(alpha, 0.2, 40, 2048, False)
+    pool.clear_pools()
+    one_sum = 3 * 3 * 2048 * 2  # three machines' int16 counts of M = 3 labels
+    monkeypatch.setattr(pool, "KEPT_BYTES", 2 * one_sum)
+    monkeypatch.setattr(pool, "_KEEP", frozenset())
+    pool.keep_prefixes([20, 40, 60, 80, 100])
+    pool.pooled_counts(alpha, 0.2, 100, 2048, False)
+    (kept,) = [p for key, p in pool._POOLS.items() if key[2] == 2048]
+    assert kept.kept == {1, 2} and kept.kept_bytes == 2 * one_sum
+    for x, y in zip(alone, pool.pooled_counts(alpha, 0.2, 40, 2048, False), strict=True):
+        np.testing.assert_array_equal(x, y)
+    for k in (80, 60):
+        assert all(int(c.sum(axis=0).max()) == k for c in pool.pooled_counts(alpha, 0.2, k, 2048, False))
+    assert len(kept.sums) <= 2 + pool.PREFIXES_KEPT
     pool.clear_pools()
 
 

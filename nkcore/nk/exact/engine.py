@@ -10,6 +10,7 @@ budget.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,7 +19,7 @@ from nkcore.errors import DataError
 from nkcore.nk.exact import split
 from nkcore.nk.exact.cells import cell_numbers, result_fields
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
-from nkcore.nk.exact.pool import POOL_MIN_K, keep_every_prefix
+from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
@@ -150,7 +151,7 @@ def exact_grid(
     with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
     the K from the two ends of one queue, each computing a K's laws and cells in turn on one thread
     (``split.run_shared``; the parent first the small K, which share one stream of items, then the others upwards;
-    the child from the largest K downwards, keeping the pool's block sums on the way, ``pool.keep_every_prefix``),
+    the child from the largest K downwards, keeping the pool's block sums of its K on the way, ``pool.keep_prefixes``),
     and the child's laws join this process's cache.
     On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
@@ -196,7 +197,7 @@ def exact_grid(
             lambda ks: cached_laws(a, e, ks, item),
             adopt_laws,
             progress,
-            keep_every_prefix,
+            functools.partial(keep_prefixes, queue),
         )
         for cells in got.values():
             for cell in cells:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,10 +32,12 @@ BLOCK = 20
 POOL_MIN_K = 20
 """The pool serves K from here on (below, the Polya-urn sampler is cheaper, and most laws are exact)."""
 PREFIXES_KEPT = 4
-"""Block sums kept per pool (the largest q asked last; another q is summed again from its blocks' seeds), unless
-``keep_every_prefix`` was called: then every sum on the way to the largest q asked (for K asked in descending
-order, each a lookup after the first; at M = 12 about 2.4 MB per sum of the alternative's 32,768 items)."""
-_KEEP_ALL = False
+"""Block sums kept per pool (the largest q asked last; another q is summed again from its blocks' seeds), besides
+those of the K named to ``keep_prefixes``."""
+KEPT_BYTES = 256 << 20
+"""At most this many bytes of block sums named to ``keep_prefixes`` per pool (at M = 12 a sum of the alternative's
+32,768 items is about 2.4 MB: the paper's 25 K from 20 to 500 take 59 MB)."""
+_KEEP: frozenset[int] = frozenset()
 POOLS_KEPT = 2
 """Pools kept in the process (one per side and (alpha, eps): a grid uses two); the oldest is dropped. At M = 12 a
 pool holds about 16 MB (two float arrays of probabilities and ``PREFIXES_KEPT`` int16 block sums)."""
@@ -52,6 +55,8 @@ class _Pool:
     side: int
     sums: OrderedDict[int, Counts] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    kept: set[int] = field(default_factory=set)  # the q of ``sums`` kept for ``keep_prefixes``, never dropped
+    kept_bytes: int = 0
 
 
 _POOLS: OrderedDict[tuple[tuple[float, ...], float, int, int], _Pool] = OrderedDict()
@@ -111,14 +116,25 @@ def _block_sum(pool: _Pool, q: int) -> Counts | None:
         for b in range(start, q):
             blk = _block(pool, b)
             acc = [c.astype(dt) for c in blk] if acc is None else [s + c for s, c in zip(acc, blk, strict=True)]
-            if _KEEP_ALL and b + 1 < q:
-                pool.sums[b + 1] = (acc[0], acc[1], acc[2])
+            if b + 1 < q:
+                _keep(pool, b + 1, (acc[0], acc[1], acc[2]))
         assert acc is not None
         out: Counts = (acc[0], acc[1], acc[2])
         pool.sums[q] = out
-        while len(pool.sums) > PREFIXES_KEPT and not _KEEP_ALL:
-            pool.sums.popitem(last=False)
+        _keep(pool, q, out)
+        others = [s for s in pool.sums if s not in pool.kept]
+        for s in others[: max(0, len(others) - PREFIXES_KEPT)]:  # the oldest first
+            del pool.sums[s]
         return out
+
+
+def _keep(pool: _Pool, q: int, sums: Counts) -> None:
+    """Keep the sum of blocks 0 .. q - 1 if its K was named to ``keep_prefixes`` and ``KEPT_BYTES`` allows."""
+    size = sum(c.nbytes for c in sums)
+    if q in _KEEP and q not in pool.kept and pool.kept_bytes + size <= KEPT_BYTES:
+        pool.sums[q] = sums
+        pool.kept.add(q)
+        pool.kept_bytes += size
 
 
 def pooled_counts(alpha: tuple[float, ...], eps: float, k: int, size: int, null: bool) -> Counts:
@@ -147,11 +163,12 @@ def pooled_counts(alpha: tuple[float, ...], eps: float, k: int, size: int, null:
     return parts[0][:, None, :], parts[1][:, None, :], parts[2][:, None, :]
 
 
-def keep_every_prefix() -> None:
-    """From now on this process keeps every block sum it computes (``PREFIXES_KEPT``): for a process that takes the
-    K in descending order and ends soon after (the forked child of ``split.run_shared``)."""
-    global _KEEP_ALL
-    _KEEP_ALL = True
+def keep_prefixes(ks: Iterable[int]) -> None:
+    """From now on this process keeps the block sums of these K (within ``KEPT_BYTES`` per pool) whenever it computes
+    them on the way to a larger K: for a process that takes the K in descending order, each a lookup after the
+    first (the forked child of ``split.run_shared``)."""
+    global _KEEP
+    _KEEP = frozenset(int(k) // BLOCK for k in ks if int(k) >= BLOCK)
 
 
 def clear_pools() -> None:
@@ -160,4 +177,4 @@ def clear_pools() -> None:
         _POOLS.clear()
 
 
-__all__ = ["BLOCK", "POOL_MIN_K", "POOL_SEED", "clear_pools", "keep_every_prefix", "pooled_counts"]
+__all__ = ["BLOCK", "POOL_MIN_K", "POOL_SEED", "clear_pools", "keep_prefixes", "pooled_counts"]
