@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from nkcore.nk.exact import real
 from nkcore.nk.exact.laws import law_from_units
 from nkcore.nk.exact.real import exact_resample_cells, real_item_laws, sign_test_share
 from nkcore.nk.grid import Config
@@ -144,9 +145,9 @@ def test_progress_reports_each_k_and_stops_the_run_when_it_raises() -> None:
     data = prepare_pair(counts, a, b)
     cfgs = [Config(8, 1, 8), Config(8, 2, 4), Config(9, 3, 3), Config(8, 4, 2)]
     seen: list[float] = []
-    got = exact_resample_cells(data, cfgs, ["acc", "tv"], progress=seen.append)
-    plain = exact_resample_cells(data, cfgs, ["acc", "tv"])
-    assert seen == [0.25, 0.5, 0.75, 1.0]  # oracle: four K, one report each
+    got = exact_resample_cells(data, cfgs, ["acc", "tv"], progress=seen.append, processes=1)
+    plain = exact_resample_cells(data, cfgs, ["acc", "tv"], processes=1)
+    assert seen == [0.25, 0.5, 0.75, 1.0]  # oracle: four K on one process, one report each
     assert [(c.k, c.metric, c.p, c.delta) for c in got] == [(c.k, c.metric, c.p, c.delta) for c in plain]
 
     class Stop(Exception):
@@ -157,3 +158,22 @@ def test_progress_reports_each_k_and_stops_the_run_when_it_raises() -> None:
 
     with pytest.raises(Stop):
         exact_resample_cells(data, cfgs, ["acc"], progress=stop)
+
+
+def test_two_processes_give_the_numbers_of_one_and_fill_the_cache() -> None:
+    counts, a, b = _tiny()
+    data = prepare_pair(counts, a, b)
+    cfgs = [Config(8, 1, 8), Config(8, 2, 4), Config(9, 3, 3), Config(8, 4, 2), Config(10, 5, 2)]
+    real._CACHE.clear()
+    one = exact_resample_cells(data, cfgs, ["acc", "tv", "kl"], processes=1)
+    real._CACHE.clear()
+    seen: list[float] = []
+    two = exact_resample_cells(data, cfgs, ["acc", "tv", "kl"], progress=seen.append, processes=2)
+    fields = ("budget", "k", "metric", "p", "delta", "ci_width", "p_error", "reproducibility", "significant_share")
+    assert len(two) == len(one) == 12  # K = 5: no item has 5 ratings, left out as the resampler does
+    np.testing.assert_equal(
+        [[getattr(c, f) for f in fields] for c in two], [[getattr(c, f) for f in fields] for c in one]
+    )
+    assert seen and seen == sorted(seen) and seen[-1] <= 1.0
+    for k in (1, 2, 3, 4):  # every K's laws cached here, the child's included
+        assert (real._fingerprint(data), k, ("acc", "tv", "kl")) in real._CACHE
