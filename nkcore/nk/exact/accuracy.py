@@ -56,7 +56,7 @@ def influence_var(
     padded = np.concatenate([[0.0], other_cdf, [1.0]])
     lo = law.lo + rest.lo
     hi = law.hi + rest.hi
-    pos = np.clip(np.arange(lo, hi + 1) - other_lo, -1, other_cdf.size)
+    pos = np.minimum(np.maximum(np.arange(lo, hi + 1) - other_lo, -1), other_cdf.size)  # (np.clip: 10 us more)
     h = 1.0 - padded[pos] if mode == "ge" else padded[pos + 1]
     # g(d) = sum_t rest(t) h(d + t): correlation of h with rest, for d in law's support
     g = _correlate(h, rest.pmf, law.pmf.size)
@@ -122,7 +122,7 @@ def quantile_jump(
     total = 0.0
     for x, dist in ((q - 1, u - (cdf[q - 1 - lo] if q - 1 >= lo else 0.0)), (q, cdf[q - lo] - u)):
         pos = x - d - rest.lo
-        g = np.where(pos < 0, 0.0, rest_cdf[np.clip(pos, 0, rest_cdf.size - 1)])
+        g = np.where(pos < 0, 0.0, rest_cdf[np.minimum(np.maximum(pos, 0), rest_cdf.size - 1)])
         mean = dot(law.pmf, g)
         se = n * np.sqrt(max(dot(law.pmf, (g - mean) ** 2), 0.0) / n_items)
         if se > 0:
@@ -158,7 +158,7 @@ def null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: 
     padded = np.concatenate([[0.0], c1, [1.0]])
     lo = l0.lo + rest0.lo
     hi = l0.hi + rest0.hi
-    pos = np.clip(np.arange(lo, hi + 1) - s1.lo, -1, c1.size)
+    pos = np.minimum(np.maximum(np.arange(lo, hi + 1) - s1.lo, -1), c1.size)
     h = padded[pos + 1] if not flip else 1.0 - padded[pos]  # P(S1 <= s) or P(S1 >= s)
     g = _correlate(h, rest0.pmf, l0.pmf.size)
     g = 0.5 * (g + g[::-1]) if l0.lo == -l0.hi else g

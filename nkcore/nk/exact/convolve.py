@@ -248,7 +248,8 @@ def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattic
         else:  # circular: index t holds the mass of every s = t (mod length); keep the window from k mu - below
             circ = sfft.irfft(_int_power(spec, k), length)
             start = int(min(max(int(np.floor(k * mu)) - below - slack, 0), size - length))
-            pmf = np.roll(circ, -(start % length))
+            shift = start % length  # np.roll(circ, -shift), without its generic-axis overhead
+            pmf = np.concatenate((circ[shift:], circ[:shift]))
         np.maximum(pmf, 0.0, out=pmf)
         pmf /= pmf.sum()
         out.append(Lattice(lat.h, lat.lo * k + start, pmf))
