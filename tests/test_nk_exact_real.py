@@ -164,9 +164,9 @@ def test_two_processes_give_the_numbers_of_one_and_fill_the_cache() -> None:
     counts, a, b = _tiny()
     data = prepare_pair(counts, a, b)
     cfgs = [Config(8, 1, 8), Config(8, 2, 4), Config(9, 3, 3), Config(8, 4, 2), Config(10, 5, 2)]
-    real._CACHE.clear()
+    real.clear_real_caches()
     one = exact_resample_cells(data, cfgs, ["acc", "tv", "kl"], processes=1)
-    real._CACHE.clear()
+    real.clear_real_caches()
     seen: list[float] = []
     two = exact_resample_cells(data, cfgs, ["acc", "tv", "kl"], progress=seen.append, processes=2)
     fields = ("budget", "k", "metric", "p", "delta", "ci_width", "p_error", "reproducibility", "significant_share")
