@@ -151,13 +151,12 @@ def exact_grid(
     with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
     the K from the two ends of one queue, each computing a K's laws and cells in turn on one thread
     (``split.run_shared``; the parent first the small K, which share one stream of items, then the others upwards;
-    the child from the largest K downwards, keeping the pool's block sums of its K on the way, ``pool.keep_prefixes``),
-    and the child's laws join this process's cache.
-    On one process, two phases: the
-    per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores;
-    their draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many
-    small steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured
-    on the 2-core reference machine). The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
+    the child from the largest K downwards, keeping the pool's block sums of its K on the way,
+    ``pool.keep_prefixes``), and the child's laws join this process's cache. On one process, two phases: the
+    per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores; their
+    draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many small
+    steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured on the
+    2-core reference machine). The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
     engine".
     """
     mts = parse_metrics(metrics)
@@ -182,7 +181,7 @@ def exact_grid(
     else:
         work = 0.0
     if work >= SPLIT_MIN_S:
-        queue = sorted(k for k in by_k if k not in small)  # ascending: the pool's blocks of items drawn in order
+        queue = sorted(k for k in by_k if k not in small)  # ascending: the parent takes it upwards, the child down
 
         def head() -> dict[int, list]:
             item_laws_many(a, e, small, item)

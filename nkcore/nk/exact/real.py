@@ -22,7 +22,6 @@ CI-width are those of the simulated cells (``cells.cell_numbers``).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -183,10 +182,16 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
     w = np.concatenate(weights)
     for mt in mts:
         out[mt] = law_from_units(np.concatenate(units[mt]), w, UNIT, exact, n_items)
+    _remember(key, out, int(qual.size))
+    return out, int(qual.size)
+
+
+def _remember(key: tuple[str, int, tuple[str, ...]], laws: dict[str, ItemLaw], n_qual: int) -> None:
+    """Put one K's laws into ``_CACHE`` (its one writer: the laws computed here and those of a forked child), at
+    most 256 entries."""
     if len(_CACHE) > 256:
         _CACHE.clear()
-    _CACHE[key] = (out, int(qual.size))
-    return out, int(qual.size)
+    _CACHE[key] = (laws, n_qual)
 
 
 @lru_cache(maxsize=256)
@@ -240,13 +245,6 @@ SPLIT_MIN_KS = 4
 (``split``): measured on the paper's K up to 100, budgets to 2,500, four metrics, laws not cached, medians of 3
 (wall, threads -> two processes): ChaosNLI SNLI 0.97 -> 0.67 s, Jobs Q1 0.43 -> 0.27 s, POPQUORN 0.51 -> 0.31 s;
 a second series 0.82 -> 0.64, 0.35 -> 0.25, 0.42 -> 0.30 s. Fewer K: threads (a fork is not repaid)."""
-
-
-def _numbers_for(
-    data: PairData, by_k: dict[int, list[Config]], metrics: tuple[str, ...], k: int
-) -> tuple[dict[str, ItemLaw], int, dict[tuple[int, str], CellNumbers]]:
-    """``_numbers_of_k`` of one K, for ``split.run_shared`` (its task takes the key alone)."""
-    return _numbers_of_k(data, k, by_k[k], metrics)
 
 
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
@@ -308,13 +306,15 @@ def exact_resample_cells(
             0.0,
             ks,
             [1.0] * len(ks),
-            functools.partial(_numbers_for, data, by_k, item),
+            lambda k: _numbers_of_k(data, k, by_k[k], item),
             lambda got: None,
             lambda extra: None,
             progress,
         )
+        fp = _fingerprint(data)
         for k, (laws, n_qual, _) in done.items():  # the child's laws join this process's cache
-            _CACHE.setdefault((_fingerprint(data), int(k), item), (laws, n_qual))
+            if n_qual and (fp, k, item) not in _CACHE:
+                _remember((fp, k, item), laws, n_qual)
     elif item and ks:  # each K on a thread of its own (numpy releases the GIL in the heavy calls); the same numbers
         with ThreadPoolExecutor(max_workers=min(default_workers(), len(ks))) as pool:
             futures = [pool.submit(_numbers_of_k, data, k, by_k[k], item) for k in ks]
