@@ -151,6 +151,15 @@ def cpu_wall(fn: Callable[[], object]) -> tuple[float, float, object]:
     return cpu_now() - c0, time.perf_counter() - w0, out
 
 
+def cold_runs(fn: Callable[[], object], clear: Callable[[], None], reps: int) -> tuple[float, float, object]:
+    """Median CPU and wall seconds of ``reps`` cold calls (``clear()`` before each), and the last call's result."""
+    runs = []
+    for _ in range(reps):
+        clear()
+        runs.append(cpu_wall(fn))
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[-1][2]
+
+
 def exact_bench(args: argparse.Namespace) -> None:
     """The exact engine: the full grid per preset (cold and warm), one cell, real data, the sweep."""
     cfgs = configurations()
@@ -165,13 +174,7 @@ def exact_bench(args: argparse.Namespace) -> None:
     print(f"  cold and warm: medians of {reps} runs each (cold: every cache of laws, means and pools cleared first)")
     for name in names:
         a = get_prior(name).alpha
-        colds = []
-        for _ in range(reps):
-            clear_caches()
-            colds.append(cpu_wall(functools.partial(exact_grid, a, 0.3)))
-        cold = statistics.median(c[0] for c in colds)
-        cold_wall = statistics.median(c[1] for c in colds)
-        cells = colds[-1][2]
+        cold, cold_wall, cells = cold_runs(functools.partial(exact_grid, a, 0.3), clear_caches, reps)
         assert isinstance(cells, list)
         warms = [cpu_wall(functools.partial(exact_grid, a, 0.3))[:2] for _ in range(reps)]
         warm = statistics.median(w[0] for w in warms)
@@ -297,13 +300,11 @@ def real_bench(reps: int = 3) -> None:
         if got is None:
             continue
         title, data = got
-        runs = []
-        for _ in range(reps):  # cold: the real-data laws forgotten first
-            clear_real_caches()
-            runs.append(cpu_wall(lambda d=data: exact_resample_cells(d, cfgs, PAPER_METRICS)))  # type: ignore[misc]
-        cold = statistics.median(r[0] for r in runs)
-        wall = statistics.median(r[1] for r in runs)
-        cells = runs[-1][2]
+        cold, wall, cells = cold_runs(
+            lambda d=data: exact_resample_cells(d, cfgs, PAPER_METRICS),  # type: ignore[misc]
+            clear_real_caches,
+            reps,
+        )
         assert isinstance(cells, list)
         done = sorted({(c.budget, c.k) for c in cells})
         picks = [c for c in cfgs if (c.budget, c.k) in set(done)]
