@@ -32,6 +32,7 @@ def main() -> None:
     t0, w0 = os.times(), time.perf_counter()
     exact_grid(alpha, args.eps, metrics=args.metrics.split(","), processes=args.processes)
     wall, t1 = time.perf_counter() - w0, os.times()
+    # bench_nk.cpu_now's sum, written out: importing bench_nk would import this tree's nkcore before --root's
     cpu = sum(getattr(t1, f) - getattr(t0, f) for f in ("user", "system", "children_user", "children_system"))
     print(f"{args.preset} {args.metrics} eps {args.eps} root {args.root}: cold {cpu:.2f} s CPU, {wall:.2f} s wall")
 
