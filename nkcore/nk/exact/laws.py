@@ -31,7 +31,7 @@ from nkcore.common.counting import distinct_counts
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
-from nkcore.nk.exact.convolve import dot
+from nkcore.nk.exact.convolve import dot, integer_step, moments
 from nkcore.nk.exact.means import MEAN_METRICS, clear_means, exact_mean
 from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
 from nkcore.nk.exact.nested import nested_chunk
@@ -145,11 +145,9 @@ def _make(vals: np.ndarray, prob: np.ndarray, scale: float, exact: bool, n: int,
         v, prob = v[keep], binned[keep] / binned.sum()
         step = 0.0
     else:
-        step = float(np.gcd.reduce(np.abs(vals.astype(np.int64)))) if vals.dtype.kind == "i" else 0.0
-    c = v - mean
-    var = dot(prob, c**2)
-    skew = dot(prob, c**3) / var**1.5 if var > 0 else 0.0
-    kurt = dot(prob, c**4) / var**2 - 3.0 if var > 0 else 0.0
+        step = float(integer_step(vals)) if vals.dtype.kind == "i" else 0.0
+    mom = moments(v, prob)  # its mean: that of the values as they came, which binning keeps (up to round-off)
+    var, skew, kurt = mom.var, mom.skew, mom.kurt
     if se is None:
         se = 0.0 if exact or n == 0 else float(np.sqrt(var / n))
     return ItemLaw(v, prob, float(scale), exact, n, mean, var, se, skew, kurt, max(step, 1.0) if step else 0.0)
