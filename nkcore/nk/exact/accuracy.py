@@ -4,7 +4,7 @@
   g(d) = P(S0 >= d + S1') (S1' a sum of N - 1 items), Var(p_hat) = N^2 Var_d[g(d)] / n; the null's is symmetrised;
   for a law whose mean is pinned to its exact value, the part of g proportional to d is removed;
 - ``normal_p_error``: the same in the normal form, for long lattices;
-- ``binning_error``: the change of p by putting a law on a lattice (linear binning or nearest points);
+- ``binning_error``: the change of p by putting a law on a lattice by linear binning;
 - ``ci_error``: the CI-width's error from the estimated spread; ``quantile_jump``: on a discrete S1, the chance
   that a quantile sits on the neighbouring atom of the true law.
 Reference: van der Vaart (1998), Asymptotic Statistics, ch. 20 (influence functions); docs/nk-method.md.
@@ -70,32 +70,16 @@ def influence_var(
     return max(dot(law.pmf, resid**2), 0.0)
 
 
-def binning_error(
-    alt: ItemLaw,
-    null: ItemLaw,
-    n: int,
-    h: float,
-    p: float,
-    near: bool = False,
-    lattices: tuple[cv.Lattice, cv.Lattice] | None = None,
-) -> float:
-    """The change of p by putting the laws on the lattice h Z. Linear binning (a bound): each item's variance grows
+def binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float) -> float:
+    """The change of p by putting the laws on the lattice h Z by linear binning (a bound): each item's variance grows
     by at most h^2 / 4, so the spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)): p moves by
-    phi(z) |z| times that. Nearest points (first order): the rounding moves the mean of S1 - S0 by
-    N (delta1 - delta0), delta the per-item mean's shift (computed), so p moves by phi(z) N |delta1 - delta0| /
-    sd(S0 - S1). ``lattices``: the two laws already on that lattice (else put there here)."""
+    phi(z) |z| times that. (Nearest points: ``cells._untie``.)"""
     v = alt.var + null.var
     if v <= 0:
         return 0.0
     z = float(ndtri(1.0 - min(max(p, 1e-300), 1.0 - 1e-16)))
     if not np.isfinite(z):  # p within 1e-16 of 0: phi(z) |z| -> 0 (the formula would give 0 x inf)
         return 0.0
-    if near:
-        shift = 0.0
-        lats = lattices or tuple(cv.on_lattice(law.values, law.prob, h, True) for law in (alt, null))
-        for law, lat, sign in ((alt, lats[0], 1.0), (null, lats[1], -1.0)):
-            shift += sign * (h * dot(lat.pmf, np.arange(lat.lo, lat.hi + 1)) - law.mean)
-        return float(float(cv.normal_density(z)) * n * abs(shift) / np.sqrt(n * v))
     return float(float(cv.normal_density(z)) * abs(z) * h * h / (4.0 * v))
 
 

@@ -104,6 +104,24 @@ def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = F
     return Lattice(float(h), lo, pmf[:size])
 
 
+def coarsened(lat: Lattice, factor: int) -> Lattice:
+    """The law on a lattice ``factor`` times coarser, each run of ``factor`` points summed into one: points
+    c factor .. c factor + factor - 1 become point c. For nearest points of step h that is nearest points of step
+    factor h on a lattice shifted by (factor - 1) h / 2, the same shift for every law so coarsened: the differences
+    of their sums (p, ties, the CI-width, the error terms) are those of the unshifted lattice, without a pass over
+    the law's values.
+
+    >>> lat = coarsened(Lattice(1.0, -3, np.array([0.1, 0.2, 0.3, 0.4])), 2)  # points -3 .. 0 -> -2 .. 0
+    >>> lat.h, lat.lo, lat.pmf.round(12).tolist()
+    (2.0, -2, [0.1, 0.5, 0.4])
+    """
+    lead = lat.lo % factor
+    size = -(-(lead + lat.pmf.size) // factor) * factor
+    padded = np.zeros(size)
+    padded[lead : lead + lat.pmf.size] = lat.pmf
+    return Lattice(lat.h * factor, lat.lo // factor, padded.reshape(-1, factor).sum(axis=1))
+
+
 def power(lat: Lattice, n: int) -> Lattice:
     """The law of the sum of N independent copies: the N-th power of the pmf's DFT, no wrap-around.
 
@@ -333,6 +351,7 @@ __all__ = [
     "LATTICE_MAX",
     "Lattice",
     "Moments",
+    "coarsened",
     "cornish_fisher",
     "dot",
     "edgeworth_cdf",
