@@ -277,6 +277,29 @@ def test_chernoff_window_of_a_skewed_law_is_the_full_convolution() -> None:
     np.testing.assert_allclose(rest.pmf, inside / inside.sum(), atol=1e-15)
 
 
+@pytest.mark.parametrize("factor", [2, 3])
+def test_a_coarsened_lattices_window_from_the_fine_one_is_the_full_convolution(factor: int) -> None:
+    """``convolve.coarsened`` sums runs of points and takes the N-fold sum's window from the fine lattice's tail
+    bound (a deviation x of the fine sum bounds (x + N (factor - 1)) / factor of the coarse one): the coarse sum on
+    that window is the full convolution of the coarse law (np.convolve) to round-off, with < 1e-15 outside it."""
+    pmf = np.zeros(401)
+    pmf[:5] = [0.5, 0.3, 0.15, 0.04, 0.0098]
+    pmf[400] = 0.0002
+    fine = cv.Lattice(1.0, -3, pmf / pmf.sum())
+    n = 60
+    coarse = cv.coarsened(fine, factor, n)
+    assert coarse.h == factor and coarse.lo == -3 // factor
+    assert coarse.pmf.sum() == pytest.approx(1.0, abs=1e-15)
+    full = np.ones(1)
+    for _ in range(n):
+        full = np.convolve(full, coarse.pmf)
+    s = cv.power(coarse, n)
+    assert s.pmf.size < full.size / 4
+    inside = full[s.lo - coarse.lo * n : s.hi - coarse.lo * n + 1]
+    assert full.sum() - inside.sum() < 1e-15
+    np.testing.assert_allclose(s.pmf, inside / inside.sum(), atol=1e-15)
+
+
 @pytest.mark.parametrize("alpha", [(0.2, 3.0, 200.0), DICES, (1.0, 1.0, 1.0, 1.0, 300.0)])
 def test_exact_means_equal_the_enumerated_outcome_law(alpha: tuple[float, ...]) -> None:
     """The quadrature means (``means.exact_mean``: TV, KL, smoothed KL, CE) against the mean of the exact outcome

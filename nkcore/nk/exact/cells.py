@@ -137,7 +137,8 @@ def law_lattice(law: ItemLaw, h: float, near: bool) -> cv.Lattice:
 
 
 def _cdf(lat: cv.Lattice) -> np.ndarray:
-    return np.minimum(np.cumsum(lat.pmf), 1.0)
+    out = np.cumsum(lat.pmf)
+    return np.minimum(out, 1.0, out=out)
 
 
 def _quantiles(lat: cv.Lattice, cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -300,7 +301,7 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
     p = _p_lattice(s1, s0l, med0 > med1, None, None if exact_step or near else common_step(alt, null))
     if near:
-        coarse = (cv.power(cv.coarsened(law_lattice(law, h, True), ERROR_COARSEN), n) for law in (alt, null))
+        coarse = (cv.power(cv.coarsened(law_lattice(law, h, True), ERROR_COARSEN, n), n) for law in (alt, null))
         p = _untie(p, s1, s0l, *coarse)[0]
     return p
 
@@ -351,7 +352,7 @@ def _lattice_numbers(
     p_err = ci_err = p_near = ci_near = 0.0
     if near:  # the ties the rounding made (``_untie``) and the error terms, on the coarser lattice
         hc = h * ERROR_COARSEN
-        l1, l0 = cv.coarsened(l1, ERROR_COARSEN), cv.coarsened(l0, ERROR_COARSEN)
+        l1, l0 = cv.coarsened(l1, ERROR_COARSEN, n), cv.coarsened(l0, ERROR_COARSEN, n)
         c_s1, rest1 = cv.powers(l1, n, want and not alt.exact)
         c_s0, rest0 = cv.powers(l0, n, want and not null.exact)
         p, p_near = _untie(p, s1, s0, c_s1, c_s0)

@@ -104,12 +104,14 @@ def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = F
     return Lattice(float(h), lo, pmf[:size])
 
 
-def coarsened(lat: Lattice, factor: int) -> Lattice:
+def coarsened(lat: Lattice, factor: int, n: int | None = None) -> Lattice:
     """The law on a lattice ``factor`` times coarser, each run of ``factor`` points summed into one: points
     c factor .. c factor + factor - 1 become point c. For nearest points of step h that is nearest points of step
     factor h on a lattice shifted by (factor - 1) h / 2, the same shift for every law so coarsened: the differences
     of their sums (p, ties, the CI-width, the error terms) are those of the unshifted lattice, without a pass over
-    the law's values.
+    the law's values. ``n``: the sum of N copies' ``extent`` on the coarse lattice is taken from the fine one's
+    (cached: the fine sum has mostly been computed already), not from its own tail bounds: point c = floor(f / factor) gives S_f / factor - N (factor - 1) / factor <= S_c <= S_f / factor, so a
+    deviation x of the fine sum bounds one of (x + N (factor - 1)) / factor of the coarse sum.
 
     >>> lat = coarsened(Lattice(1.0, -3, np.array([0.1, 0.2, 0.3, 0.4])), 2)  # points -3 .. 0 -> -2 .. 0
     >>> lat.h, lat.lo, lat.pmf.round(12).tolist()
@@ -119,7 +121,13 @@ def coarsened(lat: Lattice, factor: int) -> Lattice:
     size = -(-(lead + lat.pmf.size) // factor) * factor
     padded = np.zeros(size)
     padded[lead : lead + lat.pmf.size] = lat.pmf
-    return Lattice(lat.h * factor, lat.lo // factor, padded.reshape(-1, factor).sum(axis=1))
+    out = Lattice(lat.h * factor, lat.lo // factor, padded.reshape(-1, factor).sum(axis=1))
+    if n is not None and n > 1:  # (one item: no sum, no extent)
+        j = out.pmf.size - 1
+        mu = dot(out.pmf, np.arange(j + 1))
+        below, above = (-(-(x + n * (factor - 1)) // factor) + 1 for x in extent(lat, n))
+        _keep_extent(out, n, max(min(below, int(np.ceil(n * mu))), 0), max(min(above, int(np.ceil(n * (j - mu)))), 0))
+    return out
 
 
 def power(lat: Lattice, n: int) -> Lattice:
@@ -223,10 +231,14 @@ def extent(lat: Lattice, n: int) -> tuple[int, int]:
         x_hi, x_lo = min(x_hi, x_b), min(x_lo, x_b)
     below = max(min(int(np.ceil(x_lo)) + 1, int(np.ceil(n * mu))), 0)
     above = max(min(int(np.ceil(x_hi)) + 1, int(np.ceil(n * (j - mu)))), 0)
+    _keep_extent(lat, n, below, above)
+    return below, above
+
+
+def _keep_extent(lat: Lattice, n: int, below: int, above: int) -> None:
     if len(_EXTENTS) > 4096:
         _EXTENTS.clear()
     _EXTENTS[(id(lat), n)] = (lat, below, above)
-    return below, above
 
 
 def window(lat: Lattice, n: int) -> int:
