@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 import time
 
+import numpy as np
 import pytest
 
 from nkcore.nk.exact import engine, laws, split
@@ -106,6 +108,46 @@ def test_the_parent_takes_keys_from_the_low_end_and_the_child_from_the_high_end(
     assert theirs, "the child took no key"
     assert theirs == list(range(min(theirs), 30))  # the top of the queue
     assert len(theirs) < len(keys)  # the parent took the bottom
+
+
+def _shared(a: np.ndarray) -> bool:
+    """The array views the arena's shared mapping (through a memoryview of an mmap), at any depth of ``base``."""
+    base = a.base
+    while base is not None:
+        if isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap):
+            return True
+        base = getattr(base, "base", None)
+    return False
+
+
+def _arrays(k: int) -> tuple[np.ndarray, np.ndarray]:
+    time.sleep(0.01)
+    return np.arange(20_000, dtype=float) + k, np.full(10, float(k))  # 160 kB and 80 bytes
+
+
+@pytest.mark.parametrize(("arena", "fits"), [(split.ARENA_BYTES, True), (100_000, False)])
+def test_the_childs_large_arrays_come_through_shared_memory(
+    arena: int, fits: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's arrays of ``ARENA_MIN_BYTES`` or more arrive as views of the shared arena (no copy through the
+    pipe), smaller ones as arrays of their own; where the arena is full they come through the pipe. Same values."""
+    monkeypatch.setattr(split, "ARENA_BYTES", arena)
+    keys = list(range(12))
+    adopted: list[list[int]] = []
+    out = split.run_shared(None, 0.0, keys, [1.0] * len(keys), _arrays, lambda ks: sorted(ks), adopted.append)
+    (theirs,) = adopted
+    assert theirs
+    for k in keys:
+        big, small = out[k]
+        np.testing.assert_array_equal(big, np.arange(20_000, dtype=float) + k)
+        np.testing.assert_array_equal(small, np.full(10, float(k)))
+        assert not _shared(small)
+    shared = [k for k in theirs if _shared(out[k][0])]
+    if fits:
+        assert shared == theirs  # every large array of the child: a view of the arena
+    else:
+        assert len(shared) == 0  # 100 kB: no 160 kB array fits, all came by pipe
+    assert all(not _shared(out[k][0]) for k in keys if k not in theirs)
 
 
 def test_a_failing_child_costs_time_not_numbers() -> None:
