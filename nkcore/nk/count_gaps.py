@@ -114,23 +114,31 @@ def item_units_cm(
         diff = db - da
         out["tv"] = (diff, float(m * k))
         out["wins"] = (np.sign(diff), 1.0)
+    # the log metrics gather from per-count tables: np.take with intp indices (converted once; fancy indexing with
+    # the int16 counts converts them per gather: 40% slower, measured), ln q(a) - ln q(b) once per table
+    logs = [mt for mt in metrics if mt in ("kl", "kl_smooth", "ce", "js")]
+    gi, ai, bi = (x.astype(np.intp) for x in (gold, a, b)) if logs else (gold, a, b)
+    log_diffs: dict[str, list[np.ndarray]] = {}
     for metric in metrics:
         if metric in ("kl", "kl_smooth", "ce"):
             # KL_B - KL_A = sum_m p(g) [ln q(a) - ln q(b)]; CE likewise with p = g / K
             weight = {"kl": t.kl_p, "kl_smooth": t.js_p, "ce": t.share}[metric]
-            logq = t.kl_log if metric == "kl" else t.js_log
+            table = "kl" if metric == "kl" else "js"
+            if table not in log_diffs:
+                logq = t.kl_log if table == "kl" else t.js_log
+                log_diffs[table] = [np.take(logq, ai[j]) - np.take(logq, bi[j]) for j in range(m)]
             acc = np.zeros(gold.shape[1:])
             for j in range(m):
-                acc += weight[gold[j]] * (logq[a[j]] - logq[b[j]])
+                acc += np.take(weight, gi[j]) * log_diffs[table][j]
             out[metric] = (np.rint(acc * UNIT).astype(np.int64), UNIT)
         elif metric == "js":
             assert t.jsd is not None
             sa = np.zeros(gold.shape[1:])
             sb = np.zeros(gold.shape[1:])
             for j in range(m):
-                base = gold[j].astype(np.intp) * (k + 1)  # flat index into the (K+1)^2 table (no int16 overflow)
-                sa += t.jsd[base + a[j]]
-                sb += t.jsd[base + b[j]]
+                base = gi[j] * (k + 1)  # flat index into the (K+1)^2 table
+                sa += np.take(t.jsd, base + ai[j])
+                sb += np.take(t.jsd, base + bi[j])
             d = np.sqrt(np.maximum(sb, 0.0)) - np.sqrt(np.maximum(sa, 0.0))
             out[metric] = (np.rint(d * UNIT).astype(np.int64), UNIT)
         elif metric not in METRICS or metric == "f1":
