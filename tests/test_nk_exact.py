@@ -350,7 +350,7 @@ def test_a_cell_with_p_zero_on_a_binned_lattice_has_a_finite_p_error() -> None:
     alt, null = (law["js"] for law in item_laws(TOX, 0.3, 440, ["js"]))
     h, exact_step, edge = plan(alt, null, 56)
     assert not exact_step and not edge
-    assert binning_error(alt, null, 56, h, 0.0) == 0.0
+    assert binning_error(alt, null, h, 0.0) == 0.0
     (c,) = exact_cell(TOX, 0.3, 25_000, 440, ["js"])
     assert c.p == 0.0 and np.isfinite(c.p_error)
 

@@ -70,7 +70,7 @@ def influence_var(
     return max(dot(law.pmf, resid**2), 0.0)
 
 
-def binning_error(alt: ItemLaw, null: ItemLaw, n: int, h: float, p: float) -> float:
+def binning_error(alt: ItemLaw, null: ItemLaw, h: float, p: float) -> float:
     """The change of p by putting the laws on the lattice h Z by linear binning (a bound): each item's variance grows
     by at most h^2 / 4, so the spread of S0 - S1 by a factor of at most 1 + h^2 / (4 (v0 + v1)): p moves by
     phi(z) |z| times that. (Nearest points: ``cells._untie``.)"""

@@ -268,7 +268,7 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         near = not exact_step and n <= NEAREST_MAX_N
         out = _lattice_numbers(alt, null, n, h, near, None if exact_step or near else common_step(alt, null))
         if not exact_step and not near:  # nearest points: their error is in ``_lattice_numbers`` (``_untie``)
-            out = _with_extra_error(out, accuracy.binning_error(alt, null, n, h, out.p), 0.0)
+            out = _with_extra_error(out, accuracy.binning_error(alt, null, h, out.p), 0.0)
     return CellNumbers(
         out.p,
         abs(mean_gap),

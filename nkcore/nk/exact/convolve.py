@@ -71,7 +71,9 @@ def integer_step(values: np.ndarray) -> int:
     """
     a = np.abs(np.asarray(values).astype(np.int64).ravel())
     g = int(np.gcd.reduce(a[:64])) if a.size else 0
-    return g if g == 1 else int(np.gcd(g, np.gcd.reduce(a[64:]))) if a.size > 64 else g
+    if g != 1 and a.size > 64:
+        g = int(np.gcd(g, np.gcd.reduce(a[64:])))
+    return g
 
 
 def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = False) -> Lattice:
@@ -110,8 +112,9 @@ def coarsened(lat: Lattice, factor: int, n: int | None = None) -> Lattice:
     factor h on a lattice shifted by (factor - 1) h / 2, the same shift for every law so coarsened: the differences
     of their sums (p, ties, the CI-width, the error terms) are those of the unshifted lattice, without a pass over
     the law's values. ``n``: the sum of N copies' ``extent`` on the coarse lattice is taken from the fine one's
-    (cached: the fine sum has mostly been computed already), not from its own tail bounds: point c = floor(f / factor) gives S_f / factor - N (factor - 1) / factor <= S_c <= S_f / factor, so a
-    deviation x of the fine sum bounds one of (x + N (factor - 1)) / factor of the coarse sum.
+    (cached: the fine sum has mostly been computed already), not from its own tail bounds: point
+    c = floor(f / factor) gives S_f / factor - N (factor - 1) / factor <= S_c <= S_f / factor, so a deviation x of
+    the fine sum bounds one of (x + N (factor - 1)) / factor of the coarse sum.
 
     >>> lat = coarsened(Lattice(1.0, -3, np.array([0.1, 0.2, 0.3, 0.4])), 2)  # points -3 .. 0 -> -2 .. 0
     >>> lat.h, lat.lo, lat.pmf.round(12).tolist()
