@@ -106,31 +106,27 @@ def on_lattice(values: np.ndarray, prob: np.ndarray, h: float, nearest: bool = F
     return Lattice(float(h), lo, pmf[:size])
 
 
-def coarsened(lat: Lattice, factor: int, n: int | None = None) -> Lattice:
-    """The law on a lattice ``factor`` times coarser, each run of ``factor`` points summed into one: points
-    c factor .. c factor + factor - 1 become point c. For nearest points of step h that is nearest points of step
-    factor h on a lattice shifted by (factor - 1) h / 2, the same shift for every law so coarsened: the differences
-    of their sums (p, ties, the CI-width, the error terms) are those of the unshifted lattice, without a pass over
-    the law's values. ``n``: the sum of N copies' ``extent`` on the coarse lattice is taken from the fine one's
-    (cached: the fine sum has mostly been computed already), not from its own tail bounds: point
-    c = floor(f / factor) gives S_f / factor - N (factor - 1) / factor <= S_c <= S_f / factor, so a deviation x of
-    the fine sum bounds one of (x + N (factor - 1)) / factor of the coarse sum.
+def coarse_extent(fine: Lattice, coarse: Lattice, n: int) -> None:
+    """Give ``coarse`` (the same law's nearest points on a lattice ``factor`` = coarse.h / fine.h times coarser) the
+    ``extent`` of its sum of N copies from the fine lattice's, instead of its own tail bounds (the fine sum has
+    mostly been computed already). Each value's point moves by at most w = floor((factor + 1) / 2) fine steps
+    between the two (|factor c - f| <= (factor + 1) / 2), so factor S_c is within N w of S_f, and a deviation x
+    of the fine sum bounds one of (x + 2 N w) / factor of the coarse sum: N coarse steps more than it needs, little
+    for the few items (N <= 30) of the nearest-point cells that use it.
 
-    >>> lat = coarsened(Lattice(1.0, -3, np.array([0.1, 0.2, 0.3, 0.4])), 2)  # points -3 .. 0 -> -2 .. 0
-    >>> lat.h, lat.lo, lat.pmf.round(12).tolist()
-    (2.0, -2, [0.1, 0.5, 0.4])
+    >>> fine = on_lattice(np.array([0.0, 1.0, 9.0]), np.array([0.6, 0.3, 0.1]), 0.5, True)
+    >>> coarse = on_lattice(np.array([0.0, 1.0, 9.0]), np.array([0.6, 0.3, 0.1]), 1.0, True)
+    >>> coarse_extent(fine, coarse, 400); extent(coarse, 400)  # its own bounds: (480, 580); few items only, then
+    (480, 980)
     """
-    lead = lat.lo % factor
-    size = -(-(lead + lat.pmf.size) // factor) * factor
-    padded = np.zeros(size)
-    padded[lead : lead + lat.pmf.size] = lat.pmf
-    out = Lattice(lat.h * factor, lat.lo // factor, padded.reshape(-1, factor).sum(axis=1))
-    if n is not None and n > 1:  # (one item: no sum, no extent)
-        j = out.pmf.size - 1
-        mu = dot(out.pmf, np.arange(j + 1))
-        below, above = (-(-(x + n * (factor - 1)) // factor) + 1 for x in extent(lat, n))
-        _keep_extent(out, n, max(min(below, int(np.ceil(n * mu))), 0), max(min(above, int(np.ceil(n * (j - mu)))), 0))
-    return out
+    if n <= 1:  # one item: no sum, no extent
+        return
+    factor = round(coarse.h / fine.h)
+    w = (factor + 1) // 2
+    j = coarse.pmf.size - 1
+    mu = dot(coarse.pmf, np.arange(j + 1))
+    below, above = (-(-(x + 2 * n * w) // factor) + 1 for x in extent(fine, n))
+    _keep_extent(coarse, n, max(min(below, int(np.ceil(n * mu))), 0), max(min(above, int(np.ceil(n * (j - mu)))), 0))
 
 
 def power(lat: Lattice, n: int) -> Lattice:
@@ -366,7 +362,7 @@ __all__ = [
     "LATTICE_MAX",
     "Lattice",
     "Moments",
-    "coarsened",
+    "coarse_extent",
     "cornish_fisher",
     "dot",
     "edgeworth_cdf",
