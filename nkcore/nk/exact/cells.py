@@ -301,13 +301,18 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
     p = _p_lattice(s1, s0l, med0 > med1, None, None if exact_step or near else common_step(alt, null))
     if near:
-        coarse = []
-        for law in (alt, null):
-            lat = law_lattice(law, h * ERROR_COARSEN, True)
-            cv.coarse_extent(law_lattice(law, h, True), lat, n)
-            coarse.append(cv.power(lat, n))
-        p = _untie(p, s1, s0l, coarse[0], coarse[1])[0]
+        c1, c0 = (cv.power(_coarser(law, law_lattice(law, h, True), n), n) for law in (alt, null))
+        p = _untie(p, s1, s0l, c1, c0)[0]
     return p
+
+
+def _coarser(law: ItemLaw, fine: cv.Lattice, n: int) -> cv.Lattice:
+    """The law's nearest points on the lattice ``ERROR_COARSEN`` times coarser than ``fine`` (put from its values: a
+    symmetric law stays symmetric there, which the null's influence term needs), its sums' window from the fine
+    lattice's (``convolve.coarse_extent``)."""
+    coarse = law_lattice(law, fine.h * ERROR_COARSEN, True)
+    cv.coarse_extent(fine, coarse, n)
+    return coarse
 
 
 def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
@@ -356,10 +361,7 @@ def _lattice_numbers(
     p_err = ci_err = p_near = ci_near = 0.0
     if near:  # the ties the rounding made (``_untie``) and the error terms, on the coarser lattice
         hc = h * ERROR_COARSEN
-        fine = (l1, l0)
-        l1, l0 = law_lattice(alt, hc, near), law_lattice(null, hc, near)  # (symmetric laws stay symmetric)
-        cv.coarse_extent(fine[0], l1, n)
-        cv.coarse_extent(fine[1], l0, n)
+        l1, l0 = _coarser(alt, l1, n), _coarser(null, l0, n)
         c_s1, rest1 = cv.powers(l1, n, want and not alt.exact)
         c_s0, rest0 = cv.powers(l0, n, want and not null.exact)
         p, p_near = _untie(p, s1, s0, c_s1, c_s0)
