@@ -136,9 +136,12 @@ def normal_p_error(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     return float(float(cv.normal_density(z)) * np.hypot(np.sqrt(n) * alt.mean_se / sd, z * se_var / (2.0 * var)))
 
 
-def null_influence_var(l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool) -> float:
-    """The null's item term: g(y) = P(y + S0' >= S1) (flip: <=), symmetrised in y (the null law is)."""
-    c1 = np.minimum(np.cumsum(s1.pmf), 1.0)
+def null_influence_var(
+    l0: cv.Lattice, rest0: cv.Lattice, s1: cv.Lattice, flip: bool, c1: np.ndarray | None = None
+) -> float:
+    """The null's item term: g(y) = P(y + S0' >= S1) (flip: <=), symmetrised in y (the null law is). ``c1``: the cdf
+    of S1, when already computed."""
+    c1 = np.minimum(np.cumsum(s1.pmf), 1.0) if c1 is None else c1
     padded = np.concatenate([[0.0], c1, [1.0]])
     lo = l0.lo + rest0.lo
     hi = l0.hi + rest0.hi

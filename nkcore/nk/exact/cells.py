@@ -380,7 +380,7 @@ def _lattice_numbers(
                 n * n * accuracy.influence_var(l1, rest1, c0, s0.lo, "le" if flip else "ge", alt.pinned) / alt.n_items
             )
         if not null.exact:
-            var += n * n * accuracy.null_influence_var(l0, rest0, s1, flip) / null.n_items
+            var += n * n * accuracy.null_influence_var(l0, rest0, s1, flip, c1) / null.n_items
         p_err = float(np.sqrt(var))
     if want:
         ci_err = accuracy.ci_error(alt, ci)
