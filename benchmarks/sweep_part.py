@@ -3,7 +3,8 @@ grids (as in ``bench_nk.py --sweep-only``). For back-to-back comparisons of two 
 the two trees: ``.venv/bin/python benchmarks/sweep_part.py Toxicity,JobsQ3,balanced5 --root /tmp/old_tree`` and
 ``.venv/bin/python benchmarks/sweep_part.py Toxicity,JobsQ3,balanced5`` (``--root``: the source tree to import
 ``nkcore`` from, e.g. a ``git worktree`` of an older commit; default this one). Prints the wall seconds of each grid
-and of all; never asserts a time.
+and of all; never asserts a time. Its loop is ``bench_nk.sweep_bench``'s over fewer presets, written out: importing
+bench_nk would import this tree's nkcore before ``--root``'s (as in ``cold_grid.py``).
 """
 
 from __future__ import annotations
