@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nkcore.common import limits
-from nkcore.common.counting import distinct_counts
+from nkcore.common.counting import distinct_counts, sorted_counts
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
@@ -60,6 +60,11 @@ LAW_BINS = 4096
 """Most distinct values an estimated law keeps (more: linear binning onto this many steps over its range)."""
 BINCOUNT_SPAN = 1 << 16
 """Integer units whose range is at most this (or at most their number) are counted by ``np.bincount``, not sorted."""
+DISTINCT_PROBE = 1024
+"""Unweighted units over a wide range are counted by one sort (``sorted_counts``) when they are at most 2
+``RAW_MAX`` and 95% of their first this many are distinct, else by hashing (``distinct_counts``). Measured on
+32,768 int64 values: all distinct, 4.4 ms hashed (then the distinct values sorted) against 1.7 ms sorted; 3,000
+distinct, 0.4 against 1.3 ms; on 200,000 values hashing is faster, distinct or not. Either gives the same law."""
 _CHUNK = MIN_ITEMS
 """Items drawn per call of the sampler (bounds the memory of one draw)."""
 
@@ -119,7 +124,11 @@ def law_from_units(units: np.ndarray, weights: np.ndarray | None, scale: float, 
         prob = np.bincount(u.astype(np.int64) - lo, weights=w, minlength=hi - lo + 1)
         vals = np.flatnonzero(prob) + lo
         prob = prob[vals - lo]
-    else:  # a wide range (the log metrics' 2^32 units): hashed; the distinct values sorted only if kept as they are
+    elif (
+        w is None and u.size <= 2 * RAW_MAX and np.unique(u[:DISTINCT_PROBE]).size >= 0.95 * min(u.size, DISTINCT_PROBE)
+    ):
+        vals, prob = sorted_counts(u)  # a wide range (the log metrics' 2^32 units), few items, mostly distinct
+    else:  # weighted (an exact law's outcome types), or few distinct values: hashed; sorted only if kept as they are
         vals, prob = distinct_counts(u, w, sort=False)
         if vals.size <= RAW_MAX:
             order = np.argsort(vals)
