@@ -89,8 +89,9 @@ def test_run_shared_hands_every_key_to_one_side_and_reports_progress() -> None:
     )
     assert out == {k: k * k for k in [0, *keys]}
     assert seen and seen == sorted(seen) and seen[-1] <= 1.0
-    (theirs,) = adopted  # the keys the child computed, collected in the child
-    assert set(theirs) <= set(keys)
+    assert all(len(one) == 1 for one in adopted)  # collected in the child key by key (if it took any), adopted in order
+    theirs = [one[0] for one in adopted]  # type: ignore[index]
+    assert set(theirs) <= set(keys) and theirs == sorted(theirs, reverse=True)
 
 
 def _sleepy(k: int) -> int:
@@ -104,7 +105,7 @@ def test_the_parent_takes_keys_from_the_low_end_and_the_child_from_the_high_end(
     keys = list(range(30))
     out = split.run_shared(None, 0.0, keys, [1.0] * len(keys), _sleepy, lambda ks: sorted(ks), adopted.append)
     assert out == {k: k for k in keys}
-    (theirs,) = adopted
+    theirs = sorted(k for one in adopted for k in one)
     assert theirs, "the child took no key"
     assert theirs == list(range(min(theirs), 30))  # the top of the queue
     assert len(theirs) < len(keys)  # the parent took the bottom
@@ -135,7 +136,7 @@ def test_the_childs_large_arrays_come_through_shared_memory(
     keys = list(range(12))
     adopted: list[list[int]] = []
     out = split.run_shared(None, 0.0, keys, [1.0] * len(keys), _arrays, lambda ks: sorted(ks), adopted.append)
-    (theirs,) = adopted
+    theirs = sorted(k for one in adopted for k in one)
     assert theirs
     for k in keys:
         big, small = out[k]
@@ -205,3 +206,24 @@ def test_processes_default_and_environment(monkeypatch: pytest.MonkeyPatch) -> N
     assert split.processes(2) == 2
     monkeypatch.delenv(split.ENV)
     assert split.processes() in (1, 2)
+
+
+def test_the_arena_round_trip_and_the_pickles_pages_given_back() -> None:
+    """A stored object comes back equal, its large array viewing the arena and its small one a copy; once released,
+    the pages of its pickle read as zeros (given back), while the large array's stay as they were."""
+    arena = split._Arena(1 << 22)
+    big, small = np.arange(20_000, dtype=float), np.full(10, 7.0)
+    record = arena.store(("k", big, small))
+    data, start, nbytes, table = record
+    assert data is None and start % mmap.PAGESIZE == 0 and len(table) == 1
+    key, big2, small2 = arena.load(record)
+    assert key == "k" and _shared(big2) and not _shared(small2)
+    arena.release(record)
+    assert arena.memory is not None
+    assert bytes(arena.memory[start : start + nbytes]) == bytes(nbytes)
+    np.testing.assert_array_equal(big2, big)
+    np.testing.assert_array_equal(small2, small)
+    full = split._Arena(4096)  # no room for the large array nor, after it, for the pickle: all in the record
+    data, _, _, table = full.store(("k", big))
+    assert data is not None and table == []
+    np.testing.assert_array_equal(full.load((data, 0, 0, table))[1], big)

@@ -12,10 +12,10 @@ blocks, so the child, which starts at the largest K, draws every block once and 
 (``child_setup``), and the parent draws only the blocks up to where they meet. Measured on the paper's grid
 (four metrics): the two processes drew 70 blocks where one process draws 50, against 98 when both took K in turn
 from one counter and each drew every block to the largest K (block draws: DICES 0.76 -> 0.46 s of CPU, JobsQ3
-1.36-1.55 -> 0.97-1.14 s). The child keeps its results and sends them in one message at its end (their large
-arrays through shared memory, ``_Arena``), with whatever ``collect`` adds (the engine: the laws it computed, so the
-parent's cache has every K afterwards), and reports its progress through a shared number, so it never waits on a
-parent busy with its own share.
+1.36-1.55 -> 0.97-1.14 s). The child stores each result in shared memory as soon as it has it (``_Arena``), with
+whatever ``collect`` adds (the engine: the laws of that K, so the parent's cache has every K afterwards), sends the
+list of them at its end, and reports its progress through a shared number, so it never waits on a parent busy with
+its own share.
 
 Failure never changes a number, it only costs time: if the child reports an error, dies, or makes no progress for
 ``WATCHDOG_S`` seconds (a fork from a process whose other threads held a lock the child needs can block it), the
@@ -55,13 +55,21 @@ suits the per-item laws (large, cached and dropped together) but not the cells' 
 a page's cache may keep long after the laws are gone)."""
 
 
+Record = tuple[bytes | None, int, int, list[tuple[int, int]]]
+"""One of the child's results as it hands it over: (its pickle, or None when the pickle is in the arena; the pickle's
+offset and length in the arena; [(offset, bytes)] of each of its buffers in the arena)."""
+
+
 class _Arena:
-    """Shared memory mapped before the fork, through which the child hands over its results' arrays without a copy
-    through the pipe: the results are pickled (protocol 5) with their arrays out of band, each copied once into
-    the arena, and the parent unpickles them as arrays viewing that memory, which stays mapped while any of them
-    lives. A small array (``ARENA_MIN_BYTES``), or one that does not fit, goes through the pipe in the pickle.
-    Measured: the child's 60 MB of per-item laws on the paper's grid with seven metrics took the parent 0.15 s of
-    CPU to receive by pipe, 0.01-0.04 s this way."""
+    """Shared memory mapped before the fork, through which the child hands over its results without a copy through
+    the pipe. Each result is pickled (protocol 5) as soon as it is computed, while the parent is still busy with its
+    own share: its large arrays out of band, each copied once into the arena, and the pickle itself into the arena
+    too, so at its end the child sends only the records (``Record``). The parent unpickles each result from the
+    arena: its large arrays as arrays viewing that memory, which stays mapped while any of them lives, the small ones
+    (``ARENA_MIN_BYTES``) copied out of the pickle, whose pages are then given back (``release``). Anything that
+    does not fit goes through the pipe. Measured on the paper's grid with seven metrics (the child's 60 MB of
+    per-item laws and 13 MB of cells): the parent received it all by pipe in 0.15 s of CPU; with the arrays in the
+    arena, 0.01-0.04 s, but it still waited 0.15-0.2 s after its last K for the child to pickle and send."""
 
     def __init__(self, size: int) -> None:
         self.memory: mmap.mmap | None = None
@@ -69,27 +77,54 @@ class _Arena:
             self.memory = mmap.mmap(-1, size)  # anonymous, MAP_SHARED: the forked child writes what the parent reads
         self.used = 0
 
-    def dumps(self, obj: object) -> tuple[bytes, list[tuple[int, int]]]:
-        """``obj`` pickled with its large buffers in the arena: (pickle, [(offset, bytes)] of each buffer)."""
+    def _room(self, nbytes: int, align: int) -> int | None:
+        """Where ``nbytes`` can go at a multiple of ``align`` (and reserve them), or None where they do not fit."""
+        start = -(-self.used // align) * align
+        if self.memory is None or start + nbytes > len(self.memory):
+            return None
+        self.used = start + nbytes
+        return start
+
+    def store(self, obj: object) -> Record:
+        """``obj`` pickled into the arena, its large buffers out of band; what does not fit stays in the record."""
         table: list[tuple[int, int]] = []
 
         def place(buf: pickle.PickleBuffer) -> bool:
             raw = buf.raw()
-            start = -(-self.used // ARENA_ALIGN) * ARENA_ALIGN
-            if self.memory is None or raw.nbytes < ARENA_MIN_BYTES or start + raw.nbytes > len(self.memory):
+            start = None if raw.nbytes < ARENA_MIN_BYTES else self._room(raw.nbytes, ARENA_ALIGN)
+            if start is None:
                 return True  # in band
+            assert self.memory is not None
             self.memory[start : start + raw.nbytes] = raw
             table.append((start, raw.nbytes))
-            self.used = start + raw.nbytes
             return False
 
-        return pickle.dumps(obj, protocol=5, buffer_callback=place), table
+        data = pickle.dumps(obj, protocol=5, buffer_callback=place)
+        page = mmap.PAGESIZE  # the pickle on pages of its own, which the parent gives back once it has read them
+        start = self._room(-(-len(data) // page) * page, page)
+        if start is None:
+            return data, 0, 0, table
+        assert self.memory is not None
+        self.memory[start : start + len(data)] = data
+        return None, start, len(data), table
 
-    def loads(self, data: bytes, table: list[tuple[int, int]]) -> Any:
-        if not table or self.memory is None:
-            return pickle.loads(data)
+    def load(self, record: Record) -> Any:
+        """The object of a ``store`` record (its large arrays viewing the arena)."""
+        data, start, nbytes, table = record
+        if self.memory is None:
+            return pickle.loads(data) if data is not None else None
         view = memoryview(self.memory)
-        return pickle.loads(data, buffers=[view[o : o + n] for o, n in table])
+        return pickle.loads(
+            view[start : start + nbytes] if data is None else data, buffers=[view[o : o + n] for o, n in table]
+        )
+
+    def release(self, record: Record) -> None:
+        """Give back the pages of a record's pickle once it is read (best effort: the mapping stays mapped while any
+        of its arrays lives, and otherwise the pages would stay with it)."""
+        data, start, nbytes, _ = record
+        if data is None and nbytes and self.memory is not None:
+            with contextlib.suppress(AttributeError, OSError, ValueError):  # MADV_REMOVE: Linux only
+                self.memory.madvise(mmap.MADV_REMOVE, start, -(-nbytes // mmap.PAGESIZE) * mmap.PAGESIZE)
 
 
 ENV = "NKP_PROCESSES"
@@ -163,22 +198,23 @@ def _child(
     collect: Callable[[list[int]], Any],
     setup: Callable[[], None] | None,
 ) -> None:
-    """The child's loop: ``setup()``, then take the key at the queue's high end, compute it, add its weight to
-    ``done``; at the end send everything."""
+    """The child's loop: ``setup()``, then take the key at the queue's high end, compute it and what ``collect``
+    adds, store both in the arena, add the key's weight to ``done``; at the end send the records."""
     code = 0
     try:
         if setup is not None:
             setup()
-        out: dict[int, T] = {}
+        records: list[Record] = []
         while (i := _claim(ends, True)) is not None:
-            out[keys[i]] = task(keys[i])
+            key = keys[i]
+            records.append(arena.store((key, task(key), collect([key]))))
             with done.get_lock():
                 done.value += weights[i]
-        conn.send(arena.dumps(("ok", out, collect(list(out)))))
+        conn.send(("ok", records))
     except BaseException as exc:  # anything: the parent computes the rest itself
         code = 1
         with contextlib.suppress(BaseException):
-            conn.send((pickle.dumps(("error", repr(exc), None)), []))
+            conn.send(("error", repr(exc)))
     finally:
         with contextlib.suppress(BaseException):
             conn.close()
@@ -200,7 +236,8 @@ def run_shared(
     child: the parent takes the keys in order from the low end of a shared queue, the child from the high end,
     until they meet (module doc). ``weights`` (one per key) and ``head_weight`` pace ``progress`` (the done
     fraction, after each of the parent's keys and while it waits); ``child_setup()`` runs in the child before its
-    first key; ``collect(keys)`` runs in the child after its last key, and the parent hands its value to ``adopt``.
+    first key; ``collect([key])`` runs in the child after each of its keys, and the parent hands each value to
+    ``adopt``, in the order the child computed them.
 
     >>> out = run_shared(None, 0.0, [1, 2, 3], [1.0, 1.0, 1.0], lambda k: k * k, lambda ks: None, lambda x: None)
     >>> sorted(out.items())
@@ -240,25 +277,31 @@ def run_shared(
     finally:
         recv.close()
     _stop(child)
-    if got is not None:
-        out.update(got[0])
-        adopt(got[1])
+    for key, value, extra in got or ():
+        out[key] = value
+        adopt(extra)
     for k in keys:  # whatever the child did not return (it failed): computed here, where an error is raised
         if k not in out:
             out[k] = task(k)
     return out
 
 
-def _wait(child: Any, recv: Any, arena: _Arena, done: Any, report: Callable[[], None]) -> tuple[dict, Any] | None:
-    """The child's results, or None when it failed or stalled for ``WATCHDOG_S``."""
+def _wait(child: Any, recv: Any, arena: _Arena, done: Any, report: Callable[[], None]) -> list[tuple] | None:
+    """The child's results, (key, value, what ``collect`` added) each, or None when it failed or stalled for
+    ``WATCHDOG_S``."""
     last, since = float(done.value), time.monotonic()
     while True:
         if recv.poll(POLL_S):
             try:
-                status, payload, extra = arena.loads(*recv.recv())
+                status, records = recv.recv()
             except (EOFError, OSError):  # the child died before sending
                 return None
-            return (payload, extra) if status == "ok" else None
+            if status != "ok":
+                return None
+            got = [arena.load(r) for r in records]
+            for r in records:
+                arena.release(r)
+            return got
         if not child.is_alive() and not recv.poll(0):
             return None
         now_done = float(done.value)
