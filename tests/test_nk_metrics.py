@@ -148,6 +148,27 @@ def test_fast_kernel_equals_generic_metrics(m: int, k: int) -> None:
         np.testing.assert_allclose(fast[name], slow, rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize(("m", "k"), [(2, 1), (2, 19), (3, 10), (12, 5), (5, 30)])
+def test_coded_log_metrics_equal_the_gathers_bit_for_bit(
+    m: int, k: int, dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to ``CODED_MAX_K`` the log metrics read one (gold, A, B) table per category: the same integers as the
+    three gathers per category that serve larger K (the same terms summed in the same order)."""
+    rng = np.random.default_rng(m * 1000 + k)
+    g, a, b = (
+        np.moveaxis(rng.multinomial(k, rng.dirichlet(np.ones(m), size=(2, 4000))), -1, 0).astype(dtype)
+        for _ in range(3)
+    )
+    logs = ["kl", "kl_smooth", "ce", "js"]
+    coded = cg.item_units_cm(g, a, b, k, logs)
+    monkeypatch.setattr(cg, "CODED_MAX_K", 0)
+    gathered = cg.item_units_cm(g, a, b, k, logs)
+    for name in logs:
+        np.testing.assert_array_equal(coded[name][0], gathered[name][0], err_msg=name)
+        assert coded[name][1] == gathered[name][1]
+
+
 @pytest.mark.parametrize(("m", "k", "is_prob"), [(2, 1, True), (3, 10, True), (3, 7, False), (12, 4, True)])
 def test_item_gaps_indexed_equals_item_gaps(m: int, k: int, is_prob: bool) -> None:
     """The shared-work kernel of the real-data engine gives item_gaps' numbers to the bit, for every item metric
