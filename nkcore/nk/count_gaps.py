@@ -158,8 +158,9 @@ def item_units_cm(
         diff = db - da
         out["tv"] = (diff, float(m * k))
         out["wins"] = (np.sign(diff), 1.0)
-    # the log metrics gather from per-count tables: np.take with intp indices (converted once; fancy indexing with
-    # the int16 counts converts them per gather: 40% slower, measured), ln q(a) - ln q(b) once per table
+    # the log metrics gather: up to CODED_MAX_K from one table per (gold, A, B) code of a category; beyond, from
+    # per-count tables, with intp indices (converted once; fancy indexing with the int16 counts converts them per
+    # gather: 40% slower, measured), ln q(a) - ln q(b) once per table
     logs = [mt for mt in metrics if mt in ("kl", "kl_smooth", "ce", "js")]
     coded = bool(logs) and k <= CODED_MAX_K and gold.dtype.kind in "iu"
     codes = _triple_codes(gold, a, b, k) if coded else []
