@@ -1,4 +1,5 @@
-"""``distinct_counts`` and ``sorted_counts``: the same values and counts as numpy's sort-based ``unique`` (the oracle), weighted or not."""
+"""``distinct_counts`` and ``sorted_counts``: the same values and counts as numpy's sort-based ``unique`` (the
+oracle), weighted or not."""
 
 from __future__ import annotations
 
