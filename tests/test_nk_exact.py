@@ -15,7 +15,8 @@ from nkcore.nk import outcomes
 from nkcore.nk.exact import best_k_for_budget, exact_cell, exact_grid, min_budget_continuous
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.cells import cell_numbers, cell_p, plan
-from nkcore.nk.exact.laws import ItemLaw, item_laws, law_from_units, symmetrised
+from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
+from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.exact.search import smallest_n
 from nkcore.nk.grid import CellResult, best_k, configurations, simulate_cell
 from nkcore.nk.priors import get_prior

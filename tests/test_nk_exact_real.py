@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from nkcore.nk.exact import real
-from nkcore.nk.exact.laws import law_from_units
+from nkcore.nk.exact.item_law import law_from_units
 from nkcore.nk.exact.real import exact_resample_cells, real_item_laws, sign_test_share
 from nkcore.nk.grid import Config
 from nkcore.nk.resample import prepare_pair, resample_cells

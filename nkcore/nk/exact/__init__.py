@@ -2,8 +2,8 @@
 
 Every item metric is a mean over items of a per-item gap, and items are independent and identically
 distributed under the alternative and the null; so the score gap of N items is the mean of N draws from a
-per-item law that depends on (prior, eps, K, metric) only. The law is computed once per K (``laws``: exact from
-the outcome law where it is small, else estimated from many drawn items), the N-fold law by convolution
+per-item law that depends on (prior, eps, K, metric) only (``item_law``). The law is computed once per K (``laws``:
+exact from the outcome law where it is small, else estimated from many drawn items), the N-fold law by convolution
 (``convolve``: exact lattice FFT, or Edgeworth for large N), and the paper's p, Delta, CI-width from them
 (``cells``). ``engine`` gives the grid API (``exact_cell``, ``exact_grid``), ``search`` the minimal budget and
 best K on the continuous budget axis, ``real`` the same numbers for real data. Method and validation:

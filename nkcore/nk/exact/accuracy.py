@@ -18,7 +18,7 @@ from scipy.special import ndtr, ndtri
 
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
-from nkcore.nk.exact.laws import ItemLaw
+from nkcore.nk.exact.item_law import ItemLaw
 
 DIRECT_MAX = 16
 """Up to this many values of one item's gap, ``_correlate`` takes dot products instead of transforms."""

@@ -24,7 +24,7 @@ import numpy as np
 from nkcore.nk.exact import accuracy
 from nkcore.nk.exact import convolve as cv
 from nkcore.nk.exact.convolve import dot
-from nkcore.nk.exact.laws import LAW_BINS, ItemLaw
+from nkcore.nk.exact.item_law import LAW_BINS, ItemLaw
 
 EDGEWORTH_MIN_N = 30
 """Fewest items (N) for which the Edgeworth expansion is considered at all."""

@@ -37,7 +37,8 @@ from nkcore.common.counting import distinct_counts
 from nkcore.nk.exact import split
 from nkcore.nk.exact.cells import CellNumbers, cell_numbers, result_fields
 from nkcore.nk.exact.convolve import dot
-from nkcore.nk.exact.laws import ENGINE_SEED, ItemLaw, law_from_units, symmetrised
+from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
+from nkcore.nk.exact.laws import ENGINE_SEED
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.outcomes import compositions
@@ -250,7 +251,7 @@ a second series 0.82 -> 0.64, 0.35 -> 0.25, 0.42 -> 0.30 s. Fewer K: threads (a 
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
     """Share of rounds in which the exact two-sided sign test on the discordant items rejects in ``direction``.
 
-    >>> from nkcore.nk.exact.laws import law_from_units
+    >>> from nkcore.nk.exact.item_law import law_from_units
     >>> round(sign_test_share(law_from_units(np.array([1, 0, -1]), np.array([0.5, 0.4, 0.1]), 1.0, True, 0), 30, 1, 0.05), 3)
     0.809
     """
