@@ -71,6 +71,14 @@ order (tested bit for bit)."""
 _TRIPLE_CACHE: dict[tuple[int, int, str], tuple[np.ndarray, ...]] = {}
 
 
+def _kl_tables(t: _Tables, metric: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """KL, smoothed KL, CE: (the log table's name, p(g) per count, ln q per count): B's gap less A's is
+    sum_m p(g) [ln q(a) - ln q(b)] (KL and smoothed KL with their smoothed shares, CE with p = g / K)."""
+    table = "kl" if metric == "kl" else "js"
+    weight = {"kl": t.kl_p, "kl_smooth": t.js_p, "ce": t.share}[metric]
+    return table, weight, t.kl_log if table == "kl" else t.js_log
+
+
 def _triple_tables(t: _Tables, metric: str) -> tuple[np.ndarray, ...]:
     """Per code (g (K + 1) + a) (K + 1) + b: KL, smoothed KL, CE: weight(g) (ln q(a) - ln q(b)) (one table); JS:
     T[g, a] and T[g, b] (two tables)."""
@@ -84,8 +92,7 @@ def _triple_tables(t: _Tables, metric: str) -> tuple[np.ndarray, ...]:
         assert t.jsd is not None
         out: tuple[np.ndarray, ...] = (np.take(t.jsd, g * s + a), np.take(t.jsd, g * s + b))
     else:
-        weight = {"kl": t.kl_p, "kl_smooth": t.js_p, "ce": t.share}[metric]
-        logq = t.kl_log if metric == "kl" else t.js_log
+        _, weight, logq = _kl_tables(t, metric)
         out = (np.take(weight, g) * (np.take(logq, a) - np.take(logq, b)),)
     if len(_TRIPLE_CACHE) > 256:
         _TRIPLE_CACHE.clear()
@@ -179,11 +186,8 @@ def item_units_cm(
                 d = sums[0]
             out[metric] = (np.rint(d * UNIT).astype(np.int64), UNIT)
         elif metric in ("kl", "kl_smooth", "ce"):
-            # KL_B - KL_A = sum_m p(g) [ln q(a) - ln q(b)]; CE likewise with p = g / K
-            weight = {"kl": t.kl_p, "kl_smooth": t.js_p, "ce": t.share}[metric]
-            table = "kl" if metric == "kl" else "js"
+            table, weight, logq = _kl_tables(t, metric)
             if table not in log_diffs:
-                logq = t.kl_log if table == "kl" else t.js_log
                 log_diffs[table] = [np.take(logq, ai[j]) - np.take(logq, bi[j]) for j in range(m)]
             acc = np.zeros(gold.shape[1:])
             for j in range(m):
