@@ -3,6 +3,7 @@
     python -m nkcore nk (--prior NAME | --alpha a1,a2,... | --ratings FILE) [--eps 0.3]
         (--budget B --k K | --grid | --min-budget) [--metric acc|tv|wins|kl|kl_smooth|js|ce|f1]
         [--method exact|simulate] [--rounds 1000] [--seed 0] [--json]
+    python -m nkcore nk --prior all --eps 0.1,0.2,0.3,0.4 --grid --metric acc,tv,wins,kl,kl_smooth,js,ce
 
 JSON keys are a contract (issue 5): a cell has ``budget``, ``k``, ``n``, ``metric``, ``p``, ``delta``,
 ``ci_width``, ``reproducibility`` (plus extras); ``--grid`` prints a list of cells; ``--min-budget`` a list of
@@ -10,7 +11,10 @@ JSON keys are a contract (issue 5): a cell has ``budget``, ``k``, ``n``, ``metri
 ("lattice", "edgeworth": the exact engine; "simulate") and the engine's accuracy ``p_error``, ``delta_error``,
 ``ci_width_error``. ``--method exact`` (the default) computes the numbers without Monte Carlo noise
 (``nkcore.nk.exact``; ``--rounds`` and ``--seed`` then only matter for macro F1, which is simulated);
-``--method simulate`` runs the paper's simulation.
+``--method simulate`` runs the paper's simulation. With ``--grid``, ``--prior`` and ``--eps`` take comma lists
+(``--prior all``: every preset) for the exact engine: the grids of every (prior, eps), prior by prior, in one list of
+cells (each names its ``prior`` and ``eps``; one prior and one eps print exactly what they always did), computed
+together, whole grids on the cores (``nkcore.nk.exact.sweep.exact_grids``).
 With ``--ratings FILE`` the prior is fitted to the file (Dirichlet-multinomial ML); adding
 ``--predictions FILE --models A,B`` asks the question of the real data instead of simulating: ``--method exact``
 computes the resampler's numbers without Monte Carlo noise (``nkcore.nk.frames.exact_resample_frames``),
@@ -32,6 +36,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.kinds import KEEP_CHOICES
 from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.exact.sweep import exact_grids
 from nkcore.nk.grid import (
     PAPER_BUDGETS,
     PAPER_KS,
@@ -44,7 +49,7 @@ from nkcore.nk.grid import (
     simulate_grid,
 )
 from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import Prior, preset_names, resolve_prior
+from nkcore.nk.priors import Prior, get_prior, preset_names, resolve_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence, p_phrase
 
 __all__ = ["register", "run"]
@@ -60,7 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "minimal budget per metric.",
     )
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--prior", help=f"preset prior: {', '.join(preset_names())}")
+    src.add_argument(
+        "--prior",
+        help=f"preset prior: {', '.join(preset_names())}; with --grid also a comma list, or 'all' for every preset",
+    )
     src.add_argument("--alpha", help="a typed prior, e.g. 1.38,1.33 (one value per label category)")
     src.add_argument("--ratings", type=Path, help="ratings file (item, rater, label): fit the prior to it")
     p.add_argument("--predictions", type=Path, help="with --ratings: predictions file; resample the real data")
@@ -82,7 +90,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --ratings: repeated (item, rater) or (item, model) rows: keep the first or the last of each "
         "(default: refuse)",
     )
-    p.add_argument("--eps", type=float, default=0.3, help="how far model B is pulled towards noise (default 0.3)")
+    p.add_argument(
+        "--eps",
+        default="0.3",
+        help="how far model B is pulled towards noise (default 0.3); with --grid also a comma list, e.g. 0.1,0.2,0.3",
+    )
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--budget", type=int, help="one cell: the budget N x K (use with --k)")
     mode.add_argument("--grid", action="store_true", help="every cell of the grid (the paper's 282 by default)")
@@ -166,6 +178,16 @@ def run(args: argparse.Namespace) -> int:
                 raise DataError(f"{flag} goes with --ratings (it says which rows of the ratings file to use)")
     budgets = parse_int_list(args.budgets, "--budgets") if args.budgets else PAPER_BUDGETS
     ks = parse_int_list(args.ks, "--ks") if args.ks else PAPER_KS
+    eps_values = _eps_values(args.eps)
+    names = _prior_names(args.prior)
+    if len(eps_values) > 1 or len(names) > 1:
+        if not args.grid or args.predictions is not None or args.method != "exact":
+            raise DataError(
+                "several priors or eps values go with --grid and the exact engine (without --predictions): one grid "
+                "each; for the simulation, one call per prior and eps"
+            )
+        return _run_grids(args, names, eps_values, budgets, ks)
+    args.eps = eps_values[0]
     if args.predictions is not None:
         return _run_resample(args, budgets, ks)
     if args.models is not None:
@@ -198,15 +220,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json([_cell_json(c, prior, args.eps) for c in cells])
         else:
-            print(_header(prior, args.eps))
-            print(f"{'metric':<10} {'budget':>7} {'K':>4} {'N':>6} {'p':>7} {'Delta':>9} {'CI-width':>9} {'repro':>6}")
-            for c in cells:
-                print(
-                    f"{c.metric:<10} {c.budget:>7} {c.k:>4} {c.n:>6} {c.p:>7.3f} {c.delta:>9.4g} {c.ci_width:>9.4g} "
-                    f"{c.reproducibility:>6.2f}"
-                )
-            for mb in minimal_budgets(cells, metrics):
-                print(minimal_budget_sentence(mb))
+            _print_grid(prior, args.eps, cells, metrics)
             print(GRID_LEGEND)
         return 0
     if exact:
@@ -232,6 +246,58 @@ GRID_LEGEND = (
     "beats B' is repeatable); Delta: the average score gap A - B; CI-width: the spread (2.5% to 97.5%) of that gap "
     "over repeated evaluations; repro: the share of repeated evaluations in which A comes out ahead."
 )
+
+
+def _eps_values(text: str) -> list[float]:
+    """``--eps``: one number, or a comma list of them (each checked by the engine, in [0, 1])."""
+    parts = [x.strip() for x in str(text).split(",")]
+    try:
+        return [float(x) for x in parts]
+    except ValueError:
+        raise DataError(f"--eps must be a number or a comma list of numbers, e.g. 0.1,0.3; got {text!r}") from None
+
+
+def _prior_names(text: str | None) -> list[str | None]:
+    """``--prior``: one name (or None: --alpha or --ratings give the prior), a comma list, or 'all'."""
+    if text is None:
+        return [None]
+    names: list[str | None] = [x.strip() for x in text.split(",") if x.strip()]
+    if text.strip().lower() == "all":
+        names = [*preset_names()]
+    if not names:
+        raise DataError("--prior needs a preset name, a comma list of them, or 'all'")
+    return names
+
+
+def _run_grids(
+    args: argparse.Namespace, names: list[str | None], eps_values: list[float], budgets: tuple, ks: tuple
+) -> int:
+    """``--grid`` for several priors and/or eps, by the exact engine: every grid, prior by prior, then eps by eps."""
+    priors = [get_prior(str(n)) for n in names] if args.prior is not None else [_prior(args)[0]]
+    metrics = parse_metrics(args.metric, PAPER_METRICS)
+    jobs = [(prior, eps) for prior in priors for eps in eps_values]
+    limits.check("grids", len(jobs), "the request (priors x eps values)")
+    grids = exact_grids([(prior.alpha, eps) for prior, eps in jobs], budgets, ks, metrics)
+    if args.json:
+        print_json([_cell_json(c, prior, eps) for (prior, eps), cells in zip(jobs, grids, strict=True) for c in cells])
+        return 0
+    for (prior, eps), cells in zip(jobs, grids, strict=True):
+        _print_grid(prior, eps, cells, metrics)
+        print()
+    print(GRID_LEGEND)
+    return 0
+
+
+def _print_grid(prior: Prior, eps: float, cells: list, metrics: tuple[str, ...]) -> None:
+    print(_header(prior, eps))
+    print(f"{'metric':<10} {'budget':>7} {'K':>4} {'N':>6} {'p':>7} {'Delta':>9} {'CI-width':>9} {'repro':>6}")
+    for c in cells:
+        print(
+            f"{c.metric:<10} {c.budget:>7} {c.k:>4} {c.n:>6} {c.p:>7.3f} {c.delta:>9.4g} {c.ci_width:>9.4g} "
+            f"{c.reproducibility:>6.2f}"
+        )
+    for mb in minimal_budgets(cells, metrics):
+        print(minimal_budget_sentence(mb))
 
 
 def _header(prior: Prior, eps: float) -> str:

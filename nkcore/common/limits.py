@@ -49,6 +49,7 @@ LIMITS: dict[str, Limit] = {
         _L("rounds", "NKP_MAX_ROUNDS", 100_000, "rounds", "use fewer rounds"),
         _L("budget", "NKP_MAX_BUDGET", 1_000_000, "ratings (N x K)", "ask about a smaller budget"),
         _L("configs", "NKP_MAX_CONFIGS", 5_000, "configurations (budget x K cells)", "ask for fewer budgets or K"),
+        _L("grids", "NKP_MAX_GRIDS", 60, "grids (priors x eps values)", "ask for fewer priors or eps values"),
         _L("sim_work", "NKP_MAX_SIM_WORK", 12 * 10**9, "draws", "use fewer rounds, smaller budgets or fewer K"),
         _L("memory_bytes", "NKP_MAX_MEMORY_BYTES", 2**30, "bytes of memory", "ask for a smaller computation"),
     )

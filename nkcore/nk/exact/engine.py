@@ -53,7 +53,8 @@ def expected_seconds(m: int, laws_missing: int, configs: int, metrics: Sequence[
     return (laws_missing * per_k + cells) / 1000.0
 
 
-def _check_eps(eps: float) -> float:
+def check_eps(eps: float) -> float:
+    """eps as a float in [0, 1], or a ``DataError`` that says what is wrong with it."""
     try:
         e = float(eps)
     except (TypeError, ValueError) as exc:
@@ -126,7 +127,7 @@ def exact_cell(
     """
     (cfg,) = configurations([budget], [k]) if int(k) <= int(budget) else _too_big(budget, k)
     a = tuple(float(x) for x in validate_alpha(alpha))
-    return _cells_for_k(a, _check_eps(eps), cfg.k, [cfg], parse_metrics(metrics))
+    return _cells_for_k(a, check_eps(eps), cfg.k, [cfg], parse_metrics(metrics))
 
 
 def _too_big(budget: int, k: int) -> list[Config]:
@@ -161,7 +162,7 @@ def exact_grid(
     """
     mts = parse_metrics(metrics)
     a = tuple(float(x) for x in validate_alpha(alpha))
-    e = _check_eps(eps)
+    e = check_eps(eps)
     cfgs = configurations(budgets, ks)
     limits.check("budget", max(c.budget for c in cfgs), "the largest budget")
     by_k: dict[int, list[Config]] = {}
@@ -226,4 +227,4 @@ def exact_grid(
     return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
 
 
-__all__ = ["FALLBACK_ROUNDS", "exact_cell", "exact_grid"]
+__all__ = ["FALLBACK_ROUNDS", "check_eps", "exact_cell", "exact_grid", "expected_seconds"]
