@@ -261,9 +261,9 @@ def _prior_names(text: str | None) -> list[str | None]:
     """``--prior``: one name (or None: --alpha or --ratings give the prior), a comma list, or 'all'."""
     if text is None:
         return [None]
-    names: list[str | None] = [x.strip() for x in text.split(",") if x.strip()]
     if text.strip().lower() == "all":
-        names = [*preset_names()]
+        return [*preset_names()]
+    names: list[str | None] = [x.strip() for x in text.split(",") if x.strip()]
     if not names:
         raise DataError("--prior needs a preset name, a comma list of them, or 'all'")
     return names
