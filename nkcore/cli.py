@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from nkcore.errors import DataError, one_line
 
 # Topic modules that add subcommands; a module that is not written yet is skipped.
-_TOPICS = ("cli_data", "cli_paired", "cli_voting", "cli_nk", "cli_raters", "cli_limits")
+_TOPICS = ("cli_data", "cli_paired", "cli_plan", "cli_voting", "cli_nk", "cli_raters", "cli_limits")
 
 
 class _Parser(argparse.ArgumentParser):

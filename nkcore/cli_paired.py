@@ -1,4 +1,4 @@
-"""``python -m nkcore compare`` and ``python -m nkcore plan``: paired comparison of two configs; resolution planner.
+"""``python -m nkcore compare``: paired comparison of two configs on the same cases.
 
 JSON keys are a contract (README.md). ``compare`` prints at least ``n_cases``, ``a`` and ``b`` (each ``config``,
 ``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
@@ -16,7 +16,6 @@ JSON (see :func:`nkcore.paired.mcnemar`).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ from nkcore.harness import read_harness
 from nkcore.harness.files import path_tool, read_paths
 from nkcore.io import read_table
 
-__all__ = ["compare_report", "plan_report", "read_compare_input", "register", "run_compare", "run_plan"]
+__all__ = ["compare_report", "read_compare_input", "register", "run_compare"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,23 +70,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_compare)
-
-    p = subparsers.add_parser(
-        "plan",
-        help="what an evaluation can resolve: smallest resolvable difference, MDE at power, cases for a target",
-        description="From the number of cases and the discordance (share of cases two configs disagree on, a "
-        "fraction), the smallest difference that can reach p < alpha at all (exact binomial critical count), the "
-        "minimum detectable difference at a power (Connor 1987, with its exact power) and the cases needed for a "
-        "target difference.",
-    )
-    p.add_argument("--cases", type=int, required=True, help="number of evaluation cases (1 to 10,000,000)")
-    p.add_argument("--discordance", type=float, required=True, help="share of discordant cases, e.g. 0.06")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="power for the minimum detectable difference (0.8)")
-    p.add_argument("--target-diff", type=float, help="a difference to resolve, as a fraction (0.01 = 1 point)")
-    p.add_argument("--label-error", type=float, help="gold-label error rate, e.g. 0.03: adds the label-error floor")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=run_plan)
 
 
 # ------------------------------------------------------------------------------------------------ compare
@@ -241,41 +223,4 @@ def run_compare(args: argparse.Namespace) -> int:
     print(f"verdict: {doc['verdict']}")
     for note in doc.get("notes", []):
         print(f"note: {note}")
-    return 0
-
-
-# ------------------------------------------------------------------------------------------------ plan
-
-
-def plan_report(
-    cases: int,
-    discordance: float,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    target_diff: float | None = None,
-    label_error: float | None = None,
-) -> dict[str, Any]:
-    """The ``plan`` JSON document."""
-    p = resolution.plan(cases, discordance, alpha, power, target_diff)
-    doc = dataclasses.asdict(p)
-    if target_diff is None:
-        for key in [k for k in doc if k == "target_diff" or k.startswith("cases_for_target")]:
-            doc.pop(key)
-    s = resolution.plan_sentences(p)
-    doc["sentences"] = {k: v for k, v in dataclasses.asdict(s).items() if v is not None}
-    if label_error is not None:
-        floor = resolution.label_error_floor(label_error)
-        doc["label_error"] = dataclasses.asdict(floor)
-        doc["sentences"]["label_error"] = resolution.label_error_sentence(floor)
-    return doc
-
-
-def run_plan(args: argparse.Namespace) -> int:
-    """Run ``plan``."""
-    doc = plan_report(args.cases, args.discordance, args.alpha, args.power, args.target_diff, args.label_error)
-    if args.json:
-        print_json(doc)
-        return 0
-    for text in doc["sentences"].values():
-        print(text)
     return 0
