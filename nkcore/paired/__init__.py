@@ -18,6 +18,12 @@ Modules (one concept each):
 - ``compare``   one pair (:func:`compare_pair`), configs in order with Holm and 1/k! (:func:`compare_ordered`),
   and the frame entry points the Compare page and the CLI call
 - ``sentences`` the plain words beside the numbers (verdict, marginal intervals, ordering, accuracy)
+- ``cases``     :class:`CaseTable`: results with repeats (epochs) and scores in [0, 1], one mean per case and config
+  (:func:`parse_cases`); the case is the unit
+- ``lattice``   exact laws of per-case sums on a lattice: the sign-flip test and the case bootstrap by convolution
+- ``case_test`` the case-level comparison (:func:`compare_cases`): sign-flip p, case-bootstrap interval, the
+  variance components (within-case correlation, design effect, effective cases)
+- ``case_sentences`` its words: the unit, the verdict, what the repeats bought
 """
 
 from __future__ import annotations
@@ -25,6 +31,19 @@ from __future__ import annotations
 from nkcore.common.intervals import proportion_interval
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
 from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
+from nkcore.paired.case_sentences import case_verdict_sentence, repeat_word, repeats_sentence, unit_sentence
+from nkcore.paired.case_test import (
+    CASE_TEST,
+    CaseComparison,
+    CaseMean,
+    VarianceComponents,
+    case_bootstrap,
+    case_mean,
+    compare_cases,
+    sign_flip_test,
+    variance_components,
+)
+from nkcore.paired.cases import CaseTable, case_table_from_paired, has_repeats, parse_cases
 from nkcore.paired.compare import (
     OrderedComparison,
     PairedComparison,
@@ -40,20 +59,31 @@ from nkcore.paired.sentences import accuracy_sentence, marginal_sentence, orderi
 from nkcore.paired.table import PairedTable, paired_table_from_counts, parse_paired
 
 __all__ = [
+    "CASE_TEST",
     "BootstrapInterval",
+    "CaseComparison",
+    "CaseMean",
+    "CaseTable",
     "ConfigAccuracy",
     "McNemarResult",
     "OrderedComparison",
     "PairedComparison",
     "PairedTable",
+    "VarianceComponents",
     "accuracy_of",
     "accuracy_sentence",
     "analyse_paired",
+    "case_bootstrap",
+    "case_mean",
+    "case_table_from_paired",
+    "case_verdict_sentence",
+    "compare_cases",
     "compare_frame_pair",
     "compare_ordered",
     "compare_pair",
     "config_accuracy",
     "exact_paired_bootstrap",
+    "has_repeats",
     "holm",
     "marginal_sentence",
     "mcnemar",
@@ -61,7 +91,13 @@ __all__ = [
     "ordering_sentence",
     "paired_bootstrap_mc",
     "paired_table_from_counts",
+    "parse_cases",
     "parse_paired",
     "proportion_interval",
+    "repeat_word",
+    "repeats_sentence",
+    "sign_flip_test",
+    "unit_sentence",
+    "variance_components",
     "verdict_sentence",
 ]
