@@ -17,6 +17,7 @@ Modules (one idea each):
 - ``cases``       cases for a target difference: first, stable (exact) and the square-root law
 - ``plan``        the Planner's numbers for one setting (Plan) and the resolution curve
 - ``label_error`` the label-error floor and its estimate from a double-labelled sample
+- ``repeats``     more cases or more repeats: N cases x K repeats per case at case level, a budget's best split
 - ``sentences``   the plain-language sentences beside the numbers
 """
 
@@ -45,6 +46,17 @@ from nkcore.resolution.power import (
     mde_at_power,
     mde_at_power_exact,
 )
+from nkcore.resolution.repeats import (
+    RepeatDesign,
+    RepeatPlan,
+    RepeatPlanSentences,
+    Split,
+    choose_pair,
+    repeat_design,
+    repeat_design_sentence,
+    repeat_plan,
+    repeat_plan_sentences,
+)
 from nkcore.resolution.sentences import (
     PlanSentences,
     label_error_sentence,
@@ -60,13 +72,18 @@ __all__ = [
     "LabelErrorFloor",
     "Plan",
     "PlanSentences",
+    "RepeatDesign",
+    "RepeatPlan",
+    "RepeatPlanSentences",
     "ResolutionCurve",
     "ResolvableDifference",
+    "Split",
     "TargetCases",
     "bernstein_halfwidth",
     "cases_for_power_exact",
     "cases_for_target",
     "cases_for_target_stable",
+    "choose_pair",
     "connor_cases",
     "critical_count",
     "critical_counts",
@@ -81,6 +98,10 @@ __all__ = [
     "min_resolvable_diff",
     "plan",
     "plan_sentences",
+    "repeat_design",
+    "repeat_design_sentence",
+    "repeat_plan",
+    "repeat_plan_sentences",
     "resolution_curve",
     "sqrt_law_cases",
     "target_cases",
