@@ -1,5 +1,7 @@
 """pass@k, pass^k and flaky cases against independent oracles: brute-force k-subsets, exact fractions,
-simulation (unbiasedness, the single-sample noise), the chapter's worked example counted by hand in pandas."""
+simulation (unbiasedness, the single-sample noise), the chapter's worked example counted by hand in pandas; the
+score interval against statsmodels' and scipy's Wilson interval, a root-finder on the score equation, and its
+containment, symmetry, order and level properties (coverage by simulation: ``test_passk_coverage.py``)."""
 
 from __future__ import annotations
 
@@ -12,11 +14,20 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import optimize, stats
+from statsmodels.stats.proportion import proportion_confint
 
 from nkcore import voting
+from nkcore.common.bounded_mean import PSEUDO_CASES, bounded_mean_interval, bounded_mean_intervals
 from nkcore.errors import DataError
-from nkcore.voting.passk import case_pass_at_k, case_pass_hat_k, pass_at_k, pass_hat_k, pass_k_curves
+from nkcore.voting.passk import (
+    case_bootstrap_bands,
+    case_pass_at_k,
+    case_pass_hat_k,
+    pass_at_k,
+    pass_hat_k,
+    pass_k_curves,
+)
 
 
 def _frame(cases: list[list[str]], gold: str = "a") -> pd.DataFrame:
@@ -129,21 +140,149 @@ def test_worked_example_against_pandas_counts(worked_frame: pd.DataFrame) -> Non
 
 def test_bootstrap_intervals_are_paired_and_match_the_vote_curve(worked_frame: pd.DataFrame) -> None:
     s = voting.parse_samples(worked_frame)
-    r = pass_k_curves(s, n_boot=500, seed=3)
+    r = pass_k_curves(s, n_boot=500, seed=3, interval="bootstrap")
+    assert r.interval == "bootstrap"
     curve = voting.vote_curve(s, "first", n_boot=500, seed=3)
     for kv, pt in zip(r.majority_at_k, curve.points, strict=True):
         assert (kv.value, kv.ci_low, kv.ci_high) == pytest.approx((pt.accuracy, pt.ci_low, pt.ci_high), abs=1e-12)
     for series in (r.pass_at_k, r.pass_hat_k):
         assert all(v.ci_low <= v.value <= v.ci_high for v in series)
-    again = pass_k_curves(s, n_boot=500, seed=3)
+    again = pass_k_curves(s, n_boot=500, seed=3, interval="bootstrap")
     assert again == r
-    assert pass_k_curves(s, n_boot=500, seed=4).pass_at_k != r.pass_at_k
+    assert pass_k_curves(s, n_boot=500, seed=4, interval="bootstrap").pass_at_k != r.pass_at_k
+
+
+def test_default_interval_is_the_score_interval_of_the_per_case_values(worked_frame: pd.DataFrame) -> None:
+    """Every reading, every k: the interval is bounded_mean_intervals on that column of per-case values, the
+    majority@k value is still the vote curve's accuracy, and the interval does not depend on the seed."""
+    s = voting.parse_samples(worked_frame)
+    r = pass_k_curves(s, n_boot=500, seed=3)
+    other = pass_k_curves(s, n_boot=100, seed=4)
+    assert r.interval == "score"
+    assert (other.pass_at_k, other.pass_hat_k, other.majority_at_k) == (r.pass_at_k, r.pass_hat_k, r.majority_at_k)
+    curve = voting.vote_curve(s, "first", n_boot=500, seed=3)
+    columns = (case_pass_at_k(s), case_pass_hat_k(s), voting.case_credit_exact(s, "first"))
+    for series, per_case in zip((r.pass_at_k, r.pass_hat_k, r.majority_at_k), columns, strict=True):
+        iv = bounded_mean_intervals(per_case)
+        for v in series:
+            j = v.k - 1
+            assert (v.value, v.ci_low, v.ci_high) == pytest.approx((iv.mean[j], iv.low[j], iv.high[j]), abs=1e-12)
+            assert 0 <= v.ci_low < v.value < v.ci_high <= 1
+    assert [v.value for v in r.majority_at_k] == pytest.approx([p.accuracy for p in curve.points], abs=1e-12)
+
+
+def test_pass_at_n_interval_is_wilsons_on_the_cases_that_pass() -> None:
+    """With n = 2 samples per case, pass@2 per case is 1{some right} and pass^2 is 1{both right}: 0/1 values, so
+    the interval must be Wilson's on the count of such cases (statsmodels and scipy as oracles)."""
+    rng = np.random.default_rng(5)
+    for n_cases in (1, 3, 10, 37):
+        right = rng.random((n_cases, 2)) < rng.random(n_cases)[:, None]
+        frame = pd.DataFrame(
+            {
+                "case": np.repeat(np.arange(n_cases), 2),
+                "sample": np.tile([1, 2], n_cases),
+                "correct": right.ravel().astype(int),
+            }
+        )
+        r = pass_k_curves(voting.parse_samples(frame), majority=False)
+        for v, hits in (
+            (r.pass_at_k[1], int(right.any(axis=1).sum())),
+            (r.pass_hat_k[1], int(right.all(axis=1).sum())),
+        ):
+            lo, hi = proportion_confint(hits, n_cases, alpha=0.05, method="wilson")
+            ci = stats.binomtest(hits, n_cases).proportion_ci(0.95, method="wilson")
+            assert (v.ci_low, v.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+            assert (v.ci_low, v.ci_high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99])
+def test_zero_one_values_give_wilsons_interval_at_every_count(level: float) -> None:
+    for n in (1, 2, 5, 20, 60):
+        for hits in range(n + 1):
+            r = bounded_mean_interval([1.0] * hits + [0.0] * (n - hits), level)
+            lo, hi = proportion_confint(hits, n, alpha=1 - level, method="wilson")
+            assert r.ratio == 1.0 and (r.low, r.high) == pytest.approx((lo, hi), abs=1e-12)
+            assert r.high > r.low  # never zero width, even at 0 or n of n
+    z2 = stats.norm.isf((1 - level) / 2) ** 2
+    every = bounded_mean_interval([1.0] * 60, level)
+    assert (every.low, every.high) == (pytest.approx(60 / (60 + z2), rel=1e-12), 1.0)
+    none = bounded_mean_interval([0.0] * 60, level)
+    assert (none.low, none.high) == (0.0, pytest.approx(z2 / (60 + z2), rel=1e-12))
+
+
+values_st = st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=1, max_size=40)
+
+
+@given(values_st)
+def test_interval_ends_solve_the_score_equation(values: list[float]) -> None:
+    """Each end inside (0, 1) is a root of (xbar - mu)^2 - z^2 r mu (1 - mu) / n, found here by brentq; r is the
+    variance ratio of the values with a pseudo-case at 0 and one at 1, computed with numpy's var."""
+    x = np.array(values)
+    r = bounded_mean_interval(x)
+    n, xbar, z = len(x), x.mean(), stats.norm.isf(0.025)
+    aug = np.concatenate([x, [0.0, 1.0]]) if PSEUDO_CASES == 1.0 else x
+    ratio = min(1.0, aug.var() / (aug.mean() * (1 - aug.mean())))
+    assert r.ratio == pytest.approx(ratio, rel=1e-9, abs=1e-12)
+    assert 0.0 <= r.low <= xbar <= r.high <= 1.0 and r.high - r.low > 0
+    assert r.mean == pytest.approx(xbar, abs=1e-12)
+
+    def score(mu: float) -> float:
+        return float((xbar - mu) ** 2 - z * z * ratio * mu * (1 - mu) / n)
+
+    for end, lo, hi in ((r.low, 0.0, xbar), (r.high, xbar, 1.0)):
+        if 0.0 < end < 1.0 and lo < hi and score(lo) * score(hi) < 0:
+            assert end == pytest.approx(optimize.brentq(score, lo, hi, xtol=1e-14), abs=1e-9)
+
+
+@given(values_st)
+def test_interval_is_symmetric_order_free_and_nested_in_level(values: list[float]) -> None:
+    x = np.array(values)
+    r = bounded_mean_interval(x)
+    mirror = bounded_mean_interval(1.0 - x)
+    assert (mirror.low, mirror.high) == pytest.approx((1 - r.high, 1 - r.low), abs=1e-9)
+    back = bounded_mean_interval(x[::-1])
+    assert (back.low, back.high) == pytest.approx((r.low, r.high), abs=1e-12)
+    prev = (r.mean, r.mean)
+    for level in (0.5, 0.8, 0.95, 0.999):
+        cur = bounded_mean_interval(x, level)
+        assert cur.low <= prev[0] + 1e-12 and cur.high >= prev[1] - 1e-12
+        prev = (cur.low, cur.high)
+
+
+def test_more_cases_passing_tighten_the_interval_and_one_near_miss_does_not_collapse_it() -> None:
+    """All 1: the lower end rises with the number of cases. One case at 0.99 among 59 at 1 (pass@5 of a strong
+    model) keeps the lower end near the all-pass one (0.940); without the pseudo-cases r would be 0.0098 and the
+    interval [0.9991, 1.0000]."""
+    lows = [bounded_mean_interval([1.0] * n).low for n in (5, 20, 60, 200)]
+    assert lows == sorted(lows) and lows[-1] < 1.0
+    near = bounded_mean_interval([1.0] * 59 + [0.99])
+    assert near.low < 0.96 and near.high == pytest.approx(1.0, abs=1e-3)
+
+
+def test_columns_with_absent_cases_use_only_their_present_values() -> None:
+    x = np.array([[1.0, 0.2], [0.0, np.nan], [0.5, 0.7], [np.nan, np.nan]])
+    r = bounded_mean_intervals(x)
+    one, two = bounded_mean_interval([1.0, 0.0, 0.5]), bounded_mean_interval([0.2, 0.7])
+    assert r.n.tolist() == [3, 2]
+    assert (r.low[0], r.high[0], r.low[1], r.high[1]) == pytest.approx((one.low, one.high, two.low, two.high))
+    empty = bounded_mean_intervals(np.full((2, 1), np.nan))
+    assert empty.n.tolist() == [0] and math.isnan(empty.low[0])
+
+
+def test_bootstrap_bands_helper_matches_pass_k_curves(worked_frame: pd.DataFrame) -> None:
+    s = voting.parse_samples(worked_frame)
+    r = pass_k_curves(s, n_boot=300, seed=9, majority=False, interval="bootstrap")
+    stacked = np.hstack([case_pass_at_k(s), case_pass_hat_k(s)])
+    b = case_bootstrap_bands(stacked, n_boot=300, seed=9)
+    m = s.max_n
+    assert [v.ci_low for v in r.pass_hat_k] == pytest.approx(b.low[m:].tolist(), abs=1e-12)
+    assert [v.ci_high for v in r.pass_at_k] == pytest.approx(b.high[:m].tolist(), abs=1e-12)
 
 
 def test_bootstrap_interval_against_a_naive_case_resampling(worked_frame: pd.DataFrame) -> None:
     """Percentiles of mean(pass@3) over cases resampled with replacement, written out with index draws."""
     s = voting.parse_samples(worked_frame)
-    r = pass_k_curves(s, n_boot=4000, seed=0, majority=False)
+    r = pass_k_curves(s, n_boot=4000, seed=0, majority=False, interval="bootstrap")
     per_case = case_pass_at_k(s)[:, 2]
     rng = np.random.default_rng(123)
     means = [per_case[rng.integers(0, s.n_cases, s.n_cases)].mean() for _ in range(4000)]
@@ -158,6 +297,13 @@ def test_bad_counts_raise_data_error() -> None:
             pass_at_k(n, c, k)
     with pytest.raises(DataError, match="k must be between 1 and"):
         pass_k_curves(voting.parse_samples(_frame([["a", "b"]])), n_boot=100).at(3)
+    with pytest.raises(DataError, match="unknown pass@k interval"):
+        pass_k_curves(voting.parse_samples(_frame([["a", "b"]])), interval="percentile")  # type: ignore[arg-type]
+    for bad in ([0.5, 1.2], [-0.1], [math.inf]):
+        with pytest.raises(DataError, match="values must"):
+            bounded_mean_interval(bad)
+    with pytest.raises(DataError, match="at least one value"):
+        bounded_mean_interval([math.nan])
 
 
 # ------------------------------------------------------------------------------------------------ flaky cases

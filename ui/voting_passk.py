@@ -1,7 +1,8 @@
 """The Sampling page's pass@k section: at least one right, majority right, all right against k, and flaky cases.
 
 ``passk_section(ds)`` draws a one-sentence verdict, one chart of pass@k, majority@k and pass^k against samples per
-case (k) with their paired bootstrap bands, and the flaky cases (most evenly split first) with a CSV download.
+case (k) with their 95% bands (score intervals over cases), and the flaky cases (most evenly split first) with a
+CSV download.
 Numbers come from ``nkcore.voting`` through ``ui.cache.compute``; user text (case ids, answers) reaches the page
 only in tables and charts, which do not parse Markdown.
 """
@@ -69,7 +70,7 @@ def _how_to_read() -> None:
         "For each case, over every way of picking k of its samples: **pass@k** counts a pick with at least one right "
         "answer (enough when someone checks the answers and keeps a right one), **majority of k** a pick whose "
         "majority vote is right, **all k right** (pass^k) a pick with no wrong answer (what a user who asks k times "
-        "sees). Bands: 95% intervals from resampling cases."
+        "sees). Bands: 95% intervals over cases (Wilson-type score intervals, never a single point even when every case passes)."
     )
 
 

@@ -8,19 +8,32 @@
 
 Each is the share of a case's k-subsets of samples with that property, averaged over the cases with at least k
 samples: cases keep their own n (per-case n), so at k the mean runs over the cases with n >= k, exactly as the
-vote curve does (:mod:`nkcore.voting.curve`). Intervals: a paired bootstrap over cases (resample cases with
-replacement, the same resampled cases for every k and all three readings; percentile 95%, Efron & Tibshirani
-1993, ch. 13), with the replicates the vote curve draws for the same seed.
+vote curve does (:mod:`nkcore.voting.curve`).
+
+Intervals (95%), for the population value (the mean over cases drawn like these of 1 - (1-p)^k, p^k, or the
+majority-right chance), not only for these cases: every reading's per-case estimate is unbiased for its case's
+value and lies in [0, 1], and cases are independent, so the default ``interval="score"`` is
+:func:`nkcore.common.bounded_mean.bounded_mean_intervals`, a Wilson score interval on an effective number of cases
+(Wilson's interval when the per-case values are 0/1, e.g. pass@n and pass^n of n samples). It keeps about 95%
+coverage on small sets and near 0 or 1 and is never zero width; when every case passes it is Wilson's
+[n / (n + z^2), 1]. ``interval="bootstrap"`` keeps the former paired percentile bootstrap over cases (the same
+resampled cases for every k and all three readings, the vote curve's replicates for the same seed; Efron &
+Tibshirani 1993, ch. 13), which covers far less than 95% near 1 (pass@5 on 60 cases: 0.61) and is [1, 1] when
+every case passes. Coverage study: ``benchmarks/bench_passk_coverage.py``, results in
+``benchmarks/results/passk_coverage.txt``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from nkcore.common import limits
+from nkcore.common.bounded_mean import bounded_mean_intervals
+from nkcore.common.checks import check_level
 from nkcore.common.formatting import percent, plural
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
@@ -30,8 +43,12 @@ from nkcore.voting.rules import TieRule, check_tie
 from nkcore.voting.samples import SampleSet, parse_samples
 
 __all__ = [
+    "INTERVALS",
+    "IntervalMethod",
     "KValue",
     "PassKCurves",
+    "PercentileBands",
+    "case_bootstrap_bands",
     "case_pass_at_k",
     "case_pass_hat_k",
     "pass_at_k",
@@ -41,6 +58,16 @@ __all__ = [
     "passk_sentence",
     "verdict_k",
 ]
+
+IntervalMethod = Literal["score", "bootstrap"]
+INTERVALS: tuple[IntervalMethod, ...] = ("score", "bootstrap")
+
+
+def _check_interval(interval: str) -> IntervalMethod:
+    for name in INTERVALS:
+        if interval == name:
+            return name
+    raise DataError(f"unknown pass@k interval {interval!r}; use 'score' or 'bootstrap'")
 
 
 def _check_nck(n: int, c: int, k: int) -> None:
@@ -126,7 +153,8 @@ def case_pass_hat_k(samples: SampleSet) -> np.ndarray:
 @dataclass(frozen=True, slots=True)
 class KValue:
     """One reading at k samples per case: the mean over the ``n_cases`` cases with at least k samples, and its
-    95% paired-bootstrap interval."""
+    95% interval (the score interval of :func:`nkcore.common.bounded_mean.bounded_mean_intervals`, or the paired
+    percentile bootstrap; :attr:`PassKCurves.interval` says which)."""
 
     k: int
     n_cases: int
@@ -141,6 +169,7 @@ class PassKCurves:
 
     ``min_n`` is the smallest number of samples any case has: up to k = min_n every case counts; above it, the
     cases with at least k samples (per-case n). ``majority_at_k`` is empty when it was not asked for.
+    ``interval`` is "score" or "bootstrap"; ``n_boot`` and ``seed`` are used by the bootstrap only.
     """
 
     pass_at_k: tuple[KValue, ...]
@@ -152,6 +181,7 @@ class PassKCurves:
     tie: str
     n_boot: int
     seed: int
+    interval: IntervalMethod = "score"
 
     def at(self, k: int) -> tuple[KValue, KValue]:
         """(pass@k, pass^k) at ``k`` (DataError when no case has k samples)."""
@@ -160,23 +190,77 @@ class PassKCurves:
         return self.pass_at_k[k - 1], self.pass_hat_k[k - 1]
 
 
+@dataclass(frozen=True, slots=True)
+class PercentileBands:
+    """Column by column: the mean of the present values, the bootstrap percentile interval, how many values."""
+
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: np.ndarray
+
+
+def case_bootstrap_bands(
+    values: np.ndarray, n_boot: int = 2000, seed: int | np.random.Generator = 0, level: float = 0.95
+) -> PercentileBands:
+    """Paired percentile bootstrap over cases for the mean of every column of ``values`` (cases x columns, NaN
+    where a case is absent from a column): the former pass@k interval, kept for comparison.
+
+    Each replicate draws the cases with replacement once (:func:`nkcore.voting.bootstrap.bootstrap_weights`, the
+    same draws for every column) and takes, per column, sum_i w_i x_i / sum_i w_i over the present cases; the band
+    is the (1 - level)/2 to (1 + level)/2 percentile of the replicates (Efron & Tibshirani 1993, ch. 13).
+    It is [1, 1] when every value is 1.
+
+    >>> b = case_bootstrap_bands(np.ones((5, 1)), n_boot=100)
+    >>> b.mean.tolist(), b.low.tolist(), b.high.tolist()
+    ([1.0], [1.0], [1.0])
+    """
+    check_boot(n_boot)
+    check_level(level)
+    x = np.asarray(values, dtype=float)
+    if x.ndim == 1:
+        x = x[:, None]
+    present = ~np.isnan(x)
+    maskf = present.astype(float)
+    filled = np.where(present, x, 0.0)
+    boots = []
+    for w in bootstrap_weights(x.shape[0], n_boot, as_generator(seed)):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boots.append((w @ filled) / (w @ maskf))
+    b = np.vstack(boots)
+    tail = 50.0 * (1.0 - level)
+    lo, hi = np.nanpercentile(b, [tail, 100.0 - tail], axis=0)
+    n = present.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=0) / n
+    return PercentileBands(mean=mean, low=lo, high=hi, n=n.astype(np.int64))
+
+
 def pass_k_curves(
     samples: SampleSet,
     tie: TieRule = "first",
     n_boot: int = 2000,
     seed: int | np.random.Generator = 0,
     majority: bool = True,
+    interval: IntervalMethod = "score",
 ) -> PassKCurves:
-    """pass@k, pass^k and majority@k averaged over cases, k = 1..max_n, with paired bootstrap intervals.
+    """pass@k, pass^k and majority@k averaged over cases, k = 1..max_n, with 95% intervals.
 
-    value(k) = mean over cases i with n_i >= k of the case's estimate (:func:`case_pass_at_k`,
-    :func:`case_pass_hat_k`, :func:`nkcore.voting.exact.case_credit_exact` with ``tie``). Each bootstrap replicate
-    draws the cases with replacement once (:func:`nkcore.voting.bootstrap.bootstrap_weights`) and recomputes all
-    three curves at every k on those cases; the interval is the 2.5th to 97.5th percentile. With the same seed
-    and replicates, majority@k's interval is the vote curve's (:func:`nkcore.voting.curve.vote_curve`).
+    value(k) = mean over cases i with n_i >= k of the case's estimate x_i (:func:`case_pass_at_k`,
+    :func:`case_pass_hat_k`, :func:`nkcore.voting.exact.case_credit_exact` with ``tie``), each in [0, 1].
+    ``interval="score"`` (default, for all three readings): per k, the Wilson score interval on an effective
+    number of cases of :func:`nkcore.common.bounded_mean.bounded_mean_intervals`,
+    (xbar - mu)^2 <= z^2 r mu (1 - mu) / n with r the variance ratio of the x_i (1 for 0/1 values, e.g. pass@k
+    and pass^k at k = n, where it is Wilson's interval on the cases that pass). It targets the population value
+    E[1 - (1-p)^k], E[p^k] (p a case's chance of a right sample), keeps about 95% coverage on small sets and near
+    0 or 1, and is [n / (n + z^2), 1] when every case passes; it uses neither ``n_boot`` nor ``seed``.
+    ``interval="bootstrap"``: the former paired percentile bootstrap over cases (:func:`case_bootstrap_bands`,
+    ``n_boot`` replicates from ``seed``, the same resampled cases for every k and reading); with the same seed
+    and replicates, majority@k's band is the vote curve's (:func:`nkcore.voting.curve.vote_curve`). It covers far
+    less than 95% near 1 and is [1, 1] when every case passes (``benchmarks/bench_passk_coverage.py``).
     On every k-subset "all right" implies "the plurality is right" implies "one right", so
     pass^k <= majority@k <= pass@k at every k (any tie rule); at k = 1 all three are the single-sample accuracy.
-    References: Chen et al. 2021 (pass@k); Yao et al. 2024 (pass^k); the
+    References: Chen et al. 2021 (pass@k); Yao et al. 2024 (pass^k); Wilson 1927 (score interval); the
     chapter's ``paired_bootstrap`` (resample cases, not calls).
 
     >>> f = pd.DataFrame({"case": [1, 1, 1, 2, 2, 2], "sample": [1, 2, 3] * 2,
@@ -184,34 +268,35 @@ def pass_k_curves(
     >>> r = pass_k_curves(parse_samples(f), n_boot=100)
     >>> [round(v.value, 4) for v in r.pass_at_k], [round(v.value, 4) for v in r.pass_hat_k]
     ([0.3333, 0.5, 0.5], [0.3333, 0.1667, 0.0])
+    >>> v = r.pass_at_k[2]  # one case of two passes at k = 3: Wilson's 1 of 2
+    >>> round(v.ci_low, 4), round(v.ci_high, 4)
+    (0.0945, 0.9055)
     """
     check_tie(tie)
     check_boot(n_boot)
+    method = _check_interval(interval)
     m = samples.max_n
     n_series = 3 if majority else 2
-    limits.check_memory(8 * m * n_series * (4 * samples.n_cases + 2 * n_boot), "the pass@k curves and their bootstrap")
+    boot_cells = 2 * n_boot if method == "bootstrap" else 0
+    limits.check_memory(8 * m * n_series * (4 * samples.n_cases + boot_cells), "the pass@k curves and their intervals")
     series = [case_pass_at_k(samples), case_pass_hat_k(samples)]
     if majority:
         series.append(case_credit_exact(samples, tie))
     mask = samples.n_samples[:, None] > np.arange(m)[None, :]
-    maskf = mask.astype(float)
-    stacked = np.hstack([np.where(mask, s, 0.0) for s in series])  # cases x (series * m)
-    boots = []
-    for w in bootstrap_weights(samples.n_cases, n_boot, as_generator(seed)):
-        den = np.tile(w @ maskf, n_series)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boots.append((w @ stacked) / den)
-    b = np.vstack(boots)
-    lo, hi = np.nanpercentile(b, [2.5, 97.5], axis=0)
-    counts = mask.sum(axis=0)
-    means = stacked.sum(axis=0) / np.tile(counts, n_series)
+    stacked = np.hstack([np.where(mask, s, np.nan) for s in series])  # cases x (series * m), NaN where k > n_i
+    if method == "score":
+        iv = bounded_mean_intervals(stacked)
+        means, lo, hi, counts = iv.mean, iv.low, iv.high, iv.n
+    else:
+        bands = case_bootstrap_bands(stacked, n_boot, seed)
+        means, lo, hi, counts = bands.mean, bands.low, bands.high, bands.n
     out: list[tuple[KValue, ...]] = []
     for s in range(n_series):
         out.append(
             tuple(
                 KValue(
                     k=j + 1,
-                    n_cases=int(counts[j]),
+                    n_cases=int(counts[s * m + j]),
                     value=float(means[s * m + j]),
                     ci_low=float(lo[s * m + j]),
                     ci_high=float(hi[s * m + j]),
@@ -229,14 +314,20 @@ def pass_k_curves(
         tie=tie,
         n_boot=n_boot,
         seed=seed if isinstance(seed, int) else -1,
+        interval=method,
     )
 
 
 def passk_from_frame(
-    frame: pd.DataFrame, tie: TieRule = "first", n_boot: int = 2000, seed: int = 0, majority: bool = True
+    frame: pd.DataFrame,
+    tie: TieRule = "first",
+    n_boot: int = 2000,
+    seed: int = 0,
+    majority: bool = True,
+    interval: IntervalMethod = "score",
 ) -> PassKCurves:
     """:func:`pass_k_curves` on a samples table (a module-level entry point for ``ui.cache`` and the CLI)."""
-    return pass_k_curves(parse_samples(frame), tie, n_boot, seed, majority)
+    return pass_k_curves(parse_samples(frame), tie, n_boot, seed, majority, interval)
 
 
 def verdict_k(curves: PassKCurves) -> int:
