@@ -443,24 +443,26 @@ def test_inspect_json_log_reads_like_the_eval_archive(inspect_logs: dict[str, Pa
     pd.testing.assert_frame_equal(from_eval.samples, from_json.samples)
 
 
-def test_inspect_two_models_compare_on_first_epoch(
+def test_inspect_two_models_compare_on_every_epoch(
     capsys: pytest.CaptureFixture[str], inspect_logs: dict[str, Path]
 ) -> None:
+    """Every epoch is evidence: the paired frame keeps them all (an ``epoch`` column), not the first one only."""
     from inspect_ai.log import read_eval_log
 
     res = read_harness(read_paths([inspect_logs["three"], inspect_logs["one"]]))
     assert res.configs == ("mockllm/model", "mockllm/other") and res.paired is not None
+    assert "epoch" in res.paired.columns
     for key, config in (("three", "mockllm/model"), ("one", "mockllm/other")):
-        first = [
+        every = [
             1.0 if (s.scores or {})["match"].value == "C" else 0.0
             for s in read_eval_log(str(inspect_logs[key])).samples or []
-            if s.epoch == 1
         ]
         got = res.paired[res.paired["config"] == config]["correct"]
-        assert got.mean() == pytest.approx(np.mean(first))
+        assert len(got) == len(every) and got.mean() == pytest.approx(np.mean(every))
     assert main(["compare", str(inspect_logs["three"]), str(inspect_logs["one"]), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["a"]["config"], doc["b"]["config"], doc["n_cases"]) == ("mockllm/model", "mockllm/other", 6)
+    assert doc["repeats"] == {"mockllm/model": {"min": 3, "max": 3}, "mockllm/other": {"min": 1, "max": 1}}
 
 
 def test_inspect_log_is_read_inside_a_running_event_loop(inspect_logs: dict[str, Path]) -> None:

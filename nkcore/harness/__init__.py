@@ -21,7 +21,7 @@ from nkcore.errors import DataError
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness import lm_eval, promptfoo
 from nkcore.harness.reading import fail, limit, load_json, long_line, plain_bytes
-from nkcore.harness.result import TOOL_NAMES, TOOLS, HarnessResult, Run
+from nkcore.harness.result import REPEAT_WORD, TOOL_NAMES, TOOLS, HarnessResult, Run
 from nkcore.io.source import GZIP_MAGIC
 
 __all__ = ["TOOLS", "TOOL_NAMES", "HarnessResult", "Run", "detect_tool", "read_harness"]
@@ -219,8 +219,10 @@ def read_harness(
     Config = the model in the file (lm-eval: the ``results_<date>.json`` uploaded with it, same date; inspect_ai:
     ``log.eval.model``; promptfoo: the provider), else ``names[file name]`` when given (it always wins), else the
     file name; a config found in two files with the same cases is named by each file. Cases of different tasks are
-    kept apart (``task/case``). Paired frame: one row per case and config from its first sample (epoch, repeat),
-    ``case, config, correct`` (+ ``latency_s``, ``cost`` when recorded); None with fewer than two configs.
+    kept apart (``task/case``). Paired frame: ``case, config, correct`` (+ ``latency_s``, ``cost`` when recorded),
+    one row per case and config; when some case has several samples, every one of them, numbered in a column named
+    as the tool names its repeats (``epoch`` for inspect_ai, ``repeat`` otherwise), so the comparison is case by
+    case over all repeats (:func:`nkcore.paired.parse_cases`); None with fewer than two configs.
     Samples frame: when some case has several samples, ``case, sample, correct`` (+ ``answer``, ``gold``,
     ``latency_s``, ``config``; see :class:`HarnessResult`). ``metric`` / ``threshold`` are lm-eval's metric and
     the cut-off for metrics (or inspect_ai scores) that are not 0/1; ``scorer`` picks an inspect_ai scorer.
@@ -287,22 +289,34 @@ def read_harness(
 
     paired: pd.DataFrame | None = None
     if len(configs) >= 2:
-        first_rows = rows.sort_values("sample", kind="stable").drop_duplicates(["config", "case"], keep="first")
         order = {c: i for i, c in enumerate(configs)}
-        first_rows = first_rows.sort_values("config", key=lambda s: s.map(order), kind="stable")
+        ordered = rows.sort_values("sample", kind="stable")
+        if not multi:
+            ordered = ordered.drop_duplicates(["config", "case"], keep="first")
+        ordered = ordered.sort_values("config", key=lambda s: s.map(order), kind="stable")
         cols = ["case", "config", "correct"]
-        cols += [c for c in ("latency_s", "cost") if first_rows[c].notna().any()]
-        paired = first_rows[cols].reset_index(drop=True)
+        cols += [c for c in ("latency_s", "cost") if ordered[c].notna().any()]
         if multi:
-            notes.append("paired results use the first sample (epoch, repeat) of each case; all are in the samples")
-    else:
-        notes.append(
-            f"one config ({configs[0]}): a paired comparison needs files of two or more configs (one per model or run)"
-        )
+            word = REPEAT_WORD.get(tool, "repeat")
+            ordered = ordered.assign(**{word: ordered["sample"]})
+            cols.insert(2, word)
+        paired = ordered[cols].reset_index(drop=True)
+        if multi:
+            notes.append(
+                f"paired results keep every {REPEAT_WORD.get(tool, 'repeat')} of each case: the case is the unit "
+                "(each case's mean score per config, compared case by case)"
+            )
     samples: pd.DataFrame | None = None
-    if multi:
+    binary = bool(rows["correct"].isin([0, 1]).all())
+    if multi and not binary:
+        notes.append(
+            "the samples have scores between 0 and 1 (partial credit): the majority vote needs right/wrong samples, "
+            "so Sampling and vote are not offered for these files"
+        )
+    if multi and binary:
         chosen = rows[rows["config"].isin(multi)]
         samples = _samples_frame(chosen, len(multi) > 1, notes)
+    if multi:
         per_case = counts.loc[multi]
         n_cases = int(per_case.index.get_level_values("case").nunique())
         cases = plural(n_cases, "case") + (f" x {len(multi)} configs" if len(multi) > 1 else "")

@@ -3,11 +3,13 @@
 Read with inspect_ai's own reader (``inspect_ai.log.read_eval_log``, format of inspect_ai 0.3: log version 2), an
 optional dependency (``pip install -e .[inspect]``). The log's model (``log.eval.model``) is the config; each
 sample (``id``, ``epoch``, ``scores`` by scorer, ``output``, ``target``, ``total_time``) is one sample of case
-``id``: several epochs of a case are several samples. Correct = the score of the first scorer (or the one asked
-for): ``C`` / ``I`` (inspect_ai's CORRECT / INCORRECT), ``N`` (no answer, wrong), booleans, 0/1 and the words of
-:mod:`nkcore.common.truth`; partial credit ``P`` or other numbers are refused unless a threshold is given
-(correct = value >= threshold, ``P`` = 0.5 as inspect_ai's ``value_to_float``). Samples that ended in an error
-have no score and are left out (a note says how many).
+``id``: several epochs of a case are several samples (every epoch is kept; the case is the unit). Correct = the
+score of the first scorer (or the one asked for), mapped as inspect_ai's ``value_to_float`` maps it: ``C`` = 1,
+``I`` = 0 (CORRECT / INCORRECT), ``N`` = 0 (NOANSWER), ``P`` = 0.5 (PARTIAL), booleans, the words of
+:mod:`nkcore.common.truth`, and numbers between 0 and 1 as they are (partial credit, numeric scorers); a number
+outside [0, 1] is refused unless a threshold is given. With a threshold every value is read as right/wrong:
+correct = value >= threshold. Samples that ended in an error have no score and are left out (a note says how
+many).
 """
 
 from __future__ import annotations
@@ -62,10 +64,12 @@ def looks_like_log(obj: object) -> bool:
 
 
 def score_value(value: object, threshold: float | None = None) -> float | None:
-    """A score value as 1.0 (right) / 0.0 (wrong), or None when it is not right/wrong and no threshold is given.
+    """A score value as a credit in [0, 1] (inspect_ai's ``value_to_float``: C 1, I 0, N 0, P 0.5, numbers as
+    they are), or right/wrong (1.0 / 0.0, value >= threshold) when a threshold is given; None when it is neither
+    (a number outside [0, 1], text that is no score) and no threshold is given.
 
-    >>> [score_value(v) for v in ("C", "I", "N", True, 0, "yes", "P", 0.7)]
-    [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, None, None]
+    >>> [score_value(v) for v in ("C", "I", "N", True, 0, "yes", "P", 0.7, 3.0)]
+    [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.5, 0.7, None]
     >>> score_value("P", threshold=0.5), score_value(0.7, threshold=0.8)
     (1.0, 0.0)
     """
@@ -89,9 +93,9 @@ def score_value(value: object, threshold: float | None = None) -> float | None:
                 return None
     if number is None or not math.isfinite(number):
         return None
-    if number in (0.0, 1.0):
-        return number
-    return None if threshold is None else float(number >= threshold)
+    if threshold is not None:
+        return float(number >= threshold)
+    return number if 0.0 <= number <= 1.0 else None
 
 
 def _check_zip(name: str, data: bytes) -> None:
@@ -169,7 +173,7 @@ def read_log(
     chosen = scorer
     cases: list[str] = []
     epochs: list[int] = []
-    correct: list[int] = []
+    correct: list[float] = []
     answers: list[str | None] = []
     golds: list[str | None] = []
     latency: list[float] = []
@@ -193,12 +197,12 @@ def read_log(
         if v is None:
             raise fail(
                 name,
-                f"scorer {chosen!r} gives {score.value!r} for sample {s.id} (epoch {s.epoch}), not right/wrong "
-                "(C/I, 1/0, true/false): choose a right/wrong scorer or give a threshold",
+                f"scorer {chosen!r} gives {score.value!r} for sample {s.id} (epoch {s.epoch}), not a score between 0 "
+                "and 1 (C/I/P/N, 0 to 1, true/false): choose another scorer or give a threshold",
             )
         cases.append(str(s.id))
         epochs.append(int(s.epoch or 1))
-        correct.append(int(v))
+        correct.append(v)
         answers.append(_text(score.answer) or _text(getattr(s.output, "completion", None)))
         golds.append(_text(s.target))
         t = getattr(s, "total_time", None)
@@ -208,6 +212,8 @@ def read_log(
     notes = [f"{task}: scorer {chosen} used" + (f" (of {', '.join(scorers)})" if len(scorers) > 1 else "")]
     if threshold is not None:
         notes[0] += f", correct when >= {threshold:g}"
+    elif any(v not in (0.0, 1.0) for v in correct):
+        notes.append(f"{task}: scores between 0 and 1 kept as partial credit (C = 1, P = 0.5, I and N = 0)")
     if errors:
         notes.append(
             f"{task}: {errors} sample{'s' if errors != 1 else ''} ended in an error and {'were' if errors != 1 else 'was'} left out"

@@ -15,15 +15,19 @@ import pandas as pd
 
 from nkcore.errors import DataError
 
-__all__ = ["RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
+__all__ = ["REPEAT_WORD", "RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
 
 TOOLS: tuple[str, ...] = ("lm_eval", "inspect", "promptfoo")
 # Each tool's name as its users know it (for messages and the Data page).
 TOOL_NAMES: dict[str, str] = {"lm_eval": "lm-evaluation-harness", "inspect": "inspect_ai", "promptfoo": "promptfoo"}
 """The tools whose files are read: lm-evaluation-harness, inspect_ai, promptfoo."""
 
+#: What each tool calls a case's repeats: the name of the repeat column of its paired results.
+REPEAT_WORD: dict[str, str] = {"lm_eval": "repeat", "inspect": "epoch", "promptfoo": "repeat"}
+
 RUN_COLUMNS: tuple[str, ...] = ("case", "sample", "correct", "answer", "gold", "latency_s", "cost")
-"""The columns of :attr:`Run.rows`: case id (text), sample (1, 2, ... in the order drawn), correct (0/1), the
+"""The columns of :attr:`Run.rows`: case id (text), sample (1, 2, ... in the order drawn), correct (0/1, or a
+score between 0 and 1 for partial credit), the
 answer and gold (text, or None where the tool has none), latency_s (seconds) and cost (dollars), NaN when absent."""
 
 
@@ -51,7 +55,7 @@ class Run:
 def run_frame(
     case: list[str],
     sample: list[int],
-    correct: list[int],
+    correct: list[int] | list[float],
     answer: list[str | None] | None = None,
     gold: list[str | None] | None = None,
     latency_s: list[float] | None = None,
@@ -64,7 +68,7 @@ def run_frame(
         {
             "case": pd.Series(case, dtype=object),
             "sample": np.asarray(sample, dtype=np.int64),
-            "correct": np.asarray(correct, dtype=np.int8),
+            "correct": _correct_column(correct),
             "answer": pd.Series(answer if answer is not None else [None] * n, dtype=object),
             "gold": pd.Series(gold if gold is not None else [None] * n, dtype=object),
             "latency_s": np.asarray(latency_s, dtype=float) if latency_s is not None else nan,
@@ -73,13 +77,22 @@ def run_frame(
     )
 
 
+def _correct_column(correct: list[int] | list[float]) -> np.ndarray:
+    """0/1 results as int8 (as always); scores between 0 and 1 (partial credit) as float."""
+    values = np.asarray(correct, dtype=float)
+    if np.all((values == 0.0) | (values == 1.0)):
+        return values.astype(np.int8)
+    return values
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class HarnessResult:
     """Evaluation-harness files read as NK Planner data.
 
     ``tool``: the tool that wrote the files (one of :data:`TOOLS`). ``paired``: one row per case and config
-    (``case, config, correct``, plus ``latency_s`` and ``cost`` when the tool records them), from the first
-    sample (epoch, repeat) of every case; None when the files hold fewer than two configs. ``samples``: the raw
+    (``case, config, correct``, plus ``latency_s`` and ``cost`` when the tool records them), with every sample
+    (epoch, repeat) numbered in a ``epoch`` / ``repeat`` column when a case has several; None when the files hold
+    fewer than two configs. ``samples``: the raw
     samples (``case, sample, correct``, with ``answer``, ``gold``, ``latency_s`` where usable, and ``config`` when
     several configs have them) when some case has several samples, else None. ``configs``: the config names, in
     file order. ``notes``: plain sentences about the choices made (metric, scorer, renamed configs...).
