@@ -7,7 +7,8 @@ JSON keys are a contract: ``vote`` prints ``n_cases``, ``curve`` (``n``, ``accur
 and, with a price, ``cost_per_1k`` and ``monthly_cost``; and ``recommendation``: null, or with
 ``--latency-budget`` and a samples file with answers, what to ship (:meth:`nkcore.advice.Advice.to_dict`: pay
 only for accuracy gains the paired test on the same cases supports). Extra keys may be added, never renamed (an
-evaluation-harness file adds ``notes``: how it was read).
+evaluation-harness file adds ``notes``: how it was read; ``fanout`` adds ``config``, ``price_per_call`` and
+``price_source``: where the price came from, ``--price-per-call`` or the file's cost per call).
 """
 
 from __future__ import annotations
@@ -15,20 +16,33 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from nkcore import advice, cost, latency, voting
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
-from nkcore.harness import read_harness
+from nkcore.harness import TOOL_NAMES, Run, lm_eval, promptfoo, read_harness
+from nkcore.harness import inspect as inspect_log
 from nkcore.harness.files import path_tool, read_paths
+from nkcore.harness.reading import load_json, plain_bytes
 from nkcore.io import read_table
 from nkcore.voting.rules import as_tie_rule, as_trigger
 
-__all__ = ["fanout_report", "read_vote_input", "register", "run_fanout", "run_vote", "vote_report"]
+__all__ = [
+    "FanoutInput",
+    "fanout_report",
+    "read_fanout_input",
+    "read_vote_input",
+    "register",
+    "run_fanout",
+    "run_vote",
+    "vote_report",
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,7 +80,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "single-call quantile at q^(1/n)), for flat n and an adaptive n0+m rule, with optional cost.",
     )
     src = f.add_mutually_exclusive_group(required=True)
-    src.add_argument("--latencies", type=Path, help="a samples file with latency_s, or a one-column file of latencies")
+    src.add_argument(
+        "--latencies",
+        type=Path,
+        help="a samples file with latency_s, a one-column file of latencies, or an evaluation-harness output that "
+        "records each call's latency (promptfoo results.json: latencyMs; inspect_ai log: total_time)",
+    )
     src.add_argument("--p50", type=float, help="single-call median latency in seconds (with --p95: lognormal)")
     f.add_argument("--p95", type=float, help="single-call 95th percentile latency in seconds")
     f.add_argument("--n", type=int, nargs="+", default=[1, 3, 5, 7], help="samples per request n (default 1 3 5 7)")
@@ -75,7 +94,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument(
         "--trigger", choices=voting.TRIGGERS, default=None, help="top-up trigger of --adaptive (default no_plurality)"
     )
-    f.add_argument("--price-per-call", type=float, help="dollars per call")
+    f.add_argument(
+        "--config", help="evaluation-harness files with several configs: the config (provider, model) to read"
+    )
+    f.add_argument(
+        "--price-per-call",
+        type=float,
+        help="dollars per call (default: the mean cost per call an evaluation-harness file records, e.g. "
+        "promptfoo's cost)",
+    )
     f.add_argument("--requests-per-month", type=float, help="requests per month (for the monthly cost)")
     f.add_argument(
         "--latency-budget",
@@ -226,6 +253,100 @@ def run_vote(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------------------------ fanout
 
 
+@dataclass(frozen=True, slots=True)
+class FanoutInput:
+    """What ``fanout --latencies FILE`` read: ``frame`` (``latency_s`` in seconds, with the samples' ``case``,
+    ``sample``, ``answer`` / ``correct`` when the file has several samples per case, so the adaptive rule's top-up
+    share can be measured), ``config`` (the harness config read, None for a table), ``price_per_call`` (the mean
+    of the file's cost per call, dollars; None when it records none), ``priced_calls`` (the calls with a cost) and
+    ``notes`` (how the file was read)."""
+
+    frame: pd.DataFrame
+    config: str | None = None
+    price_per_call: float | None = None
+    priced_calls: int = 0
+    notes: tuple[str, ...] = ()
+
+
+def _file_runs(path: Path, tool: str) -> list[Run]:
+    """The runs of one harness file, read by its tool's reader (the rows :func:`read_harness` joins)."""
+    name, data = str(path), path.read_bytes()
+    if tool == "promptfoo":
+        plain = plain_bytes(name, data)
+        return promptfoo.read_results(name, load_json(plain, name, max_bytes=len(plain)))
+    if tool == "inspect":
+        return [inspect_log.read_log(name, data)]
+    return [lm_eval.read_samples(name, data)]
+
+
+def _choose_config(path: Path, configs: tuple[str, ...], config: str | None) -> str:
+    listed = ", ".join(repr(c) for c in configs)
+    if config is None and len(configs) == 1:
+        return configs[0]
+    if config is None:
+        raise DataError(f"{path} holds {len(configs)} configs: name the one to read with --config ({listed})")
+    if config not in configs:
+        raise DataError(f"{path} has no config {config!r}: the configs are {listed}")
+    return config
+
+
+def read_fanout_input(path: Path, config: str | None = None) -> FanoutInput:
+    """The single-call latencies (and cost per call) of ``fanout --latencies FILE``.
+
+    A table (samples with ``latency_s``, or one column of seconds) is read as it is. An evaluation-harness output
+    (anything :func:`nkcore.harness.read_harness` reads) gives one config's calls (``config``, needed when the file
+    holds several): latency_s = each call's latency in seconds (promptfoo ``latencyMs`` / 1000, inspect_ai
+    ``total_time``), every repeat or epoch a call; price per call = mean(``cost``) over the calls that record one.
+
+    >>> import json, tempfile
+    >>> rows = [{"testIdx": i, "vars": {"q": i}, "provider": {"id": "m"}, "success": True, "latencyMs": 100 * (i + 1),
+    ...          "cost": 0.002} for i in range(20)]
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "results.json"
+    ...     _ = path.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": rows}}))
+    ...     got = read_fanout_input(path)
+    >>> got.config, float(got.frame["latency_s"].median()), round(got.price_per_call, 6), got.priced_calls
+    ('m', 1.05, 0.002, 20)
+    """
+    tool = path_tool(path)
+    if tool is None:
+        if config is not None:
+            raise DataError("--config applies to evaluation-harness files; this is a latencies or samples table")
+        return FanoutInput(read_table(path))
+    res = read_harness(read_paths([path]))
+    chosen = _choose_config(path, res.configs, config)
+    runs = _file_runs(path, tool)
+    if len(runs) != len(res.configs):
+        raise DataError(f"{path}: the file's configs could not be told apart; give one config per file")
+    rows = dict(zip(res.configs, runs, strict=True))[chosen].rows
+    seconds = rows["latency_s"].to_numpy(dtype=float)
+    has = ~np.isnan(seconds)
+    what = f"config {chosen}" if len(res.configs) > 1 else "the file"
+    if not has.any():
+        raise DataError(
+            f"{path}: {TOOL_NAMES[res.tool]} recorded no latency for {what} (promptfoo writes latencyMs, inspect_ai "
+            "total_time): give a samples table with latency_s, or --p50 and --p95"
+        )
+    notes = [n for n in res.notes if not n.startswith(("one config (", "paired results"))]  # about compare
+    if not has.all():
+        notes.append(f"{int((~has).sum())} of {len(seconds)} calls record no latency and are left out")
+    samples = res.samples_for(chosen) if res.samples is not None else None
+    if samples is not None and has.all() and len(samples) == len(rows):
+        frame = samples.drop(columns="latency_s", errors="ignore").merge(
+            rows[["case", "sample", "latency_s"]], on=["case", "sample"], how="left", validate="one_to_one"
+        )
+        if frame["latency_s"].isna().any():  # the samples' cases are not the run's (renamed): latencies only
+            frame = pd.DataFrame({"latency_s": seconds})
+    else:
+        frame = pd.DataFrame({"latency_s": seconds[has]})
+    costs = rows["cost"].to_numpy(dtype=float)
+    priced = costs[~np.isnan(costs)]
+    price = float(priced.mean()) if len(priced) else None
+    if price is not None and len(priced) < len(costs):
+        notes.append(f"{len(priced)} of {len(costs)} calls record a cost; the price per call is their mean")
+    return FanoutInput(frame, chosen, price, len(priced), tuple(notes))
+
+
 def _parse_rule(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text or "")
     if not m:
@@ -247,10 +368,12 @@ def fanout_report(
     price_per_call: float | None = None,
     requests_per_month: float | None = None,
     latency_budget: float | None = None,
+    price_source: str | None = None,
 ) -> dict[str, Any]:
     """The ``fanout`` JSON document: latency rows (and cost fields when a price is given), and ``recommendation``
     (None without ``latency_budget``): :func:`nkcore.advice.advise` on the samples' vote accuracy, the same flat
-    n and adaptive rule, the file's latencies and the price (0 when none is given)."""
+    n and adaptive rule, the file's latencies and the price (0 when none is given). ``price_source`` says where
+    the price came from (default ``--price-per-call`` when one is given)."""
     if frame is not None:
         model = latency.latency_model_from_frame(frame)
     else:
@@ -327,6 +450,8 @@ def fanout_report(
         recommendation = advice.advise(table, latency_budget).to_dict()
     return {
         "latency_source": "empirical" if model.kind == "empirical" else "lognormal",
+        "price_per_call": price_per_call,
+        "price_source": (price_source or "--price-per-call") if price_per_call is not None else None,
         "topup_share": rule[2] if rule else None,
         "requests_per_month": requests_per_month,
         "rows": rows,
@@ -344,26 +469,43 @@ def run_fanout(args: argparse.Namespace) -> int:
         raise DataError("--trigger sets when the adaptive rule tops up: give it with --adaptive N0+M")
     if args.topup_share is not None and not args.adaptive:
         raise DataError("--topup-share is the share of requests the adaptive rule tops up: give it with --adaptive")
-    frame = read_table(args.latencies) if args.latencies is not None else None
+    config = getattr(args, "config", None)
+    if config is not None and args.latencies is None:
+        raise DataError("--config picks a config of an evaluation-harness file: give it with --latencies FILE")
+    got = read_fanout_input(args.latencies, config) if args.latencies is not None else None
+    price, source = args.price_per_call, None
+    if price is None and got is not None and got.price_per_call is not None:
+        price = got.price_per_call
+        source = f"{args.latencies.name}: mean cost of {got.priced_calls:,} calls" + (
+            f" of config {got.config}" if got.config is not None else ""
+        )
     doc = fanout_report(
-        frame,
+        got.frame if got is not None else None,
         list(dict.fromkeys(args.n)),  # a repeated n is one row
         args.p50,
         args.p95,
         args.adaptive,
         args.topup_share,
         args.trigger or "no_plurality",
-        args.price_per_call,
+        price,
         args.requests_per_month,
         args.latency_budget,
+        source,
     )
+    if got is not None:
+        doc["config"] = got.config
+        if got.notes:
+            doc["notes"] = list(got.notes)
     if args.json:
         print_json(doc)
         return 0
     print(
         f"single-call latency: {doc['latency_source']}"
         + (f"; top-up share {doc['topup_share']:.0%}" if doc["topup_share"] is not None else "")
+        + (f"; config {doc['config']}" if doc.get("config") is not None else "")
     )
+    if doc["price_per_call"] is not None:
+        print(f"price per call: ${doc['price_per_call']:.6g} ({doc['price_source']})")
     for r in doc["rows"]:
         what = f"adaptive {r['label']}" if r["adaptive"] else f"samples per request n={r['n']}"
         line = f"  {what:<28} calls {r['calls']:.2f}  p50 {r['p50']:.2f} s  p95 {r['p95']:.2f} s  p99 {r['p99']:.2f} s"
@@ -374,4 +516,6 @@ def run_fanout(args: argparse.Namespace) -> int:
         print(line)
     if doc["recommendation"] is not None:
         print(doc["recommendation"]["sentence"])
+    for note in doc.get("notes", []):
+        print(f"note: {note}")
     return 0
