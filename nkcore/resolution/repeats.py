@@ -26,6 +26,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,17 +37,23 @@ from nkcore.common.checks import check_alpha, check_power
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.resolution.critical import z_two_sided
-from nkcore.resolution.inputs import SEARCH_CEILING, check_cases
+from nkcore.resolution.inputs import SEARCH_CEILING
+from nkcore.resolution.sentences import resolvable_points
+
+if TYPE_CHECKING:
+    from nkcore.paired import VarianceComponents
 
 __all__ = [
     "BETWEEN_VAR_HELP",
     "DEFAULT_MAX_REPEATS",
     "WITHIN_VAR_HELP",
+    "MeasuredVariances",
     "RepeatDesign",
     "RepeatPlan",
     "RepeatPlanSentences",
     "Split",
     "choose_pair",
+    "measured_variances",
     "repeat_design",
     "repeat_design_sentence",
     "repeat_plan",
@@ -66,6 +73,7 @@ WITHIN_VAR_HELP = (
     "0/1 scores it is about p_A (1 - p_A) + p_B (1 - p_B) averaged over cases."
 )
 
+_SMALLEST = 1e-12  # the least total variance planned with (a standard deviation of a millionth of a score)
 _TIE = 1e-12  # relative: splits whose resolvable differences agree this closely are ties
 
 
@@ -82,10 +90,10 @@ def _check_variance(x: float, name: str) -> float:
 def _check_variances(between_var: float, within_var: float) -> tuple[float, float]:
     b = _check_variance(between_var, "between-case")
     w = _check_variance(within_var, "within-case")
-    if b == 0.0 and w == 0.0:
+    if b + w < _SMALLEST:
         raise DataError(
-            "the between-case and within-case variances are both 0: the two configs' scores never differ, so there "
-            "is no difference to plan for"
+            "the between-case and within-case variances are both 0 (or below 1e-12 together): the two configs' "
+            f"scores (all but) never differ, so there is no difference to plan for; got {b:g} and {w:g}"
         )
     return b, w
 
@@ -141,13 +149,14 @@ def repeat_design(
     """The case-level numbers of one design (N cases, K repeats per case); see :class:`RepeatDesign`.
 
     Var = (sigma_b^2 + sigma_w^2 / K) / N; smallest resolvable difference z_{1-alpha/2} sqrt(Var); MDE at power
-    (z_{1-alpha/2} + z_power) sqrt(Var). Miller (2024), arXiv:2411.00640, section on resampling.
+    (z_{1-alpha/2} + z_power) sqrt(Var). Miller (2024), arXiv:2411.00640, section on resampling. A closed form:
+    cases up to 1,000,000,000 (the budget's ceiling), not only the exact plans' 10,000,000.
 
     >>> d = repeat_design(200, 5, 0.0625, 0.1875)
     >>> round(d.variance, 6), round(d.min_resolvable_diff, 4), round(d.mde_at_power, 4), d.equivalent_cases
     (0.0005, 0.0438, 0.0626, 500.0)
     """
-    n = check_cases(cases)
+    n = _check_whole(cases, "cases", SEARCH_CEILING)
     k = _check_whole(repeats, "repeats per case", limits.get("samples_per_case"))
     b, w = _check_variances(between_var, within_var)
     return _design(n, k, b, w, check_alpha(alpha), check_power(power))
@@ -268,12 +277,65 @@ def choose_pair(configs: Sequence[str], a: str | None, b: str | None) -> tuple[s
     raise DataError(f"name the two configs to compare (A and B); the configs present are {present}")
 
 
+@dataclass(frozen=True, slots=True)
+class MeasuredVariances:
+    """What a paired dataset says about configs ``config_a`` -> ``config_b`` for planning repeats.
+
+    ``components``: :func:`nkcore.paired.variance_components` (its ``within_var`` is NaN when no case has two
+    repeats of a config: then ``between_var`` is the whole variance of one case's difference and the two parts
+    cannot be told apart); ``repeats``: the typical repeats per case, ``components.mean_repeats`` rounded (at least
+    1); ``discordance``: the share of cases the two configs disagree on when every case has one 0/1 result per
+    config (McNemar's setting), else None.
+    """
+
+    config_a: str
+    config_b: str
+    configs: tuple[str, ...]
+    components: VarianceComponents
+    repeats: int
+    discordance: float | None
+
+    @property
+    def split_known(self) -> bool:
+        """True when the data tell the within-case variance from the between-case one (some case has repeats)."""
+        return math.isfinite(self.components.within_var)
+
+
+def measured_variances(frame: pd.DataFrame, a: str | None = None, b: str | None = None) -> MeasuredVariances:
+    """Between- and within-case variances, cases and repeats of a paired frame (:func:`nkcore.paired.parse_cases`,
+    :func:`nkcore.paired.variance_components`); configs chosen by :func:`choose_pair`.
+
+    >>> df = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "repeat": [1, 2] * 3, "A": [0, 0, 1, 0, 0, 0],
+    ...                    "B": [1, 1, 1, 1, 1, 0]})
+    >>> m = measured_variances(df)
+    >>> m.components.n_cases, m.repeats, round(m.components.within_var, 4), m.discordance
+    (3, 2, 0.3333, None)
+    """
+    from nkcore import paired  # nkcore.paired reads nkcore.resolution: imported when needed
+
+    configs = paired.parse_cases(frame).configs
+    ca, cb = choose_pair(configs, a, b)
+    table = paired.parse_cases(frame, (ca, cb))
+    vc = paired.variance_components(table, ca, cb)
+    discordance = None
+    if table.single:
+        x = table.means
+        discordance = float(np.mean(x[:, 0] != x[:, 1]))
+    reps = max(1, round(vc.mean_repeats)) if math.isfinite(vc.mean_repeats) else 1
+    return MeasuredVariances(ca, cb, configs, vc, reps, discordance)
+
+
 # ------------------------------------------------------------------------------------------------ the sentences
 
 
 def _pts(x: float) -> str:
-    """Points with one decimal, 'more than 100 points' above 1."""
-    return f"{100.0 * x:.1f} points" if x <= 1.0 else "more than 100 points (nothing)"
+    """Points as the Planner writes them (:func:`~nkcore.resolution.sentences.resolvable_points`: one decimal, two
+    significant digits below 0.05 points), 'more than 100 points (nothing)' above 1."""
+    return resolvable_points(x) if x <= 1.0 else "more than 100 points (nothing)"
+
+
+def _se_points(x: float) -> str:
+    return f"{100.0 * x:.2g}" if 0 < x < 0.0005 else f"{100.0 * x:.1f}"
 
 
 def _v(x: float) -> str:
@@ -302,7 +364,7 @@ def repeat_design_sentence(d: RepeatDesign) -> str:
     z = z_two_sided(d.alpha)
     return (
         f"{plural(d.cases, 'case')} with {_repeats(d.repeats)} ({d.calls:,} calls per config): the mean difference "
-        f"between the configs has variance {law} = {d.variance:.3g}, a standard error of {100 * d.se:.1f} points."
+        f"between the configs has variance {law} = {d.variance:.3g}, a standard error of {_se_points(d.se)} points."
         f"{worth} A true difference of {_pts(d.min_resolvable_diff)} (z = {z:.2f} standard errors) reaches "
         f"p < {d.alpha:g} half the time; one of {_pts(d.mde_at_power)} is detected {100 * d.power:.0f}% of the time."
     )
