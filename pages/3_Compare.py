@@ -18,11 +18,16 @@ import streamlit as st
 from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, datasets, exports, page
+from ui import cache, charts, charts_paired, compare_cases, datasets, exports, page
 from ui.text import md
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
 ds = datasets.choose_dataset("paired")
+if cache.compute(paired.has_repeats, ds):  # repeats (epochs) or partial scores: the case is the unit
+    with page.user_errors():
+        compare_cases.render(ds, cache.compute(paired.parse_cases, ds))
+    page.finish_page()
+    st.stop()
 
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"

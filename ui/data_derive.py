@@ -23,6 +23,7 @@ from nkcore.errors import DataError
 from nkcore.harness import TOOL_NAMES, read_harness
 from nkcore.io import fingerprint
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
+from nkcore.paired import REPEAT_COLUMNS
 from nkcore.summary import ratings_of_table
 from ui import datasets, exports
 from ui.text import md
@@ -222,7 +223,12 @@ def harness_section(max_mb: int) -> None:
     try:
         files = [(u.name, u.getvalue()) for u in ups]
         res = read_harness(files)
-        paired = apply_mapping(res.paired, "paired", {"case": "case", "config": "config", "correct": "correct"})
+        if res.paired is None:  # one config: nothing to pair (the notes say why)
+            st.error(md("; ".join(res.notes)), icon=":material/error:")
+            return
+        roles = {"case": "case", "config": "config", "correct": "correct"}
+        roles.update({c: c for c in REPEAT_COLUMNS if c in res.paired.columns})  # every epoch / repeat is kept
+        paired = apply_mapping(res.paired, "paired", roles)
         samples = None
         raw = res.samples
         if raw is not None and "config" in raw.columns:  # several configs with samples: the first one's
@@ -232,9 +238,6 @@ def harness_section(max_mb: int) -> None:
             samples = apply_mapping(raw, "samples", roles)
     except DataError as exc:
         st.error(md(exc), icon=":material/error:")
-        return
-    if res.paired is None:
-        st.error(md("; ".join(res.notes)), icon=":material/error:")
         return
     st.success(
         md(

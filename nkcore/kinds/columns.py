@@ -3,7 +3,7 @@
 | kind          | canonical columns                                                                 |
 |---------------|-----------------------------------------------------------------------------------|
 | ``samples``   | case, sample, answer, gold and/or correct, optional latency_s (one row per sample) |
-| ``paired``    | long: case, config, correct; or wide: case + one 0/1 column per config             |
+| ``paired``    | long: case, config, correct, optional repeat; or wide: case + one column per config |
 | ``ratings``   | item, rater, label (one row per rating)                                            |
 | ``predictions`` | item, model, pred_label and/or one p_<label> probability column per label        |
 
@@ -46,7 +46,8 @@ ROLE_WORDS: dict[str, str] = {
     "sample": "sample (which draw of the model for the case)",
     "answer": "answer (the model's answer in that sample)",
     "gold": "gold (the correct answer)",
-    "correct": "correct (1 if right, 0 if wrong)",
+    "correct": "correct (1 if right, 0 if wrong, or a score between 0 and 1)",
+    "repeat": "repeat (which run of the case: epoch, repeat; every run is kept, the case is the unit)",
     "latency_s": "latency_s (seconds for that call)",
     "config": "config (the system setting being compared)",
     "item": "item (the thing being rated)",
@@ -57,6 +58,7 @@ ROLE_WORDS: dict[str, str] = {
 }
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
+    "repeat": ("repeat", "epoch", "repetition", "repeat_idx", "repeat_index", "epoch_idx"),
     "item": (
         "item",
         "item_id",
@@ -264,7 +266,7 @@ PROB_PREFIXES: tuple[str, ...] = ("p_", "prob_", "proba_", "probability_", "prob
 # Roles per kind: (required, optional). "pred_label"/"p_*" and "gold"/"correct" are "at least one of".
 ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "samples": (("case", "sample", "answer"), ("gold", "correct", "latency_s")),
-    "paired": (("case", "config", "correct"), ()),
+    "paired": (("case", "config", "correct"), ("repeat",)),
     "ratings": (("item", "rater", "label"), ()),
     "predictions": (("item", "model"), ("pred_label",)),
 }

@@ -31,7 +31,14 @@ from __future__ import annotations
 from nkcore.common.intervals import proportion_interval
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
 from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
-from nkcore.paired.case_sentences import case_verdict_sentence, repeat_word, repeats_sentence, unit_sentence
+from nkcore.paired.case_compare import OrderedCaseComparison, analyse_cases, compare_frame_cases
+from nkcore.paired.case_sentences import (
+    case_headline_sentence,
+    case_verdict_sentence,
+    repeat_word,
+    repeats_sentence,
+    unit_sentence,
+)
 from nkcore.paired.case_test import (
     CASE_TEST,
     CaseComparison,
@@ -43,7 +50,7 @@ from nkcore.paired.case_test import (
     sign_flip_test,
     variance_components,
 )
-from nkcore.paired.cases import CaseTable, case_table_from_paired, has_repeats, parse_cases
+from nkcore.paired.cases import REPEAT_COLUMNS, CaseTable, case_table_from_paired, has_repeats, parse_cases
 from nkcore.paired.compare import (
     OrderedComparison,
     PairedComparison,
@@ -60,24 +67,29 @@ from nkcore.paired.table import PairedTable, paired_table_from_counts, parse_pai
 
 __all__ = [
     "CASE_TEST",
+    "REPEAT_COLUMNS",
     "BootstrapInterval",
     "CaseComparison",
     "CaseMean",
     "CaseTable",
     "ConfigAccuracy",
     "McNemarResult",
+    "OrderedCaseComparison",
     "OrderedComparison",
     "PairedComparison",
     "PairedTable",
     "VarianceComponents",
     "accuracy_of",
     "accuracy_sentence",
+    "analyse_cases",
     "analyse_paired",
     "case_bootstrap",
+    "case_headline_sentence",
     "case_mean",
     "case_table_from_paired",
     "case_verdict_sentence",
     "compare_cases",
+    "compare_frame_cases",
     "compare_frame_pair",
     "compare_ordered",
     "compare_pair",

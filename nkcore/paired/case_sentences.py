@@ -7,11 +7,20 @@ repeats as independent cases. Numbers are formatted by :mod:`nkcore.common.forma
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from nkcore.common.checks import check_alpha
 from nkcore.common.formatting import format_p, plural, points
 from nkcore.paired.case_test import CaseComparison
 
-__all__ = ["REPEATS_HELP", "case_verdict_sentence", "repeat_word", "repeats_sentence", "unit_sentence"]
+__all__ = [
+    "REPEATS_HELP",
+    "case_headline_sentence",
+    "case_verdict_sentence",
+    "repeat_word",
+    "repeats_sentence",
+    "unit_sentence",
+]
 
 REPEATS_HELP = (
     "The case is the unit: each case's repeats (epochs, repeats, samples) are averaged into one score per config, "
@@ -118,3 +127,45 @@ def repeats_sentence(c: CaseComparison, word: str = "repeat") -> str | None:
         f"design effect {comp.design_effect:.2f}, so {shown} on each of the {c.n_cases:,} cases are worth about "
         f"{comp.effective_cases:,.0f} cases with one {word} each."
     )
+
+
+def case_headline_sentence(
+    comparisons: Sequence[CaseComparison], p_holm: Sequence[float | None], alpha: float, word: str = "repeat"
+) -> str:
+    """The Compare page's verdict for case-level comparisons: which configs beat which (tentatively when Holm's
+    adjusted p over the adjacent pairs is not below alpha, the rule of :func:`nkcore.paired.headline_sentence`) and
+    which pairs the cases cannot tell apart; one pair: :func:`case_verdict_sentence`.
+
+    >>> from nkcore.paired import analyse_cases
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "epoch": [1, 2] * 3,
+    ...                    "A": [0, 0, 1, 0, 0, 0], "B": [1, 1, 1, 1, 1, 0], "C": [1, 1, 1, 1, 1, 1]})
+    >>> o = analyse_cases(df)
+    >>> case_headline_sentence(o.comparisons, o.p_holm, 0.05, "epoch")
+    'These 3 cases x 2 epochs per config (case means compared) cannot tell B from A or C from B.'
+    """
+    check_alpha(alpha)
+    if len(comparisons) == 1:
+        return case_verdict_sentence(comparisons[0], alpha, word)
+    wins, ties = [], []
+    for c, p_adj in zip(comparisons, p_holm, strict=True):
+        if c.a_better + c.b_better and c.p_value < alpha:
+            winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
+            text = f"{winner} beats {loser} by {points(d)} points"
+            if p_adj is not None and p_adj >= alpha:
+                text += (
+                    f", but only tentatively (with Holm's adjustment for {len(comparisons)} pairs {format_p(p_adj)})"
+                )
+            else:
+                text += f" ({format_p(c.p_value)})"
+            wins.append(text)
+        else:
+            ties.append(f"{c.config_b} from {c.config_a}")
+    unit, _, how = unit_sentence(comparisons[0], word).partition("; ")
+    cases = f"{unit} ({how})"
+    if ties:
+        listed = ties[0] if len(ties) == 1 else ", ".join(ties[:-1]) + f" or {ties[-1]}"
+        if not wins:
+            return f"These {cases} cannot tell {listed}."
+        wins.append(f"they cannot tell {listed}")
+    return f"On these {cases}, " + "; ".join(wins) + "."

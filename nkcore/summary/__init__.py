@@ -25,8 +25,8 @@ import pandas as pd
 
 from nkcore.errors import DataError
 from nkcore.kinds import KINDS
-from nkcore.paired import parse_paired
-from nkcore.summary.paired import PairedSummary, summarize_paired
+from nkcore.paired import has_repeats, parse_cases, parse_paired
+from nkcore.summary.paired import PairedSummary, summarize_cases, summarize_paired
 from nkcore.summary.predictions import PredictionsSummary, summarize_parsed_predictions, summarize_predictions
 from nkcore.summary.ratings import (
     RatingsSummary,
@@ -55,6 +55,7 @@ __all__ = [
     "krippendorff_alpha",
     "ratings_of_table",
     "summarize",
+    "summarize_cases",
     "summarize_paired",
     "summarize_parsed_predictions",
     "summarize_predictions",
@@ -85,7 +86,7 @@ def summarize(frame: pd.DataFrame, kind: str, min_k: int = 1) -> Summary:
     if kind == "predictions":
         return summarize_predictions(frame)
     if kind == "paired":
-        return summarize_paired(parse_paired(frame))
+        return summarize_cases(parse_cases(frame)) if has_repeats(frame) else summarize_paired(parse_paired(frame))
     if kind == "samples":
         return summarize_samples(parse_samples(frame))
     raise DataError(f"unknown data kind {kind!r}; choose one of {', '.join(KINDS)}")

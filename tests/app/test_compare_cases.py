@@ -1,0 +1,50 @@
+"""Compare page (AppTest) on results with repeats: two real inspect_ai logs of 60 cases x 3 epochs, stored as the
+Data page stores them. The page compares case means over every epoch and says so; its numbers are the CLI's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nkcore import store
+from nkcore.cli import main
+from nkcore.harness import read_harness
+from nkcore.harness.files import read_paths
+from tests.app.conftest import RunPage, plain
+from tests.inspect_logs import epoch_contents, write_log
+
+PAGE = "pages/3_Compare.py"
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    pytest.importorskip("inspect_ai")
+    root = tmp_path_factory.mktemp("epochs")
+    hard = np.arange(60) % 4 == 0
+    weak = write_log(root / "weak", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
+    strong = write_log(root / "strong", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
+    return weak, strong
+
+
+def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(
+    run_page: RunPage, logs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    res = read_harness(read_paths(list(logs)))
+    assert res.paired is not None
+    meta = store.put(res.paired, "paired", "two inspect logs")
+    assert main(["compare", *map(str, logs), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for query in ({"paired": meta.id}, {"paired": meta.id, "cmp_mode": "one pair of my choice"}):
+        at = run_page(PAGE, query=query, timeout=120)
+        assert not at.exception, [e.value for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        text = "\n".join(plain(m.value) for m in at.markdown)
+        assert doc["verdict"] in text  # the CLI's verdict, word for word (p, interval, unit)
+        assert "60 cases x 3 epochs per config; case means compared" in text
+        metrics = {plain(m.label): plain(m.value) for m in at.metric}
+        assert metrics["paired cases"] == "60" and metrics["epochs per case"] == "3"
+        assert metrics["worth, in single-run cases"] == f"{doc['effective_cases']:,.0f}"
+        assert any("intra-case correlation" in plain(i.value) for i in at.info)
