@@ -183,6 +183,14 @@ def test_ties_go_to_fewer_calls_then_fewer_repeats() -> None:
     # no between-case variance and cases unlimited: (w / K) / (C / K) = w / C for every K dividing C: one repeat
     p = rs.repeat_plan(1200, 0.0, 0.2)
     assert (p.best.cases, p.best.repeats) == (1200, 1)
+    # no between-case variance and 60 cases: every split of all 1,000 calls ties; the fewest repeats among them
+    p = rs.repeat_plan(1000, 0.0, 0.2, cases_available=60)
+    assert (p.best.cases, p.best.repeats, p.best.calls) == (50, 20, 1000)
+    assert p.best.min_resolvable_diff == pytest.approx(p.unlimited_cases.min_resolvable_diff)
+    assert rs.repeat_plan_sentences(p).headline.endswith(
+        "with the 60 cases you have, 50 of them with 20 repeats per case resolve 2.8 points, as much: the true "
+        "difference does not vary between cases (between-case variance 0), so a repeat is worth a new case."
+    )
 
 
 def test_leftover_calls_are_explained() -> None:

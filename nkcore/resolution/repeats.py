@@ -45,7 +45,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BETWEEN_VAR_HELP",
+    "CALLS_HELP",
+    "CASES_AVAILABLE_HELP",
     "DEFAULT_MAX_REPEATS",
+    "REPEATS_CHART_NOTE",
+    "REPEATS_INTRO",
     "WITHIN_VAR_HELP",
     "MeasuredVariances",
     "RepeatDesign",
@@ -53,6 +57,7 @@ __all__ = [
     "RepeatPlanSentences",
     "Split",
     "choose_pair",
+    "measured_sentence",
     "measured_variances",
     "repeat_design",
     "repeat_design_sentence",
@@ -71,6 +76,22 @@ WITHIN_VAR_HELP = (
     "within-case variance: how much one repeat's difference (B's score minus A's on the same case) varies around "
     "that case's true difference, from sampling. Repeats per case average it away: K repeats divide it by K. For "
     "0/1 scores it is about p_A (1 - p_A) + p_B (1 - p_B) averaged over cases."
+)
+
+REPEATS_INTRO = (
+    "Evaluations often run each case several times (epochs, repeats). The case stays the unit: each config's mean "
+    "score over a case's repeats, compared case by case. A budget of calls per config buys more cases or more "
+    "repeats per case; here is what each split resolves."
+)
+CALLS_HELP = "calls per config: model calls one config gets, cases x repeats per case (the other config gets as many)"
+CASES_AVAILABLE_HELP = (
+    "cases available: how many distinct cases the benchmark has. Beyond them, more calls can only buy repeats."
+)
+REPEATS_CHART_NOTE = (
+    "**Reading the chart.** Each dot is one split of the calls per config: repeats per case across, the smallest "
+    "true difference the case-level test resolves (reaches p < alpha half the time) up. While there are cases to "
+    "add the line rises from one repeat per case; once the cases run out repeats help, up to the repeats that use "
+    "up the calls on the cases there are. Red: the best split."
 )
 
 _SMALLEST = 1e-12  # the least total variance planned with (a standard deviation of a millionth of a score)
@@ -370,6 +391,28 @@ def repeat_design_sentence(d: RepeatDesign) -> str:
     )
 
 
+def measured_sentence(m: MeasuredVariances) -> str:
+    """What a dataset says for planning repeats, in words (config names are user text: the page escapes them).
+
+    >>> df = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "repeat": [1, 2] * 3, "A": [0, 0, 1, 0, 0, 0],
+    ...                    "B": [1, 1, 1, 1, 1, 0]})
+    >>> measured_sentence(measured_variances(df))[:75]
+    'A -> B on 3 cases with 2 repeats per case: between-case variance 0, within-'
+    """
+    vc = m.components
+    head = f"{m.config_a} -> {m.config_b} on {plural(vc.n_cases, 'case')} with {_repeats(m.repeats)}"
+    if not m.split_known:
+        return (
+            f"{head}: one result per case and config, so the variance of one case's difference ({_v(vc.between_var)}) "
+            "cannot be split into its between-case and within-case parts; the typed variances are used, with the "
+            "data's cases as the cases available. Run some cases at least twice to measure them."
+        )
+    return (
+        f"{head}: between-case variance {_v(vc.between_var)}, within-case variance {_v(vc.within_var)} (one "
+        f"repeat's difference); the {plural(vc.n_cases, 'case')} are the cases available."
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class RepeatPlanSentences:
     """A :class:`RepeatPlan` in words: ``headline`` (more cases or more repeats, with the numbers), ``best`` (the
@@ -411,6 +454,11 @@ def repeat_plan_sentences(p: RepeatPlan) -> RepeatPlanSentences:
             tail = (
                 f"with the {plural(p.cases_available, 'case')} you have, {best.cases:,} of them with "
                 f"{_repeats(best.repeats)} resolve {_pts(best.min_resolvable_diff)}"
+            )
+        if abs(best.min_resolvable_diff - u.min_resolvable_diff) <= _TIE * u.min_resolvable_diff:
+            tail += (
+                ", as much: the true difference does not vary between cases (between-case variance 0), so a repeat "
+                "is worth a new case"
             )
         headline = (
             f"More cases, as long as you have them: {on_unlimited} would resolve {_pts(u.min_resolvable_diff)}; {tail}."
