@@ -192,3 +192,49 @@ def resolution_chart(curve: pd.DataFrame, cases: int, target_diff: float | None)
     return alt.LayerChart(layer=layers).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=400 + title_px(chart_title)
     )
+
+
+REPEAT_COLORS = {"smallest resolvable difference": PALETTE[0], "best split": PALETTE[1]}
+"""The marks of the repeats chart: every split's smallest resolvable difference, and the best split."""
+
+
+def repeats_chart(splits: pd.DataFrame) -> alt.LayerChart:
+    """Smallest resolvable difference (points) against repeats per case for a budget of calls; the best split is
+    marked. ``splits``: one row per split: cases, repeats, calls, min_resolvable_diff, mde_at_power (fractions) and
+    best (True on one row), as :meth:`nkcore.resolution.RepeatPlan.to_frame` gives it; rows above 100 points are
+    dropped."""
+    data = splits[splits["min_resolvable_diff"] <= 1.0]
+    data = data.assign(
+        diff_pts=100 * data["min_resolvable_diff"],
+        mde_pts=100 * data["mde_at_power"],
+        mark=["best split" if b else "smallest resolvable difference" for b in data["best"]],
+    )
+    chart_title = title(
+        "More cases or more repeats?",
+        "smallest resolvable difference for each split of the calls per config into cases x repeats per case",
+    )
+    x = alt.X("repeats:Q", title="repeats per case", axis=alt.Axis(format="d", tickMinStep=1))
+    y = alt.Y("diff_pts:Q", title="smallest resolvable difference (points)", scale=alt.Scale(zero=False))
+    tooltip = [
+        alt.Tooltip("repeats:Q", title="repeats per case"),
+        alt.Tooltip("cases:Q", title="cases", format=","),
+        alt.Tooltip("calls:Q", title="calls per config", format=","),
+        alt.Tooltip("diff_pts:Q", title="smallest resolvable (points)", format=".1f"),
+        alt.Tooltip("mde_pts:Q", title="detected at the chosen power (points)", format=".1f"),
+    ]
+    base = alt.Chart(data, title=chart_title)
+    line = base.mark_line(color=PALETTE[0], strokeWidth=2).encode(x=x, y=y)
+    dots = base.mark_point(filled=True, size=90).encode(
+        x=x, y=y, color=_series_color("mark", REPEAT_COLORS), tooltip=tooltip
+    )
+    best = data[data["best"]].assign(
+        label=lambda f: [f"best: {c:,} cases x {r:,}" for c, r in zip(f["cases"], f["repeats"], strict=True)]
+    )
+    label = (
+        alt.Chart(best)
+        .mark_text(align="left", dx=8, dy=-10, color="#8a2432", fontSize=12)
+        .encode(x="repeats:Q", y="diff_pts:Q", text="label:N")
+    )
+    return alt.LayerChart(layer=[line, dots, label]).properties(
+        padding=PADDING, width=EXPORT_WIDTH, height=320 + title_px(chart_title)
+    )

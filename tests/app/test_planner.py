@@ -3,6 +3,7 @@ and its chart lead the page, method notes sit in an expander, jargon labels expl
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -174,3 +175,76 @@ def test_no_jargon_label_without_help(run_page: RunPage) -> None:
         at = run_page(PAGE, query=query, timeout=120)
         assert not at.exception
         assert jargon_without_help(at) == [], query
+
+
+# ------------------------------------------------------------------------------------- more cases or more repeats?
+
+REPEATS_HEADLINE = (
+    "More cases, as long as you have them: 1,000 calls per config on 1,000 cases (one repeat each) would resolve 3.1 "
+    "points; on the 200 cases you have, 5 repeats per case resolve 4.4 points."
+)
+
+
+def test_more_cases_or_more_repeats_section(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "More cases or more repeats?" in [plain(h.value) for h in at.subheader]
+    assert f"**{REPEATS_HEADLINE}**" in [m.value for m in at.markdown] or REPEATS_HEADLINE in _markdown(at)
+    m = _metrics(at)
+    assert m["best split: cases x repeats per case"] == "200 x 5"
+    assert m["smallest resolvable with the best split"] == "4.4 points"
+    assert m["smallest resolvable"] == "4.0 points"  # the Planner's own metric, unchanged
+    assert "200 cases x 5 repeats per case = 1,000 calls per config" in _markdown(at)
+    table = next(d.value for d in at.dataframe if "repeats per case" in d.value.columns)
+    assert table["repeats per case"].tolist() == list(range(1, 11))
+    assert table["best split"].tolist() == [k == 5 for k in range(1, 11)]
+    assert "(0.0625 + 0.1875 / K) / N" in expander_texts(at)["Why more cases beat more repeats"]
+    # more cases available than calls: one repeat per case is best
+    at.number_input(key="pln_rep_cases").set_value(5000).run()
+    assert not at.exception
+    assert "on 1,000 cases (one repeat each) (you have 5,000) resolve 3.1 points" in _markdown(at)
+    assert _metrics(at)["best split: cases x repeats per case"] == "1,000 x 1"
+    assert not error_texts(at)
+
+
+def test_repeats_read_from_a_dataset_with_epochs(run_page: RunPage) -> None:
+    rng = np.random.default_rng(0)
+    p_a = rng.uniform(0.2, 0.8, 60)
+    rows = [
+        (f"q{i}", cfg, e, int(rng.random() < p))
+        for i in range(60)
+        for cfg, p in (("A", p_a[i]), ("B", p_a[i] + (0.2 if i % 2 else -0.15)))
+        for e in (1, 2, 3)
+    ]
+    frame = pd.DataFrame(rows, columns=["case", "config", "epoch", "correct"])
+    meta = store.put(frame, "paired", "epochs.csv")
+    at = run_page(PAGE, query={"paired": meta.id, "pln_rep_from_data": "true"}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at)
+    caption = next(plain(c.value) for c in at.caption if "A -> B on 60 cases with 3 repeats per case" in plain(c.value))
+    assert "within-case variance" in caption
+    shown = {n.label: n for n in at.number_input}
+    assert shown["cases available (from the data)"].value == 60
+    assert shown["within-case variance (from the data)"].disabled
+    assert "60 cases you have" in _markdown(at)
+
+
+def test_repeats_from_one_result_per_case_use_the_typed_variances(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"pln_rep_from_data": "true"}, timeout=120)  # the sample: one 0/1 result per case
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("cannot be split into its between-case and within-case parts" in plain(c.value) for c in at.caption)
+    assert {n.key for n in at.number_input} >= {"pln_rep_between", "pln_rep_within"}
+    assert "on the 200 cases you have, 5 repeats per case resolve 4.4 points" in _markdown(at)
+    assert jargon_without_help(at) == []
+
+
+def test_repeats_chart_is_a_valid_spec_with_the_best_split_marked() -> None:
+    from nkcore import resolution
+    from ui import charts_paired
+
+    frame = resolution.repeat_plan(1000, 0.0625, 0.1875, cases_available=200).to_frame()
+    spec = charts_paired.repeats_chart(frame).to_dict(validate=True)
+    dots, label = spec["layer"][1], spec["layer"][2]
+    assert dots["encoding"]["color"]["scale"]["domain"] == list(charts_paired.REPEAT_COLORS)
+    labels = [r["label"] for r in spec["datasets"][label["data"]["name"]]]
+    assert labels == ["best: 200 cases x 5"]
