@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from nkcore.cli_util import print_json
 from nkcore.common.formatting import plural
@@ -142,9 +143,12 @@ def _harness_summary(path: Path, as_json: bool) -> bool:
     results), print what it holds, as ``compare`` and ``vote`` read it, and return True; else False (a table).
 
     JSON: ``file``, ``kind`` "harness", ``tool``, ``configs``, ``paired_cases`` (cases every config has, or None
-    with one config), ``sample_cases`` (cases with several samples, or None), ``notes``."""
-    from nkcore.harness import TOOL_NAMES, read_harness
+    with one config), ``sample_cases`` (cases with several samples, or None), ``per_config`` (each config's
+    ``cases``, ``repeats`` min / max, ``scores``, ``mean_score``, ``errors``), ``fields`` (how each field of the
+    tool's file was read), ``notes``."""
+    from nkcore.harness import TOOL_NAMES, config_rows, read_harness
     from nkcore.harness.files import path_tool, read_paths
+    from nkcore.harness.result import FIELDS
 
     tool = path_tool(path)
     if tool is None:
@@ -152,13 +156,15 @@ def _harness_summary(path: Path, as_json: bool) -> bool:
     res = read_harness(read_paths([path]))
     paired = None if res.paired is None else int(res.paired["case"].nunique())
     sampled = None if res.samples is None else int(res.samples["case"].nunique())
-    doc = {
+    doc: dict[str, Any] = {
         "file": str(path),
         "kind": "harness",
         "tool": res.tool,
         "configs": list(res.configs),
         "paired_cases": paired,
         "sample_cases": sampled,
+        "per_config": config_rows(res),
+        "fields": FIELDS.get(res.tool, {}),
         "notes": list(res.notes),
     }
     if as_json:
@@ -166,10 +172,20 @@ def _harness_summary(path: Path, as_json: bool) -> bool:
         return True
     print(f"{path.name}: {TOOL_NAMES.get(res.tool, res.tool)} output, {plural(len(res.configs), 'config')}: "
           f"{', '.join(res.configs)}")  # fmt: skip
+    for row in doc["per_config"]:
+        reps = row["repeats"]
+        shown = f"{reps['min']}" if reps["min"] == reps["max"] else f"{reps['min']} to {reps['max']}"
+        print(
+            f"  {row['config']}: {plural(row['cases'], 'case')} x {shown} repeat{'s' if reps['max'] > 1 else ''}, "
+            f"{row['scores']:,} scores, mean score {row['mean_score']:.1%} (cases weighted equally)"
+            + (f", {plural(row['errors'], 'error')}" if row["errors"] else "")
+        )
     if paired is not None:
         print(f"  paired results: {paired:,} cases every config has (python -m nkcore compare reads them)")
     if sampled is not None:
         print(f"  raw samples: {sampled:,} cases with several samples each (python -m nkcore vote reads them)")
+    for field, how in doc["fields"].items():
+        print(f"  {field}: {how}")
     for note in res.notes:
         print(f"  note: {note}")
     return True

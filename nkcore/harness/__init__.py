@@ -24,7 +24,7 @@ from nkcore.harness.reading import fail, limit, load_json, long_line, plain_byte
 from nkcore.harness.result import REPEAT_WORD, TOOL_NAMES, TOOLS, HarnessResult, Run
 from nkcore.io.source import GZIP_MAGIC
 
-__all__ = ["TOOLS", "TOOL_NAMES", "HarnessResult", "Run", "detect_tool", "read_harness"]
+__all__ = ["TOOLS", "TOOL_NAMES", "HarnessResult", "Run", "config_rows", "detect_tool", "read_harness"]
 
 _HEAD = 1 << 16  # bytes looked at to recognise a file
 _EXPECTED = (
@@ -325,4 +325,39 @@ def read_harness(
             if per_case.min() != per_case.max()
             else f"{cases} with {int(per_case.max())} samples each"
         )
-    return HarnessResult(tool=tool, paired=paired, samples=samples, configs=configs, notes=tuple(notes))
+    errors = tuple(sum(r.errors for r in runs if r.config == c) for c in configs)
+    return HarnessResult(tool=tool, paired=paired, samples=samples, configs=configs, notes=tuple(notes), errors=errors)
+
+
+def config_rows(res: HarnessResult) -> list[dict[str, object]]:
+    """Per config of a harness read: ``config``, ``cases``, ``repeats`` ({min, max} per case), ``scores``,
+    ``mean_score`` (the mean over cases of each case's mean: the case is the unit) and ``errors``.
+
+    >>> line = '{{"doc_id": {}, "target": "A", "filtered_resps": ["A"], "metrics": ["acc"], "acc": {}}}'
+    >>> a = "\\n".join(line.format(i, v) for i, v in enumerate([1, 0, 1])).encode()
+    >>> b = "\\n".join(line.format(i, v) for i, v in enumerate([1, 1, 1])).encode()
+    >>> [r["mean_score"] for r in config_rows(read_harness([("a.jsonl", a), ("b.jsonl", b)]))]
+    [0.6666666666666666, 1.0]
+    """
+    rows: list[dict[str, object]] = []
+    frame = res.paired
+    for j, config in enumerate(res.configs):
+        if frame is not None:
+            part = frame[frame["config"] == config]
+        elif res.samples is not None:
+            part = res.samples if "config" not in res.samples.columns else res.samples[res.samples["config"] == config]
+        else:  # pragma: no cover - read_harness gives one or the other
+            continue
+        per_case = part.groupby("case", sort=False)["correct"]
+        sizes = per_case.size()
+        rows.append(
+            {
+                "config": config,
+                "cases": int(sizes.size),
+                "repeats": {"min": int(sizes.min()), "max": int(sizes.max())},
+                "scores": int(sizes.sum()),
+                "mean_score": float(per_case.mean().mean()),
+                "errors": res.errors[j] if j < len(res.errors) else 0,
+            }
+        )
+    return rows

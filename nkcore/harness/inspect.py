@@ -219,4 +219,4 @@ def read_log(
             f"{task}: {errors} sample{'s' if errors != 1 else ''} ended in an error and {'were' if errors != 1 else 'was'} left out"
         )
     frame = run_frame(cases, epochs, correct, answers, golds, latency)
-    return Run(TOOL, name, config or model or name, task, frame, tuple(notes))
+    return Run(TOOL, name, config or model or name, task, frame, tuple(notes), errors)

@@ -256,12 +256,15 @@ def read_results(name: str, doc: object) -> list[Run]:
     by_config: dict[str, _Columns] = {names[c]: _Columns() for c in columns}
     seen: dict[tuple[str, str], int] = {}
     errors = 0
+    per_config: dict[str, int] = dict.fromkeys(by_config, 0)
     for i in sorted(range(len(results)), key=lambda i: (rank[keys[i]], order[i], i)):
         r = results[i]
         config, case = names[column[i]], case_of[keys[i]]
         n = seen.get((config, case), 0) + 1
         seen[(config, case)] = n
-        errors += r.get("failureReason") == _ERROR
+        is_error = r.get("failureReason") == _ERROR
+        errors += is_error
+        per_config[config] += is_error
         cols = by_config[config]
         cols.case.append(case)
         cols.sample.append(n)
@@ -274,5 +277,5 @@ def read_results(name: str, doc: object) -> list[Run]:
     runs = []
     for config, cols in by_config.items():
         frame = run_frame(cols.case, cols.sample, cols.correct, cols.answer, None, cols.latency_s, cols.cost)
-        runs.append(Run(TOOL, name, config, "promptfoo", frame, tuple(notes)))
+        runs.append(Run(TOOL, name, config, "promptfoo", frame, tuple(notes), per_config[config]))
     return runs

@@ -15,12 +15,42 @@ import pandas as pd
 
 from nkcore.errors import DataError
 
-__all__ = ["REPEAT_WORD", "RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
+__all__ = ["FIELDS", "REPEAT_WORD", "RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
 
 TOOLS: tuple[str, ...] = ("lm_eval", "inspect", "promptfoo")
 # Each tool's name as its users know it (for messages and the Data page).
 TOOL_NAMES: dict[str, str] = {"lm_eval": "lm-evaluation-harness", "inspect": "inspect_ai", "promptfoo": "promptfoo"}
 """The tools whose files are read: lm-evaluation-harness, inspect_ai, promptfoo."""
+
+#: How each tool's fields are read (the ``data FILE`` document and the README's mapping).
+FIELDS: dict[str, dict[str, str]] = {
+    "inspect": {
+        "config": "log.eval.model (the file name when two logs share it)",
+        "case": "the sample's id (cases of different tasks kept apart)",
+        "repeat": "the sample's epoch: every epoch kept",
+        "correct": "the first scorer's value (or --scorer): C 1, P 0.5, I 0, N 0, true/false, numbers in [0, 1] as "
+        "they are (inspect_ai's value_to_float)",
+        "error": "a sample with an error has no score and is left out",
+        "latency_s": "the sample's total_time",
+    },
+    "promptfoo": {
+        "config": "the provider's label, else its id (+ the settings that tell apart providers sharing an id), "
+        "+ the prompt when the file has several",
+        "case": "the test (description, vars, assertions): its description, else its place",
+        "repeat": "the test's repeats (--repeat): each repeat's own testIdx, in order",
+        "correct": "success",
+        "error": "failureReason 2 only (a failed assertion is an ordinary wrong answer)",
+        "latency_s": "latencyMs / 1000; cost: cost (dollars per call)",
+    },
+    "lm_eval": {
+        "config": "the model of the results_<date>.json uploaded with it, else the file name",
+        "case": "doc_id (cases of different tasks kept apart)",
+        "repeat": "the task's repeats, when each can be re-scored as exact_match scores it; else one per document",
+        "correct": "acc, then exact_match, then the first 0/1 metric (or --metric)",
+        "error": "none recorded",
+        "latency_s": "not recorded",
+    },
+}
 
 #: What each tool calls a case's repeats: the name of the repeat column of its paired results.
 REPEAT_WORD: dict[str, str] = {"lm_eval": "repeat", "inspect": "epoch", "promptfoo": "repeat"}
@@ -46,10 +76,11 @@ class Run:
     task: str
     rows: pd.DataFrame
     notes: tuple[str, ...] = ()
+    errors: int = 0  # results of this config that ended in an error (counted as wrong, or left out: see notes)
 
     def renamed(self, config: str) -> Run:
         """The same run under another config name."""
-        return Run(self.tool, self.source, config, self.task, self.rows, self.notes)
+        return Run(self.tool, self.source, config, self.task, self.rows, self.notes, self.errors)
 
 
 def run_frame(
@@ -96,6 +127,7 @@ class HarnessResult:
     samples (``case, sample, correct``, with ``answer``, ``gold``, ``latency_s`` where usable, and ``config`` when
     several configs have them) when some case has several samples, else None. ``configs``: the config names, in
     file order. ``notes``: plain sentences about the choices made (metric, scorer, renamed configs...).
+    ``errors``: per config (in ``configs`` order), the results that ended in an error.
     """
 
     tool: str
@@ -103,6 +135,7 @@ class HarnessResult:
     samples: pd.DataFrame | None
     configs: tuple[str, ...]
     notes: tuple[str, ...]
+    errors: tuple[int, ...] = ()
 
     def samples_for(self, config: str | None = None) -> pd.DataFrame | None:
         """The raw samples of one config (its ``config`` column dropped); ``config`` may be None when only one
