@@ -20,7 +20,7 @@ Modules (one concept each):
 - ``next_step``  fit rho up to n = k, predict k + 2, compare
 - ``unfixable``  errors more samples cannot fix
 - ``adaptive``   the "draw n0, add m more" rule
-- ``passk``      pass@k (at least one of k right), pass^k (all k right) and majority@k, with paired bands
+- ``passk``      pass@k (at least one of k right), pass^k (all k right) and majority@k, with score intervals over cases (nkcore.common.bounded_mean)
 - ``flaky``      cases whose samples disagree, and their noise in a single-sample score
 - ``frames``     DataFrame-in entry points for the pages (through ``ui.cache``) and the CLI
 - ``sentences``  the plain-language sentences beside the numbers
