@@ -237,7 +237,9 @@ def run_vote(args: argparse.Namespace) -> int:
     else:
         print("rho cannot be estimated: every sample is correct, or every sample is wrong (N_eff taken as n)")
     print("errors more samples cannot fix: " + doc["unfixable_sentence"])
-    print("samples per case (k) | pass@k: at least one of k right | pass^k: all k right (95% score interval over cases)")
+    print(
+        "samples per case (k) | pass@k: at least one of k right | pass^k: all k right (95% score interval over cases)"
+    )
     for a, h in zip(doc["pass_at_k"], doc["pass_hat_k"], strict=True):
         print(
             f"  k={a['k']:<3} {a['value']:.1%} ({a['ci_low']:.1%} to {a['ci_high']:.1%})"
