@@ -47,8 +47,19 @@ with page.user_errors():
         data_values: tuple[int, float] | None = None
         if from_data:
             ds = datasets.choose_dataset("paired")
-            ordered = cache.compute(paired.analyse_paired, ds)
-            if ordered.mean_discordance > 0:
+            if cache.compute(paired.has_repeats, ds):  # repeats or partial scores: no 2x2 table to plan from
+                st.info(
+                    f"{md(ds.name)} has repeats (or scores between 0 and 1): its cases are compared case by case, so "
+                    "it has no discordance to plan from here. Its between- and within-case variances plan it in "
+                    "'More cases or more repeats?' below; the sliders' values are used here.",
+                    icon=":material/repeat:",
+                )
+                ordered = None
+            else:
+                ordered = cache.compute(paired.analyse_paired, ds)
+            if ordered is None:
+                pass
+            elif ordered.mean_discordance > 0:
                 data_values = (ordered.n_cases, round(ordered.mean_discordance, 6))
             else:
                 st.warning(

@@ -48,3 +48,13 @@ def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(
         assert metrics["paired cases"] == "60" and metrics["epochs per case"] == "3"
         assert metrics["worth, in single-run cases"] == f"{doc['effective_cases']:,.0f}"
         assert any("intra-case correlation" in plain(i.value) for i in at.info)
+
+
+def test_planner_reads_a_dataset_with_epochs_without_an_error(run_page: RunPage, logs: tuple[Path, Path]) -> None:
+    res = read_harness(read_paths(list(logs)))
+    assert res.paired is not None
+    meta = store.put(res.paired, "paired", "two inspect logs")
+    at = run_page("pages/6_Planner.py", query={"paired": meta.id, "pln_from_data": "true"}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert any("has repeats" in plain(i.value) for i in at.info)
