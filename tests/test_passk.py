@@ -320,7 +320,8 @@ def test_flaky_cases_hand_example() -> None:
     assert (c3.n_right, c3.n_samples) == (1, 4)
     assert [(a.answer, a.count, a.right) for a in c3.answers] == [("c", 2, False), ("a", 1, True), ("b", 1, False)]
     p = np.array([1, 1 / 2, 0, 1 / 4, 2 / 3, 1 / 3])
-    assert r.within_var == pytest.approx(np.sum(p * (1 - p)) / 36)
+    n = np.array([4, 4, 4, 4, 3, 3])
+    assert r.within_var == pytest.approx(np.sum(p * (1 - p) * n / (n - 1)) / 36)  # the unbiased s^2 per case
     assert r.total_var == pytest.approx(p.mean() * (1 - p.mean()) / 6)
 
 
@@ -337,18 +338,24 @@ def test_flaky_sentence_when_no_case_is_flaky() -> None:
 
 
 def test_within_case_variance_is_the_variance_of_a_rerun_single_sample_score() -> None:
-    """Simulate the single-sample evaluation: one sample drawn at random per case, accuracy over the cases; its
-    variance over many reruns is sum p_i (1 - p_i) / N^2."""
+    """Running the model again draws new samples: a single-sample accuracy then varies by sum p_i (1 - p_i) / N^2
+    with the cases' true chances p_i. The estimate from each case's own samples (the unbiased sample variance,
+    numpy's ddof=1) averages to it over many simulated sample sets; the plug-in c/n (1 - c/n) falls short by
+    (n - 1) / n."""
     rng = np.random.default_rng(11)
-    cases = [list(rng.choice(list("ab"), size=int(rng.integers(2, 8)), p=[q, 1 - q])) for q in rng.random(40)]
-    s = voting.parse_samples(_frame(cases))
-    r = voting.flaky_cases(s)
-    right = s.correct_matrix()
-    reruns = 20_000
-    pick = (rng.random((reruns, s.n_cases)) * s.n_samples).astype(int)
-    scores = right[np.arange(s.n_cases), pick].mean(axis=1)
-    # the sample variance of a variance estimate has relative sd about sqrt(2 / reruns) = 1%
-    assert scores.var(ddof=1) == pytest.approx(r.within_var, rel=0.05)
+    chance = rng.random(40)
+    sizes = rng.integers(2, 8, size=40)
+    truth = float(np.sum(chance * (1 - chance))) / 40**2
+    estimates = []
+    for _ in range(400):
+        cases = [list(np.where(rng.random(k) < q, "a", "b")) for q, k in zip(chance, sizes, strict=True)]
+        r = voting.flaky_cases(voting.parse_samples(_frame(cases)))
+        right = [np.array([x == "a" for x in case], dtype=float) for case in cases]
+        oracle = sum(float(np.var(x, ddof=1)) for x in right) / 40**2
+        assert r.within_var == pytest.approx(oracle, rel=1e-12, abs=1e-15)
+        estimates.append(r.within_var)
+    # 400 sets: the mean's relative standard error is about 1.5%
+    assert np.mean(estimates) == pytest.approx(truth, rel=0.06)
     assert 0 < r.noise_share <= 1
 
 

@@ -2,14 +2,17 @@
 
 A case with n samples, c of them right, is flaky when 0 < c < n. Flaky cases are listed most evenly split first
 (|c/n - 1/2| ascending), with their answers. Their within-case noise is the part of a single-sample accuracy's
-variance that re-running the same cases would show: with p_i = c_i / n_i,
+variance that running the model again on the same cases would show: with case i's true chance p_i of a right
+sample,
 
     Var(single-sample accuracy | the cases) = sum_i p_i (1 - p_i) / N^2,
 
-against the total variance of a single-sample accuracy over N cases drawn from the same population,
-p (1 - p) / N with p = mean p_i (law of total variance: p (1 - p) = mean p_i (1 - p_i) + var p_i, so the share is
-at most 1). Only flaky cases have p_i (1 - p_i) > 0. The plug-in p_i (1 - p_i) understates a case's variance by
-the factor (n_i - 1) / n_i (unbiased: c (n - c) / (n (n - 1))). Reference: the chapter "The accuracy curve flattens
+estimated without bias from the case's own samples by s_i^2 = c_i (n_i - c_i) / (n_i (n_i - 1)) (the sample variance
+with n - 1 in the denominator of its n_i right/wrong samples; the plug-in c/n (1 - c/n) understates it by the factor
+(n_i - 1) / n_i), against the total variance of a single-sample accuracy over N cases drawn from the same
+population, p (1 - p) / N with p = mean c_i / n_i (law of total variance: p (1 - p) = mean p_i (1 - p_i) + var p_i).
+The share is capped at 1 (on few samples the unbiased estimate can pass the plug-in total). Only flaky cases add
+to it. Reference: the chapter "The accuracy curve flattens
 sooner than the sample count suggests" (within- and between-case variation); Miller 2024, "Adding Error Bars to
 Evals" (arXiv 2411.00640), section 2.2 (the within-question variance of resampled answers).
 """
@@ -56,8 +59,9 @@ class FlakyCases:
     """The flaky cases, most evenly split first, and what they mean for a single-sample evaluation.
 
     ``flaky`` of ``n_cases`` cases (``flaky_share``); ``all_right`` / ``all_wrong`` the cases whose samples agree;
-    ``within_var`` = sum p_i (1 - p_i) / N^2 (the flaky cases' noise in a single-sample accuracy);
-    ``total_var`` = p (1 - p) / N; ``noise_share`` = within_var / total_var (NaN when total_var is 0);
+    ``within_var`` = sum s_i^2 / N^2 with the unbiased s_i^2 = c (n - c) / (n (n - 1)) (the flaky cases' noise in
+    a single-sample accuracy); ``total_var`` = p (1 - p) / N; ``noise_share`` = min(1, within_var / total_var)
+    (NaN when total_var is 0);
     ``has_answers``: the samples file has answers (not only right / wrong); ``max_n`` the most samples per case.
     """
 
@@ -85,8 +89,8 @@ def flaky_cases(samples: SampleSet) -> FlakyCases:
     (['2', '1'], 2, 0.6667, 1)
     >>> [(a.answer, a.count, a.right) for a in r.cases[0].answers]
     [('a', 2, True), ('b', 1, False), ('c', 1, False)]
-    >>> round(r.within_var, 6), round(r.total_var, 6)   # (3/16 + 1/4) / 9 and (3/4)(1/4) / 3
-    (0.048611, 0.0625)
+    >>> round(r.within_var, 6), round(r.total_var, 6)   # (3/12 + 4/12) / 9 and (3/4)(1/4) / 3
+    (0.064815, 0.0625)
     """
     n_cases, m = samples.codes.shape
     n_codes = int(samples.codes.max()) + 1
@@ -124,7 +128,9 @@ def flaky_cases(samples: SampleSet) -> FlakyCases:
                 answers=answers,
             )
         )
-    within = float(np.sum(p * (1.0 - p))) / n_cases**2
+    several = n > 1
+    s2 = np.where(several, c * (n - c) / np.where(several, n * (n - 1), 1), 0.0)  # unbiased within-case variance
+    within = float(np.sum(s2)) / n_cases**2
     pbar = float(p.mean())
     total = pbar * (1.0 - pbar) / n_cases
     return FlakyCases(
@@ -136,7 +142,7 @@ def flaky_cases(samples: SampleSet) -> FlakyCases:
         all_wrong=int((c == 0).sum()),
         within_var=within,
         total_var=total,
-        noise_share=within / total if total > 0 else math.nan,
+        noise_share=min(1.0, within / total) if total > 0 else math.nan,
         has_answers=has_answers,
         max_n=int(n.max()),
     )
@@ -157,8 +163,8 @@ def flaky_sentence(r: FlakyCases) -> str:
     ...                   "answer": list("aaab") + list("abac") + list("aaaa"), "gold": "a"})
     >>> flaky_sentence(flaky_cases(parse_samples(f)))  # doctest: +NORMALIZE_WHITESPACE
     '2 of 3 cases (66.7%) are flaky (some samples right, some wrong): a single-sample evaluation of these cases
-    would move by about ±22.0 points (one standard deviation) just from running it again, 78% of its variance;
-    the rest comes from which cases were picked.'
+    would move by about ±25.5 points (one standard deviation) just from running it again, about all of its variance
+    (on so few cases and samples the estimate reaches the total).'
     """
     if r.flaky == 0:
         return (
@@ -167,9 +173,13 @@ def flaky_sentence(r: FlakyCases) -> str:
             "all in which cases were picked."
         )
     spread = points(math.sqrt(r.within_var), sign=False)
-    share = "" if math.isnan(r.noise_share) else f", {percent(r.noise_share, 0)} of its variance"
-    return (
+    head = (
         f"{r.flaky:,} of {plural(r.n_cases, 'case')} ({percent(r.flaky_share)}) are flaky (some samples right, some "
         f"wrong): a single-sample evaluation of these cases would move by about ±{spread} points (one standard "
-        f"deviation) just from running it again{share}; the rest comes from which cases were picked."
+        f"deviation) just from running it again"
     )
+    if math.isnan(r.noise_share):
+        return head + "."
+    if r.noise_share >= 1.0:
+        return head + ", about all of its variance (on so few cases and samples the estimate reaches the total)."
+    return head + f", {percent(r.noise_share, 0)} of its variance; the rest comes from which cases were picked."
