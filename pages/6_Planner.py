@@ -107,6 +107,12 @@ with page.user_errors():
             "target difference (points)", min_value=0.5, max_value=10.0, value=1.0, step=0.5, key="pln_target",
             bind="query-params", help="a difference you need to be able to resolve, in percentage points",
         )  # fmt: skip
+        e_pct = st.slider(
+            "label error rate (% of gold labels that are wrong)", min_value=0.0, max_value=10.0, value=3.0, step=0.5,
+            format="%.1f%%", key="pln_err", bind="query-params",
+            help="the share of evaluation cases whose gold answer is wrong: differences below the floor it sets "
+            "cannot be settled by more cases; estimate it from a double-labelled sample in 'The label-error floor'",
+        )  # fmt: skip
         target: float | None = target_pts / 100.0
         if target_pts / 100.0 > discordance:
             st.warning(
@@ -143,7 +149,8 @@ with page.user_errors():
 
     # ------------------------------------------------------------------ the answer, first on the page
     with answer_box:
-        st.markdown(f"**{md(resolution_text.plan_headline(p, answer))}**")
+        headline_floor = resolution.label_error_floor(e_pct / 100.0)
+        st.markdown(f"**{md(resolution_text.plan_headline(p, answer, headline_floor))}**")
         charts.draw(chart_spec)
         m1, m2, m3 = st.columns(3)
         m1.metric(
@@ -199,13 +206,15 @@ class PlanView:
     answer: resolution_text.CasesAnswer | None
     target_pts: float
     chart: Callable[[], alt.LayerChart]
+    e_pct: float  # the label error rate (%), a control of the page's main box (the headline carries its floor)
 
 
 @st.fragment
 def label_error_section(view: PlanView) -> None:
     """The label-error floor, the estimate from a double-labelled sample and the summary download.
 
-    A fragment: its three controls change only what is drawn here, so they rerun this section alone.
+    A fragment: its two controls (the double-labelled sample) change only what is drawn here, so they rerun this
+    section alone; the label error rate itself is a main control, since the headline carries its floor.
     """
     with page.user_errors():
         _label_error_section(view)
@@ -215,12 +224,7 @@ def _label_error_section(view: PlanView) -> None:
     p = view.plan
     st.subheader("The label-error floor")
     st.markdown(resolution_text.LABEL_FLOOR_INTRO)
-    e_pct = st.slider(
-        "label error rate (% of gold labels that are wrong)", min_value=0.0, max_value=10.0, value=3.0, step=0.5,
-        format="%.1f%%", key="pln_err", bind="query-params",
-        help="the share of evaluation cases whose gold answer is wrong; estimate it from a double-labelled sample "
-        "below",
-    )  # fmt: skip
+    e_pct = view.e_pct
     floor = resolution.label_error_floor(e_pct / 100.0)
     f1, f2 = st.columns(2)
     f1.metric(
@@ -266,7 +270,7 @@ def _label_error_section(view: PlanView) -> None:
     )  # fmt: skip
 
 
-label_error_section(PlanView(p, answer, target_pts, chart))
+label_error_section(PlanView(p, answer, target_pts, chart, e_pct))
 
 
 def repeats_section(alpha: float, power: float, chosen: datasets.Dataset | None) -> None:

@@ -19,7 +19,7 @@ import pandas as pd
 from nkcore.common.checks import check_alpha, check_power
 from nkcore.errors import DataError
 from nkcore.resolution.cases import sqrt_law_cases, target_cases
-from nkcore.resolution.critical import min_resolvable_diff, z_two_sided
+from nkcore.resolution.critical import critical_counts, min_resolvable_diff, z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING, check_cases, check_discordance, check_target
 from nkcore.resolution.power import (
     cases_for_power_exact,
@@ -81,6 +81,38 @@ class Plan:
     cases_for_target_sqrt_law: int | None
     cases_for_target_at_power: int | None
     cases_for_target_at_power_exact: int | None
+    discordant_low: int = 0
+    discordant_high: int = 0
+    smallest_in_range: float = math.inf
+    smallest_at: tuple[int, ...] = ()
+
+
+def discordant_spread(cases: int, discordance: float, alpha: float = 0.05) -> tuple[int, int, float, tuple[int, ...]]:
+    """How the discordant count varies from run to run, and the smallest difference resolvable within that range.
+
+    The discordant count of ``cases`` cases at ``discordance`` is Binomial(cases, discordance); (low, high) are its
+    2.5% and 97.5% quantiles. For each m in [low, high] the exact critical count k(m) (McNemar) resolves a net of
+    2 k(m) - m cases; the smallest such difference over the range, with the m's that give it, shows that the
+    threshold is not fixed: a run with a different discordant count resolves a different difference (the zigzag of
+    whole numbers). Source: the chapter, "Why the monotonicity was never evidence".
+
+    >>> discordant_spread(200, 0.06)   # 12 expected; 6 to 19 in 95% of runs; at 6 of them 3.0 points resolve
+    (6, 19, 0.03, (6,))
+    """
+    from scipy import stats  # the Planner's other numbers do not need it
+
+    low = int(stats.binom.ppf(0.025, cases, discordance))
+    high = int(stats.binom.ppf(0.975, cases, discordance))
+    m = np.arange(max(low, 1), max(high, 1) + 1, dtype=np.int64)
+    if high < 1:
+        return low, high, math.inf, ()
+    k = critical_counts(m, alpha)
+    ok = k <= m
+    if not ok.any():
+        return low, high, math.inf, ()
+    net = np.where(ok, 2 * k - m, np.iinfo(np.int64).max)
+    best = int(net.min())
+    return low, high, best / cases, tuple(int(x) for x in m[net == best])
 
 
 def plan(
@@ -118,6 +150,7 @@ def plan(
             n_power = n_power if n_power <= SEARCH_CEILING else None
         n_power_exact = cases_for_power_exact(t, r.discordance, r.alpha, pw)
         n_sqrt = sqrt_law_cases(r.cases, r.min_diff, t)
+    spread = discordant_spread(r.cases, r.discordance, r.alpha)
     return Plan(
         cases=r.cases,
         discordance=r.discordance,
@@ -138,6 +171,10 @@ def plan(
         cases_for_target_sqrt_law=n_sqrt,
         cases_for_target_at_power=n_power,
         cases_for_target_at_power_exact=n_power_exact,
+        discordant_low=spread[0],
+        discordant_high=spread[1],
+        smallest_in_range=spread[2],
+        smallest_at=spread[3],
     )
 
 

@@ -128,9 +128,16 @@ def plan_sentences(p: Plan) -> PlanSentences:
     else:
         first = (
             f"{head}; {p.critical_count:,} of them must fall the same way to reach p < {p.alpha:g}, a net of "
-            f"{count(p.net_cases, 'case')} = {_pts(p.min_resolvable_diff)} points. Any smaller difference returns "
-            '"cannot tell" however often the evaluation is run.'
+            f"{count(p.net_cases, 'case')} = {_pts(p.min_resolvable_diff)} points. At the expected "
+            f'{count(p.discordant, "discordant case")} any smaller difference returns "cannot tell".'
         )
+        if p.smallest_at and p.smallest_in_range < p.min_resolvable_diff - 1e-12:
+            at = ", ".join(f"{m:,}" for m in p.smallest_at[:3])
+            first += (
+                f" The discordant count itself varies from run to run ({p.discordant_low:,} to "
+                f"{p.discordant_high:,} in 95% of runs), and the threshold zigzags with it: at {at} discordant "
+                f"cases {_pts(p.smallest_in_range)} points are resolvable."
+            )
     power = f"{100 * p.power:.0f}%"
     if math.isfinite(p.mde_at_power):
         exact = (
@@ -364,25 +371,40 @@ def resolvable_points(x: float) -> str:
     return f"{_pts(x)} points" if x <= 1.0 else "none"
 
 
-def plan_headline(p: Plan, answer: CasesAnswer | None = None) -> str:
+def plan_headline(p: Plan, answer: CasesAnswer | None = None, floor: LabelErrorFloor | None = None) -> str:
     """The Planner's answer in one sentence: the cases the target needs (``answer.headline``, from
     :func:`cases_answer`) or, without a target, the smallest difference the evaluation can resolve: the exact
     critical count k of McNemar's exact test (:func:`nkcore.resolution.critical_count`), net 2k - m of the m
-    expected discordant cases, divided by the cases.
+    expected discordant cases, divided by the cases. With a label-error ``floor``, a target (or resolvable
+    difference) below it says so in the same sentence: more cases will not settle it (the chapter's label-error
+    floor, :func:`nkcore.resolution.label_error_floor`).
 
     >>> from nkcore.resolution.plan import plan
     >>> plan_headline(plan(200, 0.06))
     '200 cases at 6% discordance can resolve a difference of 4.0 points or more at p < 0.05; anything smaller returns "cannot tell".'
+    >>> from nkcore.resolution.label_error import label_error_floor
+    >>> print(plan_headline(plan(200, 0.06, target_diff=0.01), cases_answer(plan(200, 0.06, target_diff=0.01)), label_error_floor(0.03)))
+    To detect a true difference of 1.0 points 80% of the time (p < 0.05), you need 4,876 cases at 6% discordance, by the exact power of McNemar's exact test, but 1.0 points is below the label-error floor of 3.0 points (3% of gold labels wrong): more cases will not settle it; fix the labels first.
     """
     if answer is not None:
-        return answer.headline
-    disc = discordance_text(p.discordance)
-    if p.critical_count is None:
-        return f"{count(p.cases, 'case')} at {disc} discordance cannot resolve any difference at p < {p.alpha:g}."
+        text = answer.headline
+        diff = p.target_diff
+    else:
+        disc = discordance_text(p.discordance)
+        if p.critical_count is None:
+            return f"{count(p.cases, 'case')} at {disc} discordance cannot resolve any difference at p < {p.alpha:g}."
+        text = (
+            f"{count(p.cases, 'case')} at {disc} discordance can resolve a difference of "
+            f"{resolvable_points(p.min_resolvable_diff)} or more at p < {p.alpha:g}; anything smaller returns "
+            '"cannot tell".'
+        )
+        diff = p.min_resolvable_diff
+    if floor is None or diff is None or not diff < floor.noise_floor_diff:
+        return text
     return (
-        f"{count(p.cases, 'case')} at {disc} discordance can resolve a difference of "
-        f"{resolvable_points(p.min_resolvable_diff)} or more at p < {p.alpha:g}; anything smaller returns "
-        '"cannot tell".'
+        f"{text.rstrip('.')}, but {_pts(diff)} points is below the label-error floor of "
+        f"{_pts(floor.noise_floor_diff)} points ({percent(floor.error_rate, 0)} of gold labels wrong): more cases "
+        "will not settle it; fix the labels first."
     )
 
 

@@ -159,7 +159,7 @@ def test_planner_states_its_numbers_and_draws_the_curve(server: str, new_page: C
     _charts_drawn(page, 1)
 
 
-def test_planner_label_error_slider_in_its_fragment_keeps_the_link(server: str, new_page: Callable[..., Page]) -> None:
+def test_planner_label_error_slider_keeps_the_link_and_moves_the_headline(server: str, new_page: Callable[..., Page]) -> None:
     page = new_page()
     goto(page, f"{server}/Planner")
     expect(metric_value(page, "best measurable accuracy")).to_have_text("97.0%")
@@ -169,7 +169,7 @@ def test_planner_label_error_slider_in_its_fragment_keeps_the_link(server: str, 
     expect_url(page, r"pln_err=3\.5")
     wait_for_app_run(page)
     expect(metric_value(page, "best measurable accuracy")).to_have_text("96.5%")
-    expect(metric_value(page, "cases needed")).to_have_text("4,876")  # outside the fragment: unchanged
+    expect(metric_value(page, "cases needed")).to_have_text("4,876")  # the cases do not depend on the floor
     url = page.url
 
     teammate = new_page()
