@@ -116,8 +116,8 @@ def test_verdict_sentences_match_the_issue() -> None:
     c13, c35, c57 = o.comparisons
     assert pr.verdict_sentence(c13) == "n=3 beats n=1: +7.0 points (95% interval +1.0 to +13.0), p = 0.034"
     assert pr.verdict_sentence(c35) == (
-        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is inside what 200 cases can "
-        "resolve (with 12 discordant cases a difference needs 10 of them one way, a net of 8 cases = 4.0 points)"
+        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is smaller than the smallest "
+        "difference 200 cases can resolve (with 12 discordant cases a difference needs 10 of them one way, a net of 8 cases = 4.0 points)"
     )
     s57 = pr.verdict_sentence(c57)
     assert s57.startswith("cannot tell n=7 from n=5: 0.0 points (95% interval -2.5 to +2.5, p = 1.0)")

@@ -97,8 +97,8 @@ def verdict_sentence(
       (Holm's, over ``comparisons`` adjacent pairs) is not below alpha, it goes on: "; but that p is for this pair
       on its own: with Holm's adjustment for the 3 adjacent comparisons p = 0.10, not below alpha = 0.05, so treat
       the win as tentative".
-    - otherwise: "cannot tell <B> from <A>: +x points (95% interval lo to hi, p = ...) is inside what <n> cases can
-      resolve (with m discordant cases a difference needs k of them one way, a net of ... points)", k from
+    - otherwise: "cannot tell <B> from <A>: +x points (95% interval lo to hi, p = ...) is smaller than the smallest
+      difference <n> cases can resolve (with m discordant cases a difference needs k of them one way, a net of ... points)", k from
       :func:`nkcore.resolution.critical_count`; with no discordant case, or too few for any split to reach
       p < alpha, it says so.
     - the percentile bootstrap and the exact test can disagree at the margin (e.g. 4 vs 0 of 200: p = 0.125 but
@@ -152,7 +152,8 @@ def verdict_sentence(
     else:
         net = 2 * k - m
         text = (
-            f"{head} is inside what {plural(c.n_cases, 'case')} can resolve (with {m:,} discordant cases a difference "
+            f"{head} is smaller than the smallest difference {plural(c.n_cases, 'case')} can resolve (with {m:,} "
+            "discordant cases a difference "
             f"needs {k:,} of them one way, a net of {plural(net, 'case')} = {points(net / c.n_cases, sign=False)} "
             "points)"
         )

@@ -51,7 +51,8 @@ def test_default_view_reads_the_worked_example(run_page: RunPage) -> None:
     assert N1_N3 + "; but that p is for this pair on its own: with Holm's adjustment for the 3 adjacent" in text
     assert "p = 0.10, not below alpha = 0.05, so treat the win as tentative" in text
     assert (
-        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is inside what 200 cases" in text
+        "cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77) is smaller than the smallest difference 200 cases"
+        in text
     )
     assert "n=1: 142 of 200 correct = 71.0%" in text and "n=7: 158 of 200 correct = 79.0%" in text
     assert "162 of the 200 cases came out the same" not in text  # the discordance tables: drawn once opened
