@@ -120,6 +120,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--workers", type=int, default=None, help="worker threads (default: all cores; no effect on numbers)"
     )
+    p.add_argument(
+        "--adaptive",
+        choices=("fixed", "margin", "sequential"),
+        help="how the budget's ratings are spread over the items: fixed (K each: the same numbers as without the "
+        "flag), margin (a first round for every item, the rest to the most contested items by the plurality's "
+        "margin), sequential (one more rating at a time until the plurality's lead is clear or a cap per item). "
+        "margin and sequential are simulated (or resampled on real data) with --rounds and --seed",
+    )
+    p.add_argument(
+        "--first-share", type=float, default=0.5, help="with --adaptive: the first round's share of K (default 0.5)"
+    )
+    p.add_argument(
+        "--contested",
+        type=float,
+        default=0.2,
+        help="with --adaptive margin: the share of items (most contested first) that get the rest (default 0.2)",
+    )
+    p.add_argument(
+        "--clear-margin",
+        type=int,
+        default=2,
+        help="with --adaptive sequential: the plurality's lead (ratings) at which an item is clear (default 2)",
+    )
+    p.add_argument(
+        "--cap",
+        type=float,
+        default=3.0,
+        help="with --adaptive sequential: at most CAP x K ratings per item (default 3)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -159,6 +188,16 @@ def _cell_json(cell: Any, prior: Prior, eps: float | None) -> dict[str, Any]:
     return d
 
 
+_FIXED_KEYS = ("policy", "mean_ratings_per_item", "max_ratings_per_item")
+
+
+def _fixed_keys(args: argparse.Namespace, cell: Any) -> dict[str, Any]:
+    """``--adaptive fixed``: the cell's keys of the adaptive contract (K ratings per item), else nothing."""
+    if getattr(args, "adaptive", None) != "fixed" or not hasattr(cell, "k"):
+        return {}
+    return {"policy": "fixed", "mean_ratings_per_item": float(cell.k), "max_ratings_per_item": int(cell.k)}
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``nk``; print plain text or JSON; return the exit code."""
     if args.rounds < 2:
@@ -187,6 +226,11 @@ def run(args: argparse.Namespace) -> int:
                 "each; for the simulation, one call per prior and eps"
             )
         return _run_grids(args, names, eps_values, budgets, ks)
+    if args.adaptive in ("margin", "sequential"):
+        if len(eps_values) > 1 or len(names) > 1:
+            raise DataError("--adaptive margin / sequential take one prior and one eps (one call each)")
+        args.eps = eps_values[0]
+        return _run_adaptive(args, budgets, ks)
     args.eps = eps_values[0]
     if args.predictions is not None:
         return _run_resample(args, budgets, ks)
@@ -204,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
                 prior.alpha, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers
             )
         if args.json:
-            objs = [_cell_json(c, prior, args.eps) | extra for c in cells]
+            objs = [_cell_json(c, prior, args.eps) | extra | _fixed_keys(args, c) for c in cells]
             print_json(objs[0] if len(objs) == 1 else objs)
         else:
             print(_header(prior, args.eps))
@@ -218,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
         if args.json:
-            print_json([_cell_json(c, prior, args.eps) for c in cells])
+            print_json([_cell_json(c, prior, args.eps) | _fixed_keys(args, c) for c in cells])
         else:
             _print_grid(prior, args.eps, cells, metrics)
             print(GRID_LEGEND)
@@ -228,7 +272,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
     if args.json:
-        print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} for mb in found])
+        policy = {"policy": "fixed"} if args.adaptive == "fixed" else {}
+        print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} | policy for mb in found])
     else:
         print(_header(prior, args.eps))
         for mb in found:
@@ -279,7 +324,13 @@ def _run_grids(
     limits.check("grids", len(jobs), "the request (priors x eps values)")
     grids = exact_grids([(prior.alpha, eps) for prior, eps in jobs], budgets, ks, metrics)
     if args.json:
-        print_json([_cell_json(c, prior, eps) for (prior, eps), cells in zip(jobs, grids, strict=True) for c in cells])
+        print_json(
+            [
+                _cell_json(c, prior, eps) | _fixed_keys(args, c)
+                for (prior, eps), cells in zip(jobs, grids, strict=True)
+                for c in cells
+            ]
+        )
         return 0
     for (prior, eps), cells in zip(jobs, grids, strict=True):
         _print_grid(prior, eps, cells, metrics)
@@ -334,13 +385,19 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
     if args.min_budget:
         found = minimal_budgets(cells, metrics)
         if args.json:
-            print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} for mb in found])
+            policy = {"policy": "fixed"} if args.adaptive == "fixed" else {}
+            print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} | policy for mb in found])
         else:
             for mb in found:
                 print(minimal_budget_sentence(mb))
         return 0
     if args.json:
-        objs = [c.summary() | {"model_a": pair[0], "model_b": pair[1], "extrapolated": extrapolated(c)} for c in cells]
+        objs = [
+            c.summary()
+            | {"model_a": pair[0], "model_b": pair[1], "extrapolated": extrapolated(c)}
+            | _fixed_keys(args, c)
+            for c in cells
+        ]
         print_json(objs[0] if single and len(objs) == 1 else objs)
         return 0
     print(f"Real data: {run_.n_items:,} items, models A = {pair[0]}, B = {pair[1]}")
@@ -355,4 +412,65 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
             f"- {resample_sentence(c, pair[0], pair[1])} {p_phrase(c.p)}; {c.n_qualifying:,} items have at least "
             f"{c.k} ratings ({method_words(c.method)}).{beyond}"
         )
+    return 0
+
+
+def _run_adaptive(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:
+    """``--adaptive margin|sequential``: the policy's cells (one, a grid, or the minimal budget), simulated on the
+    prior or resampled from real data (``nkcore.nk.adaptive``, ``nkcore.nk.adaptive_resample``)."""
+    from nkcore.nk.adaptive import adaptive_cells, make_policy
+    from nkcore.nk.adaptive_sentences import adaptive_cell_sentence
+    from nkcore.nk.grid import configurations
+
+    policy = make_policy(args.adaptive, args.first_share, args.contested, args.clear_margin, args.cap)
+    single = args.budget is not None
+    if single:
+        budgets, ks = (args.budget,), (args.k,)
+    metrics = parse_metrics(args.metric, ("acc",) if single else PAPER_METRICS)
+    if args.predictions is not None:
+        from nkcore.nk.adaptive_resample import adaptive_resample_frames
+        from nkcore.nk.frames import model_names
+
+        if args.ratings is None:
+            raise DataError("--predictions needs --ratings (the real ratings to resample)")
+        preds = _predictions_frame(args)
+        names = model_names(preds)
+        pair = [m.strip() for m in args.models.split(",")] if args.models else list(names[:2])
+        if len(pair) != 2:
+            raise DataError(f"--models needs two names A,B; got {args.models!r}")
+        _, cells_r = adaptive_resample_frames(
+            _ratings_frame(args), preds, pair[0], pair[1], budgets, ks, policy, metrics, args.rounds, args.seed
+        )
+        objs = [
+            c.summary() | {"model_a": pair[0], "model_b": pair[1], "extrapolated": extrapolated(c)} for c in cells_r
+        ]
+        cells: list[Any] = list(cells_r)
+    else:
+        if args.models is not None:
+            raise DataError("--models goes with --ratings and --predictions")
+        prior, extra = _prior(args)
+        cfgs = [(c.budget, c.k) for c in configurations(budgets, ks)]
+        cells = adaptive_cells(prior.alpha, args.eps, cfgs, policy, metrics, args.rounds, args.seed, args.workers)
+        objs = [_cell_json(c, prior, args.eps) | extra for c in cells]
+    if args.min_budget:
+        found = minimal_budgets(cells, metrics)
+        if args.json:
+            print_json(
+                [
+                    {"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p, "policy": policy.name}
+                    for mb in found
+                ]
+            )
+        else:
+            print(f"Policy: {policy.label()}")
+            for mb in found:
+                print(minimal_budget_sentence(mb))
+        return 0
+    if args.json:
+        print_json(objs[0] if single and len(objs) == 1 else objs)
+        return 0
+    print(f"Policy: {policy.label()} (simulated: {args.rounds:,} rounds per side, seed {args.seed})")
+    for c in cells:
+        print(f"- {adaptive_cell_sentence(c)}")
+    print(CI_WIDTH_WORDS)
     return 0

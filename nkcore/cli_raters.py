@@ -14,6 +14,10 @@ JSON keys (extra keys may be added, never renamed):
   reproducibility, mean_gap, item_p, item_delta, item_ci_width, item_ci_low, item_ci_high, item_reproducibility,
   ci_width_ratio, short_share, item_short_share, full_gap, direction, rounds, rounds_used}`` (``item_*``: items
   resampled alone; ``ci_width_ratio`` = ci_width / item_ci_width);
+- ``aggregate`` (with ``--aggregate plurality|dawid-skene|one-coin``): ``method``, ``n_items`` and, with ``--gold``
+  (an ``item_id, gold_label`` file), ``accuracy`` (the aggregate's labels) and ``plurality_accuracy`` against it
+  (also at the top level) and ``n_gold_items``; ``rater_quality``: one row per rater ``{rater, quality,
+  n_ratings}`` (``nkcore.ratings.quality``: crowd-kit's Dawid-Skene and one-coin Dawid-Skene);
 - ``ordinal`` (with ``--ordinal``): ``labels``, ``values``, ``bins`` (the bins in words, or ``null``), ``n_items``,
   ``k_max``, ``scores`` (per model ``{model, mae, wasserstein, spearman, n_items}``), ``check`` (with two models:
   ``{n, rounds, full_gap, p_by_k, smallest_k, holds, sentence}``) and ``sentence``.
@@ -68,6 +72,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=KEEP_CHOICES,
         help="repeated (item, rater) or (item, model) rows: keep the first or the last of each (default: refuse)",
     )
+    p.add_argument(
+        "--aggregate",
+        choices=("plurality", "dawid-skene", "one-coin"),
+        help="fit a rater-quality model (crowd-kit): each rater's quality and each item's label (plurality; "
+        "Dawid-Skene, a confusion matrix per rater; one-coin Dawid-Skene, one accuracy per rater)",
+    )
+    p.add_argument(
+        "--gold",
+        type=Path,
+        help="with --aggregate: a file of item_id, gold_label; the accuracy of the aggregate and of the plurality",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -104,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.top < 1:
         raise DataError(f"--top must be at least 1 (raters listed), got {args.top}")
+    if args.gold is not None and args.aggregate is None:
+        raise DataError("--gold goes with --aggregate plurality|dawid-skene|one-coin (the labels to score)")
     from nkcore.datafiles import read_predictions_table, read_ratings_table
 
     ratings = read_ratings_table(args.ratings, args.subset, args.item_key, args.keep)
@@ -136,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
             "top_alpha_changers": to_jsonable(s.top_changers),
             "per_rater": to_jsonable(s.raters),
         }
+    if args.aggregate is not None:
+        out |= _aggregate(ratings, args.aggregate, args.gold)
     if args.crossed:
         assert preds is not None
         from nkcore.nk.crossed import crossed_frames
@@ -179,6 +198,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _aggregate(ratings: pd.DataFrame, method: str, gold: Path | None) -> dict[str, Any]:
+    """``--aggregate`` (and ``--gold``): the ``aggregate`` and ``rater_quality`` keys (``nkcore.ratings.quality``)."""
+    from nkcore.io import read_table
+    from nkcore.ratings.quality import aggregate_ratings, gold_accuracy
+    from nkcore.ratings.raters import rater_ratings_from_frame
+
+    agg = aggregate_ratings(rater_ratings_from_frame(ratings), method)
+    block: dict[str, Any] = {"method": agg.method, "n_items": agg.n_items}
+    if gold is not None:
+        acc = gold_accuracy(agg, read_table(gold))
+        block |= {"accuracy": acc.accuracy, "plurality_accuracy": acc.plurality_accuracy, "n_gold_items": acc.n_items}
+    got: dict[str, Any] = {
+        "aggregate": block,
+        "rater_quality": [{"rater": q.rater, "quality": q.quality, "n_ratings": q.n_ratings} for q in agg.raters],
+    }
+    if gold is not None:  # also at the top level, the same numbers
+        got |= {"accuracy": block["accuracy"], "plurality_accuracy": block["plurality_accuracy"]}
+    return got
+
+
 def _f(x: object, spec: str = ".3f") -> str:
     return "n/a" if not isinstance(x, (int, float)) or x != x else format(x, spec)
 
@@ -195,6 +234,19 @@ def _print_text(out: dict[str, Any]) -> None:
                 f"{str(row['rater'])[:32]:<32} {row['ratings']:>8} {_f(row['agreement'], '.1%'):>9} "
                 f"{_f(row['alpha_without']):>13} {_f(row['alpha_change'], '+.3f'):>8}"
             )
+    a = out.get("aggregate")
+    if a is not None:
+        print()
+        print(f"Aggregate: {a['method']} labels for {a['n_items']:,} items")
+        if "accuracy" in a:
+            print(
+                f"Accuracy against gold ({a['n_gold_items']:,} items): {a['method']} {_f(a['accuracy'], '.1%')}, "
+                f"plurality {_f(a['plurality_accuracy'], '.1%')}"
+            )
+        rows = sorted(out["rater_quality"], key=lambda q: (q["quality"] == q["quality"], q["quality"]))
+        print(f"{'rater':<32} {'quality':>8} {'ratings':>8}   (lowest quality first)")
+        for q in rows[:10]:
+            print(f"{str(q['rater'])[:32]:<32} {_f(q['quality'], '.2f'):>8} {q['n_ratings']:>8}")
     c = out.get("crossed")
     if c is not None:
         print()

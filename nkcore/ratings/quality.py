@@ -1,0 +1,197 @@
+"""Raters who are not alike: a rater-quality model fitted to ratings with rater ids, and its model-weighted labels.
+
+"Forest vs Tree" (AAAI-26) assumes annotator quality is uniform. The models here (from crowd-kit, Toloka's
+maintained aggregation library, imported only when asked for) estimate each rater's quality from who agrees with
+whom, and give each item the label the model believes most (the "gold" beside the plurality):
+
+- ``plurality``: the label most raters gave (ties to the first label in the data's order); a rater's quality is
+  the share of their ratings equal to the item's plurality;
+- ``dawid-skene``: Dawid & Skene (1979), "Maximum likelihood estimation of observer error-rates using the EM
+  algorithm", Applied Statistics 28(1): one confusion matrix pi_r(l | m) per rater and label priors p_m fitted by
+  EM; an item's label = argmax_m p_m prod_r pi_r(l_r | m). A rater's quality = sum_m p_m pi_r(m | m), the chance
+  that their rating is right on a random item;
+- ``one-coin``: the one-coin Dawid-Skene model (a single accuracy s_r per rater, errors uniform over the other
+  labels; crowd-kit ``OneCoinDawidSkene``); a rater's quality = s_r.
+
+crowd-kit's defaults are kept (100 EM iterations, tolerance 1e-5), so the labels equal crowd-kit's own run on the
+same table. Reference: crowd-kit (Ustalov et al., "Learning from Crowds with Crowd-Kit", JOSS 2024).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from nkcore.errors import DataError
+from nkcore.ratings.raters import RaterRatings
+
+__all__ = [
+    "AGGREGATES",
+    "CROWDKIT_INSTALL",
+    "Aggregate",
+    "GoldAccuracy",
+    "RaterQuality",
+    "aggregate_ratings",
+    "gold_accuracy",
+    "informative_share",
+]
+
+AGGREGATES: tuple[str, ...] = ("plurality", "dawid-skene", "one-coin")
+"""The aggregation methods, as ``raters --aggregate`` takes them."""
+CROWDKIT_INSTALL = "pip install crowd-kit"
+"""The install command named when crowd-kit is missing."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaterQuality:
+    """One rater's estimated quality (``quality``: the chance their rating is right, 0..1) and ratings given."""
+
+    rater: str
+    quality: float
+    n_ratings: int
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate:
+    """An aggregation of ratings: ``labels[i]`` is item ``items[i]``'s label code into ``label_names`` (-1: none),
+    ``plurality`` the plurality's codes, ``raters`` each rater's quality (in the data's rater order)."""
+
+    method: str
+    items: tuple[str, ...]
+    label_names: tuple[str, ...]
+    labels: np.ndarray = field(repr=False)
+    plurality: np.ndarray = field(repr=False)
+    raters: tuple[RaterQuality, ...]
+
+    @property
+    def n_items(self) -> int:
+        """Items with a label."""
+        return int(np.count_nonzero(self.labels >= 0))
+
+    def label_of(self) -> dict[str, str]:
+        """Item -> the aggregate's label name."""
+        return {it: self.label_names[c] for it, c in zip(self.items, self.labels.tolist(), strict=True) if c >= 0}
+
+
+@dataclass(frozen=True, slots=True)
+class GoldAccuracy:
+    """Accuracy of the aggregate and of the plurality against gold labels, on the ``n_items`` items both have."""
+
+    accuracy: float
+    plurality_accuracy: float
+    n_items: int
+
+
+def _crowdkit() -> object:
+    try:
+        import crowdkit.aggregation as agg
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise DataError(
+            f"the rater-quality models need crowd-kit, which is not installed: run `{CROWDKIT_INSTALL}`"
+        ) from exc
+    return agg
+
+
+def _plurality_codes(rr: RaterRatings) -> np.ndarray:
+    counts = rr.ratings.counts
+    return np.where(counts.sum(axis=1) > 0, np.argmax(counts, axis=1), -1)
+
+
+def aggregate_ratings(rr: RaterRatings, method: str = "dawid-skene") -> Aggregate:
+    """Fit ``method`` (``AGGREGATES``) to ratings with rater ids: each item's label and each rater's quality.
+
+    Formula: see the module docstring (plurality; Dawid-Skene EM; one-coin Dawid-Skene).
+
+    >>> from nkcore.ratings.raters import rater_ratings
+    >>> rr = rater_ratings([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 1, 0, 0, 0, 1])
+    >>> agg = aggregate_ratings(rr, "plurality")
+    >>> agg.labels.tolist(), [round(q.quality, 2) for q in agg.raters]
+    ([1, 0], [1.0, 1.0, 0.0])
+    """
+    if method not in AGGREGATES:
+        raise DataError(f"--aggregate must be one of {', '.join(AGGREGATES)}; got {method!r}")
+    plur = _plurality_codes(rr)
+    n_per = np.bincount(rr.rater_codes, minlength=rr.n_raters)
+    if method == "plurality":
+        hit = np.bincount(
+            rr.rater_codes, weights=(rr.label_codes == plur[rr.item_codes]).astype(float), minlength=rr.n_raters
+        )
+        qual = np.where(n_per > 0, hit / np.maximum(n_per, 1), np.nan)
+        return Aggregate(method, rr.ratings.items, rr.ratings.labels, plur, plur, _qualities(rr, qual, n_per))
+    agg = _crowdkit()
+    df = pd.DataFrame({"task": rr.item_codes, "worker": rr.rater_codes, "label": rr.label_codes})
+    if method == "dawid-skene":
+        model = agg.DawidSkene(n_iter=100)  # type: ignore[attr-defined]
+        got = model.fit_predict(df)
+        errors = model.errors_  # (worker, observed label) x true label
+        priors = model.priors_
+        qual = np.full(rr.n_raters, np.nan)
+        for w in range(rr.n_raters):
+            if w in errors.index.get_level_values(0):
+                e = errors.loc[w]
+                qual[w] = float(sum(priors[m] * e.loc[m, m] for m in priors.index if m in e.index))
+    else:
+        model = agg.OneCoinDawidSkene(n_iter=100)  # type: ignore[attr-defined]
+        got = model.fit_predict(df)
+        skills = model.skills_
+        qual = np.array([float(skills.get(w, np.nan)) for w in range(rr.n_raters)])
+    labels = np.full(len(rr.ratings.items), -1, dtype=np.int64)
+    labels[got.index.to_numpy(dtype=np.int64)] = got.to_numpy(dtype=np.int64)
+    return Aggregate(method, rr.ratings.items, rr.ratings.labels, labels, plur, _qualities(rr, qual, n_per))
+
+
+def _qualities(rr: RaterRatings, qual: np.ndarray, n_per: np.ndarray) -> tuple[RaterQuality, ...]:
+    return tuple(RaterQuality(rr.raters[r], float(qual[r]), int(n_per[r])) for r in range(rr.n_raters))
+
+
+def gold_accuracy(agg: Aggregate, gold: pd.DataFrame) -> GoldAccuracy:
+    """Accuracy of the aggregate's labels and of the plurality against a gold file (``item_id``, ``gold_label``).
+
+    Formula: (1/n) sum_i 1[label_i == gold_i] over the n items with both (labels compared as text).
+
+    >>> from nkcore.ratings.raters import rater_ratings
+    >>> agg = aggregate_ratings(rater_ratings([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 1, 0, 0, 0, 1]), "plurality")
+    >>> gold_accuracy(agg, pd.DataFrame({"item_id": ["0", "1"], "gold_label": ["1", "1"]}))
+    GoldAccuracy(accuracy=0.5, plurality_accuracy=0.5, n_items=2)
+    """
+    cols = {str(c).strip().lower(): c for c in gold.columns}
+    item_col = cols.get("item_id", cols.get("item"))
+    gold_col = cols.get("gold_label", cols.get("gold", cols.get("label")))
+    if item_col is None or gold_col is None:
+        raise DataError(
+            f"the gold file needs columns item_id and gold_label; it has {', '.join(map(str, gold.columns))}"
+        )
+    g = gold[[item_col, gold_col]].dropna()
+    truth = dict(zip(_text(g[item_col]), _text(g[gold_col]), strict=True))
+    rows = [(i, it) for i, it in enumerate(agg.items) if it in truth]
+    if not rows:
+        raise DataError("no item of the ratings is in the gold file (compare the item_id values)")
+    names = agg.label_names
+
+    def acc(codes: np.ndarray) -> float:
+        return float(np.mean([codes[i] >= 0 and names[codes[i]] == truth[it] for i, it in rows]))
+
+    return GoldAccuracy(acc(agg.labels), acc(agg.plurality), len(rows))
+
+
+def _text(col: pd.Series) -> list[str]:
+    """Ids and labels as text; whole-number floats (1.0) as their integer (1)."""
+    out = []
+    for v in col.tolist():
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        out.append(str(v).strip())
+    return out
+
+
+def informative_share(accuracy: float, m: int) -> float:
+    """A one-coin accuracy s as the share q of informative ratings (else uniform): q = (s - 1/M) / (1 - 1/M), in [0, 1].
+
+    >>> informative_share(0.75, 2), informative_share(0.2, 2)
+    (0.5, 0.0)
+    """
+    if m < 2:
+        raise DataError("need at least 2 labels")
+    return float(min(1.0, max(0.0, (accuracy - 1.0 / m) / (1.0 - 1.0 / m))))
