@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import logging
 import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -66,3 +72,225 @@ def worked_frame(worked_samples_path: Path) -> pd.DataFrame:
 def worked_paired_frame(worked_paired_path: Path) -> pd.DataFrame:
     """A fresh frame of the worked example's paired results."""
     return pd.read_csv(worked_paired_path)
+
+
+# ---------------------------------------------------------------- the store on a local folder and on S3 (moto)
+
+
+class StoreLink:
+    """A loopback TCP relay in front of a server: ``url`` reaches it until :meth:`cut` (the listening port refuses
+    and every open connection is closed: a store that no longer answers), and again after :meth:`restore`."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+        import threading
+
+        self._socket, self._threading = socket, threading
+        self.target_port = target_port
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port: int = probe.getsockname()[1]
+        probe.close()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._conns: list[Any] = []
+        self._listener: Any = None
+        self.restore()
+
+    def restore(self) -> None:
+        """Accept connections again, on the same port."""
+        lst = self._socket.socket()
+        lst.setsockopt(self._socket.SOL_SOCKET, self._socket.SO_REUSEADDR, 1)
+        lst.bind(("127.0.0.1", self.port))
+        lst.listen(64)
+        self._listener = lst
+        self._threading.Thread(target=self._accept, args=(lst,), daemon=True).start()
+
+    def _accept(self, lst: Any) -> None:
+        while True:
+            try:
+                client, _ = lst.accept()
+            except OSError:
+                return
+            upstream = self._socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
+            upstream.settimeout(None)
+            self._conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                self._threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: Any, dst: Any) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def cut(self) -> None:
+        """Refuse new connections and close the open ones."""
+        with contextlib.suppress(OSError):
+            self._listener.close()
+        for conn in self._conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(self._socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                conn.close()
+        self._conns.clear()
+
+
+S3_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """An S3-compatible server (moto's server mode) on a free loopback port for the session: its base URL.
+
+    moto comes from requirements-dev.txt; without it the S3 tests skip (and fail under CI=true)."""
+    try:
+        from moto.server import ThreadedMotoServer
+    except ImportError:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(
+                "moto[server] is not installed (requirements-dev.txt); under CI=true the S3 tests are mandatory"
+            )
+        pytest.skip("moto[server] is not installed (requirements-dev.txt)")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+def new_bucket(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Point this process (and its children) at ``endpoint`` with the standard AWS variables, create a fresh bucket
+    there and return its store URL ``s3://<bucket>/nkp``."""
+    import uuid
+
+    import boto3
+
+    for key, value in {**S3_ENV, "AWS_ENDPOINT_URL_S3": endpoint}.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    bucket = f"nkp-{uuid.uuid4().hex[:16]}"
+    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
+    return f"s3://{bucket}/nkp"
+
+
+@dataclasses.dataclass
+class StoreRoot:
+    """A store for one test, on the local disk (``kind == "local"``) or in a fresh moto bucket (``"s3"``), with the
+    few file operations the store tests need on either: names at the top, reading and writing one file, the
+    temporary files of writes, and faults injected where each backend places or removes a file."""
+
+    kind: str
+    root: Path | str
+    tmp_dir: Path  # where the store's temporary files are: the folder itself, or the local temp dir of an S3 store
+
+    def _fs(self) -> Any:
+        from nkcore.store import backends
+
+        backend = backends.open_backend(self.root)
+        assert isinstance(backend, backends.RemoteBackend)
+        return backend.filesystem()
+
+    def sub(self, name: str) -> Path | str:
+        """Another store inside this one (``<root>/<name>``)."""
+        return self.root / name if isinstance(self.root, Path) else f"{self.root}/{name}"
+
+    def names(self) -> list[str]:
+        """The names at the top of the store (files and folders), sorted."""
+        if isinstance(self.root, Path):
+            return sorted(p.name for p in self.root.iterdir()) if self.root.is_dir() else []
+        fs, path = self._fs()
+        fs.invalidate_cache()
+        try:
+            return sorted(str(e["name"]).rstrip("/").rsplit("/", 1)[-1] for e in fs.ls(path, detail=True))
+        except FileNotFoundError:
+            return []
+
+    def read_bytes(self, name: str) -> bytes:
+        if isinstance(self.root, Path):
+            return (self.root / name).read_bytes()
+        fs, path = self._fs()
+        return bytes(fs.cat_file(f"{path}/{name}"))
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        if isinstance(self.root, Path):
+            (self.root / name).write_bytes(data)
+        else:
+            fs, path = self._fs()
+            fs.pipe_file(f"{path}/{name}", data)
+
+    def read_text(self, name: str) -> str:
+        return self.read_bytes(name).decode("utf-8")
+
+    def write_text(self, name: str, text: str) -> None:
+        self.write_bytes(name, text.encode("utf-8"))
+
+    def tmp_files(self) -> list[Path]:
+        """Temporary files of writes in progress or crashed (``.<id>-*.tmp`` in the folder; ``nkp-store-*.tmp`` in
+        the local temp dir of an S3 store, which never holds one itself)."""
+        if isinstance(self.root, Path):
+            return sorted(self.root.glob(".*.tmp"))
+        assert not [n for n in self.names() if n.endswith(".tmp")]
+        return sorted(self.tmp_dir.glob("nkp-store-*.tmp"))
+
+    def fail_place(self, monkeypatch: pytest.MonkeyPatch, target: str, exc: OSError) -> None:
+        """Placing a file whose name ends with ``target`` raises ``exc`` (``os.replace``; an S3 ``put_file``)."""
+        from nkcore.store import backends
+
+        if isinstance(self.root, Path):
+            real = os.replace
+
+            def replace(src: str | Path, dst: str | Path) -> None:
+                if str(dst).endswith(target):
+                    raise exc
+                real(src, dst)
+
+            monkeypatch.setattr(backends.os, "replace", replace)
+            return
+        fs, _ = self._fs()
+        real_put = fs.put_file
+
+        def put_file(lpath: str, rpath: str, *args: Any, **kwargs: Any) -> Any:
+            if str(rpath).endswith(target):
+                raise exc
+            return real_put(lpath, rpath, *args, **kwargs)
+
+        monkeypatch.setattr(fs, "put_file", put_file)
+
+    def fail_remove(self, monkeypatch: pytest.MonkeyPatch, exc: OSError) -> None:
+        """Removing a file raises ``exc`` (``Path.unlink``; an S3 ``rm_file``)."""
+
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise exc
+
+        if isinstance(self.root, Path):
+            monkeypatch.setattr(Path, "unlink", refuse)
+        else:
+            monkeypatch.setattr(self._fs()[0], "rm_file", refuse)
+
+    def env(self) -> dict[str, str]:
+        """The environment of a child process using this store (NKP_DATA_DIR, and the temp dir of an S3 store)."""
+        env = {**os.environ, "NKP_DATA_DIR": str(self.root), "PYTHONPATH": str(ROOT)}
+        if not isinstance(self.root, Path):
+            env["TMPDIR"] = str(self.tmp_dir)
+        return env
+
+
+@pytest.fixture(params=["local", "s3"])
+def store_root(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StoreRoot:
+    """The store of one test: a fresh local folder, then a fresh bucket on the session's moto server (the same
+    test, parametrised: the store keeps its promises on both)."""
+    if request.param == "local":
+        return StoreRoot("local", tmp_path, tmp_path)
+    url = new_bucket(request.getfixturevalue("s3_endpoint"), monkeypatch)
+    local_tmp = tmp_path / "tmp"
+    local_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(local_tmp))  # this test's remote writes' local temporary files
+    return StoreRoot("s3", url, local_tmp)

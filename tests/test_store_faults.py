@@ -1,5 +1,9 @@
 """nkcore.store under faults: a read-only or full data folder (simulated: the tests run as root, where chmod does
-not stop writes), and ``kill -9`` of a process in the middle of storing a large dataset."""
+not stop writes), and ``kill -9`` of a process in the middle of storing a large dataset.
+
+The tests that store run twice (``store_root``, tests/conftest.py): on a local folder, and on an S3 bucket of a moto
+server on a loopback port (the faults injected where that backend places or removes a file: its ``put_file`` and
+``rm_file``; the process killed during an upload is listed from this one, another server of the same store)."""
 
 from __future__ import annotations
 
@@ -9,7 +13,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +21,8 @@ import pytest
 from nkcore import store
 from nkcore.errors import DataError
 from nkcore.io import fingerprint
+from nkcore.store import backends
+from tests.conftest import StoreRoot
 
 ROOT = Path(__file__).resolve().parents[1]
 EARLIER = [
@@ -30,7 +35,7 @@ READ_ONLY = [PermissionError(errno.EACCES, "Permission denied"), OSError(errno.E
 FULL = [OSError(errno.ENOSPC, "No space left on device"), OSError(errno.EDQUOT, "Disk quota exceeded")]
 
 
-def _earlier(root: Path) -> dict[str, store.StoredDataset]:
+def _earlier(root: Path | str) -> dict[str, store.StoredDataset]:
     metas = [
         store.put(EARLIER[0], "ratings", "a.csv", root=root),
         store.put(EARLIER[1], "paired", "b.csv", root=root),
@@ -38,64 +43,55 @@ def _earlier(root: Path) -> dict[str, store.StoredDataset]:
     return {m.id: m for m in metas}
 
 
-def _assert_intact(root: Path, earlier: dict[str, store.StoredDataset]) -> None:
+def _assert_intact(where: StoreRoot, earlier: dict[str, store.StoredDataset]) -> None:
     """Exactly the earlier datasets are listed, each readable with its own fingerprint; no temp file is left."""
-    listed = {m.id: m for m in store.list_datasets(root=root)}
+    listed = {m.id: m for m in store.list_datasets(root=where.root)}
     assert listed == earlier
     for ds_id in earlier:
-        meta, frame = store.get(ds_id, root=root)
+        meta, frame = store.get(ds_id, root=where.root)
         assert meta == earlier[ds_id] and fingerprint(frame) == ds_id
-    names = sorted(p.name for p in root.iterdir())
+    names = where.names()
     assert names == sorted([f"{i}.json" for i in earlier] + [f"{i}.parquet" for i in earlier])
-
-
-def _fail_on(target: str, exc: OSError) -> Callable[..., None]:
-    """An ``os.replace`` that raises ``exc`` when moving a file onto a name ending with ``target``."""
-    real = os.replace
-
-    def replace(src: str | Path, dst: str | Path) -> None:
-        if str(dst).endswith(target):
-            raise exc
-        real(src, dst)
-
-    return replace
+    assert where.tmp_files() == []
 
 
 @pytest.mark.parametrize("exc", READ_ONLY, ids=["EACCES", "EROFS"])
-def test_read_only_folder_at_the_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: OSError) -> None:
-    earlier = _earlier(tmp_path)
+def test_read_only_folder_at_the_temporary_file(
+    store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch, exc: OSError
+) -> None:
+    earlier = _earlier(store_root.root)
 
     def refuse(*args: object, **kwargs: object) -> tuple[int, str]:
         raise exc
 
-    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(backends.tempfile, "mkstemp", refuse)
     with pytest.raises(DataError) as err:
-        store.put(NEW, "ratings", "new.csv", root=tmp_path)
+        store.put(NEW, "ratings", "new.csv", root=store_root.root)
     msg = str(err.value)
     assert msg.startswith("the server cannot save datasets: its data folder is read-only; the dataset was not stored")
     assert "earlier datasets are unaffected" in msg and "\n" not in msg
     monkeypatch.undo()
-    _assert_intact(tmp_path, earlier)
+    _assert_intact(store_root, earlier)
 
 
 @pytest.mark.parametrize("exc", READ_ONLY + FULL, ids=["EACCES", "EROFS", "ENOSPC", "EDQUOT"])
 @pytest.mark.parametrize("target", [".parquet", ".json"])
 def test_a_fault_at_either_file_leaves_no_half_written_dataset(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: OSError, target: str
+    store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch, exc: OSError, target: str
 ) -> None:
     """Failing on the metadata (the data file already in place) also removes that data file."""
-    earlier = _earlier(tmp_path)
-    monkeypatch.setattr(store.os, "replace", _fail_on(target, exc))
+    earlier = _earlier(store_root.root)
+    store_root.fail_place(monkeypatch, target, exc)
     state = "full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "read-only"
     with pytest.raises(DataError, match=f"its data folder is {state}; the dataset was not stored"):
-        store.put(NEW, "ratings", "new.csv", root=tmp_path)
+        store.put(NEW, "ratings", "new.csv", root=store_root.root)
     monkeypatch.undo()
-    _assert_intact(tmp_path, earlier)
-    assert store.put(NEW, "ratings", "new.csv", root=tmp_path).id == fingerprint(NEW)  # space again: it works
+    _assert_intact(store_root, earlier)
+    assert store.put(NEW, "ratings", "new.csv", root=store_root.root).id == fingerprint(NEW)  # space again: it works
 
 
-def test_disk_full_in_the_middle_of_the_parquet_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    earlier = _earlier(tmp_path)
+def test_disk_full_in_the_middle_of_the_parquet_write(store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch) -> None:
+    earlier = _earlier(store_root.root)
 
     def half(self: pd.DataFrame, path: str, **kwargs: object) -> None:
         Path(path).write_bytes(b"PAR1 half")
@@ -103,9 +99,9 @@ def test_disk_full_in_the_middle_of_the_parquet_write(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(pd.DataFrame, "to_parquet", half)
     with pytest.raises(DataError, match=r"is full; .* \(free some space in \$NKP_DATA_DIR\)$"):
-        store.put(NEW, "ratings", "new.csv", root=tmp_path)
+        store.put(NEW, "ratings", "new.csv", root=store_root.root)
     monkeypatch.undo()
-    _assert_intact(tmp_path, earlier)
+    _assert_intact(store_root, earlier)
 
 
 def test_a_data_folder_that_cannot_be_created(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,28 +114,24 @@ def test_a_data_folder_that_cannot_be_created(tmp_path: Path, monkeypatch: pytes
     assert not (tmp_path / "data").exists()
 
 
-def test_delete_on_a_read_only_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    earlier = _earlier(tmp_path)
-
-    def refuse(self: Path, *args: object, **kwargs: object) -> None:
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(Path, "unlink", refuse)
+def test_delete_on_a_read_only_folder(store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch) -> None:
+    earlier = _earlier(store_root.root)
+    store_root.fail_remove(monkeypatch, PermissionError(errno.EACCES, "Permission denied"))
     with pytest.raises(DataError, match="cannot delete datasets: its data folder is read-only; nothing was deleted"):
-        store.delete(next(iter(earlier)), root=tmp_path)
+        store.delete(next(iter(earlier)), root=store_root.root)
     monkeypatch.undo()
-    _assert_intact(tmp_path, earlier)
+    _assert_intact(store_root, earlier)
 
 
-def test_other_os_errors_are_not_disguised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_os_errors_are_not_disguised(store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch) -> None:
     """An I/O error is not 'read-only' or 'full': it propagates as it is (the page shows it as a failure)."""
-    earlier = _earlier(tmp_path)
-    monkeypatch.setattr(store.os, "replace", _fail_on(".parquet", OSError(errno.EIO, "Input/output error")))
+    earlier = _earlier(store_root.root)
+    store_root.fail_place(monkeypatch, ".parquet", OSError(errno.EIO, "Input/output error"))
     with pytest.raises(OSError, match="Input/output error") as err:
-        store.put(NEW, "ratings", "new.csv", root=tmp_path)
+        store.put(NEW, "ratings", "new.csv", root=store_root.root)
     assert not isinstance(err.value, DataError)
     monkeypatch.undo()
-    _assert_intact(tmp_path, earlier)
+    _assert_intact(store_root, earlier)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a 0o555 folder; the monkeypatched tests cover it")
@@ -151,7 +143,7 @@ def test_a_real_read_only_folder(tmp_path: Path) -> None:
             store.put(NEW, "ratings", "new.csv", root=tmp_path)
     finally:
         tmp_path.chmod(0o755)
-    _assert_intact(tmp_path, earlier)
+    _assert_intact(StoreRoot("local", tmp_path, tmp_path), earlier)
 
 
 # ---------------------------------------------------------------- kill -9 in the middle of an upload
@@ -164,23 +156,24 @@ from nkcore import store
 n = 600_000
 frame = pd.DataFrame({"item": [str(i // 5) for i in range(n)], "rater": [f"r{i % 97}" for i in range(n)],
                       "label": [("yes", "no", "maybe")[i % 3] for i in range(n)]})
-real = store._atomic_write
-def traced(path, write):
-    print("writing", path.suffix, flush=True)
-    real(path, write)
-    print("placed", path.suffix, flush=True)
-    if sys.argv[1] == "pause" and path.suffix == ".parquet":
+real = store._write
+def traced(backend, name, **what):
+    suffix = "." + name.rsplit(".", 1)[-1]
+    print("writing", suffix, flush=True)
+    real(backend, name, **what)
+    print("placed", suffix, flush=True)
+    if sys.argv[1] == "pause" and suffix == ".parquet":
         time.sleep(60)
-store._atomic_write = traced
+store._write = traced
 print("start", flush=True)
 meta = store.put(frame, "ratings", "big.csv")
 print("done", meta.id, flush=True)
 """
 
 
-def _kill_during(data_dir: Path, marker: str, delay: float, mode: str = "run") -> list[str]:
+def _kill_during(where: StoreRoot, marker: str, delay: float, mode: str = "run") -> list[str]:
     """Run WRITER, SIGKILL it ``delay`` s after it prints ``marker``; return what it printed."""
-    env = {**os.environ, store.ENV_VAR: str(data_dir), "PYTHONPATH": str(ROOT)}
+    env = where.env()
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, mode], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
@@ -202,10 +195,10 @@ def _kill_during(data_dir: Path, marker: str, delay: float, mode: str = "run") -
 
 
 @pytest.mark.slow
-def test_kill_9_in_the_middle_of_storing_a_large_dataset(tmp_path: Path) -> None:
+def test_kill_9_in_the_middle_of_storing_a_large_dataset(store_root: StoreRoot) -> None:
     """Killed at several moments of the write (bounded: 6 kills): earlier datasets stay listed and intact, the
     interrupted one is never listed half-written, and a later put of it works."""
-    earlier = _earlier(tmp_path)
+    earlier = _earlier(store_root.root)
     interrupted = 0
     for marker, delay, mode in [
         ("writing .parquet", 0.0, "run"),
@@ -215,33 +208,34 @@ def test_kill_9_in_the_middle_of_storing_a_large_dataset(tmp_path: Path) -> None
         ("writing .json", 0.0, "run"),
         ("start", 0.02, "run"),
     ]:
-        out = _kill_during(tmp_path, marker, delay, mode)
-        listed = {m.id: m for m in store.list_datasets(root=tmp_path)}
+        out = _kill_during(store_root, marker, delay, mode)
+        listed = {m.id: m for m in store.list_datasets(root=store_root.root)}
         finished = any(line.startswith("done") for line in out)
         extra = set(listed) - set(earlier)
         assert set(earlier) <= set(listed), (marker, delay)
         for ds_id in earlier:
-            meta, frame = store.get(ds_id, root=tmp_path)
+            meta, frame = store.get(ds_id, root=store_root.root)
             assert meta == earlier[ds_id] and fingerprint(frame) == ds_id
         if extra:  # the big dataset got completely in before the kill: then it must be whole
             [big] = extra
-            assert listed[big].n_rows == 600_000 and fingerprint(store.get(big, root=tmp_path)[1]) == big
-            store.delete(big, root=tmp_path)
+            assert listed[big].n_rows == 600_000 and fingerprint(store.get(big, root=store_root.root)[1]) == big
+            store.delete(big, root=store_root.root)
         else:
             interrupted += 1
             assert not finished
-        for p in tmp_path.glob(".*.tmp"):  # crashed writes' temporary files: never listed; clean for the next round
+        for p in store_root.tmp_files():  # crashed writes' temporary files: never listed; clean for the next round
             p.unlink()
     assert interrupted >= 3  # at least the kills at the start, in the data file and between the files landed
-    _assert_intact_after_crashes(tmp_path, earlier)
-    out = _kill_during(tmp_path, "never printed", 0.0)  # the upload again, not killed: it completes
+    _assert_intact_after_crashes(store_root, earlier)
+    out = _kill_during(store_root, "never printed", 0.0)  # the upload again, not killed: it completes
     [big_id] = [line.split()[1] for line in out if line.startswith("done")]
-    assert {m.id for m in store.list_datasets(root=tmp_path)} == set(earlier) | {big_id}
-    assert fingerprint(store.get(big_id, root=tmp_path)[1]) == big_id
+    assert {m.id for m in store.list_datasets(root=store_root.root)} == set(earlier) | {big_id}
+    assert fingerprint(store.get(big_id, root=store_root.root)[1]) == big_id
 
 
-def _assert_intact_after_crashes(root: Path, earlier: dict[str, store.StoredDataset]) -> None:
+def _assert_intact_after_crashes(where: StoreRoot, earlier: dict[str, store.StoredDataset]) -> None:
     """Orphan data files of killed writes may remain (not listed); the next put of the same table completes it."""
-    assert {m.id for m in store.list_datasets(root=root)} == set(earlier)
-    orphans = [p for p in root.glob("*.parquet") if p.stem not in earlier]
-    assert all(not (root / f"{p.stem}.json").exists() for p in orphans)
+    assert {m.id for m in store.list_datasets(root=where.root)} == set(earlier)
+    names = where.names()
+    orphans = [n.removesuffix(".parquet") for n in names if n.endswith(".parquet") and n[:64] not in earlier]
+    assert all(f"{stem}.json" not in names for stem in orphans)
