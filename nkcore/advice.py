@@ -8,9 +8,11 @@ paired: only the discordant cases (one row right, the other wrong) say which is 
 1. the rows whose latency percentile fits the budget are the candidates; the *best* is the most accurate of them
    (the fewest calls among equals, then a flat row before the adaptive rule);
 2. the recommendation is the cheapest candidate (fewest calls, strictly fewer than the best's) that is not
-   resolvably worse than the best: McNemar exact p >= alpha, or no less accurate; else the best itself. A dearer
-   row is recommended only when every cheaper row is resolvably worse than the best (p < alpha), so money is spent
-   only on a gain the data can tell from noise.
+   resolvably worse than the best: McNemar exact p, adjusted by Holm's method over the comparisons of every cheaper
+   candidate with the best (the product's one rule for a family of comparisons, the Compare page's too; the family
+   is named in the sentence), >= alpha, or no less accurate; else the best itself. A dearer row is recommended only
+   when every cheaper row is resolvably worse than the best, so money is spent only on a gain the data can tell
+   from noise.
 
 Money is named only when the table has a price per call (and a monthly figure only with requests per month);
 without a price the extra cost is said in calls per request.
@@ -24,7 +26,7 @@ p = 0.77, +1.0 points (-2.5 to +4.5).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +35,7 @@ from nkcore.common.checks import check_alpha, check_level
 from nkcore.common.formatting import format_p, percent, points
 from nkcore.errors import DataError
 from nkcore.paired.bootstrap import exact_paired_bootstrap
+from nkcore.paired.compare import holm
 from nkcore.paired.mcnemar import mcnemar
 
 if TYPE_CHECKING:
@@ -104,8 +107,10 @@ class Gap:
     """The paired difference accuracy(dearer) - accuracy(cheaper) on the same cases.
 
     ``cheaper_only`` / ``dearer_only``: the discordant cases only that row gets right; ``low``/``high``: the exact
-    paired bootstrap interval of ``diff`` at ``level``; ``p``: McNemar's exact two-sided p; ``resolved``: the
-    dearer row is more accurate and p < alpha.
+    paired bootstrap interval of ``diff`` at ``level``; ``p``: McNemar's exact two-sided p; ``p_holm``: that p
+    adjusted by Holm's method over the ``family`` comparisons the decision makes (the product's one rule for a family
+    of comparisons, as on the Compare page); ``resolved``: the dearer row is more accurate and the adjusted p is
+    below alpha.
     """
 
     cheaper: str
@@ -119,6 +124,8 @@ class Gap:
     p: float
     level: float
     resolved: bool
+    p_holm: float | None = None
+    family: int = 1
 
     def words(self) -> str:
         """'+1.0 points (-2.5 to +4.5), p = 0.77' (the interval's level in the caller's sentence)."""
@@ -168,6 +175,8 @@ class Advice:
                 "ci_low": g.low,
                 "ci_high": g.high,
                 "p_exact": g.p,
+                "p_holm": g.p if g.p_holm is None else g.p_holm,
+                "family": g.family,
                 "resolved": g.resolved,
             }
 
@@ -263,6 +272,14 @@ def _extra_words(table: CostTable, pick: CostRow, best: CostRow) -> str:
     return f"{best.calls - pick.calls:.2f} more calls per request for {best.label}"
 
 
+def _holm_words(g: Gap, best: str) -> str:
+    """How the family rule read this gap's p: adjusted over the cheaper settings compared with the best, or the one
+    comparison the decision makes."""
+    if g.family <= 1 or g.p_holm is None:
+        return ", the one comparison this decision makes, so no adjustment"
+    return f", {format_p(g.p_holm)} after Holm's adjustment for the {g.family} cheaper settings compared with {best}"
+
+
 def advise(
     table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05, level: float = 0.95
 ) -> Advice:
@@ -299,18 +316,22 @@ def advise(
         return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, alpha, level)
 
     best = max(fits, key=lambda r: (r.accuracy, -r.calls, not r.adaptive))
+    # the family: every strictly cheaper candidate (only those can save money) against the best, Holm-adjusted
+    cheaper = [r for r in sorted(fits, key=lambda r: (r.calls, r.adaptive, r.label)) if r.calls < best.calls]
+    raw = [gap(r, best) for r in cheaper]
+    adjusted = holm([g.p for g in raw]) if raw else ()
+    family = [
+        replace(g, p_holm=a, family=len(raw), resolved=g.diff > 0 and a < alpha)
+        for g, a in zip(raw, adjusted, strict=True)
+    ]
     worse: list[Gap] = []
-    pick = best
-    for r in sorted(fits, key=lambda r: (r.calls, r.adaptive, r.label)):
-        if r is best or r.calls >= best.calls:  # only a strictly cheaper row can save money
-            break
-        g = gap(r, best)
+    pick, versus = best, None
+    for r, g in zip(cheaper, family, strict=True):
         if g.resolved:
             worse.append(g)
         else:
-            pick = r
+            pick, versus = r, g
             break
-    versus = None if pick is best else gap(pick, best)
     outside = [r for r in rows if r not in fits and r.accuracy > pick.accuracy]
     over = gap(pick, max(outside, key=lambda r: (r.accuracy, -r.calls))) if outside else None
     ival = next(i for i in intervals if i.label == pick.label)
@@ -333,11 +354,14 @@ def advise(
             f"one, {best.label}: {best.label} scores {points(versus.diff)} points ({lvl} paired bootstrap interval "
             f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases:,} cases; McNemar exact "
             f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they "
-            f"disagree{narrow}). {_extra_words(table, pick, best)} would pay for a gain the data cannot tell from "
-            "noise."
+            f"disagree{_holm_words(versus, best.label)}{narrow}). {_extra_words(table, pick, best)} would pay for a "
+            "gain the data cannot tell from noise."
         )
     if worse:
-        named = "; ".join(f"{g.cheaper} by {points(g.diff, sign=False)} points, {format_p(g.p)}" for g in worse)
+        named = "; ".join(
+            f"{g.cheaper} by {points(g.diff, sign=False)} points, {format_p(g.p)}{_holm_words(g, best.label)}"
+            for g in worse
+        )
         text += f" Cheaper settings are resolvably worse than {best.label} ({named})."
     if over is not None:
         text += (

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from statsmodels.stats.multitest import multipletests
 
 from nkcore import advice, cost, latency, voting
 from nkcore.common.intervals import wilson
@@ -55,13 +56,16 @@ def _brute_force(t: cost.CostTable, budget: float, alpha: float) -> str | None:
         return None
     best = max(fits, key=lambda i: (t.rows[i].accuracy, -t.rows[i].calls, not t.rows[i].adaptive))
     ok = [best]
-    for i in fits:
-        if t.rows[i].calls >= t.rows[best].calls:  # only a strictly cheaper row saves money
-            continue
+    cheaper = [i for i in fits if t.rows[i].calls < t.rows[best].calls]  # only a strictly cheaper row saves money
+    tests = []
+    for i in cheaper:
         a, b = t.credit[:, i].astype(bool), t.credit[:, best].astype(bool)
         k, m = int((a & ~b).sum()), int((b & ~a).sum())
-        p = stats.binomtest(k, k + m, 0.5).pvalue if k + m else 1.0
-        if not (m > k and p < alpha):
+        tests.append((m > k, stats.binomtest(k, k + m, 0.5).pvalue if k + m else 1.0))
+    # the family: every cheaper row against the best, Holm-adjusted (statsmodels as the oracle)
+    adjusted = multipletests([p for _, p in tests], method="holm")[1] if tests else []
+    for i, (better, _), p in zip(cheaper, tests, adjusted, strict=True):
+        if not (better and p < alpha):
             ok.append(i)
     return t.rows[min(ok, key=lambda i: (t.rows[i].calls, t.rows[i].adaptive, t.rows[i].label))].label
 
@@ -78,6 +82,25 @@ def test_alpha_decides_whether_a_gain_is_paid_for(worked_frame: pd.DataFrame) ->
     assert advice.advise(t, 6.5, alpha=0.05).pick == "n=3"  # n=1 -> n=3: p = 0.034 < 0.05
     strict = advice.advise(t, 6.5, alpha=0.01)
     assert strict.pick == "n=1" and "cannot tell" in strict.sentence
+
+
+def test_the_family_of_cheaper_settings_is_holm_adjusted_and_named(worked_frame: pd.DataFrame) -> None:
+    """One rule for a family of comparisons (Holm's, as on the Compare page): at budget 8 s the best is 3+2 and
+    two cheaper settings are compared with it; n=1's p = 0.017 becomes 0.033, still below 0.05 but not below 0.03,
+    where n=1 is then what to ship (the unadjusted p paid for n=3)."""
+    t = _table(worked_frame)
+    a = advice.advise(t, 8.0)
+    (g,) = a.worse
+    assert (g.cheaper, g.family) == ("n=1", 2)
+    assert a.gap is not None
+    want = multipletests([g.p, a.gap.p], method="holm")[1]
+    assert (g.p_holm, a.gap.p_holm) == pytest.approx(tuple(want))
+    assert "p = 0.017, p = 0.033 after Holm's adjustment for the 2 cheaper settings compared with 3+2" in a.sentence
+    assert advice.advise(t, 8.0, alpha=0.03).pick == "n=1"
+    alone = advice.advise(t, 7.0)  # one cheaper setting: nothing to adjust, and the sentence says so
+    assert (
+        alone.pick == "n=3" and "p = 0.034, the one comparison this decision makes, so no adjustment" in alone.sentence
+    )
 
 
 def test_row_intervals_are_wilson(worked_frame: pd.DataFrame) -> None:
