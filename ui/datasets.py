@@ -3,6 +3,13 @@
 A page asks for a dataset of one kind with :func:`choose_dataset`; the choice is a sidebar selectbox whose value is
 kept in the URL as ``?<kind>=<dataset id>`` (a sha256 hex id). A link's id is validated before any file access, and
 a link that names no usable dataset is explained in words (with user text escaped by :func:`ui.text.md`).
+
+Several app servers may share one store (``NKP_DATA_DIR=s3://...``): nothing here assumes that a dataset was
+uploaded through this server. The list of datasets is read from the store on every run (one LIST; descriptions are
+cached by ETag in :mod:`nkcore.store`), so an upload through another server is listed at once; a stored dataset's
+table is read from the store once per server and then kept in this server's cache (``_load_stored``). A store that
+does not answer is said on the page; the link keeps its dataset id (so reloading it once the store answers shows
+the dataset), and a dataset already in this server's cache is still shown.
 """
 
 from __future__ import annotations
@@ -96,11 +103,64 @@ def model_names(kind: str, ds_id: str | None, limit: int = 50) -> tuple[str, ...
 
 def dataset_options(kind: str) -> dict[str, str]:
     """id -> display name of every dataset of ``kind``: the sample first, then stored uploads (newest first)."""
+    return _options(kind)[0]
+
+
+def _options(kind: str) -> tuple[dict[str, str], str | None]:
+    """:func:`dataset_options` and, when the store does not answer, why (then only the sample is offered)."""
     sample = _load_sample(kind)
     options = {sample.id: sample.name}
-    for meta in store.list_datasets(kind):
+    try:
+        metas = store.list_datasets(kind, strict=True)
+    except store.StoreUnreachable as exc:
+        return options, str(exc)
+    for meta in metas:
         options.setdefault(meta.id, f"{meta.name} ({meta.n_rows:,} rows, {meta.id[:8]})")
-    return options
+    return options, None
+
+
+def _label(ds: Dataset) -> str:
+    return f"{ds.name} ({len(ds.frame):,} rows, {ds.id[:8]})"
+
+
+def _once_per_run(key: str) -> bool:
+    """True the first time ``key`` is asked in this script run of this session (one store message per page)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    token = id(ctx.cursors) if ctx is not None else 0  # a new dict each run (ScriptRunContext.reset)
+    slot = f"_nkp_once_{key}"
+    if st.session_state.get(slot) == token:
+        return False
+    st.session_state[slot] = token
+    return True
+
+
+def _store_down(kind: str, raw: str | None, reason: str, options: dict[str, str]) -> str | None:
+    """The store does not answer: say so (once per page), and for a link's dataset id say what is shown instead.
+    Returns the link's id when this server still has that dataset in its cache (it is then offered and shown)."""
+    if _once_per_run("store_down"):
+        st.warning(
+            "The dataset store does not answer, so stored datasets cannot be listed or read now; nothing in it is "
+            f"lost, and they are back as soon as it answers. ({md(reason)})",
+            icon=":material/cloud_off:",
+        )
+    if raw is None or raw in options:
+        return raw
+    what = KIND_LABELS[kind].split(" (")[0].lower()
+    try:
+        ds = _load_stored(store.validate_id(raw))  # in this server's cache: no need of the store
+    except DataError:
+        st.warning(
+            f"The link's {what} dataset {md(raw[:12])}… cannot be read now (the dataset store does not answer). "
+            f"Showing {md(options[next(iter(options))])} instead; the link keeps the dataset, so opening it again "
+            "once the store answers shows it."
+        )
+        return None
+    if ds.kind != kind:
+        return None
+    options[ds.id] = _label(ds)
+    return ds.id
 
 
 def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
@@ -148,16 +208,21 @@ def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}")
-    options = dataset_options(kind)
-    ids = list(options)
-    sample_id = ids[0]
+    options, down = _options(kind)
+    sample_id = next(iter(options))
     widget_key = f"_nkp_ds_{kind}"
     memory = f"_nkp_chosen_{kind}"
     raw = st.query_params.get(kind)
-    if raw is not None and raw not in options:
+    kept = None  # the link's dataset id, kept in the URL while the store does not answer
+    if down is not None:
+        cached = _store_down(kind, None if raw is None else str(raw), down, options)
+        if raw is not None and cached is None:
+            kept, raw = str(raw), None
+    elif raw is not None and raw not in options:
         _explain_bad_link(kind, str(raw), options)
         del st.query_params[kind]
         raw = None
+    ids = list(options)
     wanted = raw if raw is not None else st.session_state.get(memory, sample_id)
     if wanted not in options:
         wanted = sample_id
@@ -178,11 +243,12 @@ def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
         on_change=_on_change,
         help="Upload your own on the Data page. The choice is part of the link.",
     )
-    st.session_state[memory] = chosen
-    if chosen == sample_id:
-        st.query_params.pop(kind, None)
-    else:
+    if kept is None:
+        st.session_state[memory] = chosen
+    if chosen != sample_id:
         st.query_params[kind] = chosen
+    elif kept is None:  # (while the store does not answer, the link keeps its dataset for a later visit)
+        st.query_params.pop(kind, None)
     ds = load_dataset(kind, chosen)
     exports.note_dataset(ds.name, ds.id, ds.kind, model_names(kind, chosen), frame=ds.frame)
     return ds

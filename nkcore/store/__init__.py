@@ -118,6 +118,11 @@ def storage_fault(exc: OSError, action: str = "save datasets") -> DataError | No
             f"the server cannot {action}: its dataset store is unreachable; {outcome} (check ${ENV_VAR}, the store's "
             f"endpoint and the network; {exc})"
         )
+    if isinstance(exc, FileNotFoundError) and action == "save datasets":  # an object store's missing bucket
+        return DataError(
+            f"the server cannot {action}: its data store does not exist; {outcome} (create the bucket or folder "
+            f"that ${ENV_VAR} names)"
+        )
     if isinstance(exc, PermissionError) or exc.errno in _READ_ONLY:
         state, fix = "read-only", f"make ${ENV_VAR} writable by the server"
     elif exc.errno in _FULL:
