@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from nkcore import paired, resolution
+from nkcore import paired, resolution, sequential
 from nkcore.cli_util import print_json
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
@@ -32,7 +32,7 @@ from nkcore.harness.files import path_tool, read_paths
 from nkcore.io import read_table
 from nkcore.resolution.critical import z_two_sided
 
-__all__ = ["compare_report", "read_compare_input", "register", "run_compare"]
+__all__ = ["compare_report", "read_compare_input", "register", "run_compare", "sequential_doc"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -68,6 +68,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--metric",
         help="lm-evaluation-harness files: the 0/1 metric read as correct (default acc, then exact_match, then the "
         "first 0/1 metric)",
+    )
+    c.add_argument(
+        "--sequential",
+        action="store_true",
+        help="also read the cases one by one in order and report when an anytime-valid test (valid however often "
+        "you look) first decided, with its running state; JSON key 'sequential'",
+    )
+    c.add_argument(
+        "--order",
+        metavar="COLUMN",
+        help="with --sequential: the order the cases came in, by this column (a time or an index; a case's smallest "
+        "value); default: file order (the order each case first appears)",
     )
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_compare)
@@ -243,6 +255,52 @@ def _case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[st
     }
 
 
+def sequential_doc(frame: pd.DataFrame, doc: dict[str, Any], order: str | None = None) -> dict[str, Any]:
+    """``compare --sequential``'s ``sequential`` document: ``decided_at`` (cases, or null), ``winner`` ("a", "b" or
+    null), ``anytime_p``, ``low``, ``high`` (the confidence sequence on B minus A after the last case), ``looks``
+    (a short list for plotting: ``n``, ``diff``, ``low``, ``high``, ``anytime_p``, ``decided``), and ``method``,
+    ``order``, ``n_cases``, ``diff``, ``sentence``."""
+    run = sequential.sequential_compare(frame, doc["a"]["config"], doc["b"]["config"], doc["alpha"], order)
+    return {
+        "decided_at": run.decided_at,
+        "winner": run.winner,
+        "winner_config": run.winner_config,
+        "anytime_p": run.anytime_p,
+        "low": run.low,
+        "high": run.high,
+        "diff": run.diff,
+        "n_cases": run.n_cases,
+        "alpha": run.alpha,
+        "method": run.method,
+        "order": order if order is not None else "file order",
+        "sentence": sequential.room_sentence(run, doc["p_value"], doc["diff"]),
+        "looks": [
+            {"n": x.n, "diff": x.diff, "low": x.low, "high": x.high, "anytime_p": x.anytime_p, "decided": x.decided}
+            for x in run.looks
+        ],
+    }
+
+
+def _print_sequential(seq: dict[str, Any]) -> None:
+    print(f"sequential ({seq['method']}; cases in {seq['order']}):")
+    print(f"  {seq['sentence']}")
+    print(
+        f"  after {seq['n_cases']:,} cases: difference {100 * seq['diff']:+.1f} points, anytime p "
+        f"{seq['anytime_p']:.3g}, {100 * (1 - seq['alpha']):g}% confidence sequence {100 * seq['low']:+.1f} to "
+        f"{100 * seq['high']:+.1f}"
+    )
+    print("  running state (cases: difference, confidence sequence, anytime p):")
+    looks = seq["looks"]
+    step = max(1, len(looks) // 8)
+    shown = [x for i, x in enumerate(looks) if i % step == 0 or x["n"] == seq["decided_at"] or i == len(looks) - 1]
+    for x in shown:
+        mark = "  <- decided" if x["n"] == seq["decided_at"] else ""
+        print(
+            f"    {x['n']:>7,}: {100 * x['diff']:+.1f} [{100 * x['low']:+.1f}, {100 * x['high']:+.1f}] "
+            f"p {x['anytime_p']:.3g}{mark}"
+        )
+
+
 def read_compare_input(paths: Sequence[Path], metric: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The paired-results table of ``compare``'s files, and the notes from reading them.
 
@@ -275,6 +333,11 @@ def run_compare(args: argparse.Namespace) -> int:
     """Run ``compare``."""
     frame, notes = read_compare_input(args.file, getattr(args, "metric", None))
     doc = compare_report(frame, args.config_a, args.config_b, args.alpha, args.interval)
+    order = getattr(args, "order", None)
+    if order is not None and not getattr(args, "sequential", False):
+        raise DataError("--order applies with --sequential (the order the cases came in)")
+    if getattr(args, "sequential", False):
+        doc["sequential"] = sequential_doc(frame, doc, order)
     if notes:
         doc["notes"] = list(notes)
     if args.json:
@@ -282,6 +345,8 @@ def run_compare(args: argparse.Namespace) -> int:
         return 0
     if doc["a_only"] is None:
         _print_case_report(doc)
+        if "sequential" in doc:
+            _print_sequential(doc["sequential"])
         return 0
     a, b = doc["a"], doc["b"]
     pct = f"{100 * doc['level']:g}%"
@@ -312,6 +377,8 @@ def run_compare(args: argparse.Namespace) -> int:
         + (" (balanced table: chi-square 0, no correction, as R's mcnemar.test)" if balanced else "")
     )
     print(f"verdict: {doc['verdict']}")
+    if "sequential" in doc:
+        _print_sequential(doc["sequential"])
     for note in doc.get("notes", []):
         print(f"note: {note}")
     return 0
