@@ -219,6 +219,11 @@ def run(args: argparse.Namespace) -> int:
     ks = parse_int_list(args.ks, "--ks") if args.ks else PAPER_KS
     eps_values = _eps_values(args.eps)
     names = _prior_names(args.prior)
+    if args.adaptive in ("margin", "sequential"):
+        if len(eps_values) > 1 or len(names) > 1:
+            raise DataError("--adaptive margin / sequential take one prior and one eps (one call each)")
+        args.eps = eps_values[0]
+        return _run_adaptive(args, budgets, ks)
     if len(eps_values) > 1 or len(names) > 1:
         if not args.grid or args.predictions is not None or args.method != "exact":
             raise DataError(
@@ -226,11 +231,6 @@ def run(args: argparse.Namespace) -> int:
                 "each; for the simulation, one call per prior and eps"
             )
         return _run_grids(args, names, eps_values, budgets, ks)
-    if args.adaptive in ("margin", "sequential"):
-        if len(eps_values) > 1 or len(names) > 1:
-            raise DataError("--adaptive margin / sequential take one prior and one eps (one call each)")
-        args.eps = eps_values[0]
-        return _run_adaptive(args, budgets, ks)
     args.eps = eps_values[0]
     if args.predictions is not None:
         return _run_resample(args, budgets, ks)

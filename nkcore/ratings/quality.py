@@ -19,6 +19,7 @@ same table. Reference: crowd-kit (Ustalov et al., "Learning from Crowds with Cro
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -122,6 +123,14 @@ def aggregate_ratings(rr: RaterRatings, method: str = "dawid-skene") -> Aggregat
         return Aggregate(method, rr.ratings.items, rr.ratings.labels, plur, plur, _qualities(rr, qual, n_per))
     agg = _crowdkit()
     df = pd.DataFrame({"task": rr.item_codes, "worker": rr.rater_codes, "label": rr.label_codes})
+    with warnings.catch_warnings():  # crowd-kit 1.4 uses pandas keywords that pandas 3 deprecates (its warnings)
+        warnings.filterwarnings("ignore", module="crowdkit")
+        return _fit(agg, df, rr, method, plur, n_per)
+
+
+def _fit(
+    agg: object, df: pd.DataFrame, rr: RaterRatings, method: str, plur: np.ndarray, n_per: np.ndarray
+) -> Aggregate:
     if method == "dawid-skene":
         model = agg.DawidSkene(n_iter=100)  # type: ignore[attr-defined]
         got = model.fit_predict(df)

@@ -1,0 +1,186 @@
+"""``nk --adaptive POLICY`` and ``raters --aggregate ... [--gold G]``: the contract keys, ``fixed`` = no flag, and
+the Dawid-Skene labels against crowd-kit's own run on the CrowdTruth datasets with gold.
+
+Oracles: the same command without the flag (bit for bit), ``nkcore.nk.adaptive.simulate_policy`` called directly,
+crowd-kit's ``DawidSkene`` / ``OneCoinDawidSkene`` run here on the raw files, and the datasets' README numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nkcore.cli import main
+from nkcore.nk.adaptive import make_policy, simulate_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+RATINGS = ROOT / "sample_data" / "ratings.csv"
+PREDS = ROOT / "sample_data" / "predictions.csv"
+CROWD = ROOT.parent / "shared" / "datasets" / "crowd_truth_inference"
+ADAPTIVE_KEYS = {"policy", "mean_ratings_per_item", "max_ratings_per_item"}
+
+
+def _json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> Any:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _as_list(x: Any) -> list[dict[str, Any]]:
+    return x if isinstance(x, list) else [x]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["nk", "--prior", "Toxicity", "--budget", "500", "--k", "10", "--metric", "acc,tv"],
+        ["nk", "--prior", "DICES", "--grid", "--budgets", "100,250", "--ks", "1,5,10", "--metric", "tv"],
+        ["nk", "--prior", "Toxicity", "--budget", "250", "--k", "5", "--method", "simulate", "--rounds", "200"],
+        ["nk", "--prior", "Toxicity", "--min-budget", "--budgets", "100,250,500", "--ks", "1,5", "--metric", "acc"],
+        ["nk", "--ratings", str(RATINGS), "--predictions", str(PREDS), "--budget", "200", "--k", "3"],
+        [
+            *(
+                "nk",
+                "--ratings",
+                str(RATINGS),
+                "--predictions",
+                str(PREDS),
+                "--grid",
+                "--budgets",
+                "100",
+                "--ks",
+                "1,2",
+            ),
+            *("--method", "simulate", "--rounds", "100"),
+        ],
+    ],
+)
+def test_adaptive_fixed_prints_the_numbers_without_the_flag(
+    args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = _as_list(_json([*args, "--json"], capsys))
+    fixed = _as_list(_json([*args, "--adaptive", "fixed", "--json"], capsys))
+    assert len(plain) == len(fixed)
+    for a, b in zip(plain, fixed, strict=True):
+        extra = set(b) - set(a)
+        assert {k: b[k] for k in a} == a  # every number bit for bit (JSON round trip of the same floats)
+        if "k" in a and "n" in a:
+            assert extra == ADAPTIVE_KEYS
+            assert b["policy"] == "fixed" and b["mean_ratings_per_item"] == a["k"] == b["max_ratings_per_item"]
+        else:
+            assert extra == {"policy"}
+
+
+def test_adaptive_margin_cell_is_the_engine_call_with_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["nk", "--prior", "DICES", "--budget", "300", "--k", "6", "--metric", "acc,tv", "--rounds", "300"]
+    got = _as_list(_json([*args, "--adaptive", "margin", "--seed", "4", "--json"], capsys))
+    want = simulate_policy(
+        (5.21765954, 0.85824731, 2.74833849), 0.3, 300, 6, make_policy("margin"), ["acc", "tv"], 300, 4
+    )
+    for g, w in zip(got, want, strict=True):
+        assert {"budget", "k", "n", "metric", "p", "delta", "ci_width", "reproducibility"} | ADAPTIVE_KEYS <= set(g)
+        assert g["policy"] == "margin" and g["p"] == w.p and g["delta"] == w.delta and g["ci_width"] == w.ci_width
+        assert g["mean_ratings_per_item"] == 6.0 and g["max_ratings_per_item"] > 6 and g["method"] == "simulate"
+
+
+def test_adaptive_sequential_text_grid_min_budget_and_real_data(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["nk", "--prior", "Toxicity", "--budget", "200", "--k", "4", "--adaptive", "sequential"]) == 0
+    text = capsys.readouterr().out
+    assert "one more at a time" in text and "Policy: sequential" in text
+    mb = _json(
+        [
+            *("nk", "--prior", "Toxicity", "--min-budget", "--budgets", "100,500", "--ks", "1,5", "--metric", "acc"),
+            *("--adaptive", "sequential", "--rounds", "200", "--json"),
+        ],
+        capsys,
+    )
+    assert _as_list(mb)[0]["policy"] == "sequential" and set(_as_list(mb)[0]) == {
+        "metric",
+        "budget",
+        "k",
+        "p",
+        "policy",
+    }
+    real = _as_list(
+        _json(
+            [
+                *("nk", "--ratings", str(RATINGS), "--predictions", str(PREDS), "--grid", "--budgets", "100"),
+                *("--ks", "2,4", "--adaptive", "margin", "--rounds", "100", "--metric", "acc", "--json"),
+            ],
+            capsys,
+        )
+    )
+    assert [c["k"] for c in real] == [2, 4] and all(ADAPTIVE_KEYS <= set(c) for c in real)
+    assert all(c["policy"] == "margin" and c["n_qualifying"] > 0 for c in real)
+
+
+def test_adaptive_refuses_several_priors(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["nk", "--prior", "all", "--grid", "--adaptive", "margin"])
+    assert code == 2 and "one prior and one eps" in capsys.readouterr().err
+
+
+def _toy_ratings(tmp_path: Path) -> tuple[Path, Path]:
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 40)
+    rows = []
+    for i, t in enumerate(truth):
+        for r in range(5):
+            good = r < 3  # raters 0-2 are right 90% of the time, 3-4 answer at random
+            lab = t if (rng.random() < 0.9 if good else rng.random() < 0.5) else 1 - t
+            rows.append({"item": f"i{i}", "rater": f"r{r}", "label": int(lab)})
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    gold = tmp_path / "g.csv"
+    pd.DataFrame({"item_id": [f"i{i}" for i in range(40)], "gold_label": truth}).to_csv(gold, index=False)
+    return path, gold
+
+
+def test_raters_aggregate_keys_and_quality_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, gold = _toy_ratings(tmp_path)
+    for method in ("plurality", "dawid-skene", "one-coin"):
+        out = _json(["raters", "--ratings", str(path), "--aggregate", method, "--gold", str(gold), "--json"], capsys)
+        assert isinstance(out, dict)
+        assert out["aggregate"]["method"] == method and out["aggregate"]["n_items"] == 40
+        assert 0 <= out["aggregate"]["accuracy"] <= 1 and out["accuracy"] == out["aggregate"]["accuracy"]
+        q = {row["rater"]: row for row in out["rater_quality"]}
+        assert set(q) == {f"r{r}" for r in range(5)} and all(row["n_ratings"] == 40 for row in q.values())
+        # the random raters come out below the good ones
+        assert max(q["r3"]["quality"], q["r4"]["quality"]) < min(q[f"r{r}"]["quality"] for r in range(3))
+    # plurality accuracy is the plurality's, whatever the aggregate
+    counts = pd.read_csv(path).pivot_table(index="item", columns="label", aggfunc="size", fill_value=0)
+    g = pd.read_csv(gold).set_index("item_id")["gold_label"]
+    plur = (counts.idxmax(axis=1).reindex(g.index) == g).mean()
+    assert out["plurality_accuracy"] == pytest.approx(plur)
+    assert main(["raters", "--ratings", str(path), "--gold", str(gold)]) == 2
+    assert "--gold goes with --aggregate" in capsys.readouterr().err
+    assert main(["raters", "--ratings", str(path), "--aggregate", "plurality"]) == 0
+    assert "lowest quality first" in capsys.readouterr().out
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "plurality"), [("duck", 0.759), ("dog", 0.818), ("face", 0.630)])
+def test_crowdtruth_dawid_skene_accuracy_equals_crowdkit(
+    name: str, plurality: float, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ann_path, gold_path = CROWD / f"{name}_annotations_long.csv", CROWD / f"{name}_gold.csv"
+    if not ann_path.exists():
+        pytest.skip("../shared/datasets/crowd_truth_inference is absent")
+    agg = pytest.importorskip("crowdkit.aggregation")
+    ann, gold = pd.read_csv(ann_path), pd.read_csv(gold_path).set_index("item_id")["gold_label"]
+    df = ann.rename(columns={"item_id": "task", "annotator_id": "worker"})
+    for method, model in (("dawid-skene", agg.DawidSkene(n_iter=100)), ("one-coin", agg.OneCoinDawidSkene(n_iter=100))):
+        theirs = float((model.fit_predict(df).reindex(gold.index) == gold).mean())
+        out = _json(
+            ["raters", "--ratings", str(ann_path), "--aggregate", method, "--gold", str(gold_path), "--json"], capsys
+        )
+        assert isinstance(out, dict)
+        assert out["aggregate"]["accuracy"] == pytest.approx(theirs, abs=1e-12)
+        assert out["aggregate"]["plurality_accuracy"] == pytest.approx(plurality, abs=5e-4)  # the README's table
+        assert out["aggregate"]["n_gold_items"] == gold.size
