@@ -102,7 +102,9 @@ with page.user_errors():
                 help="0 = independent samples; 1 = every sample of a case is a copy of the first. Effective samples: "
                 "N_eff = n / (1 + (n - 1) rho). The chapter's example: 0.17.",
             )
-            right.markdown(f"**What if:** {md(voting.what_if_sentence(p, rho_what_if, a.max_n))}")
+            right.markdown(
+                f"**What if:** {md(voting.what_if_sentence(p, rho_what_if, a.max_n, a.curve.points[-1].accuracy))}"
+            )
             series = {**base_series, "correlated, what-if rho": list(voting.correlated_curve(p, ns, rho_what_if))}
             models = pd.DataFrame(
                 [{"n": n, "series": k, "accuracy": v[i]} for k, v in series.items() for i, n in enumerate(ns)]

@@ -119,8 +119,11 @@ def verdict_sentence(a: VoteAnalysis) -> str:
             f"{percent(last.accuracy)} with {last.n}"
         ]
     else:
+        one_call = "one call"
+        if abs(first.first_n_accuracy - first.accuracy) >= 0.02:  # the draw order matters: name both readings
+            one_call = f"one call, over all samples; the first sample alone: {percent(first.first_n_accuracy)}"
         parts = [
-            f"Voting over {last.n} samples per request lifts accuracy from {percent(first.accuracy)} (one call) to "
+            f"Voting over {last.n} samples per request lifts accuracy from {percent(first.accuracy)} ({one_call}) to "
             f"{percent(last.accuracy)} ({points_between(first.accuracy, last.accuracy)} points)"
         ]
         if flat is not None:
@@ -174,7 +177,7 @@ def summary_rows(a: VoteAnalysis, rho_what_if: float) -> list[tuple[str, str, st
             f"{a.rho.rho:.2f} ({a.rho.ci_low:.2f} to {a.rho.ci_high:.2f})" if rho_known else "n/a",
             rho_sentence(a.rho, a.max_n, measured=top),
         ),
-        ("what-if rho", f"{rho_what_if:.2f}", what_if_sentence(p, rho_what_if, a.max_n)),
+        ("what-if rho", f"{rho_what_if:.2f}", what_if_sentence(p, rho_what_if, a.max_n, top)),
         (
             f"errors more samples cannot fix (from n = {u.from_n})",
             f"{u.still_wrong} of {u.wrong_at_from_n}, {u.unanimous_wrong} unanimous",
@@ -258,17 +261,30 @@ def rho_sentence(est: RhoEstimate, n: int, measured: float | None = None) -> str
     return f"{head}, and the curve flattens at a level set by rho, not by the budget."
 
 
-def what_if_sentence(p: float, rho: float, n: int) -> str:
-    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence.
+def what_if_sentence(p: float, rho: float, n: int, measured: float | None = None) -> str:
+    """Plain-language reading of the rho what-if: N_eff and the correlated prediction at n against independence;
+    with ``measured`` (the accuracy the data show at n), the prediction is set beside it, and a measured value above
+    even the independent model's is explained (a plurality over scattered wrong answers beats the two-answer model).
 
     >>> what_if_sentence(0.71, 0.17, 7)[:95]
     'If rho were 0.17, samples per request n = 7 would act like N_eff = 3.5 independent samples, and'
+    >>> what_if_sentence(0.631, 0.351, 7, 0.79)[-120:]
+    'The data measured 79.0%: scattered wrong answers let the right one win pluralities this two-answer model does not count.'
     """
-    return (
+    predicted = correlated_accuracy(p, n, rho)
+    text = (
         f"If rho were {rho:.2f}, samples per request n = {n} would act like N_eff = {n_eff(n, rho):.1f} independent "
-        f"samples, and majority voting would reach {percent(correlated_accuracy(p, n, rho))} at n = {n} (fully "
+        f"samples, and majority voting would reach {percent(predicted)} at n = {n} (fully "
         f"independent samples: {percent(independent_accuracy(p, n))}; single call: {percent(p)})."
     )
+    if measured is None or abs(measured - predicted) < 0.02:
+        return text
+    if measured > predicted:
+        return text + (
+            f" The data measured {percent(measured)}: scattered wrong answers let the right one win pluralities this "
+            "two-answer model does not count."
+        )
+    return text + f" The data measured {percent(measured)} at n = {n}, below this prediction."
 
 
 def order_sentence(curve: VoteCurve) -> str:

@@ -155,7 +155,8 @@ def test_the_verdict_leads_and_its_chart_follows(run_page: RunPage) -> None:
     text = plain(verdict.value)
     assert text.startswith("**") and text.endswith(".**") and ". " not in text  # one sentence, in bold
     assert (
-        "Voting over 7 samples per request lifts accuracy from 63.1% (one call) to 79.0% (+15.9 points); the last "
+        "Voting over 7 samples per request lifts accuracy from 63.1% (one call, over all samples; the first sample "
+        "alone: 71.0%) to 79.0% (+15.9 points); the last "
         "step still helps (n = 5 to 7: +1.6 points); 38 of the 44 cases wrong at n = 3 stay wrong" in text
     )
     assert chart.type == "vega_lite_chart" and "Majority-vote accuracy" in chart.proto.spec
@@ -194,7 +195,9 @@ def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
     assert where["As a check of the correlated model"][0].startswith("Check:")
     assert where["The curve** is exact"][0].startswith("Method")
     assert at.radio(key="smp_tie") in [e for e, under in _shown(at) if under and under[0].startswith("Method")]
-    assert outside_words < 200, outside_words  # was about 700: ten paragraphs of prose
+    # was about 700: ten paragraphs of prose; 230 since the headline names both one-call readings and the what-if
+    # sets its prediction beside the measured accuracy (one answer everywhere)
+    assert outside_words < 230, outside_words
 
 
 JARGON = re.compile(r"\brho\b|N_eff|\beps\b|beta-binomial|mid-p|\bKL\b|\bnats\b|\bp(50|95|99)\b|ICC", re.I)
@@ -221,7 +224,10 @@ def test_a_flat_curve_says_so_in_the_verdict(run_page: RunPage) -> None:
     at = run_page(PAGE, query={"samples": _store(rows, "flat.csv")}, timeout=120)
     assert not at.exception and not error_texts(at)
     verdict = plain(at.markdown[1].value)
-    assert "lifts accuracy from 60.0% (one call) to 75.0% (+15.0 points)" in verdict
+    assert (
+        "lifts accuracy from 60.0% (one call, over all samples; the first sample alone: 75.0%) to 75.0% (+15.0 points)"
+        in verdict
+    )
     assert "from n = 3 on, more samples add nothing these cases can tell from zero (n = 3 to 5: 0.0 points" in verdict
     assert "the last step still helps" not in verdict
 
