@@ -396,3 +396,13 @@ def test_predictions_checked_against_label_counts() -> None:
     assert s.n_items == 2 and s.covered_share == pytest.approx(2 / 3)
     with pytest.raises(DataError):
         summarize_predictions(pd.DataFrame({"item": ["a"], "model": ["m"], "pred_label": ["w"]}), counts)
+
+
+def test_label_counts_have_no_rater_count_and_keep_the_largest_k_under_its_own_key() -> None:
+    """Label counts carry no rater ids: n_raters is None (it was the largest K, 63 on ChaosNLI, beside a sentence
+    saying raters are not recorded); the largest K is k_max."""
+    frame = pd.DataFrame({"item": ["a", "b", "c"], "count_x": [3, 0, 60], "count_y": [2, 5, 3]})
+    s = summarize(frame, "ratings")
+    assert s.n_raters is None and s.k_max == 63 and s.k_min == 5
+    raters = next(x for x in s.numbers if x.label == "raters")
+    assert raters.display == "not recorded"

@@ -42,7 +42,7 @@ class RatingsSummary:
     kind: str
     n_items: int
     n_ratings: int
-    n_raters: int
+    n_raters: int | None  # None for label counts: they carry no rater ids (the largest K is ``k_max``)
     k_min: int
     k_median: float
     k_max: int
@@ -193,7 +193,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         "ratings",
         n,
         ratings.n_ratings,
-        ratings.n_raters,
+        None if ratings.from_counts else ratings.n_raters,
         k_min,
         k_med,
         k_max,
