@@ -18,7 +18,7 @@ import streamlit as st
 from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, compare_cases, datasets, exports, page
+from ui import cache, charts, charts_paired, compare_cases, compare_sequential, datasets, exports, page
 from ui.text import md
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
@@ -198,6 +198,7 @@ with page.user_errors():
         "paired_differences",
         explains=words.DIFFERENCE_CHART_EXPLAINS,
     )
+    compare_sequential.render(ds, comps, alpha)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import case_sentences as case_words
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, datasets, exports
+from ui import cache, charts, charts_paired, compare_sequential, datasets, exports
 from ui.text import md
 
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
@@ -170,6 +170,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         )
     )
     exports.download_table_and_chart(tests, "case_tests", diff_chart, "paired_differences")
+    compare_sequential.render(ds, comps, alpha)
     numbers = [("paired cases", f"{first.n_cases:,}", case_words.unit_sentence(first, word))]
     numbers += [(x.config, f"{100 * x.mean:.1f}%", f"mean score over {x.n_cases:,} cases") for x in means]
     numbers += [

@@ -27,6 +27,7 @@ from nkcore.sequential.mixture import PRIOR, log_e_value
 __all__ = ["SequentialPlan", "SimulationResult", "decision_times", "mcnemar_critical", "sequential_plan", "simulate"]
 
 _CHUNK = 500
+_PLAN_WORK = 8_000_000  # cases simulated for one Planner answer (about 2 s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +216,7 @@ def sequential_plan(
         raise DataError(f"the fixed-n plan's cases must be a whole number of at least 2; got {fixed_cases!r}")
     rng = as_generator(seed)
     max_cases = 4 * fixed_cases
+    runs = max(100, min(runs, _PLAN_WORK // max_cases))  # large plans: fewer runs (reported in ``runs``)
     seq, _, _ = decision_times("binary", runs, max_cases, diff, alpha, discordance, seed=rng)
     null_seq, null_naive, _ = decision_times(
         "binary", runs, fixed_cases, 0.0, alpha, discordance, every=every, seed=rng
