@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import budget_cell, budget_compute, budget_controls, budget_notes, budget_views, page
+from ui import budget_adaptive, budget_cell, budget_compute, budget_controls, budget_notes, budget_views, page
 from ui.crossed_section import crossed_section
 
 budget_controls.follow_link()  # a heatmap click and an old or CLI metric name go into the link first
@@ -29,6 +29,7 @@ with page.user_errors():
     cell, chart = budget_views.draw_charts(choices, grid, answer)
     if cell is not None:
         budget_cell.draw_cell(choices, grid, cell)
+        budget_adaptive.draw_adaptive(choices, grid, cell)  # the same budget spread where the raters disagree
     if choices.real:
         # who rated (crossed resampling of items and raters) and ordered labels; no st.fragment here or in the
         # ui.budget_* sections: a fragment's run does not write its bound widgets into the link (seen in a browser)

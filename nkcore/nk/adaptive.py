@@ -65,6 +65,7 @@ __all__ = [
     "make_policy",
     "multinomial_rows",
     "plurality_margin",
+    "policy_grid",
     "simulate_policy",
 ]
 
@@ -623,3 +624,39 @@ def adaptive_cells(
     for b, k in cells:
         out.extend(simulate_policy(alpha, eps, b, k, policy, metrics, rounds, seed, workers, mix))
     return out
+
+
+def policy_grid(
+    alpha: Sequence[float],
+    eps: float,
+    budgets: Sequence[int],
+    ks: Sequence[int],
+    policy: str,
+    first_share: float = 0.5,
+    contested: float = 0.2,
+    clear_margin: int = 2,
+    cap_factor: float = 3.0,
+    metrics: Sequence[str] | str | None = ("acc",),
+    rounds: int = 1000,
+    seed: int = 0,
+    poor_share: float = 0.0,
+    weighted: bool = False,
+) -> list[AdaptiveCell]:
+    """Every (budget, K) of ``budgets`` x ``ks`` (K <= budget) of one policy, from plain parameters (the page's
+    cached call; the CLI's ``nk --adaptive`` makes the same calls). ``poor_share`` > 0: that share of the ratings
+    comes from raters who answer at random (quality 0), the rest from raters of quality 1 (``RaterMix``), weighted
+    by their quality when ``weighted``.
+
+    >>> [(c.budget, c.k, c.policy) for c in policy_grid((2.0, 1.0), 0.3, [20], [2, 4], "margin", rounds=20)]
+    [(20, 2, 'margin'), (20, 4, 'margin')]
+    """
+    from nkcore.nk.grid import configurations
+
+    pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
+    mix = None
+    if poor_share > 0:
+        if not (0.0 < poor_share < 1.0):
+            raise DataError(f"the share of raters who answer at random must be below 1, got {poor_share}")
+        mix = RaterMix((1.0 - poor_share, poor_share), (1.0, 0.0), bool(weighted))
+    cells = [(c.budget, c.k) for c in configurations(budgets, ks)]
+    return adaptive_cells(alpha, eps, cells, pol, metrics, rounds, seed, None, mix)

@@ -29,7 +29,13 @@ from nkcore.nk.resample import PairData, ResampleCell, full_gaps, paired_test_na
 from nkcore.nk.scores import score_gap
 from nkcore.nk.simulate import default_workers
 
-__all__ = ["AdaptiveResampleCell", "adaptive_resample_frames", "fixed_resample_cell", "resample_policy"]
+__all__ = [
+    "AdaptiveResampleCell",
+    "adaptive_resample_frames",
+    "fixed_resample_cell",
+    "policy_grid_frames",
+    "resample_policy",
+]
 
 _CHUNK_CELLS = 1 << 18
 _CODE = {"fixed": 0, "margin": 1, "sequential": 2}
@@ -280,3 +286,26 @@ def adaptive_resample_frames(
         raise DataError(f"no item has {min(ks)} or more ratings: choose smaller ratings per item (K)")
     cells = resample_policy(data, configurations(budgets, usable), policy, metrics, rounds, seed)
     return int(data.counts.shape[0]), cells
+
+
+def policy_grid_frames(
+    ratings: object,
+    predictions: object,
+    model_a: str,
+    model_b: str,
+    budgets: Sequence[int],
+    ks: Sequence[int],
+    policy: str,
+    first_share: float = 0.5,
+    contested: float = 0.2,
+    clear_margin: int = 2,
+    cap_factor: float = 3.0,
+    metrics: Sequence[str] | str | None = ("acc",),
+    rounds: int = 1000,
+    seed: int = 0,
+) -> list[AdaptiveResampleCell]:
+    """``adaptive_resample_frames`` from plain parameters (the page's cached call): the policy's real-data cells."""
+    from nkcore.nk.adaptive import make_policy
+
+    pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
+    return adaptive_resample_frames(ratings, predictions, model_a, model_b, budgets, ks, pol, metrics, rounds, seed)[1]

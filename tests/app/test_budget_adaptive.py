@@ -1,0 +1,84 @@
+"""AppTest of the Budget page's adaptive section: the rows beside fixed (N, K), the CLI's numbers on every adaptive
+cell (the command shown is run here and compared), the words, and raters who are not alike."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nkcore.cli import main
+from tests.app.conftest import RunPage, error_texts, plain
+
+PAGE = "pages/2_Budget.py"
+TIMEOUT = 240
+QUERY = {"bud_prior": "DICES", "bud_maxb": "1000", "bud_ks": "1,5,10", "bud_cell": "500x10", "bud_adaptive": "true"}
+
+
+def _tables(at: AppTest) -> list[list[dict[str, object]]]:
+    return [t.value.to_dict("records") for t in at.dataframe]
+
+
+def _adaptive_table(at: AppTest) -> list[dict[str, object]]:
+    return next(t for t in _tables(at) if t and "how the ratings are spread" in t[0])
+
+
+def test_adaptive_rows_match_the_cli(run_page: RunPage, capsys: pytest.CaptureFixture[str]) -> None:
+    at = run_page(PAGE, query=QUERY, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at)
+    rows = _adaptive_table(at)
+    assert [str(r["how the ratings are spread"]).split(":")[0] for r in rows] == ["fixed", "margin", "sequential"]
+    assert rows[0]["ratings per item: mean / most"] == "10.0 / 10" and rows[0]["items (N)"] == "50"
+    commands = [c.value for c in at.code if "--adaptive" in c.value][0].splitlines()
+    assert len(commands) == 2
+    for line, row in zip(commands, rows[1:], strict=True):
+        argv = shlex.split(line)[3:]  # after "python -m nkcore"
+        capsys.readouterr()
+        assert main(argv) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert row["p-value"] == _fmt_p(got["p"])
+        assert row["A ahead in"] == f"{got['reproducibility']:.0%}"
+        assert row["ratings per item: mean / most"] == (
+            f"{got['mean_ratings_per_item']:.1f} / {got['max_ratings_per_item']}"
+        )
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "every item got 5 ratings first" in text and "Across budgets" in text
+    assert "reproducible (p < 0.05)" in text or "within the budgets tried" in text
+
+
+def _fmt_p(p: float) -> str:
+    from nkcore.nk.sentences import fmt_p
+
+    return fmt_p(p)
+
+
+def test_fixed_row_is_the_cell_above_and_settings_change_the_numbers(run_page: RunPage) -> None:
+    at = run_page(PAGE, query=QUERY, timeout=TIMEOUT)
+    m = {plain(x.label): plain(x.value) for x in at.metric}
+    rows = _adaptive_table(at)
+    assert rows[0]["p-value"] == m["p-value"]
+    before = rows[1]["p-value"], rows[1]["ratings per item: mean / most"]
+    at.select_slider(key="bud_ad_contested").set_value(0.5).run(timeout=TIMEOUT)
+    assert not at.exception
+    after = _adaptive_table(at)[1]
+    assert (after["p-value"], after["ratings per item: mean / most"]) != before
+
+
+def test_raters_not_alike_rows_and_sentence(run_page: RunPage) -> None:
+    at = run_page(PAGE, query=QUERY, timeout=TIMEOUT)
+    at.select_slider(key="bud_ad_poor").set_value(0.3).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [t for t in _tables(at) if t and "how the ratings are spread" in t[0]]
+    assert len(tables) == 2 and len(tables[1]) == 3
+    assert "30% of them random" in str(tables[1][1]["how the ratings are spread"])
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "weighting them down" in text and "minimal budget" in text
+
+
+def test_closed_section_costs_nothing(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={k: v for k, v in QUERY.items() if k != "bud_adaptive"}, timeout=TIMEOUT)
+    assert not at.exception
+    assert not [t for t in _tables(at) if t and "how the ratings are spread" in t[0]]
