@@ -32,7 +32,7 @@ def test_adaptive_rows_match_the_cli(run_page: RunPage, capsys: pytest.CaptureFi
     rows = _adaptive_table(at)
     assert [str(r["how the ratings are spread"]).split(":")[0] for r in rows] == ["fixed", "margin", "sequential"]
     assert rows[0]["ratings per item: mean / most"] == "10.0 / 10" and rows[0]["items (N)"] == "50"
-    commands = [c.value for c in at.code if "--adaptive" in c.value][0].splitlines()
+    commands = next(c.value for c in at.code if "--adaptive" in c.value).splitlines()
     assert len(commands) == 2
     for line, row in zip(commands, rows[1:], strict=True):
         argv = shlex.split(line)[3:]  # after "python -m nkcore"
