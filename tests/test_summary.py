@@ -90,7 +90,14 @@ def test_krippendorff_2011_textbook_value() -> None:
     r = ratings_from_frame(_k2011_long())
     assert r.labels == ("1", "2", "3", "4", "5")
     assert round(krippendorff_alpha(r.counts), 3) == 0.743
-    assert summarize_ratings(r).alpha == pytest.approx(0.743421, abs=1e-6)
+    # the labels are the numbers 1-5, an ordered scale: the summary reports the ordinal alpha, the textbook's 0.815
+    # (Krippendorff 2011, section E; interval 0.849), and names its level
+    values = np.arange(1.0, 6.0)
+    assert round(krippendorff_alpha(r.counts, "ordinal", values), 3) == 0.815
+    assert round(krippendorff_alpha(r.counts, "interval", values), 3) == 0.849
+    s = summarize_ratings(r)
+    assert (s.alpha_level, round(s.alpha, 3)) == ("ordinal", 0.815)
+    assert any(x.label == "agreement (Krippendorff's alpha, ordinal)" for x in s.numbers)
     assert _alpha_brute_force(r.counts) == pytest.approx(0.743421, abs=1e-6)
     # the same number from the package's own reliability-data interface
     data = np.array([[np.nan if v is None else v for v in row] for row in K2011], dtype=float)

@@ -39,6 +39,7 @@ from nkcore.nk.frames import ratings_of
 from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
 from nkcore.nk.resample import RESAMPLE_WORK_FACTOR
 from nkcore.ratings import COUNT_PREFIX, predictions_from_frame, text_column
+from nkcore.ratings.scale import label_values
 
 __all__ = [
     "HOMAN_K",
@@ -126,21 +127,6 @@ class OrdinalRun:
     scores: tuple[OrdinalScores, ...]
     check: HomanCheck | None
     sentence: str
-
-
-def label_values(labels: Sequence[str]) -> np.ndarray | None:
-    """The labels as numbers when every label is one and there are at least 3 (an ordered scale), else None.
-
-    >>> label_values(["1", "2", "5"]).tolist(), label_values(["0", "1"]), label_values(["a", "b", "c"])
-    ([1.0, 2.0, 5.0], None, None)
-    """
-    try:
-        v = np.array([float(x) for x in labels])
-    except (TypeError, ValueError):
-        return None
-    if v.size < 3 or not np.all(np.isfinite(v)) or np.unique(v).size != v.size:
-        return None
-    return v
 
 
 def item_means(counts: np.ndarray, values: np.ndarray) -> np.ndarray:

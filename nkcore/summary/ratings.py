@@ -21,14 +21,17 @@ from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
 from nkcore.ratings import COUNT_PREFIX, Ratings, ratings_from_counts, ratings_from_frame, text_column
+from nkcore.ratings.scale import label_values
 from nkcore.summary.results import LabelShare, SummaryNumber, label_shares, number_text, share_text, whole
 
 __all__ = [
     "RatingsSummary",
     "agreement_sentence",
+    "alpha_level",
     "is_count_table",
     "krippendorff_alpha",
     "ratings_of_table",
+    "scale_alpha",
     "summarize_ratings",
     "summarize_ratings_frame",
     "tied_plurality",
@@ -47,24 +50,28 @@ class RatingsSummary:
     k_median: float
     k_max: int
     labels: tuple[LabelShare, ...]
-    alpha: float
+    alpha: float  # Krippendorff's alpha at ``alpha_level``, the level the labels call for
     n_tied: int
     tied_share: float
     numbers: tuple[SummaryNumber, ...]
     k_hist: tuple[tuple[int, int], ...] = ()  # (ratings per item K, number of items with that K)
     min_k: int = 1  # items with fewer ratings were left out (see ``summarize_ratings_frame(..., min_k=)``)
     n_items_dropped: int = 0
+    alpha_level: str = "nominal"  # "ordinal" for an ordered numeric scale (1-5), else "nominal"
 
 
-def krippendorff_alpha(counts: np.ndarray) -> float:
-    """Krippendorff's alpha for nominal labels from per-item label counts, via the ``krippendorff`` package.
+def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.ndarray | None = None) -> float:
+    """Krippendorff's alpha from per-item label counts, via the ``krippendorff`` package, at ``level`` (nominal, or
+    ordinal / interval with the labels' numeric ``values``, one per column).
 
     alpha = 1 - D_o / D_e, with the coincidence matrix o_ck = sum_u n_uc (n_uk - [c = k]) / (m_u - 1) over items u
-    with m_u >= 2 ratings; D_o = sum_{c != k} o_ck / n, D_e = sum_{c != k} n_c n_k / (n (n - 1)).
-    Returns NaN when it is undefined (no item with two ratings, or a single label among the pairable ratings).
+    with m_u >= 2 ratings; D_o = sum_{c, k} o_ck delta^2_ck / n, D_e = sum_{c, k} n_c n_k delta^2_ck / (n (n - 1)),
+    with delta^2 = [c != k] (nominal), the squared rank distance through the cumulative marginals (ordinal) or
+    (v_c - v_k)^2 (interval). Returns NaN when it is undefined (no item with two ratings, or a single label among the
+    pairable ratings).
 
-    Reference: K. Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011), section C (nominal data);
-    its 4-observer x 12-unit example gives 0.743.
+    Reference: K. Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011), sections C (nominal) and E
+    (ordinal, interval); its 4-observer x 12-unit example gives 0.743 (nominal).
 
     >>> round(krippendorff_alpha(np.array([[3, 0], [0, 3], [2, 1]])), 4)  # by hand: 1 - (2/9) / (5/9)
     0.6
@@ -73,12 +80,42 @@ def krippendorff_alpha(counts: np.ndarray) -> float:
     pairable = counts[counts.sum(axis=1) >= 2]
     if len(pairable) == 0 or np.count_nonzero(pairable.sum(axis=0)) < 2:
         return float("nan")
+    if level != "nominal":
+        if values is None or len(values) != counts.shape[1]:
+            raise DataError(f"{level} agreement needs one number per label")
+        order = np.argsort(np.asarray(values, dtype=float), kind="stable")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return float(
+                krippendorff.alpha(
+                    value_counts=pairable[:, order],
+                    value_domain=np.asarray(values, dtype=float)[order],
+                    level_of_measurement=level,  # type: ignore[arg-type]
+                )
+            )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return float(krippendorff.alpha(value_counts=pairable, level_of_measurement="nominal"))
 
 
-def agreement_sentence(alpha: float) -> str:
+def alpha_level(labels: tuple[str, ...]) -> str:
+    """The level of measurement the labels call for: ``ordinal`` for an ordered numeric scale (at least three
+    numbers, e.g. 1-5; :func:`nkcore.ratings.scale.label_values`), else ``nominal``.
+
+    >>> alpha_level(("1", "2", "3", "4", "5")), alpha_level(("yes", "no")), alpha_level(("0", "1"))
+    ('ordinal', 'nominal', 'nominal')
+    """
+    return "ordinal" if label_values(labels) is not None else "nominal"
+
+
+def scale_alpha(ratings: Ratings) -> tuple[float, str]:
+    """(alpha, level): Krippendorff's alpha at the level the labels call for (:func:`alpha_level`)."""
+    level = alpha_level(tuple(ratings.labels))
+    values = label_values(ratings.labels) if level != "nominal" else None
+    return krippendorff_alpha(ratings.counts, level, values), level
+
+
+def agreement_sentence(alpha: float, level: str = "nominal") -> str:
     """Plain words for Krippendorff's alpha, using Krippendorff's own thresholds (0.667 and 0.8).
 
     Reference: K. Krippendorff, "Content Analysis: An Introduction to Its Methodology" (2nd ed., 2004), the
@@ -90,6 +127,8 @@ def agreement_sentence(alpha: float) -> str:
     if not math.isfinite(alpha):
         return "Agreement cannot be computed: no item has two ratings with different possible labels."
     scale = "(1 = perfect agreement, 0 = no better than chance)"
+    if level != "nominal":
+        scale = f"({level} alpha, for ordered labels: a near miss counts less than a far one; {scale[1:]}"
     if alpha >= 0.8:
         return f"Raters agree well: alpha {alpha:.3f} is at least 0.8, Krippendorff's bar for reliable data {scale}."
     if alpha >= 0.667:
@@ -134,7 +173,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     counts = ratings.counts
     k = counts.sum(axis=1)
     labels = label_shares(ratings.labels, counts.sum(axis=0))
-    alpha = krippendorff_alpha(counts)
+    alpha, level = scale_alpha(ratings)
     n_tied = int(tied_plurality(counts).sum())
     n = len(ratings.items)
     tied_share = n_tied / n
@@ -179,7 +218,9 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
             f"{len(labels)} label classes; the most common is {show_value(top.label)} "
             f"({share_text(top.share)} of all ratings).",
         ),
-        SummaryNumber("agreement (Krippendorff's alpha)", alpha, _alpha_text(alpha), agreement_sentence(alpha)),
+        SummaryNumber(
+            f"agreement (Krippendorff's alpha, {level})", alpha, _alpha_text(alpha), agreement_sentence(alpha, level)
+        ),
         SummaryNumber(
             "items with a tied plurality",
             tied_share,
@@ -203,6 +244,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         tied_share,
         numbers,
         tuple((int(a), int(b)) for a, b in zip(k_values, k_counts, strict=True)),
+        alpha_level=level,
     )
 
 

@@ -93,7 +93,7 @@ def test_default_view_shows_the_sample_ratings(run_page: RunPage) -> None:
     assert at.title[0].value == "Data"
     numbers = _metrics(at)
     assert numbers["items (N)"] == "500" and numbers["ratings per item (K), min / median / max"] == "40 / 40 / 40"
-    assert "agreement (Krippendorff's alpha)" in numbers
+    assert "agreement (Krippendorff's alpha, nominal)" in numbers  # safe / unsafe labels: nominal
     assert any("Nothing uploaded yet" in plain(m.value) for m in at.markdown)
 
 

@@ -86,7 +86,7 @@ def test_label_counts_are_detected_kept_as_counts_and_stored_per_subset(run_page
     oracle = summarize_ratings(ratings_from_frame(_expanded(COUNTS[COUNTS.subset == "snli"], ["e", "n", "c"])))
     numbers = _metrics(at)
     assert numbers["items (N)"] == "3" and numbers["ratings"] == f"{oracle.n_ratings}"
-    assert numbers["agreement (Krippendorff's alpha)"] == f"{oracle.alpha:.3f}"
+    assert numbers["agreement (Krippendorff's alpha, nominal)"] == f"{oracle.alpha:.3f}"
     assert numbers["raters"] == "not recorded"
     assert "one row of the file each" not in _texts(at)
 
