@@ -274,7 +274,11 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
 
 def stored_section() -> None:
     st.header("Datasets stored on this server")
-    metas = store.list_datasets()
+    try:
+        metas = store.list_datasets(strict=True)
+    except store.StoreUnreachable as exc:  # an object store that does not answer: say so, not "nothing uploaded"
+        st.warning(md(str(exc)), icon=":material/cloud_off:")
+        return
     if not metas:
         st.markdown("Nothing uploaded yet: every page uses the built-in samples.")
         return
