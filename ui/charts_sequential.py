@@ -6,7 +6,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, SIGNIFICANT, title
+from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, SIGNIFICANT, title, title_px
 
 BAND = "anytime-valid band (check it whenever you like)"
 FIXED = "fixed-n interval on all cases (valid only at the end)"
@@ -17,7 +17,10 @@ def running_chart(path: pd.DataFrame, decided_at: int | None, fixed: pd.DataFram
 
     ``path``: n, diff, low, high (fractions); ``fixed``: one row n, diff, low, high (the fixed-n test's interval).
     """
-    data = path.assign(diff_pts=100 * path["diff"], low_pts=100 * path["low"], high_pts=100 * path["high"])
+    # numbers as float64: int64 columns reach the browser as BigInt (Arrow), which Vega's scales do not read
+    data = path.assign(
+        n=path["n"].astype(float), diff_pts=100 * path["diff"], low_pts=100 * path["low"], high_pts=100 * path["high"]
+    )
     lo = float(min(data["low_pts"].quantile(0.02), 100 * fixed["low"].min()))
     hi = float(max(data["high_pts"].quantile(0.98), 100 * fixed["high"].max()))
     pad = 0.05 * (hi - lo) + 0.5
@@ -41,7 +44,12 @@ def running_chart(path: pd.DataFrame, decided_at: int | None, fixed: pd.DataFram
         x=x, y=alt.Y("diff_pts:Q", scale=y_scale), tooltip=tooltip
     )
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(y="zero:Q")
-    f = fixed.assign(diff_pts=100 * fixed["diff"], low_pts=100 * fixed["low"], high_pts=100 * fixed["high"])
+    f = fixed.assign(
+        n=fixed["n"].astype(float),
+        diff_pts=100 * fixed["diff"],
+        low_pts=100 * fixed["low"],
+        high_pts=100 * fixed["high"],
+    )
     f_tip = [
         alt.Tooltip("diff_pts:Q", title="fixed-n difference (points)", format="+.1f"),
         alt.Tooltip("low_pts:Q", title="fixed-n interval from", format="+.1f"),
@@ -59,7 +67,7 @@ def running_chart(path: pd.DataFrame, decided_at: int | None, fixed: pd.DataFram
     )
     layers: list[alt.Chart] = [band, line, zero, fixed_bar, fixed_dot]
     if decided_at is not None:
-        d = pd.DataFrame({"n": [decided_at], "label": [f"decided at case {decided_at:,}"]})
+        d = pd.DataFrame({"n": [float(decided_at)], "label": [f"decided at case {decided_at:,}"]})
         rule = alt.Chart(d).mark_rule(color=PALETTE[2], strokeWidth=2).encode(x="n:Q")
         text = (
             alt.Chart(d)
@@ -67,7 +75,7 @@ def running_chart(path: pd.DataFrame, decided_at: int | None, fixed: pd.DataFram
             .encode(x="n:Q", y=alt.value(12), text="label:N")
         )
         layers += [rule, text]
-    legend = pd.DataFrame({"what": [BAND, FIXED], "n": [0, 0], "v": [0.0, 0.0]})
+    legend = pd.DataFrame({"what": [BAND, FIXED]})
     key = (
         alt.Chart(legend)
         .mark_point(opacity=0)
@@ -81,7 +89,9 @@ def running_chart(path: pd.DataFrame, decided_at: int | None, fixed: pd.DataFram
         )
     )
     layers.append(key)
-    return alt.LayerChart(layer=layers).properties(padding=PADDING, width=EXPORT_WIDTH, height=260)
+    return alt.LayerChart(layer=layers).properties(
+        padding=PADDING, width=EXPORT_WIDTH, height=380 + title_px(chart_title)
+    )
 
 
 __all__ = ["BAND", "FIXED", "running_chart"]
