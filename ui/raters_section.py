@@ -14,6 +14,7 @@ import streamlit as st
 
 from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
+from nkcore.ratings import quality as nkquality
 from nkcore.summary import raters as nkraters
 from ui import cache, exports
 from ui.datasets import Dataset
@@ -30,11 +31,13 @@ COLUMNS = {
     "agreement": "agrees with the others",
     "alpha_without": "alpha without this rater",
     "alpha_change": "change in alpha",
+    "quality": "estimated quality (Dawid-Skene)",
 }
 
 
-def raters_table(rows: tuple[nkraters.RaterRow, ...]) -> pd.DataFrame:
-    """One row per rater with plain column names; agreement in percent (NaN when no other rater shares an item)."""
+def raters_table(rows: tuple[nkraters.RaterRow, ...], quality: dict[str, float] | None = None) -> pd.DataFrame:
+    """One row per rater with plain column names; agreement in percent (NaN when no other rater shares an item);
+    with ``quality`` (rater -> Dawid-Skene quality, 0..1), its column in percent."""
     frame = pd.DataFrame(
         [
             {
@@ -43,11 +46,14 @@ def raters_table(rows: tuple[nkraters.RaterRow, ...]) -> pd.DataFrame:
                 "agreement": 100.0 * r.agreement,
                 "alpha_without": r.alpha_without,
                 "alpha_change": r.alpha_change,
+                "quality": 100.0 * quality.get(r.rater, math.nan) if quality is not None else math.nan,
             }
             for r in rows
         ],
         columns=list(COLUMNS),
     )
+    if quality is None:
+        frame = frame.drop(columns=["quality"])
     return frame.rename(columns=COLUMNS)
 
 
@@ -63,7 +69,22 @@ _CONFIG = {
     "change in alpha": st.column_config.NumberColumn(
         format="%+.3f", help="Alpha without this rater minus alpha with everyone: positive means the rest agree more."
     ),
+    "estimated quality (Dawid-Skene)": st.column_config.NumberColumn(
+        format="%.0f%%",
+        help="The chance that this rater's label is the right one on a random item, estimated by the Dawid-Skene "
+        "model (crowd-kit): every rater gets their own table of which label they give for each true label, fitted "
+        "to who agrees with whom. Low quality: the model-weighted label counts this rater's ratings less.",
+    ),
 }
+
+
+def _quality(ds: Dataset) -> tuple[dict[str, float] | None, str | None]:
+    """Each rater's Dawid-Skene quality and the sentence about it, or (None, why not) when it cannot be fitted."""
+    try:
+        agg = cache.compute(nkquality.quality_frame, ds, method="dawid-skene")
+    except DataError as exc:
+        return None, str(exc)
+    return {q.rater: q.quality for q in agg.raters}, nkquality.quality_sentence(agg)
 
 
 def lowest_agreement(summary: nkraters.RaterSummary, min_scored: int = MIN_SCORED) -> nkraters.RaterRow | None:
@@ -92,6 +113,9 @@ def raters_section(ds: Dataset) -> None:
         st.error(md(str(exc)))
         return
     st.markdown(md(summary.sentence))
+    quality, said = _quality(ds)
+    if said is not None:
+        (st.markdown if quality is not None else st.caption)(md(said))
     low = lowest_agreement(summary)
     if low is not None:
         st.caption(
@@ -114,5 +138,8 @@ def raters_section(ds: Dataset) -> None:
             width="stretch",
             column_config=_CONFIG,
         )
-    with st.expander(f"All {summary.n_raters:,} raters, most ratings first"):
-        exports.table(raters_table(summary.raters), "raters", hide_index=True, width="stretch", column_config=_CONFIG)
+    more = ", with their estimated quality" if quality is not None else ""
+    with st.expander(f"All {summary.n_raters:,} raters, most ratings first{more}"):
+        exports.table(
+            raters_table(summary.raters, quality), "raters", hide_index=True, width="stretch", column_config=_CONFIG
+        )

@@ -37,6 +37,8 @@ __all__ = [
     "aggregate_ratings",
     "gold_accuracy",
     "informative_share",
+    "quality_frame",
+    "quality_sentence",
 ]
 
 AGGREGATES: tuple[str, ...] = ("plurality", "dawid-skene", "one-coin")
@@ -204,3 +206,36 @@ def informative_share(accuracy: float, m: int) -> float:
     if m < 2:
         raise DataError("need at least 2 labels")
     return float(min(1.0, max(0.0, (accuracy - 1.0 / m) / (1.0 - 1.0 / m))))
+
+
+def quality_frame(ratings: pd.DataFrame, method: str = "dawid-skene") -> Aggregate:
+    """``aggregate_ratings`` of a ratings table (item, rater, label; one row per rating): the page's cached call."""
+    from nkcore.ratings.raters import rater_ratings_from_frame
+
+    return aggregate_ratings(rater_ratings_from_frame(ratings), method)
+
+
+def quality_sentence(agg: Aggregate, below: float = 0.5) -> str:
+    """What the model says about the raters, in words: how many are right on fewer than ``below`` of the items, and
+    how often the model-weighted label differs from the plurality.
+
+    >>> from nkcore.ratings.raters import rater_ratings
+    >>> agg = aggregate_ratings(rater_ratings([0, 0, 0, 1, 1, 1], [0, 1, 2, 0, 1, 2], [1, 1, 0, 0, 0, 1]), "plurality")
+    >>> quality_sentence(agg)
+    'By agreement with the plurality, 1 rater of 3 is right on fewer than half of the items (estimated quality below 50%).'
+    """
+    q = np.array([r.quality for r in agg.raters], dtype=float)
+    n_low = int(np.count_nonzero(q < below))
+    n = len(agg.raters)
+    labelled = agg.labels >= 0
+    differ = float(np.mean(agg.labels[labelled] != agg.plurality[labelled])) if labelled.any() else 0.0
+    name = {"dawid-skene": "Dawid-Skene", "one-coin": "one-coin Dawid-Skene"}.get(agg.method, agg.method)
+    who = (
+        f"no rater of {n:,} is right on fewer than half of the items"
+        if n_low == 0
+        else f"{n_low:,} rater{'s' if n_low != 1 else ''} of {n:,} {'is' if n_low == 1 else 'are'} right on fewer than "
+        f"half of the items (estimated quality below {below:.0%})"
+    )
+    if agg.method == "plurality":
+        return f"By agreement with the plurality, {who}."
+    return f"By the {name} model, {who}; the {name} label differs from the plurality on {differ:.0%} of the items."
