@@ -21,4 +21,8 @@ Modules (one concept each):
 - ``reference`` a literal, slow, response-level transcription of the spec (oracle for tests and benchmarks)
 - ``frames``   DataFrame-in glue for the page and the CLI (the only module that reads ratings frames)
 - ``sentences`` the plain-language sentences beside the numbers (page and CLI), the paper's claims checked
+- ``adaptive`` adaptive allocation of ratings under a budget (fixed K, a second round by the plurality's margin,
+  sequential until the plurality is clear) and raters who are not alike, simulated on a prior (docs/adaptive.md)
+- ``adaptive_resample`` the same policies on real data (extra ratings without replacement from the item's pool)
+- ``adaptive_sentences`` the policies and the raters' quality in words (page and CLI)
 """
