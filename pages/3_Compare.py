@@ -54,6 +54,7 @@ with page.user_errors():
         ordered = None
         holm_p: tuple[float | None, ...]
         if mode == ADJACENT:
+            page.fit_choices("cmp_configs", configs, minimum=2)
             order = st.multiselect(
                 "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
                 configs,
@@ -66,6 +67,8 @@ with page.user_errors():
             n_cases, dropped, compared = ordered.n_cases, ordered.dropped_cases, ordered.configs
         else:
             p1, p2 = st.columns(2)
+            page.fit_choices("cmp_a", configs)
+            page.fit_choices("cmp_b", configs)
             a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
             b = p2.selectbox(
                 "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"

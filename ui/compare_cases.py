@@ -18,7 +18,7 @@ from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import case_sentences as case_words
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, compare_sequential, datasets, exports
+from ui import cache, charts, charts_paired, compare_sequential, datasets, exports, page
 from ui.text import md
 
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
@@ -44,6 +44,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         level = 1.0 - alpha
         holm_p: tuple[float | None, ...]
         if mode == ADJACENT:
+            page.fit_choices("cmp_configs", configs, minimum=2)
             order = st.multiselect(
                 "Configs, in order; each is compared with the next",
                 configs,
@@ -56,6 +57,8 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
             means = ordered.means
         else:
             p1, p2 = st.columns(2)
+            page.fit_choices("cmp_a", configs)
+            page.fit_choices("cmp_b", configs)
             a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
             b = p2.selectbox(
                 "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"

@@ -8,7 +8,7 @@ a fresh server, because Streamlit routes it straight to the page script, which s
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import streamlit as st
 
@@ -119,6 +119,34 @@ def finish_page() -> None:
             + "; ".join(ignored)
             + ". Those controls show their default values instead."
         )
+
+
+def fit_choices(key: str, options: Sequence[str], minimum: int = 1) -> bool:
+    """Keep a choice widget's remembered value within this dataset's ``options`` before the widget is drawn.
+
+    A session keeps a widget's value when the dataset changes (an upload on the Data page, another dataset in the
+    sidebar): configs of the sample ("n=1", "n=3"...) are then not options, and Streamlit would draw an empty choice,
+    so the page would open on an error instead of a verdict. A remembered list loses the values that are not
+    options and is forgotten (the widget's default applies) when fewer than ``minimum`` remain; a remembered single
+    value that is not an option is forgotten. True when the value was changed.
+    """
+    if key not in st.session_state:
+        return False
+    value = st.session_state[key]
+    allowed = set(options)
+    if isinstance(value, (list, tuple)):
+        kept = [v for v in value if v in allowed]
+        if len(kept) == len(value):
+            return False
+        if len(kept) < minimum:
+            del st.session_state[key]
+        else:
+            st.session_state[key] = kept
+        return True
+    if value in allowed:
+        return False
+    del st.session_state[key]
+    return True
 
 
 @contextlib.contextmanager

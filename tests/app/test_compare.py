@@ -264,3 +264,17 @@ def test_discordance_tabs_show_config_names_literally(run_page: RunPage) -> None
     labels = [t.label for t in found(at, "tab")]
     assert [plain(label) for label in labels] == [f"{a} → {b}"]
     assert "\\!\\[x\\]" in labels[0] and "\\:" in labels[0] and "\\*\\*B\\*\\*" in labels[0]  # escaped, not rendered
+
+
+def test_an_uploaded_dataset_opens_on_a_verdict_in_a_session_that_had_the_sample(run_page: RunPage) -> None:
+    """After the sample (configs n=1 ... n=7) the session remembered them; an upload with other configs opened on
+    'a paired comparison needs at least two configs; found none'. Its own configs are chosen instead."""
+    frame = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "config": ["m1", "m2"] * 3, "correct": [1, 0, 1, 1, 0, 1]})
+    meta = store.put(frame, "paired", "upload.csv")
+    for query in ({}, {"cmp_mode": "one pair of my choice"}):
+        at = run_page(PAGE, query=query, timeout=120)
+        assert not error_texts(at)
+        at.query_params["paired"] = meta.id
+        at.run()
+        assert not at.exception and not error_texts(at), error_texts(at)
+        assert any("cannot tell m2 from m1" in plain(m.value) for m in at.markdown)
