@@ -13,7 +13,7 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
-from ui import cache, charts_nk, datasets, exports
+from ui import cache, charts_nk, datasets, exports, page
 
 SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
 REAL = SOURCES[2]
@@ -112,11 +112,16 @@ def _source_controls(source: str, s1: Any) -> dict[str, Any]:
         prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit")
         return {"prior": prior, "rds": rds, "fitted": fitted}
     rds = datasets.choose_dataset("ratings")
+    matched = datasets.match_partner("predictions", rds)  # predictions that share no item would only fail
     pds = datasets.choose_dataset("predictions")
+    if matched:
+        st.info(matched, icon=":material/link:")
     models = list(cache.compute(frames.model_names, pds))
     if len(models) < 2:
         st.error("The predictions dataset needs at least two models to compare.")
         st.stop()
+    page.fit_choices("bud_ma", models)  # models of another predictions dataset, remembered by the session
+    page.fit_choices("bud_mb", models)
     model_a = s1.selectbox("Model A", models, index=0, key="bud_ma", bind="query-params")
     model_b = s1.selectbox("Model B", models, index=1, key="bud_mb", bind="query-params")
     return {"prior": None, "rds": rds, "pds": pds, "model_a": model_a, "model_b": model_b}

@@ -196,6 +196,69 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
     )
 
 
+def _items(ds: Dataset) -> frozenset[str]:
+    """The item ids of a ratings or predictions table (cached per dataset fingerprint)."""
+    from nkcore.kinds.values import item_ids
+    from ui import cache
+
+    return cache.compute(item_ids, ds)
+
+
+def match_partner(kind: Kind, partner: Dataset) -> str | None:
+    """Before :func:`choose_dataset` of ``kind``: when the dataset it would open cannot go with ``partner`` (some of
+    its items are not the partner's, as predictions left on the built-in sample beside uploaded ratings: "500 items
+    in the predictions are not in the ratings"), choose the one of ``kind`` that fits (all its items are the
+    partner's) and shares the most items, else the one sharing the most, and return the sentence that says which
+    (shown by the caller); None when nothing changed. A choice that fits is kept.
+    """
+    options, down = _options(kind)
+    if down is not None:
+        return None
+    memory = f"_nkp_chosen_{kind}"
+    sample_id = next(iter(options))
+    raw = st.query_params.get(kind)
+    current = str(raw) if raw is not None and raw in options else st.session_state.get(memory, sample_id)
+    if current not in options:
+        current = sample_id
+    wanted = _items(partner)
+    if not wanted:
+        return None
+
+    def fit(ds_id: str) -> tuple[bool, int]:
+        """(every item of it is one of the partner's, items shared): predictions for unrated items are refused."""
+        items = _items(load_dataset(kind, ds_id))
+        return bool(items) and items <= wanted, len(items & wanted)
+
+    try:
+        if fit(current)[0]:
+            return None
+    except DataError:
+        return None
+    best: tuple[tuple[bool, int], str] | None = None
+    for ds_id in options:
+        if ds_id == current:
+            continue
+        try:
+            score = fit(ds_id)
+        except DataError:
+            continue
+        if score[1] > 0 and (best is None or score > best[0]):
+            best = (score, ds_id)
+    if best is None:
+        return None
+    (_, n), ds_id = best
+    st.session_state[memory] = ds_id
+    if ds_id == sample_id:
+        st.query_params.pop(kind, None)
+    else:
+        st.query_params[kind] = ds_id
+    what = KIND_LABELS[kind].split(" (")[0].lower()
+    return (
+        f"The {what} chosen before are not for the items of {md(partner.name)}, so {md(options[ds_id])} is used: the "
+        f"{what} sharing the most items with it ({n:,}). Choose others in the sidebar."
+    )
+
+
 def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
     """A sidebar selectbox of the datasets of ``kind``; the choice is in the URL as ``?<kind>=<id>``.
 

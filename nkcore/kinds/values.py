@@ -23,6 +23,7 @@ __all__ = [
     "bounded_text",
     "graded_advice",
     "graded_scores",
+    "item_ids",
     "natural_argsort",
     "natural_order",
     "show_names",
@@ -213,3 +214,15 @@ def graded_advice(column: str, description: str) -> str:
         "high) and give one row per rating (item, rater, label; a response number will do for anonymous raters) or "
         "one count_<label> column per label, then upload that file"
     )
+
+
+def item_ids(frame: pd.DataFrame) -> frozenset[str]:
+    """The item ids of a ratings or predictions table, as text by :func:`to_text` (the parsers' rule); empty when
+    it has no ``item`` column.
+
+    >>> sorted(item_ids(pd.DataFrame({"item": [1.0, 2.0, None]})))
+    ['1', '2']
+    """
+    if "item" not in frame.columns:
+        return frozenset()
+    return frozenset(to_text(frame["item"]).dropna().tolist())

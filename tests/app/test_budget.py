@@ -592,3 +592,15 @@ def test_the_other_paper_metrics_are_prefetched_and_a_metric_switch_finds_them(
         assert not at.exception
         assert f"for {name}" in _text(at)
     assert len(grids()) == 4  # both switches read the prefetched grids
+
+
+def test_uploaded_ratings_open_with_the_predictions_that_share_their_items(run_page: RunPage) -> None:
+    """Stored ratings beside predictions left on the built-in sample said '500 items in the predictions are not in
+    the ratings'; the stored predictions sharing the most items are chosen instead, and the page says which."""
+    rid, pid = _likert_ids()
+    at = run_page(PAGE, query={**REAL, "ratings": rid}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at), error_texts(at)
+    assert at.query_params["predictions"] == [pid] or at.query_params["predictions"] == pid
+    assert any("likert_preds.csv" in plain(i.value) and "sharing the most items" in plain(i.value) for i in at.info)
+    assert "reach the same conclusion" in _text(at)
