@@ -75,16 +75,23 @@ def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings:
 def _row(what: str, c: Any, real: bool) -> dict[str, Any]:
     mean = getattr(c, "mean_ratings_per_item", float(c.k))
     most = getattr(c, "max_ratings_per_item", int(c.k))
-    return {
+    return {  # the verdict first: on a narrow screen the table scrolls sideways
         "how the ratings are spread": what,
-        "items (N)": f"{c.n:,}",
-        "ratings per item: mean / most": f"{mean:.1f} / {most}",
         "p-value": sentences.fmt_p(c.p),
+        "p < 0.05?": "yes" if c.p < 0.05 else "no",
         "same winner as all the data" if real else "A ahead in": _repro(c),
         "Mean gap": sentences.fmt_gap(c.delta),
         "CI-width": sentences.fmt_gap(c.ci_width),
-        "repeatable (p < 0.05)?": "yes" if c.p < 0.05 else "no",
+        "items (N)": f"{c.n:,}",
+        "ratings per item (mean / most)": f"{mean:.1f} / {most}",
     }
+
+
+def _policy_words(policy: str, c: Any, s: dict[str, Any]) -> str:
+    """A policy's row name: what it did with this cell's budget."""
+    if policy == "margin":
+        return f"margin: {c.first_stage_k} first, the rest to the {s['contested']:.0%} most contested"
+    return f"sequential: {c.first_stage_k} first, then until a lead of 2"
 
 
 def _repro(c: Any) -> str:
@@ -150,13 +157,13 @@ def draw_adaptive(ch: Choices, g: Grid, cell: Any) -> None:
         )
         seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, key="bud_ad_seed", bind="query-params"))
         s: dict[str, Any] = {"first": first, "contested": contested, "rounds": PRECISION[precision], "seed": seed}
-        rows = [_row(f"fixed: {cell.k} ratings on every item (the cell above)", cell, ch.real)]
+        rows = [_row(f"fixed: {cell.k} on every item (the cell above)", cell, ch.real)]
         found: dict[str, Any] = {}
         for policy in ("margin", "sequential"):
             c = _cells(ch, policy, (cell.budget,), cell.k, s)
             if c:
                 found[policy] = c[0]
-                rows.append(_row(policy, c[0], ch.real))
+                rows.append(_row(_policy_words(policy, c[0], s), c[0], ch.real))
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         for policy, c in found.items():
             st.markdown(f"**{policy.capitalize()}:** " + md(adaptive_sentences.adaptive_cell_sentence(c)))
@@ -182,7 +189,7 @@ def _compare(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
         if options:
             best.append(min(options, key=lambda c: c.p))
     st.markdown(
-        f"**Across budgets (up to {MAX_COMPARE_BUDGET:,} ratings), {cell.k} ratings per item on average:** "
+        f"**Across budgets ({budgets[0]:,} to {budgets[-1]:,} ratings), {cell.k} ratings per item on average:** "
         + md(adaptive_sentences.policy_comparison_sentence(best, fixed, ch.metric))
     )
 
@@ -202,13 +209,13 @@ def _raters(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
     )
     if poor <= 0:
         return
-    rows = [_row(f"fixed: {cell.k} ratings, every rater alike (the cell above)", cell, False)]
+    rows = [_row(f"fixed: {cell.k} each, raters alike (the cell above)", cell, False)]
     got = {}
     for weighted in (False, True):
         c = _cells(ch, "fixed", (cell.budget,), cell.k, s | {"poor": poor, "weighted": weighted})[0]
         got[weighted] = c
-        what = "random raters weighted down (quality 0)" if weighted else "random raters counted like the others"
-        rows.append(_row(f"fixed: {cell.k} ratings, {poor:.0%} of them random, {what}", c, False))
+        what = "weighted down" if weighted else "counted like the others"
+        rows.append(_row(f"fixed: {cell.k} each, {poor:.0%} of them random, {what}", c, False))
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     budgets = tuple(b for b in ch.budgets if cell.k <= b <= MAX_COMPARE_BUDGET)
     before = grid.minimal_budgets(
@@ -219,10 +226,10 @@ def _raters(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
         [ch.metric],
     )[0]
     st.markdown(
-        md(
+        f"**At {cell.k} ratings per item, budgets {budgets[0]:,} to {budgets[-1]:,}:** "
+        + md(
             adaptive_sentences.minimal_budget_shift_sentence(
                 f"with {poor:.0%} of the ratings from raters who answer at random, weighting them down", before, after
             )
         )
-        + f" (at {cell.k} ratings per item, budgets up to {MAX_COMPARE_BUDGET:,})"
     )

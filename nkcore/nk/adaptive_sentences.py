@@ -118,12 +118,16 @@ def minimal_budget_shift_sentence(label: str, before: MinimalBudget, after: Mini
     >>> mb = MinimalBudget
     >>> minimal_budget_shift_sentence("weighting them down", mb("tv", 1000, 20, 0.01), mb("tv", 500, 10, 0.02))
     'For TV (total variation), weighting them down changes the minimal budget from 1,000 ratings (K = 20) to 500 ratings (K = 10).'
+    >>> minimal_budget_shift_sentence("weighting them down", mb("acc", None, None, None), mb("acc", None, None, None))
+    'For Accuracy (plurality vote), weighting them down or not: neither reaches p < 0.05 within the budgets tried.'
     """
     name = metric_label(before.metric)
 
     def say(mb: MinimalBudget) -> str:
         return "beyond the budgets tried" if mb.budget is None else f"{fmt_int(mb.budget)} ratings (K = {mb.k})"
 
+    if before.budget is None and after.budget is None:
+        return f"For {name}, {label} or not: neither reaches p < {SIGNIFICANCE} within the budgets tried."
     if (before.budget, before.k) == (after.budget, after.k):
         return f"For {name}, {label} leaves the minimal budget at {say(before)}."
     return f"For {name}, {label} changes the minimal budget from {say(before)} to {say(after)}."
