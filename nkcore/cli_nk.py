@@ -50,7 +50,7 @@ from nkcore.nk.grid import (
 )
 from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import Prior, get_prior, preset_names, resolve_prior
-from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence, p_phrase
+from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence
 
 __all__ = ["register", "run"]
 
@@ -357,6 +357,7 @@ def _header(prior: Prior, eps: float) -> str:
 
 
 def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:
+    from nkcore.nk.cell_words import resample_p_phrase
     from nkcore.nk.frames import exact_resample_frames, model_names, resample_frames
     from nkcore.nk.sentences import resample_sentence
 
@@ -409,7 +410,8 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
             else ""
         )
         print(
-            f"- {resample_sentence(c, pair[0], pair[1])} {p_phrase(c.p)}; {c.n_qualifying:,} items have at least "
+            f"- {resample_sentence(c, pair[0], pair[1])} {resample_p_phrase(c, pair[0], pair[1])}; "
+            f"{c.n_qualifying:,} items have at least "
             f"{c.k} ratings ({method_words(c.method)}).{beyond}"
         )
     return 0

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from nkcore.nk import cell_words as cell_numbers
 from nkcore.nk import grid, sentences
 from ui import charts, charts_nk, exports
 from ui.budget_compute import Grid, simulated_cells
@@ -47,6 +48,8 @@ def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
         m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
     else:
         m[4].metric("items (N)", f"{cell.n:,}")
+    a, b = (ch.model_a, ch.model_b) if g.run_info is not None else ("model A", f"model B (eps {ch.eps:g})")
+    st.caption(md(cell_numbers.numbers_sentence(cell, a, b)))  # each number in words: these models, metric, budget
     if g.exact_view:
         st.markdown("**How exact these numbers are:** " + md(accuracy_words(cell)))
     if shares.all_tied:
@@ -62,7 +65,8 @@ def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
 def cell_words(ch: Choices, g: Grid, cell: Any) -> str:
     """What the cell says in one sentence (the real-data one names the two models)."""
     if g.run_info is not None:
-        return sentences.resample_sentence(cell, ch.model_a, ch.model_b)
+        said = sentences.resample_sentence(cell, ch.model_a, ch.model_b)
+        return f"{said} {cell_numbers.resample_p_phrase(cell, ch.model_a, ch.model_b)}."
     return sentences.cell_sentence(cell)
 
 

@@ -47,22 +47,34 @@ class MetricInfo:
     larger_is_better: bool
     paper: bool
     plain: str
+    unit: str = "points"  # how a gap reads: "points" (a share x 100), "scale" (a 0-1 distance), "nats"
 
 
 METRICS: dict[str, MetricInfo] = {
     "acc": MetricInfo(
         "acc", "Accuracy (plurality vote)", True, True, "share of items whose majority label matches the raters' one"
     ),
-    "tv": MetricInfo("tv", "TV (total variation)", False, True, "how far the label shares are from the raters' shares"),
+    "tv": MetricInfo(
+        "tv", "TV (total variation)", False, True, "how far the label shares are from the raters' shares", "scale"
+    ),
     "wins": MetricInfo("wins", "Wins", True, True, "items where A is closer to the raters than B, minus the reverse"),
     "kl": MetricInfo(
-        "kl", "KL divergence (paper's version)", False, True, "KL divergence with the paper's 1e-12 added to counts"
+        "kl",
+        "KL divergence (paper's version)",
+        False,
+        True,
+        "KL divergence with the paper's 1e-12 added to counts",
+        "nats",
     ),
     "kl_smooth": MetricInfo(
-        "kl_smooth", "KL (smoothed, add 1/2)", False, False, "KL divergence with Jeffreys smoothing (add 1/2)"
+        "kl_smooth", "KL (smoothed, add 1/2)", False, False, "KL divergence with Jeffreys smoothing (add 1/2)", "nats"
     ),
-    "js": MetricInfo("js", "Jensen-Shannon distance", False, False, "symmetric, bounded distance between label shares"),
-    "ce": MetricInfo("ce", "Cross-entropy", False, False, "surprise of the machine at the raters' labels (nats)"),
+    "js": MetricInfo(
+        "js", "Jensen-Shannon distance", False, False, "symmetric, bounded distance between label shares", "scale"
+    ),
+    "ce": MetricInfo(
+        "ce", "Cross-entropy", False, False, "surprise of the machine at the raters' labels (nats)", "nats"
+    ),
     "f1": MetricInfo("f1", "Macro F1 (plurality)", True, False, "F1 of majority labels, averaged over the labels"),
 }
 PAPER_METRICS: tuple[str, ...] = ("acc", "tv", "wins", "kl")
