@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from nkcore.cli import main
 from tests.app.conftest import RunPage, error_texts, plain
 
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = "pages/2_Budget.py"
 TIMEOUT = 240
 QUERY = {"bud_prior": "DICES", "bud_maxb": "1000", "bud_ks": "1,5,10", "bud_cell": "500x10", "bud_adaptive": "true"}
@@ -82,3 +84,37 @@ def test_closed_section_costs_nothing(run_page: RunPage) -> None:
     at = run_page(PAGE, query={k: v for k, v in QUERY.items() if k != "bud_adaptive"}, timeout=TIMEOUT)
     assert not at.exception
     assert not [t for t in _tables(at) if t and "how the ratings are spread" in t[0]]
+
+
+def test_real_data_rows_say_same_winner_and_match_the_resampler(
+    run_page: RunPage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    query = {
+        "bud_src": "Resample ratings + predictions",
+        "bud_maxb": "500",
+        "bud_ks": "1,2,5",
+        "bud_cell": "500x5",
+        "bud_adaptive": "true",
+    }
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    rows = _adaptive_table(at)
+    assert "same winner as all the data" in rows[0] and len(rows) == 3
+    most = [int(str(r["ratings per item (mean / most)"]).split(" / ")[1]) for r in rows]
+    assert most[0] == 5 and most[1] > 5
+    commands = next(c.value for c in at.code if "--adaptive" in c.value)
+    assert "--ratings RATINGS --predictions PREDICTIONS" in commands
+    # the page's samples are sample_data/ratings.csv and predictions.csv: the CLI gives every row's numbers
+    for line, row in zip(commands.splitlines(), rows[1:], strict=True):
+        line = line.replace("RATINGS", str(ROOT / "sample_data" / "ratings.csv"))
+        line = line.replace("PREDICTIONS", str(ROOT / "sample_data" / "predictions.csv"))
+        capsys.readouterr()
+        assert main(shlex.split(line)[3:]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert (
+            row["p-value"] == _fmt_p(got["p"]) and row["same winner as all the data"] == f"{got['reproducibility']:.0%}"
+        )
+        assert (
+            row["ratings per item (mean / most)"]
+            == f"{got['mean_ratings_per_item']:.1f} / {got['max_ratings_per_item']}"
+        )
