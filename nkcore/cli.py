@@ -5,16 +5,23 @@ and sets ``func`` (a callable ``args -> int``) on each. Exit codes: 0 success, 2
 (a one-line message on stderr, never a traceback). Limits on the work of one request are checked in nkcore
 (``nkcore.common.limits``; ``python -m nkcore limits`` prints them); a RecursionError or MemoryError that gets past
 them is still reported in one line, exit 2.
+
+Text output is written through :class:`EscapingWriter`: names read from a file (models, providers, configs, labels)
+reach the terminal with their control and bidirectional characters escaped (``nkcore.errors.printable_lines``), so a
+crafted log cannot colour, erase or reverse a line of the verdict. ``--json`` output is left alone: ``print_json``
+writes ASCII JSON, whose escapes (``\\u001b``) decode to the exact strings.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
-from nkcore.errors import DataError, one_line
+from nkcore.errors import DataError, one_line, printable_lines
 
 # Topic modules that add subcommands; a module that is not written yet is skipped.
 _TOPICS = ("cli_data", "cli_paired", "cli_plan", "cli_voting", "cli_nk", "cli_raters", "cli_limits")
@@ -26,6 +33,26 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")  # an argument can hold a line break
         raise SystemExit(2)
+
+
+class EscapingWriter:
+    """A text stream that writes ``printable_lines(text)`` to ``stream``: every control character but the line
+    break and the tab (ESC, CR, NUL, C1 controls) and every bidirectional or zero-width mark becomes its visible
+    escape. Everything else (``flush``, ``encoding``, ``isatty``...) is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable_lines(text))
+        return len(text)
+
+    def writelines(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,13 +81,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    with contextlib.ExitStack() as streams:
+        if not getattr(args, "json", False):  # JSON keeps its exact strings (ASCII, JSON-escaped)
+            streams.enter_context(contextlib.redirect_stdout(EscapingWriter(sys.stdout)))
+        streams.enter_context(contextlib.redirect_stderr(EscapingWriter(sys.stderr)))
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except DataError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        sys.stderr.write(f"error: cannot read {exc.filename}: {exc.strerror}\n")
+        sys.stderr.write(f"error: cannot read {one_line(str(exc.filename))}: {exc.strerror}\n")
         return 2
     except RecursionError:
         sys.stderr.write("error: the input is nested too deeply to process (a limit was missed): flatten it\n")

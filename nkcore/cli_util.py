@@ -31,5 +31,10 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as indented JSON on stdout."""
-    print(json.dumps(to_jsonable(obj), indent=2))
+    """Print ``obj`` as indented JSON on stdout.
+
+    ASCII only (``ensure_ascii``): a control or bidirectional character in a name read from a file is written as
+    its JSON escape (``"\\u001b"``, ``"\\u202e"``), so the output cannot drive a terminal and decodes to the exact
+    string.
+    """
+    print(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=True))

@@ -8,7 +8,7 @@ line.
 
 from __future__ import annotations
 
-__all__ = ["DataError", "one_line"]
+__all__ = ["DataError", "one_line", "printable_lines"]
 
 
 def one_line(text: str) -> str:
@@ -30,6 +30,23 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+def printable_lines(text: str) -> str:
+    """``text`` with every non-printable character but the line break and the tab escaped, by :func:`one_line`'s
+    rule: what the CLI writes to a terminal.
+
+    A name read from a file (a model, a provider, a config) can hold ESC colour sequences, a carriage return that
+    sends the cursor back to overwrite the verdict, NUL, or a right-to-left override (U+202E) that shows the line's
+    end reversed. Each becomes its visible Python escape (``\\x1b``, ``\\r``, ``\\x00``, ``\\u202e``); the lines of the
+    text and their indentation are kept.
+
+    >>> printable_lines("verdict: \\x1b[2KB wins\\r\\u202eA\\n\\tnote")
+    'verdict: \\\\x1b[2KB wins\\\\r\\\\u202eA\\n\\tnote'
+    """
+    if text.isprintable():
+        return text
+    return "\n".join("\t".join(one_line(part) for part in line.split("\t")) for line in text.split("\n"))
 
 
 class DataError(ValueError):
