@@ -387,7 +387,14 @@ def _run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[
         found = minimal_budgets(cells, metrics)
         if args.json:
             policy = {"policy": "fixed"} if args.adaptive == "fixed" else {}
-            print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} | policy for mb in found])
+            print_json(
+                [
+                    {"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p}
+                    | {"n": mb.n, "extrapolated": mb.extrapolated, "pool": mb.pool}
+                    | policy
+                    for mb in found
+                ]
+            )
         else:
             for mb in found:
                 print(minimal_budget_sentence(mb))

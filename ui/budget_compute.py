@@ -166,5 +166,15 @@ def answer(ch: Choices, g: Grid) -> Answer:
     else:
         mb = grid.minimal_budgets(g.mcells, [ch.metric])[0]
         searched, on_grid = f"the budgets on the grid ({', '.join(f'{b:,}' for b in ch.budgets)})", True
+        beyond = sorted(b for b in grid.PAPER_BUDGETS if b > max(ch.budgets))
+        if mb.budget is None and ch.prior is None and ch.metric in ENGINE_METRICS and beyond:
+            # real data: go on over the paper's larger budgets, as `nk --ratings ... --min-budget` does, so the page
+            # and the CLI give one answer (flagged where it draws more items than the data has)
+            found = work.compute_with_progress(
+                frames.exact_resample_frames, ch.rds, ch.pds, progress_label="Searching larger budgets",
+                model_a=ch.model_a, model_b=ch.model_b, budgets=tuple(beyond), ks=ch.ks, metrics=(ch.metric,),
+            )  # fmt: skip
+            mb = grid.minimal_budgets(list(found.cells), [ch.metric])[0]
+            searched = f"the paper's budgets up to {max(beyond):,} ratings"
     tied = all(sentences.gap_shares(c.alt, c.null).all_tied for c in g.mcells)
     return Answer(mb, sentences.verdict_sentence(mb, ch.label, searched, on_grid, tied), searched, tied)

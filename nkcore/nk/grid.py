@@ -114,12 +114,19 @@ class CellResult:
 
 @dataclass(frozen=True, slots=True)
 class MinimalBudget:
-    """Smallest budget at which some K reaches p < 0.05 for a metric (None when no budget on the grid does)."""
+    """Smallest budget at which some K reaches p < 0.05 for a metric (None when no budget on the grid does).
+
+    ``n``: its items (N); ``extrapolated``: on real data, that split draws more items than the pool of items with K
+    ratings holds (``pool``), so it is a projection beyond the data, not a measurement (:func:`extrapolated`).
+    """
 
     metric: str
     budget: int | None
     k: int | None
     p: float | None
+    n: int | None = None
+    extrapolated: bool = False
+    pool: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +140,8 @@ class BestK:
     p: float
     delta: float
     ci_width: float
+    extrapolated: bool = False
+    pool: int | None = None
 
 
 def configurations(budgets: Iterable[int] = PAPER_BUDGETS, ks: Iterable[int] = PAPER_KS) -> list[Config]:
@@ -286,7 +295,8 @@ def best_k(cells: Iterable, metric: str) -> list[BestK]:
     out = []
     for b in sorted(by_budget):
         best = min(by_budget[b], key=lambda c: (extrapolated(c), c.p, -_ratio(c), c.k))
-        out.append(BestK(metric, b, best.k, best.n, best.p, best.delta, best.ci_width))
+        pool = getattr(best, "n_qualifying", None)
+        out.append(BestK(metric, b, best.k, best.n, best.p, best.delta, best.ci_width, extrapolated(best), pool))
     return out
 
 
@@ -313,14 +323,20 @@ def _ratio(c: object) -> float:
 def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, level: float = SIGNIFICANCE) -> list:
     """Per metric, the smallest budget at which some K reaches p < ``level`` (spec: "minimal budget").
 
-    The K reported is that budget's best K (smallest p). Metrics that never reach it get ``budget=None``.
+    The K reported is that budget's best K (smallest p). Metrics that never reach it get ``budget=None``. On real
+    data a budget whose every split draws more items than the data has still counts (it is the answer there is), but
+    is flagged ``extrapolated``: the sentences say it is a projection beyond the pool, not a measurement.
     """
     cells = list(cells)
     present = [m for m in METRICS if any(c.metric == m for c in cells)]
     out: list[MinimalBudget] = []
     for mt in metrics or present:
         hit = next((bk for bk in best_k(cells, mt) if bk.p < level), None)
-        out.append(MinimalBudget(mt, hit.budget, hit.k, hit.p) if hit else MinimalBudget(mt, None, None, None))
+        out.append(
+            MinimalBudget(mt, hit.budget, hit.k, hit.p, hit.n, hit.extrapolated, hit.pool)
+            if hit
+            else MinimalBudget(mt, None, None, None)
+        )
     return out
 
 

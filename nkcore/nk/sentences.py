@@ -202,13 +202,29 @@ def cell_sentence(cell: Any) -> str:
 
 
 def minimal_budget_sentence(mb: MinimalBudget) -> str:
-    """'TV reaches p < 0.05 at 1,000 ratings with K = 120.' or 'never within the budgets tried'."""
+    """'TV reaches p < 0.05 at 1,000 ratings with K = 120.' or 'never within the budgets tried'; an extrapolated
+    answer (real data: more items than the pool holds) says so.
+
+    >>> print(minimal_budget_sentence(MinimalBudget("acc", 10_000, 1, 0.002, 10_000, True, 500)))
+    Accuracy (plurality vote) reaches p < 0.05 at a budget of 10,000 ratings with ratings per item (K) = 1 (p = 0.002), an extrapolation: that split needs 10,000 items and the data has 500 with 1 rating each, so each is drawn about 20 times; a projection beyond the data, not a measurement.
+    """
     name = metric_label(mb.metric)
     if mb.budget is None:
         return f"{name} does not reach p < {SIGNIFICANCE} within the budgets tried."
     return (
         f"{name} reaches p < {SIGNIFICANCE} at a budget of {fmt_int(mb.budget)} ratings "
-        f"with ratings per item (K) = {mb.k} ({p_phrase(mb.p)})."
+        f"with ratings per item (K) = {mb.k} ({p_phrase(mb.p)}){extrapolation_clause(mb)}."
+    )
+
+
+def extrapolation_clause(mb: MinimalBudget) -> str:
+    """', an extrapolation: ...' for a minimal budget beyond the data's pool of items; '' otherwise."""
+    if not mb.extrapolated or mb.n is None or not mb.pool or mb.k is None:
+        return ""
+    each = f"{mb.k} rating{'s' if mb.k != 1 else ''} each"
+    return (
+        f", an extrapolation: that split needs {fmt_int(mb.n)} items and the data has {fmt_int(mb.pool)} with {each}, "
+        f"so each is drawn about {mb.n / mb.pool:.0f} times; a projection beyond the data, not a measurement"
     )
 
 
@@ -482,6 +498,6 @@ def verdict_sentence(mb: MinimalBudget, label: str, searched: str, on_grid: bool
         tried = " tried" if on_grid else ""
         return (
             f"Smallest budget{tried} that reaches p < {SIGNIFICANCE} for {label}: {mb.budget:,} ratings "
-            f"({mb.budget // mb.k:,} items x {mb.k} {per})."
+            f"({mb.budget // mb.k:,} items x {mb.k} {per}){extrapolation_clause(mb)}."
         )
     return f"{label} does not reach p < {SIGNIFICANCE} within {searched}: a larger budget is needed."

@@ -604,3 +604,38 @@ def test_uploaded_ratings_open_with_the_predictions_that_share_their_items(run_p
     assert at.query_params["predictions"] == [pid] or at.query_params["predictions"] == pid
     assert any("likert_preds.csv" in plain(i.value) and "sharing the most items" in plain(i.value) for i in at.info)
     assert "reach the same conclusion" in _text(at)
+
+
+@pytest.mark.shared
+def test_real_data_minimal_budget_is_the_clis_and_says_when_it_extrapolates(
+    run_page: RunPage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Jobs Q1: `nk --ratings ... --min-budget` answered 10,000 ratings with K = 1 (from 500 items, unflagged) where
+    the page said 'does not reach p < 0.05 within the budgets on the grid': one answer now, flagged in both."""
+    import json
+
+    from nkcore import store
+    from nkcore.cli import main
+    from tests.conftest import DATASETS
+
+    jobs = DATASETS / "jobs"
+    rpath, ppath = (
+        jobs / "annotations_q1_point_of_view.csv.gz",
+        jobs / "predictions_generated_here_q1_point_of_view.csv.gz",
+    )
+    rid = store.put(pd.read_csv(rpath).rename(columns={"item_id": "item", "annotator_id": "rater"}), "ratings", "q1").id
+    preds = pd.read_csv(ppath)
+    pid = store.put(preds.rename(columns={"item_id": "item"}), "predictions", "q1 preds").id
+    query = {"bud_src": REAL["bud_src"], "ratings": rid, "predictions": pid, "bud_metric": "acc"}  # the paper's K
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    a, b = at.selectbox(key="bud_ma").value, at.selectbox(key="bud_mb").value
+    args = ["nk", "--ratings", str(rpath), "--predictions", str(ppath), "--models", f"{a},{b}", "--metric", "acc"]
+    assert main([*args, "--min-budget", "--json"]) == 0
+    (mb,) = json.loads(capsys.readouterr().out)
+    verdict = plain(next(m.value for m in at.markdown if m.value.startswith("####")))
+    assert f"{mb['budget']:,} ratings" in verdict
+    assert ("an extrapolation" in verdict) == mb["extrapolated"]
+    assert main([*args, "--min-budget"]) == 0
+    text = capsys.readouterr().out
+    assert ("an extrapolation" in text) == mb["extrapolated"]
