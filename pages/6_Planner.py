@@ -15,7 +15,7 @@ import streamlit as st
 from nkcore import paired, resolution
 from nkcore.resolution import repeats
 from nkcore.resolution import sentences as resolution_text
-from ui import cache, charts, charts_paired, datasets, exports, page
+from ui import cache, charts, charts_paired, datasets, exports, page, planner_sequential
 from ui.text import md
 
 page.setup_page(
@@ -375,4 +375,5 @@ def repeats_section(alpha: float, power: float, chosen: datasets.Dataset | None)
 
 with page.user_errors():
     repeats_section(alpha, power, ds if from_data else None)
+    planner_sequential.render(alpha, target_pts / 100.0, discordance, power)
 page.finish_page()

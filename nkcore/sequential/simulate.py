@@ -27,7 +27,7 @@ from nkcore.sequential.mixture import PRIOR, log_e_value
 __all__ = ["SequentialPlan", "SimulationResult", "decision_times", "mcnemar_critical", "sequential_plan", "simulate"]
 
 _CHUNK = 500
-_PLAN_WORK = 8_000_000  # cases simulated for one Planner answer (about 2 s)
+_PLAN_WORK = 4_000_000  # cases simulated for one Planner answer (about 1 s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +61,10 @@ def mcnemar_critical(m_max: int, alpha: float) -> np.ndarray:
     np.int64(2)
     """
     m = np.arange(m_max + 1)
-    c = np.arange(m_max + 1)
-    cdf = binom.cdf(c[None, :], m[:, None], 0.5)
-    ok = (2.0 * cdf <= alpha) & (c[None, :] <= m[:, None] / 2.0)
-    return np.where(ok.any(axis=1), np.where(ok, c[None, :], -1).max(axis=1), -1)
+    c = binom.ppf(alpha / 2.0, m, 0.5)  # the smallest c with P(X <= c) >= alpha / 2
+    c = np.where(np.isnan(c), 0, c).astype(np.int64)
+    c = np.where(2.0 * binom.cdf(c, m, 0.5) <= alpha, c, c - 1)
+    return np.where(c <= m / 2.0, c, -1)
 
 
 def _binary_runs(
