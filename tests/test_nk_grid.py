@@ -201,3 +201,17 @@ def test_cli_real_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> No
         capsys, ["nk", "--ratings", str(tmp_path / "r.csv"), "--budget", "80", "--k", "4", "--rounds", "50", "--json"]
     )
     assert fitted["prior"].startswith("fitted")
+
+
+def test_the_p_standard_error_is_the_spread_of_p_over_fresh_samples() -> None:
+    """The paper's p from finite null and alternative samples: its DeLong standard error matches the spread of p
+    over 2,000 fresh pairs of samples (normal gaps 2.5 sd apart, 500 each)."""
+    from nkcore.nk.pvalue import p_standard_error, p_value
+
+    rng = np.random.default_rng(0)
+    ps, ses = [], []
+    for _ in range(2000):
+        null, alt = rng.normal(0, 1, 500), rng.normal(2.5, 1, 500)
+        ps.append(p_value(null, alt))
+        ses.append(p_standard_error(null, alt))
+    assert float(np.mean(ses)) == pytest.approx(float(np.std(ps, ddof=1)), rel=0.05)

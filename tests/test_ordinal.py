@@ -153,3 +153,21 @@ def test_label_counts_are_returned_unbinned():
     counts = pd.DataFrame({"item": ["a", "b"], "count_1": [2, 0], "count_5": [1, 3]})
     out, pred, binning = bin_frames(counts)
     assert out is counts and pred is None and binning is None
+
+
+def test_check_scopes_its_verdict_to_the_pair_and_gives_the_p_its_simulation_error() -> None:
+    """The verdict rested on one pair and a p from a few hundred rounds: it now names the pair's MAEs, scopes the
+    claim to it, and gives p's Monte Carlo standard error, which matches the spread of p over seeds."""
+    counts, _mu, values = _likert(4)
+    close = item_means(counts, values)
+    near = close + 0.08
+    checks = [homan_check(counts, values, close, near, n=300, ks=(2,), rounds=200, seed=s) for s in range(40)]
+    c = checks[0]
+    assert "for this pair" in c.sentence or "cannot test" in c.sentence or "holds" in c.sentence
+    assert c.mae_b - c.mae_a == pytest.approx(c.full_gap)
+    errors = [x.p_error_by_k[2] for x in checks]
+    spread = float(np.std([x.p_by_k[2] for x in checks], ddof=1))
+    assert 0.7 * spread < float(np.mean(errors)) < 1.4 * spread  # 40 seeds: the spread itself is known to ~11%
+    far = homan_check(counts, values, close, close + 1.0, n=1000, ks=(1,), rounds=200, seed=0)
+    assert "for this pair" in far.sentence and f"+/- {far.p_error_by_k[1]:.3f}" in far.sentence
+    assert f"MAE {far.mae_a:.2f} for 'A' and {far.mae_b:.2f} for 'B'" in far.sentence

@@ -36,7 +36,7 @@ from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
 from nkcore.nk.draws import draw_k
 from nkcore.nk.frames import ratings_of
-from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
+from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats, p_standard_error
 from nkcore.nk.resample import RESAMPLE_WORK_FACTOR
 from nkcore.ratings import COUNT_PREFIX, predictions_from_frame, text_column
 from nkcore.ratings.scale import label_values
@@ -100,7 +100,10 @@ class HomanCheck:
     ``p_by_k``: the paper's p of the MAE gap per K (the items with at least K ratings are drawn from);
     ``smallest_k``: the smallest K with p < 0.05 (None: none tried); ``holds``: True when that K is at least 25 or
     no K up to at least 25 suffices, False when a K below 25 suffices, None when the data stop below 25 ratings per
-    item and no K suffices (the claim cannot be tested); ``full_gap``: MAE_B - MAE_A on all ratings.
+    item and no K suffices (the claim cannot be tested); ``full_gap``: MAE_B - MAE_A on all ratings (``mae_a``,
+    ``mae_b``); ``p_error_by_k``: each p's Monte Carlo standard error from its ``rounds``
+    (:func:`nkcore.nk.pvalue.p_standard_error`). The verdict is about this pair of models only: a closer pair can
+    need more ratings per item.
     """
 
     n: int
@@ -110,6 +113,9 @@ class HomanCheck:
     smallest_k: int | None
     holds: bool | None
     sentence: str
+    p_error_by_k: dict[int, float] = field(default_factory=dict, compare=False)
+    mae_a: float = math.nan
+    mae_b: float = math.nan
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +224,10 @@ def homan_check(
     limits.check_memory(chunk * n * m * 8 * 12, "the MAE check at its peak")
     entropy = as_entropy(seed)
     h_full = item_means(c, v)
-    full_gap = float(np.mean(np.abs(mb - h_full)) - np.mean(np.abs(ma - h_full)))
+    mae_a, mae_b = float(np.mean(np.abs(ma - h_full))), float(np.mean(np.abs(mb - h_full)))
+    full_gap = mae_b - mae_a
     p_by_k: dict[int, float] = {}
+    p_err: dict[int, float] = {}
     for k in tried:
         qual = np.flatnonzero(tot >= k)
         sides: list[np.ndarray] = []
@@ -238,28 +246,53 @@ def homan_check(
                 parts.append(np.mean(np.abs(b - h), axis=1) - np.mean(np.abs(a - h), axis=1))
             sides.append(np.concatenate(parts))
         p_by_k[k] = cell_stats(sides[0], sides[1]).p
+        p_err[k] = p_standard_error(sides[1], sides[0])
     smallest = next((k for k in tried if p_by_k[k] < SIGNIFICANCE), None)
     most = tried[-1] if tried else 0
     if smallest is not None:
         holds: bool | None = smallest >= HOMAN_K
     else:
         holds = True if most >= HOMAN_K else None
-    return HomanCheck(n, rounds, full_gap, p_by_k, smallest, holds, _homan_sentence(n, smallest, holds, most, names))
+    where = _Pair(names, mae_a, mae_b, rounds, p_by_k[smallest], p_err[smallest]) if smallest is not None else None
+    sentence = _homan_sentence(n, smallest, holds, most, names, where)
+    return HomanCheck(n, rounds, full_gap, p_by_k, smallest, holds, sentence, p_err, mae_a, mae_b)
 
 
-def _homan_sentence(n: int, smallest: int | None, holds: bool | None, most: int, names: tuple[str, str]) -> str:
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    """What the Homan sentence scopes its verdict to: the pair, its full-data MAEs, the deciding p and its error."""
+
+    names: tuple[str, str]
+    mae_a: float
+    mae_b: float
+    rounds: int
+    p: float
+    p_error: float
+
+    def words(self) -> str:
+        a, b = (show_value(x) for x in self.names)
+        return (
+            f" (p = {self.p:.3f} +/- {self.p_error:.3f}, the Monte Carlo standard error of {self.rounds:,} rounds, "
+            f"below 0.05; MAE {self.mae_a:.2f} for {a} and {self.mae_b:.2f} for {b} on all ratings)"
+        )
+
+
+def _homan_sentence(
+    n: int, smallest: int | None, holds: bool | None, most: int, names: tuple[str, str], pair: _Pair | None = None
+) -> str:
     a, b = (show_value(x) for x in names)
     claim = f"Homan et al.'s claim that MAE needs at least {HOMAN_K} ratings per item even with {HOMAN_N:,} items"
+    detail = pair.words() if pair is not None else " (p < 0.05)"
     if smallest is not None and not holds:
         return (
             f"With {n:,} items (N), {plural(smallest, 'rating')} per item (K) {'is' if smallest == 1 else 'are'} already "
-            "enough for a reproducible MAE "
-            f"comparison of {a} and {b} (p < 0.05): on these data, {claim} does not hold."
+            f"enough for a reproducible MAE comparison of {a} and {b}{detail}: for this pair, {claim} "
+            "does not hold; a pair of models closer in MAE can need more ratings per item."
         )
     if smallest is not None:
         return (
-            f"With {n:,} items (N), the MAE comparison of {a} and {b} first becomes reproducible (p < 0.05) at "
-            f"{smallest} ratings per item (K): on these data, {claim} holds."
+            f"With {n:,} items (N), the MAE comparison of {a} and {b} first becomes reproducible at "
+            f"{smallest} ratings per item (K){detail}: for this pair, {claim} holds."
         )
     if holds:
         return (
