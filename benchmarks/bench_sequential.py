@@ -44,7 +44,7 @@ def _speed(kind: str, n: int, reps: int = 5) -> tuple[float, float]:
         acc = [0.0]
         t0 = time.perf_counter()
         for a, b in pairs:
-            _reference(a if kind == "binary" else a[0], b if kind == "binary" else b[0], acc)  # type: ignore[index,arg-type]
+            _reference(a if kind == "binary" else a[0], b if kind == "binary" else b[0], acc)
         ref_times.append(time.perf_counter() - t0)
         mon = Monitor(0.05, kind=kind)
         t0 = time.perf_counter()
