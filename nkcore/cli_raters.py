@@ -5,7 +5,9 @@
         [--subset COLUMN=VALUE] [--item-key COL1,COL2] [--keep first|last]   (files read as ``data`` reads them)
 
 JSON keys (extra keys may be added, never renamed):
-- ``raters``: ``n_raters``, ``n_ratings``, ``n_items``, ``alpha`` (Krippendorff's, nominal), ``ratings_per_rater``
+- ``raters``: ``n_raters``, ``n_ratings``, ``n_items``, ``alpha`` (Krippendorff's, at ``alpha_level``: ordinal for an
+  ordered numeric scale such as 1-5, else nominal), ``alpha_nominal`` (what ``alpha_without`` is measured on),
+  ``ratings_per_rater``
   ``[min, median, max]``, ``agreement`` (share of ratings agreeing with the plurality of the item's other
   ratings), ``sentence``, ``top_alpha_changers`` and ``per_rater`` (lists of ``{rater, ratings, scored,
   agreement, alpha_without, alpha_change}``); ``null`` when the ratings carry no rater ids (label counts);
@@ -146,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
             "n_raters": s.n_raters,
             "n_ratings": s.n_ratings,
             "n_items": s.n_items,
-            "alpha": s.alpha,
+            "alpha": s.scale_alpha,
+            "alpha_level": s.scale_level,
+            "alpha_nominal": s.alpha,
             "ratings_per_rater": list(s.ratings_per_rater),
             "agreement": s.agreement,
             "sentence": s.sentence,

@@ -82,7 +82,7 @@ def test_summary_counts_and_order_against_pandas() -> None:
     top = s.top_changers[0]
     assert top.alpha_change == pytest.approx(top.alpha_without - s.alpha)
     assert s.ratings_per_rater == (int(per.min()), float(per.median()), int(per.max()))
-    assert "Krippendorff's alpha the most" in s.sentence and repr(top.rater) in s.sentence
+    assert "Krippendorff's" in s.sentence and "alpha the most" in s.sentence and repr(top.rater) in s.sentence
 
 
 def test_planted_biased_raters_agree_least_and_move_alpha() -> None:
@@ -152,9 +152,10 @@ def test_cli_subset_reads_one_dataset_of_a_file_as_data_does(
     got = json.loads(capsys.readouterr().out)["raters"]
     want = raters_frame(frame[frame["dataset"] == "b"][["item", "rater", "label"]].astype(str))
     assert got["n_ratings"] == len(two) and got["n_raters"] == want.n_raters
-    assert got["alpha"] == pytest.approx(want.alpha) and got["agreement"] == pytest.approx(want.agreement)
+    assert got["alpha"] == pytest.approx(want.scale_alpha) and got["agreement"] == pytest.approx(want.agreement)
+    assert (got["alpha_level"], got["alpha_nominal"]) == (want.scale_level, pytest.approx(want.alpha))
     assert main(["raters", "--ratings", str(path), "--keep", "last", "--json"]) == 0  # the last of each: dataset b
-    assert json.loads(capsys.readouterr().out)["raters"]["alpha"] == pytest.approx(want.alpha)
+    assert json.loads(capsys.readouterr().out)["raters"]["alpha"] == pytest.approx(want.scale_alpha)
 
 
 def test_cli_ordinal_bins_a_scale_wider_than_the_label_limit(
@@ -182,4 +183,17 @@ def test_cli_ordinal_bins_a_scale_wider_than_the_label_limit(
     out = json.loads(capsys.readouterr().out)
     assert out["ordinal"]["labels"] == ["10", "30", "50", "70", "90"] and "5 equal bins" in out["ordinal"]["bins"]
     binned = frame.assign(label=(np.minimum(frame["label"] // 20, 4) * 20 + 10).astype(str))
-    assert out["raters"]["alpha"] == pytest.approx(raters_frame(binned).alpha)
+    assert out["raters"]["alpha"] == pytest.approx(raters_frame(binned).scale_alpha)
+    assert out["raters"]["alpha_nominal"] == pytest.approx(raters_frame(binned).alpha)
+
+
+def test_raters_report_the_alpha_the_scale_calls_for_and_name_its_level() -> None:
+    """1-5 labels: the headline alpha is ordinal (Krippendorff 2011's example: 0.815; the nominal 0.743 is what the
+    leave-one-rater-out changes are measured on, and is named so)."""
+    from tests.test_summary import _k2011_long
+
+    from nkcore.summary.raters import raters_frame
+
+    s = raters_frame(_k2011_long())
+    assert (s.scale_level, round(s.scale_alpha, 3), round(s.alpha, 3)) == ("ordinal", 0.815, 0.743)
+    assert "Krippendorff's nominal alpha" in s.sentence and "the ordinal alpha is the one to read: 0.815" in s.sentence

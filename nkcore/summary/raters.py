@@ -30,7 +30,7 @@ import pandas as pd
 from nkcore.common.formatting import percent, plural
 from nkcore.kinds.values import show_value
 from nkcore.ratings.raters import RaterRatings, rater_ratings_from_frame
-from nkcore.summary.ratings import krippendorff_alpha
+from nkcore.summary.ratings import alpha_level, krippendorff_alpha, scale_alpha
 
 __all__ = [
     "RaterRow",
@@ -68,9 +68,12 @@ class RaterRow:
 class RaterSummary:
     """Per-rater summary (see :func:`summarize_raters`).
 
-    ``raters``: every rater, most ratings first; ``top_changers``: the raters whose removal changes alpha the most
-    (largest |alpha_change| first); ``ratings_per_rater``: (min, median, max); ``agreement``: share of all scored
-    ratings that agree with the leave-one-out plurality; ``sentence``: the headline.
+    ``alpha``: nominal Krippendorff's alpha, the one the leave-one-rater-out changes are measured on;
+    ``scale_alpha`` at ``scale_level``: the alpha the labels call for (ordinal for an ordered numeric scale such as
+    1-5, else nominal: :func:`nkcore.summary.ratings.scale_alpha`); ``raters``: every rater, most ratings first;
+    ``top_changers``: the raters whose removal changes alpha the most (largest |alpha_change| first);
+    ``ratings_per_rater``: (min, median, max); ``agreement``: share of all scored ratings that agree with the
+    leave-one-out plurality; ``sentence``: the headline.
     """
 
     n_raters: int
@@ -82,6 +85,8 @@ class RaterSummary:
     raters: tuple[RaterRow, ...]
     top_changers: tuple[RaterRow, ...]
     sentence: str
+    scale_alpha: float = float("nan")
+    scale_level: str = "nominal"
 
 
 def alpha_parts(counts: np.ndarray) -> tuple[np.ndarray, float]:
@@ -216,6 +221,9 @@ def summarize_raters(rr: RaterRatings, top: int = TOP_CHANGERS) -> RaterSummary:
         top_changers=tuple(changers),
         sentence="",
     )
+    level = alpha_level(tuple(rr.ratings.labels))
+    scale = alpha if level == "nominal" else scale_alpha(rr.ratings)[0]
+    summary = replace(summary, scale_alpha=scale, scale_level=level)
     return replace(summary, sentence=raters_sentence(summary))
 
 
@@ -239,18 +247,24 @@ def raters_sentence(s: RaterSummary) -> str:
         if math.isfinite(s.agreement)
         else "; no item has two ratings, so agreement cannot be computed"
     )
+    scale = (
+        f" For these ordered labels the {s.scale_level} alpha is the one to read: {s.scale_alpha:.3f}."
+        if s.scale_level != "nominal" and math.isfinite(s.scale_alpha)
+        else ""
+    )
+    nominal = "nominal " if s.scale_level != "nominal" else ""
     if not s.top_changers or not math.isfinite(s.alpha):
-        return head + agree + "."
+        return head + agree + "." + scale
     t = s.top_changers[0]
     if abs(t.alpha_change) < NOTABLE_CHANGE:
         return (
-            f"{head}{agree}. No single rater moves agreement much: leaving out any one of them moves Krippendorff's alpha "
-            f"({s.alpha:.3f}) by less than {NOTABLE_CHANGE}."
+            f"{head}{agree}. No single rater moves agreement much: leaving out any one of them moves Krippendorff's "
+            f"{nominal}alpha ({s.alpha:.3f}) by less than {NOTABLE_CHANGE}.{scale}"
         )
     verb = "raises" if t.alpha_change > 0 else "lowers"
     return (
         f"{head}{agree}. Leaving out rater {show_value(t.rater)} ({plural(t.ratings, 'rating')}) {verb} "
-        f"Krippendorff's alpha the most, from {s.alpha:.3f} to {t.alpha_without:.3f}."
+        f"Krippendorff's {nominal}alpha the most, from {s.alpha:.3f} to {t.alpha_without:.3f}.{scale}"
     )
 
 
