@@ -190,9 +190,8 @@ def test_cli_ordinal_bins_a_scale_wider_than_the_label_limit(
 def test_raters_report_the_alpha_the_scale_calls_for_and_name_its_level() -> None:
     """1-5 labels: the headline alpha is ordinal (Krippendorff 2011's example: 0.815; the nominal 0.743 is what the
     leave-one-rater-out changes are measured on, and is named so)."""
-    from tests.test_summary import _k2011_long
-
     from nkcore.summary.raters import raters_frame
+    from tests.test_summary import _k2011_long
 
     s = raters_frame(_k2011_long())
     assert (s.scale_level, round(s.scale_alpha, 3), round(s.alpha, 3)) == ("ordinal", 0.815, 0.743)
