@@ -26,6 +26,7 @@ and ``--keep first|last``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -271,14 +272,42 @@ def run(args: argparse.Namespace) -> int:
         found = minimal_budgets(exact_grid(prior.alpha, args.eps, budgets, ks, metrics), metrics)
     else:
         found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+    # the exact engine also answers between the grid's budgets (any whole N): the Budget page's headline number
+    anywhere = {mb.metric: _any_budget(prior.alpha, args.eps, mb.metric, ks) for mb in found} if exact else {}
     if args.json:
         policy = {"policy": "fixed"} if args.adaptive == "fixed" else {}
-        print_json([{"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p} | policy for mb in found])
+        print_json(
+            [
+                {"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p}
+                | ({"any_budget": anywhere[mb.metric]} if mb.metric in anywhere else {})
+                | policy
+                for mb in found
+            ]
+        )
     else:
         print(_header(prior, args.eps))
         for mb in found:
-            print(minimal_budget_sentence(mb))
+            line = minimal_budget_sentence(mb)
+            other = anywhere.get(mb.metric)
+            if other is not None and other["budget"] is not None:
+                line = line.rstrip(".") + (
+                    f"; between the grid's budgets (any number of items) it first does at {other['budget']:,} ratings "
+                    f"with K = {other['k']}, the Budget page's answer."
+                )
+            print(line)
     return 0
+
+
+def _any_budget(alpha: Sequence[float], eps: float, metric: str, ks: Sequence[int]) -> dict[str, Any] | None:
+    """The smallest budget at any whole N (the exact engine's continuous search, as the Budget page answers), as a
+    JSON object (budget, k, p; null values when none up to 50,000), or None for a metric the engine does not cover."""
+    from nkcore.nk.exact.search import min_budget_continuous
+    from nkcore.nk.metrics import ITEM_METRICS
+
+    if metric not in ITEM_METRICS:
+        return None
+    mb = min_budget_continuous(alpha, eps, metric, ks, max_budget=50_000)
+    return {"budget": mb.budget, "k": mb.k, "p": mb.p}
 
 
 CI_WIDTH_WORDS = (
