@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import streamlit as st
 
 from nkcore.errors import DataError
-from ui import charts, exports, work
+from ui import charts, exports, links, work
 from ui.datasets import KINDS
 from ui.text import link_value, md
+
+# The tab's icon, served by the app itself (Streamlit's media endpoint, same origin). ":material/balance:" made
+# every viewer's browser fetch the icon from fonts.gstatic.com: broken without internet access, and every viewer's
+# address sent to that host. The sidebar's material icons are drawn with the font bundled in Streamlit.
+FAVICON = str(Path(__file__).resolve().parents[1] / "static" / "favicon.png")
 
 PAGE_ICONS: dict[str, str] = {
     "app.py": ":material/home:",
@@ -53,15 +59,17 @@ def setup_page(title: str, purpose: str) -> None:
     """Call first on every page: page config, title, the plain-language purpose, the shared sidebar.
 
     It also starts the run's export context with ``title`` (:func:`ui.exports.start_context`): every download on the
-    page is named after it and the datasets chosen on it.
+    page is named after it and the datasets chosen on it, and removes from the link the values no widget could take
+    (:func:`ui.links.clean_link`; :func:`finish_page` names them).
     """
-    st.set_page_config(page_title=f"{title} · NK Planner", page_icon=":material/balance:", layout="wide")
+    st.set_page_config(page_title=f"{title} · NK Planner", page_icon=FAVICON, layout="wide")
     work.page_run_started()  # background work yields to a reader's page
     exports.start_context(title)
     charts.enable_theme()
     st.title(title)
     st.markdown(purpose)
     st.session_state["_nkp_url_at_start"] = {k: st.query_params.get_all(k) for k in st.query_params}
+    links.clean_link()  # values no widget could take (400 digits, 1e309) leave the link before any widget reads it
     st.session_state["_nkp_link_note"] = st.empty()  # filled by finish_page() when link values were dropped
     with st.sidebar:
         # Our own navigation (config: client.showSidebarNavigation = false) so pages carry their real names;

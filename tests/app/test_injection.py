@@ -203,3 +203,116 @@ def test_the_html_summary_escapes_every_text_and_links_only_http() -> None:
         hrefs = [a.get("href") or "" for t, a in parser.tags if t == "a"]
         assert all(h.startswith("https://nk.example/") for h in hrefs) and bool(hrefs) == linked, hrefs
         assert "&lt;script&gt;" in page and DATASET_NAME in page  # shown, as typed
+
+
+# ------------------------------------------------------------------ link values no widget can take (ui.links)
+OVERFLOWS = ("9" * 400, "1e309", "-1e309", "nan", "inf", "1" + "0" * 39 + "1")
+_WIDGET_KINDS = {
+    "number_input": "number", "slider": "number",
+    "toggle": "bool", "checkbox": "bool", "expander": "bool",
+    "text_input": "text", "text_area": "text",
+    "radio": "choice", "selectbox": "choice", "select_slider": "choice", "multiselect": "choice", "tabs": "choice",
+    "pills": "choice", "segmented_control": "choice",
+}  # fmt: skip
+_PAGES_BY_PREFIX = {  # the pages with number keys (Compare has none)
+    "dat": "pages/1_Data.py",
+    "bud": "pages/2_Budget.py",
+    "smp": "pages/4_Sampling.py",
+    "lat": "pages/5_Cost_and_latency.py",
+    "pln": "pages/6_Planner.py",
+}
+
+
+def _literal_number(expr: object) -> float | None:
+    """The number a widget's bound is written as (``64``, ``10 ** 10``, ``2 ** 31 - 1``); None when it is set at run
+    time (``max_n``) or absent."""
+    import ast
+
+    if not isinstance(expr, ast.expr):
+        return None
+    try:
+        value = eval(compile(ast.Expression(expr), "<bound>", "eval"), {"__builtins__": {}}, {})
+    except Exception:  # a name: the bound is set at run time
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _bound_widgets() -> list[tuple[str, str, str, float | None, float | None]]:
+    """Every widget call bound to the link in app.py, pages/ and ui/ (an AST scan): (file, widget, key, the literal
+    min and max when the call gives them as numbers, else None)."""
+    import ast
+
+    from tests.conftest import ROOT
+
+    found = []
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            kw = {k.arg: k.value for k in node.keywords if k.arg}
+            bind = kw.get("bind")
+            if not (isinstance(bind, ast.Constant) and bind.value == "query-params"):
+                continue
+            assert isinstance(node.func, ast.Attribute), ast.unparse(node)
+            key = kw.get("key")
+            assert isinstance(key, ast.Constant) and isinstance(key.value, str), f"{path.name}: {ast.unparse(node)}"
+            low, high = (
+                _literal_number(kw.get(name, node.args[pos] if len(node.args) > pos else None))
+                for pos, name in ((1, "min_value"), (2, "max_value"))
+            )
+            found.append((path.name, node.func.attr, key.value, low, high))
+    return found
+
+
+def test_the_link_table_names_every_bound_key_with_its_kind_and_range() -> None:
+    from ui.links import LINK_KEYS
+
+    widgets = _bound_widgets()
+    assert len(widgets) > 60  # the scan sees the pages' widgets
+    assert {key for _, _, key, _, _ in widgets} == set(LINK_KEYS)
+    for file, widget, key, low, high in widgets:
+        bound = LINK_KEYS[key]
+        want = _WIDGET_KINDS[widget]
+        assert bound.kind == want or (want == "text" and bound.kind in ("text", "numbers")), (file, key, widget)
+        if low is not None:
+            assert bound.low == low, (file, key, low, bound)
+        if high is not None:
+            assert bound.high == high, (file, key, high, bound)
+        if bound.kind == "number" and high is None:
+            assert bound.high < 1e300, (file, key, "a run-time maximum needs its widest value in the table")
+
+
+def test_no_overflow_value_of_a_number_key_is_usable() -> None:
+    from ui.links import LINK_KEYS, usable
+
+    numeric = [k for k, b in LINK_KEYS.items() if b.kind in ("number", "numbers")]
+    assert len(numeric) >= 25
+    for key in numeric:
+        for value in OVERFLOWS:
+            assert not usable(key, [value]), (key, value)
+    assert usable("lat_m", ["2"]) and usable("bud_ks", ["1-10,20-500:20"]) and usable("bud_alpha", ["2, 1, 1"])
+    assert usable("pln_rep_within", ["0.1875"]) and not usable("pln_rep_within", ["1.5"])
+    assert not usable("cmp_a", ["x"] * 65) and not usable("cmp_a", ["x" * 201]) and usable("not_bound", ["9" * 400])
+
+
+@pytest.mark.parametrize("value", ["9" * 400, "1e309"])
+@pytest.mark.parametrize("prefix", list(_PAGES_BY_PREFIX))
+def test_overflow_link_values_of_every_number_key_are_dropped_before_the_widgets(
+    run_page: RunPage, prefix: str, value: str
+) -> None:
+    """Every number key of the page in one link, each an overflow value: no exception box (it was an
+    OverflowError in Streamlit's number-input deserialisation), and the note names every one of them."""
+    from ui.links import LINK_KEYS
+
+    keys = [k for k, b in LINK_KEYS.items() if k.startswith(prefix + "_") and b.kind in ("number", "numbers")]
+    assert keys
+    query: dict[str, str] = {k: value for k in keys}
+    if prefix == "bud":
+        query["bud_maxb"] = "100"
+    at = run_page(_PAGES_BY_PREFIX[prefix], query=query, timeout=TIMEOUT)
+    _ok(at)
+    note = _note(at)
+    for key in keys:
+        assert f"{key}=" in note, (key, note)
+    assert not any(key in at.query_params for key in keys), dict(at.query_params)
