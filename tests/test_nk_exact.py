@@ -229,7 +229,11 @@ def test_cli_method(capsys: pytest.CaptureFixture[str]) -> None:
     grid = _json(capsys, ["nk", "--prior", "JobsQ1", "--grid", "--budgets", "100,250", "--ks", "1,20", "--json"])
     assert len(grid) == 4 * 4 and {g["method"] for g in grid} <= {"lattice", "edgeworth"}
     mb = _json(capsys, ["nk", "--prior", "JobsQ1", "--min-budget", "--budgets", "100,250", "--ks", "1,20", "--json"])
-    assert [set(x) for x in mb] == [{"metric", "budget", "k", "p"}] * 4
+    # the contract's keys, and the engine's answer between the grid's budgets (the Budget page's number)
+    assert [set(x) for x in mb] == [{"metric", "budget", "k", "p", "any_budget"}] * 4
+    for x in mb:
+        want = min_budget_continuous(get_prior("JobsQ1").alpha, 0.3, x["metric"], [1, 20], max_budget=50_000)
+        assert x["any_budget"] == {"budget": want.budget, "k": want.k, "p": want.p}
 
 
 def test_exact_outcome_law_fits_where_the_engine_says_exact() -> None:
