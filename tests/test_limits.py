@@ -267,3 +267,29 @@ def test_the_cli_reports_a_missed_recursion_or_memory_error_in_one_line(
     monkeypatch.setattr(nkcore.cli_data, "inspect_file", boom)
     line = _one_line_error(capsys, ["data", "whatever.csv"])
     assert line.startswith("error: ")
+
+
+@pytest.mark.parametrize("raw", ["²", "١٢", "１０", "9" * 5_000, "1e6", "12abc", "_1"])
+def test_a_limit_variable_that_is_not_ascii_digits_is_ignored_with_one_warning(
+    raw: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("NKP_MAX_ROWS", raw)
+    monkeypatch.setattr(limits, "_WARNED", set())
+    assert limits.get("rows") == limits.get("rows") == 1_000_000
+    assert [r.getMessage() for r in caplog.records if r.name == "nkcore.limits"] == [
+        f"nkcore: NKP_MAX_ROWS={limits._shown(raw)!r} is not a positive whole number; the default is used"
+    ]
+    for argv in (["limits"], ["limits", "--json"], ["plan", "--cases", "100", "--discordance", "0.2", "--json"]):
+        assert main(argv) == 0
+    capsys.readouterr()
+
+
+def test_a_limit_variable_with_too_many_digits_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NKP_MAX_ROWS", "1" + "0" * 18)  # 19 digits: past MAX_SETTING_DIGITS
+    assert limits.get("rows") == 1_000_000
+    monkeypatch.setenv("NKP_MAX_ROWS", "100_000_000_000_000_000")  # 18 digits with separators
+    assert limits.get("rows") == 10**17
+    monkeypatch.setenv("NKP_MAX_ROWS", "²")
+    csv = tmp_path / "p.csv"
+    csv.write_text("case,config,correct\n1,A,1\n1,B,0\n2,A,1\n2,B,1\n")
+    assert main(["data", str(csv), "--json"]) == 0

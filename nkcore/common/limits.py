@@ -3,7 +3,8 @@
 A shared team server must not be pinned or emptied by one link or one upload, so every reader and every
 computation checks its inputs against these limits *before* the work or the allocation is made. The CLI and the
 pages share them (they are enforced here, in nkcore). Each limit can be changed by the server's environment
-variable named in :data:`LIMITS` (a positive whole number; an unusable value is ignored and the default is used).
+variable named in :data:`LIMITS`: a positive whole number of ASCII digits (``_`` between digits allowed, at most
+:data:`MAX_SETTING_DIGITS` digits); anything else is ignored, the default is used and one warning line says so.
 
 Over a limit, :func:`check` raises ``DataError`` with one sentence naming the limit, the value asked for and how to
 stay under it, e.g. "the file has 7,000,000 rows; the limit is 1,000,000 rows (NKP_MAX_ROWS): sample or split it".
@@ -11,12 +12,20 @@ stay under it, e.g. "the file has 7,000,000 rows; the limit is 1,000,000 rows (N
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 from dataclasses import dataclass
 
 from nkcore.errors import DataError
 
-__all__ = ["LIMITS", "Limit", "check", "check_memory", "get", "table", "unusable_settings"]
+__all__ = ["LIMITS", "MAX_SETTING_DIGITS", "Limit", "check", "check_memory", "get", "table", "unusable_settings"]
+
+MAX_SETTING_DIGITS = 18
+"""Most digits a limit variable may have (10**18 is past every limit; ``int`` of 5,000 digits would fail)."""
+_SETTING = re.compile(r"[0-9]+(?:_[0-9]+)*")
+_LOG = logging.getLogger("nkcore.limits")
+_WARNED: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +51,14 @@ LIMITS: dict[str, Limit] = {
         _L("cells", "NKP_MAX_CELLS", 10_000_000, "cells (rows x columns)", "keep fewer rows or columns"),
         _L("line_bytes", "NKP_MAX_LINE_BYTES", 2**20, "bytes on one line", "check for a missing line break"),
         _L("json_depth", "NKP_MAX_JSON_DEPTH", 64, "levels", "flatten the records"),
+        _L(
+            "json_values",
+            "NKP_MAX_JSON_VALUES",
+            8_000_000,
+            "JSON values",
+            "split the file or drop fields it need not hold",
+        ),
+        _L("archive_entries", "NKP_MAX_ARCHIVE_ENTRIES", 100_000, "archive entries", "split the log into smaller ones"),
         _L("labels", "NKP_MAX_LABELS", 100, "distinct labels", "bin or merge the labels"),
         _L("items", "NKP_MAX_ITEMS", 2_000_000, "items", "sample the items"),
         _L("samples_per_case", "NKP_MAX_SAMPLES_PER_CASE", 1_000, "samples per case", "use fewer samples per case"),
@@ -57,7 +74,11 @@ LIMITS: dict[str, Limit] = {
 """The limits by key. ``sim_work`` counts the category draws of a simulation or a resampling: the sum over its
 configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold, A, B) x M labels x min(K, 40)
 (above K = 40 the samplers draw a chain of M binomials per item, which costs about as much as 40 ratings).
-``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB)."""
+``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
+``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
+archive's entries together), as the brackets, commas and colons outside strings (a Python object costs 30 to 100 bytes
+per value counted so; see :func:`nkcore.io.json_safe.count_json_values`). ``archive_entries`` counts the entries of
+an archive (an inspect_ai ``.eval`` log), read from its end record before the entries are listed."""
 
 
 def get(key: str) -> int:
@@ -67,14 +88,39 @@ def get(key: str) -> int:
     1000
     """
     lim = LIMITS[key]
-    setting = _setting(os.environ.get(lim.env, ""))
-    return lim.default if setting is None else setting
+    raw = os.environ.get(lim.env)
+    if raw is None:
+        return lim.default
+    setting = _setting(raw)
+    if setting is None:
+        _warn_once(lim.env, raw)
+        return lim.default
+    return setting
 
 
 def _setting(raw: str) -> int | None:
-    """A limit variable's value as a positive whole number ('1_000' allowed), or None when it is not one."""
-    clean = raw.strip().replace("_", "")
-    return int(clean) if clean.isdigit() and int(clean) > 0 else None
+    """A limit variable's value as a positive whole number of ASCII digits ('1_000' allowed, at most
+    :data:`MAX_SETTING_DIGITS` digits), or None when it is not one ('²', '１', '-5', '1e6', 5,000 digits).
+
+    >>> _setting(" 1_000 "), _setting("²"), _setting("0"), _setting("9" * 19)
+    (1000, None, None, None)
+    """
+    clean = raw.strip()
+    if not _SETTING.fullmatch(clean):
+        return None
+    digits = clean.replace("_", "")
+    if len(digits.lstrip("0")) > MAX_SETTING_DIGITS:
+        return None
+    value = int(digits)
+    return value if value > 0 else None
+
+
+def _warn_once(env: str, raw: str) -> None:
+    """One warning line (once per process and value) that ``env`` is ignored."""
+    if (env, raw) in _WARNED:
+        return
+    _WARNED.add((env, raw))
+    _LOG.warning("nkcore: %s=%r is not a positive whole number; the default is used", env, _shown(raw))
 
 
 def unusable_settings() -> list[str]:
@@ -84,10 +130,15 @@ def unusable_settings() -> list[str]:
     ["NKP_MAX_ROWS='abc'"]
     """
     return [
-        f"{lim.env}={raw!r}"
+        f"{lim.env}={_shown(raw)!r}"
         for lim in LIMITS.values()
         if (raw := os.environ.get(lim.env)) is not None and _setting(raw) is None
     ]
+
+
+def _shown(raw: str) -> str:
+    """A variable's value for a message: at most 40 characters, then how long it is."""
+    return raw if len(raw) <= 40 else raw[:40] + f"... ({len(raw):,} characters)"
 
 
 def check(key: str, value: int | float, what: str, more_than: bool = False) -> None:

@@ -1,7 +1,11 @@
 """inspect_ai evaluation logs (``.eval`` and ``.json``) read as one config's per-sample results.
 
-Read with inspect_ai's own reader (``inspect_ai.log.read_eval_log``, format of inspect_ai 0.3: log version 2), an
-optional dependency (``pip install -e .[inspect]``). The log's model (``log.eval.model``) is the config; each
+Read with inspect_ai's own models (``EvalLog`` for the header, ``EvalSample`` for each sample, format of inspect_ai
+0.3: log version 2), an optional dependency (``pip install -e .[inspect]``), one sample at a time under the limits: a
+``.eval`` archive's entries are counted, named plainly and inflated in steps (:mod:`nkcore.io.archive`), each entry's
+JSON scanned (depth, values) before it is parsed, and only the fields read here (id, epoch, target, scores, output,
+total_time, error) validated, so memory holds one sample, not the log. Epochs run from 1 to the
+``samples_per_case`` limit. The log's model (``log.eval.model``) is the config; each
 sample (``id``, ``epoch``, ``scores`` by scorer, ``output``, ``target``, ``total_time``) is one sample of case
 ``id``: several epochs of a case are several samples (every epoch is kept; the case is the unit). Correct = the
 score of the first scorer (or the one asked for), mapped as inspect_ai's ``value_to_float`` maps it: ``C`` = 1,
@@ -14,20 +18,19 @@ many).
 
 from __future__ import annotations
 
-import asyncio
 import io
 import math
 import zipfile
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from nkcore.common import limits
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS
+from nkcore.errors import DataError
 from nkcore.harness.reading import fail, limit, load_json, plain_bytes
 from nkcore.harness.result import Run, run_frame
-
-T = TypeVar("T")
+from nkcore.io.archive import Archive, entry_count, open_archive
 
 __all__ = ["INSTALL_HINT", "is_eval_zip", "looks_like_log", "read_log", "score_value"]
 
@@ -37,10 +40,27 @@ _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}
 _ZIP_MAGIC = b"PK\x03\x04"
 
 
+@dataclass(frozen=True, slots=True)
+class _Sample:
+    """The fields read of one sample (the rest of it is dropped as soon as it is validated)."""
+
+    id: object
+    epoch: int
+    scores: Any
+    completion: object
+    target: object
+    total_time: object
+
+
 def is_eval_zip(data: bytes) -> bool:
-    """True for an inspect_ai ``.eval`` archive: a ZIP whose entries include ``header.json`` or ``_journal/``."""
+    """True for an inspect_ai ``.eval`` archive: a ZIP whose entries include ``header.json`` or ``_journal/``
+    (an archive of more entries than the limit allows is not listed: it is one when those names are in it, and
+    :func:`read_log` refuses it)."""
     if not data.startswith(_ZIP_MAGIC):
         return False
+    count = entry_count(data)
+    if count is not None and count > limits.get("archive_entries"):
+        return b"header.json" in data or b"_journal/" in data
     try:
         names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     except Exception:  # zipfile raises several unrelated types for a damaged archive
@@ -98,24 +118,6 @@ def score_value(value: object, threshold: float | None = None) -> float | None:
     return number if 0.0 <= number <= 1.0 else None
 
 
-def _check_zip(name: str, data: bytes) -> None:
-    """Refuse an archive whose entries unpack past the unpacked-size or ratio limit (before any is read)."""
-    try:
-        infos = zipfile.ZipFile(io.BytesIO(data)).infolist()
-    except Exception as exc:  # zipfile raises several unrelated types for a damaged archive
-        raise fail(name, f"not a readable .eval archive ({exc}): upload the log inspect_ai wrote") from None
-    total = sum(i.file_size for i in infos)
-    limit(name, "unpacked_bytes", total, "the archive")
-    cap = limits.get("gzip_ratio")
-    if total > cap * max(len(data), 1):
-        lim = limits.LIMITS["gzip_ratio"]
-        raise fail(
-            name,
-            f"the archive unpacks to {total / max(len(data), 1):,.0f} {lim.unit}; the limit is {cap:,} "
-            f"(server setting {lim.env}): {lim.hint}",
-        )
-
-
 def _text(value: object) -> str | None:
     if value is None:
         return None
@@ -126,15 +128,78 @@ def _text(value: object) -> str | None:
     return None
 
 
-def _outside_event_loop(func: Callable[[], T]) -> T:
-    """``func()``, on a worker thread when this thread already runs an asyncio loop (a notebook, an async caller):
-    inspect_ai's reader starts a loop of its own, which a running loop forbids."""
+_SAMPLE_FIELDS = ("id", "epoch", "target", "scores", "output", "total_time", "error")
+
+
+def _validator() -> tuple[Any, Any, dict[str, Any]]:
+    """inspect_ai's EvalLog and EvalSample models and its deserializing context (ImportError when not installed)."""
+    from inspect_ai.log import EvalLog, EvalSample
+
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return func()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(func).result()
+        from inspect_ai._util.constants import get_deserializing_context
+
+        context: dict[str, Any] = get_deserializing_context()
+    except ImportError:  # pragma: no cover - other inspect_ai versions
+        context = {}
+    return EvalLog, EvalSample, context
+
+
+def _json_entry(archive: Archive, entry: str, name: str) -> object:
+    """One archive entry's JSON: inflated under the archive's budget, scanned (depth, values), then parsed."""
+    raw = archive.read(entry)
+    try:
+        return load_json(raw, entry, max_bytes=limits.get("unpacked_bytes"))
+    except DataError as exc:
+        raise fail(name, f"not a readable inspect_ai log ({exc})") from None
+
+
+def _archive_documents(name: str, data: bytes) -> tuple[object, Iterator[object]]:
+    """(header document, its samples' documents one at a time) of an ``.eval`` archive."""
+    archive = open_archive(data, name)
+    if "header.json" in archive.entries:
+        header = _json_entry(archive, "header.json", name)
+    elif "_journal/start.json" in archive.entries:
+        start = _json_entry(archive, "_journal/start.json", name)
+        header = (
+            {k: v for k, v in start.items() if k in ("version", "eval", "plan")} if isinstance(start, dict) else start
+        )
+    else:
+        raise fail(name, "the archive has neither header.json nor _journal/start.json: upload the log inspect_ai wrote")
+    names = [n for n in archive.entries if n.startswith("samples/") and n.endswith(".json")]
+    limit(name, "rows", len(names), "the log")
+
+    def samples() -> Iterator[object]:
+        for entry in names:
+            yield _json_entry(archive, entry, name)
+
+    return header, samples()
+
+
+def _json_documents(name: str, data: bytes) -> tuple[object, Iterator[object]]:
+    """(header document, its samples' documents) of a ``.json`` log: parsed once, each sample dropped once read."""
+    doc = load_json(data, name, max_bytes=len(data))
+    if not isinstance(doc, dict):
+        raise fail(name, f"not a readable inspect_ai log (a JSON {type(doc).__name__}, not an object)")
+    listed = doc.pop("samples", None)
+    found: list[object] = listed if isinstance(listed, list) else []
+    limit(name, "rows", len(found), "the log")
+
+    def samples() -> Iterator[object]:
+        for i in range(len(found)):
+            one, found[i] = found[i], None
+            yield one
+
+    return doc, samples()
+
+
+def _unreadable(name: str, exc: Exception) -> DataError:
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return fail(name, f"not a readable inspect_ai log ({type(exc).__name__}: {first})")
+
+
+def _order(sample_id: object, epoch: int) -> tuple[int, str]:
+    """inspect_ai's order of samples (``sort_samples``): epoch, then id (numbers zero-filled)."""
+    return epoch, sample_id if isinstance(sample_id, str) else str(sample_id).zfill(20)
 
 
 def read_log(
@@ -146,30 +211,66 @@ def read_log(
     log (``.json.gz``) is unpacked first."""
     data = plain_bytes(name, data)
     try:
-        from inspect_ai.log import read_eval_log
+        eval_log, eval_sample, context = _validator()
     except ImportError:
         raise fail(name, f"reading inspect_ai logs needs the inspect_ai package: {INSTALL_HINT}") from None
     zipped = data.startswith(_ZIP_MAGIC)
-    if zipped:
-        _check_zip(name, data)
-    else:
-        load_json(data, name, max_bytes=len(data))  # size, depth and validity checked before inspect_ai parses it
+    header, documents = _archive_documents(name, data) if zipped else _json_documents(name, data)
+    if isinstance(header, dict):
+        header = {k: v for k, v in header.items() if k != "samples"}
     try:
-        log: Any = _outside_event_loop(lambda: read_eval_log(io.BytesIO(data), format="eval" if zipped else "json"))
+        log: Any = eval_log.model_validate(header, context=context)
     except RecursionError:
         raise fail(name, "the log is nested too deeply to read") from None
-    except Exception as exc:  # inspect_ai raises pydantic, zip and JSON errors of several types
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-        raise fail(name, f"not a readable inspect_ai log ({type(exc).__name__}: {first})") from None
+    except Exception as exc:  # pydantic raises ValidationError and ValueError
+        raise _unreadable(name, exc) from None
     model = str(getattr(log.eval, "model", "") or "").strip()
     task = str(getattr(log.eval, "task", "") or "").strip() or "task"
-    samples = list(log.samples or [])
+    epoch_cap = limits.get("samples_per_case")
+    rows_cap = limits.get("rows")
+    read: list[tuple[tuple[int, str], Any]] = []
+    for doc in documents:
+        if not isinstance(doc, dict):
+            raise fail(name, f"sample {len(read) + 1:,} is a JSON {type(doc).__name__}, not an object")
+        try:
+            s = eval_sample.model_validate(
+                {k: doc[k] for k in _SAMPLE_FIELDS if k in doc} | {"input": ""}, context=context
+            )
+        except RecursionError:
+            raise fail(name, "the log is nested too deeply to read") from None
+        except Exception as exc:  # pydantic raises ValidationError and ValueError
+            raise _unreadable(name, exc) from None
+        epoch = s.epoch
+        if not isinstance(epoch, int) or not 1 <= epoch <= epoch_cap:
+            lim = limits.LIMITS["samples_per_case"]
+            raise fail(
+                name,
+                f"sample {str(s.id)[:80]} has epoch {epoch!r}; epochs run from 1 to {epoch_cap:,} "
+                f"(server setting {lim.env}): upload the log inspect_ai wrote",
+            )
+        if len(read) >= rows_cap:
+            limit(name, "rows", len(read) + 1, "the log", more_than=True)
+        read.append(
+            (
+                _order(s.id, epoch),
+                _Sample(
+                    s.id,
+                    epoch,
+                    s.scores,
+                    getattr(s.output, "completion", None),
+                    s.target,
+                    getattr(s, "total_time", None),
+                ),
+            )
+        )
+    if zipped:
+        read.sort(key=lambda pair: pair[0])
+    samples = [one for _, one in read]
     if not samples:
         raise fail(
             name,
             f"the log holds no samples (status {log.status}): upload a log of a finished eval, written with samples",
         )
-    limit(name, "rows", len(samples), "the log")
     chosen = scorer
     cases: list[str] = []
     epochs: list[int] = []
@@ -201,11 +302,11 @@ def read_log(
                 "and 1 (C/I/P/N, 0 to 1, true/false): choose another scorer or give a threshold",
             )
         cases.append(str(s.id))
-        epochs.append(int(s.epoch or 1))
+        epochs.append(s.epoch)
         correct.append(v)
-        answers.append(_text(score.answer) or _text(getattr(s.output, "completion", None)))
+        answers.append(_text(score.answer) or _text(s.completion))
         golds.append(_text(s.target))
-        t = getattr(s, "total_time", None)
+        t = s.total_time
         latency.append(float(t) if isinstance(t, (int, float)) and math.isfinite(t) and t >= 0 else math.nan)
     if not cases:
         raise fail(name, f"no sample in the log has a score ({errors} ended in an error): score the eval first")

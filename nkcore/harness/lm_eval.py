@@ -56,6 +56,9 @@ _RECORD_KEYS = frozenset(
     {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics"}
     | {"doc_hash", "prompt_hash", "target_hash", "task", "task_name"}
 )
+# Fields of a record that nothing here reads: dropped as each line is read, so memory holds what is scored, not the
+# documents and prompts (which a file may pad to the line limit).
+_UNREAD_KEYS = frozenset({"doc", "arguments", "doc_hash", "prompt_hash", "target_hash"})
 _DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
 _SAMPLES_NAME = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl(?:\.gz)?$")
 _RESULTS_NAME = re.compile(rf"^results_(?P<date>{_DATE})\.json(?:\.gz)?$")
@@ -388,7 +391,7 @@ def read_samples(
                 "filtered_resps): upload the samples_<task>_<date>.jsonl written by lm_eval --log_samples",
             )
         filters.setdefault(str(rec.get("filter", "none")), None)
-        records.append((lineno, rec))
+        records.append((lineno, {k: v for k, v in rec.items() if k not in _UNREAD_KEYS}))
     if not records:
         raise fail(name, "the file holds no samples (only blank lines)")
     notes: list[str] = []

@@ -8,27 +8,52 @@ Reference: JSON Lines (jsonlines.org), RFC 8259 (JSON).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 
 import pandas as pd
 
 from nkcore.common import limits
 from nkcore.io.checks import check_columns, check_rows, fail, limit, row_cap
-from nkcore.io.json_safe import check_json_depth, load_json
+from nkcore.io.json_safe import JsonBudget, check_json_depth, json_shape, load_json, scan_json
 from nkcore.io.text import line_too_long
 
-__all__ = ["KEY_COLUMN", "iter_json_lines", "read_json"]
+__all__ = ["KEY_COLUMN", "iter_json_lines", "json_lines", "read_json"]
 
 # The column that holds each record's key when a file is a JSON object of records keyed by id (LeWiDi's files).
 KEY_COLUMN = "key"
+_MEMO_CHARS = 64  # texts up to this long are kept once per table however often they repeat
 
 
-def iter_json_lines(data: bytes, name: str, max_bytes: int | None = None) -> Iterator[tuple[int, dict[str, object]]]:
+def json_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of ``data`` without a list of every line (one line's bytes at a time).
+
+    >>> list(json_lines(b"a\\nb"))
+    [(1, b'a'), (2, b'b')]
+    """
+    start, lineno = 0, 1
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        yield lineno, data[start:end]
+        start, lineno = end + 1, lineno + 1
+
+
+_SMALL_LINE_VALUES = 4096  # below this many brackets, commas and colons a line's raw count is spent as it is
+
+
+def iter_json_lines(
+    data: bytes, name: str, max_bytes: int | None = None, budget: JsonBudget | None = None
+) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield (line number, object) for every non-blank line of a JSON Lines file; every line must hold one object.
 
-    Limits (``nkcore.common.limits``): file size (``max_bytes`` when given, else ``file_bytes``), line length (``line_bytes``), nesting depth of
-    each line (``json_depth``, scanned before parsing) and rows (``rows``). A byte-order mark on line 1 is dropped.
-    Errors are one-line :class:`nkcore.errors.DataError` naming the file and the line.
+    Limits (``nkcore.common.limits``): file size (``max_bytes`` when given, else ``file_bytes``), line length
+    (``line_bytes``), nesting depth of each line (``json_depth``) and the values of all lines together
+    (``json_values``, spent from ``budget`` when given), both scanned before parsing (:func:`nkcore.io.json_safe.
+    json_shape`: once over the whole file; when that finds too many values or too deep a line, line by line, so
+    the error names the line), and rows (``rows``). A byte-order mark on line 1 is dropped. Errors are one-line
+    :class:`nkcore.errors.DataError` naming the file and the line.
 
     >>> list(iter_json_lines(b'{"a": 1}\\n\\n{"a": [2]}\\n', "x.jsonl"))
     [(1, {'a': 1}), (3, {'a': [2]})]
@@ -40,15 +65,28 @@ def iter_json_lines(data: bytes, name: str, max_bytes: int | None = None) -> Ite
         limit(name, "file_bytes", len(data), "the file")
     elif len(data) > max_bytes:
         raise fail(name, f"the file is {len(data):,} bytes, over the size limit of {max_bytes:,} bytes")
+    if budget is None:
+        budget = JsonBudget(name)
     line_cap = limits.get("line_bytes")
     rows_cap = limits.get("rows")
+    whole = json_shape(data)
+    per_line = whole.too_deep_at is not None or budget.used + whole.values > budget.cap
+    if not per_line:
+        budget.spend(whole.values, "the file")
     rows = 0
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+    advice = " (one object per row with plain values)"
+    for lineno, raw in json_lines(data):
         if len(raw) > line_cap:
             raise line_too_long(name, lineno)
         if not raw.strip():
             continue
-        check_json_depth(raw, name, first_line=lineno, advice=" (one object per row with plain values)")
+        if per_line:
+            raw_count = raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b":")
+            if raw_count < _SMALL_LINE_VALUES:
+                check_json_depth(raw, name, first_line=lineno, advice=advice)
+                budget.spend(raw_count + 1, f"the file up to line {lineno:,}")
+            else:
+                scan_json(raw, name, lineno, advice, budget, f"the file up to line {lineno:,}")
         try:
             obj = json.loads(raw.decode("utf-8-sig") if lineno == 1 else raw)
         except RecursionError:
@@ -74,25 +112,42 @@ def iter_json_lines(data: bytes, name: str, max_bytes: int | None = None) -> Ite
 def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.DataFrame:
     """A table from (line or None, object) pairs; every object must be a JSON object, and all of them together may
     use at most ``limits.get("columns")`` keys (checked while reading: a file of distinct keys would otherwise build
-    a table of rows x keys cells)."""
-    records: list[dict[str, object]] = []
-    keys: dict[str, None] = {}
+    a table of rows x keys cells). Built column by column as the objects come (each object is dropped once read:
+    a key is kept once per column, not once per row, and a repeated short text once per column), missing values NaN.
+    """
+    columns: dict[str, list[object]] = {}
+    memo: dict[str, str] = {}
+    n = 0
+    columns_cap = limits.get("columns")
     for lineno, obj in objs:
-        if len(records) >= row_cap(len(keys)):
-            check_rows(name, len(records) + 1, len(keys), "the file", more_than=True)
-        where = f"line {lineno} (data row {len(records) + 1})" if lineno else f"data row {len(records) + 1}"
+        if n >= row_cap(len(columns)):
+            check_rows(name, n + 1, len(columns), "the file", more_than=True)
+        where = f"line {lineno} (data row {n + 1})" if lineno else f"data row {n + 1}"
         if not isinstance(obj, dict):
             raise fail(
                 name,
                 f'unparseable {where}: expected one JSON object per row ({{"item": ..., ...}}), '
                 f"got a JSON {type(obj).__name__}",
             )
-        if not keys.keys() >= obj.keys():
-            keys.update(dict.fromkeys(obj))
-            if len(keys) > limits.get("columns"):
-                check_columns(list(keys), name, f"(distinct keys) by {where}")
-        records.append(obj)
-    return pd.DataFrame.from_records(records, columns=list(keys))
+        for key, value in obj.items():
+            column = columns.get(key)
+            if column is None:
+                if len(columns) >= columns_cap:
+                    check_columns(
+                        [*columns, *(k for k in obj if k not in columns)], name, f"(distinct keys) by {where}"
+                    )
+                column = columns[key] = [math.nan] * n
+            if isinstance(value, str) and len(value) <= _MEMO_CHARS:
+                value = memo.setdefault(value, value)
+            column.append(value)
+        n += 1
+        for column in columns.values():
+            if len(column) < n:
+                column.append(math.nan)
+    memo.clear()
+    if not columns:
+        return pd.DataFrame(index=range(n))
+    return pd.DataFrame(columns)
 
 
 def _keyed(doc: dict[str, object]) -> Iterator[tuple[None, dict[str, object]]]:
@@ -135,8 +190,8 @@ def read_json(text: bytes, name: str) -> pd.DataFrame:
     body = text.strip()
     if not body:
         raise fail(name, "the file is empty (only blank lines)")
-    check_json_depth(body, name, advice=" (one object per row with plain values)")
     if body.startswith(b"["):
+        scan_json(body, name, advice=" (one object per row with plain values)")
         try:
             records = json.loads(body)
         except json.JSONDecodeError as exc:
