@@ -1,0 +1,134 @@
+"""One answer everywhere: every page (AppTest) and the CLI on the same inputs give each shared number the same value,
+or name the difference in the same sentence.
+
+The shared numbers: the one-call accuracy, each pairwise p and its verdict (with the family rule named where it
+applies), the minimal budget, the smallest resolvable difference and the label-error floor; on the samples and on
+two real datasets (ChaosNLI's predictions turned into paired results, and two inspect_ai logs of 60 cases x 3
+epochs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nkcore import store
+from nkcore.cli import main
+from nkcore.harness import read_harness
+from nkcore.harness.files import read_paths
+from tests.app.conftest import RunPage, error_texts, plain
+from tests.conftest import DATASETS, ROOT
+from tests.inspect_logs import epoch_contents, write_log
+
+TIMEOUT = 240
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _texts(at: AppTest) -> str:
+    parts = [plain(m.value) for m in at.markdown] + [plain(c.value) for c in at.caption]
+    parts += [plain(i.value) for i in at.info] + [plain(w.value) for w in at.warning]
+    return "\n".join(parts)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {plain(m.label): plain(m.value) for m in at.metric}
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at), error_texts(at)
+    return at
+
+
+def test_the_samples_give_one_answer_on_every_page_and_in_the_cli(
+    run_page: RunPage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paired = str(ROOT / "sample_data" / "worked_example_paired.csv")
+    samples = str(ROOT / "sample_data" / "worked_example_samples.csv")
+    one_three = _cli(capsys, "compare", paired, "--a", "n=1", "--b", "n=3")
+    one_call = f"{100 * one_three['a']['accuracy']:.1f}%"  # the first sample of each case: 71.0%
+    p13 = f"p = {one_three['p_exact']:.3f}"  # 0.034
+
+    # the one-call accuracy: Compare's n=1, Cost & latency's n=1 row, and Sampling's headline (which names both)
+    compare = _ok(run_page("pages/3_Compare.py", timeout=TIMEOUT))
+    text = _texts(compare)
+    assert f"n=1: 142 of 200 correct = {one_call}" in text
+    assert one_three["verdict"].split(", p =")[0] in text  # the pair's verdict, its p named with Holm's family
+    assert "but only tentatively (with Holm's adjustment for 3 pairs" in text
+    cost = _ok(run_page("pages/5_Cost_and_latency.py", timeout=TIMEOUT))
+    ctext = _texts(cost)
+    # the advice pays for n=3 at the default 6.5 s budget: n=1's p is the same 0.034, and the family is named
+    assert f"n=1 by 7.0 points, {p13}, the one comparison this decision makes, so no adjustment" in ctext
+    table = next(f.value for f in cost.dataframe if "configuration" in f.value.columns)
+    row = table.set_index("configuration").loc["n=1"]
+    assert f"{float(row['accuracy']):.1f}%" == one_call  # the cost table's n=1 row: the first sample, 71.0%
+    sampling = _ok(run_page("pages/4_Sampling.py", timeout=TIMEOUT))
+    stext = _texts(sampling)
+    vote = _cli(capsys, "vote", samples)
+    assert f"(one call, over all samples; the first sample alone: {one_call})" in stext
+    assert f"{100 * vote['p_single']:.1f}%" in stext  # 63.1%: the all-samples reading, named as such
+
+    # the smallest resolvable difference and the floor: the Planner, the CLI plan, and Compare's n=3 -> n=5 sentence
+    plan = _cli(capsys, "plan", "--cases", "200", "--discordance", "0.06", "--label-error", "0.03")
+    planner = _ok(run_page("pages/6_Planner.py", timeout=TIMEOUT))
+    ptext = _texts(planner)
+    resolvable = f"{100 * plan['min_resolvable_diff']:.1f} points"
+    assert _metrics(planner)["smallest resolvable"] == resolvable
+    assert f"a net of 8 cases = {resolvable}" in text  # Compare: 12 discordant cases of 200 = 6%
+    floor = f"{100 * plan['label_error']['noise_floor_diff']:.1f} points"
+    assert f"below the label-error floor of {floor}" in ptext  # the headline carries it
+    assert _metrics(planner)["lost in label noise"] == floor
+
+    # the minimal budget: the Budget page leads with the engine's answer at any budget, the CLI names it
+    nk = _cli(capsys, "nk", "--prior", "Toxicity", "--min-budget", "--metric", "acc")
+    budget = _ok(run_page("pages/2_Budget.py", timeout=TIMEOUT))
+    headline = next(plain(m.value) for m in budget.markdown if m.value.startswith("####"))
+    assert f"{nk[0]['any_budget']['budget']:,} ratings" in headline
+
+
+@pytest.mark.shared
+def test_chaosnli_predictions_give_the_same_verdict_in_compare_and_the_cli(
+    run_page: RunPage, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """ChaosNLI SNLI: the models' predictions against the raters' plurality, derived into paired results by the CLI,
+    stored, and compared on the page and by the CLI: the same verdict, word for word."""
+    chaos = DATASETS / "chaosnli"
+    preds, counts = chaos / "predictions_snli_mnli_baan2022.csv.gz", chaos / "label_counts.csv.gz"
+    out = tmp_path / "paired.csv"
+    args = ["data", "derive", "paired", "--predictions", str(preds), "--ratings", str(counts), "--out", str(out)]
+    capsys.readouterr()
+    assert main([*args, "--subset", "snli"]) == 0
+    frame = pd.read_csv(out)
+    configs = list(dict.fromkeys(frame["config"]))
+    doc = _cli(capsys, "compare", str(out), "--a", configs[0], "--b", configs[1])
+    meta = store.put(frame, "paired", "chaosnli paired")
+    at = _ok(run_page("pages/3_Compare.py", query={"paired": meta.id, "cmp_mode": "one pair of my choice"}))
+    assert doc["verdict"] in _texts(at)
+
+
+def test_an_inspect_pair_gives_the_same_verdict_on_compare_and_its_link_as_in_the_cli(
+    run_page: RunPage, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("inspect_ai")
+    hard = np.arange(60) % 4 == 0
+    weak = write_log(tmp_path / "w", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
+    strong = write_log(tmp_path / "s", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
+    doc = _cli(capsys, "compare", str(weak), str(strong))
+    res = read_harness(read_paths([weak, strong]))
+    assert res.paired is not None
+    meta = store.put(res.paired, "paired", "inspect pair")
+    at = _ok(run_page("pages/3_Compare.py", query={"paired": meta.id}))
+    assert doc["verdict"] in _texts(at)
+    numbers = re.findall(r"[-+]?\d+\.\d", doc["verdict"])
+    assert numbers and all(n in _texts(at) for n in numbers)
