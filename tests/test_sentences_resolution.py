@@ -64,3 +64,22 @@ def test_resolvable_points_and_summary_rows() -> None:
     assert rows[1][1] == "4.0 points" and rows[5][1] == "97.0%"  # 1 - label error rate
     no_target = rs.summary_rows(resolution.plan(200, 0.02), None, floor, est)
     assert no_target[1][1] == "none" and len(no_target) == 6  # nothing resolvable, no target row
+
+
+def test_the_plan_claims_the_threshold_at_the_expected_discordant_count_only() -> None:
+    """'Any smaller difference returns "cannot tell" however often the evaluation is run' was false: the
+    discordant count varies (Binomial(200, 0.06)), and at 6 discordant cases 6 of 6 one way is p = 0.031 (scipy's
+    binomtest), a net of 6 cases = 3.0 points."""
+    from scipy import stats
+
+    from nkcore.resolution.plan import plan
+    from nkcore.resolution.sentences import plan_sentences
+
+    p = plan(200, 0.06)
+    text = plan_sentences(p).min_resolvable
+    assert "however often" not in text
+    assert 'At the expected 12 discordant cases any smaller difference returns "cannot tell".' in text
+    lo, hi = int(stats.binom.ppf(0.025, 200, 0.06)), int(stats.binom.ppf(0.975, 200, 0.06))
+    assert f"({lo} to {hi} in 95% of runs)" in text
+    assert stats.binomtest(6, 6, 0.5).pvalue < 0.05 and stats.binomtest(5, 6, 0.5).pvalue >= 0.05
+    assert "at 6 discordant cases 3.0 points are resolvable" in text
