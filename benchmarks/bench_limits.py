@@ -4,7 +4,9 @@ Each request is a real CLI call (``python -m nkcore ...``) in a fresh process; i
 peak resident memory (ru_maxrss) come from ``os.wait4``, so they include the interpreter and imports (about
 150 MB) and, Linux counting a forked child's peak from its parent's size, this script's own (kept small: inputs
 are made in a separate process). Inputs are generated once into a temporary folder before timing. The target: no accepted request above
-2 GiB peak or 60 s CPU on a 2-core machine. CPU is shared with other work on a busy machine: wall times vary,
+1 GiB peak or 30 s CPU on a 2-core machine. The ``harness-`` cases are the evaluation-harness readers (inspect_ai
+``.eval``, lm-eval JSONL, promptfoo JSON): the largest input of each kind accepted at the default limits, and the
+hostile files of the reliability issue (made by ``tests/hostile_files.py``), which must be refused cheaply. CPU is shared with other work on a busy machine: wall times vary,
 CPU times much less.
 
     .venv/bin/python benchmarks/bench_limits.py            # every case (a few minutes)
@@ -29,6 +31,23 @@ import numpy as np
 from nkcore.common import limits
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests import hostile_files as hf  # noqa: E402  (the hostile files' one home)
+
+
+def _write(path: Path, make: Callable[[], bytes]) -> Callable[[Path], None]:
+    return lambda tmp: path.write_bytes(make())
+
+
+def _promptfoo(n: int) -> bytes:
+    one = '{{"testIdx": {i}, "promptIdx": 0, "vars": {{"q": "{i}"}}, "provider": {{"id": "p"}}, "success": {ok}}}'
+    body = ",".join(one.format(i=i, ok="true" if i % 3 else "false") for i in range(n))
+    return ('{"evalId": "e", "results": {"version": 3, "results": [' + body + "]}}").encode()
+
+
+def _lm_lines(n: int) -> bytes:
+    return b"".join(hf.lm_eval_line(i, 0, float(i % 2)) for i in range(n))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +153,74 @@ def cases(tmp: Path) -> list[Case]:
     rows_csv = _once(
         tmp / "rows.csv", lambda t: _ratings_csv(t / "rows.csv", limits.get("rows"), limits.get("rows") // 2, 10)
     )
-    return [
+    values = limits.get("json_values")
+    entries = limits.get("archive_entries")
+    harness = [
+        Case(
+            "harness-eval-samples",
+            "archive_entries, json_values",
+            f"data: .eval of {entries - 1:,} minimal samples (one entry each, + header)",
+            _write(tmp / "samples.eval", lambda: hf.eval_minimal_samples(entries - 1)),
+            ("data", f(tmp / "samples.eval"), "--json"),
+        ),
+        Case(
+            "harness-eval-epochs",
+            "archive_entries, samples_per_case",
+            "vote: .eval of 300 cases x 100 epochs",
+            _write(tmp / "epochs.eval", lambda: hf.eval_minimal_samples(30_000, epochs=100)),
+            ("vote", f(tmp / "epochs.eval"), "--json"),
+        ),
+        Case(
+            "harness-eval-meta",
+            "json_values",
+            "data: .eval, one sample's metadata of 60,000,000 {} (2.2 MB; refused: values)",
+            _write(tmp / "meta.eval", lambda: hf.eval_empty_dicts_in_metadata(60_000_000)),
+            ("data", f(tmp / "meta.eval"), "--json"),
+        ),
+        Case(
+            "harness-eval-header",
+            "json_values",
+            "data: .eval, header of 75,000,000 integers (refused: values)",
+            _write(tmp / "header.eval", lambda: hf.eval_integer_header(75_000_000)),
+            ("data", f(tmp / "header.eval"), "--json"),
+        ),
+        Case(
+            "harness-eval-lying",
+            "unpacked_bytes (declared sizes)",
+            "data: .eval entry declaring 1,000 bytes, inflating to 1 GB (refused: declared size)",
+            _write(tmp / "lying.eval", lambda: hf.eval_lying_sizes(1_000, 2**30)),
+            ("data", f(tmp / "lying.eval"), "--json"),
+        ),
+        Case(
+            "harness-lm-rows",
+            "json_values, rows",
+            f"data: lm-eval JSONL of {values // 26:,} ordinary lines",
+            _write(tmp / "samples_t_2024-01-01T00-00-00.jsonl", lambda: _lm_lines(values // 26)),
+            ("data", f(tmp / "samples_t_2024-01-01T00-00-00.jsonl"), "--json"),
+        ),
+        Case(
+            "harness-lm-padded",
+            "json_values",
+            "data: lm-eval JSONL, 190 lines each padded with 330,000 {} (refused: values)",
+            _write(tmp / "padded.jsonl", lambda: hf.lm_eval_padded(190, 330_000)),
+            ("data", f(tmp / "padded.jsonl"), "--json"),
+        ),
+        Case(
+            "harness-pf-results",
+            "json_values, rows",
+            f"data: promptfoo results.json of {values // 20:,} results",
+            _write(tmp / "results.json", lambda: _promptfoo(values // 20)),
+            ("data", f(tmp / "results.json"), "--json"),
+        ),
+        Case(
+            "harness-pf-empty",
+            "json_values",
+            "data: promptfoo results.json of 60,000,000 {} (180 MB; refused: values)",
+            _write(tmp / "empty.json", lambda: hf.promptfoo_empty_dicts(60_000_000)),
+            ("data", f(tmp / "empty.json"), "--json"),
+        ),
+    ]
+    return harness + [
         Case(
             "io-rows-csv",
             "rows, file_bytes",
@@ -319,7 +405,7 @@ def main(words: list[str]) -> None:
                 f"{case.name:<12} {case.limit:<27} {code:>4} {wall:>7.1f} {cpu:>7.1f} {peak:>9.0f}  {case.what}{note}"
             )
             sys.stdout.flush()
-        print(f"worst: {worst_cpu:.1f} s CPU (target 60), {worst_mem:.0f} MiB peak (target 2,048)")
+        print(f"worst: {worst_cpu:.1f} s CPU (target 30), {worst_mem:.0f} MiB peak (target 1,024)")
 
 
 if __name__ == "__main__":
