@@ -220,7 +220,8 @@ def cases(tmp: Path) -> list[Case]:
             ("data", f(tmp / "empty.json"), "--json"),
         ),
     ]
-    return harness + [
+    return [
+        *harness,
         Case(
             "io-rows-csv",
             "rows, file_bytes",
