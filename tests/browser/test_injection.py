@@ -6,6 +6,10 @@ stored datasets (name, config / model / label names, answers) whose Markdown wou
 (the browser would fetch it on render), a link and a ``:red[...]`` directive. The test fails when the listener
 receives any request, when an ``<a href>`` or ``<img src>`` on the page points at it, or when an element with an
 inline colour holds the payload's text.
+
+No request of any page leaves the server's origin either: every request the browser makes is recorded, and one to
+another host (the tab icon used to come from fonts.gstatic.com) fails the test. Links whose number values no widget
+can take (400 nines, ``1e309``) open without an exception box and say which values were not used.
 """
 
 from __future__ import annotations
@@ -166,22 +170,33 @@ def test_no_page_renders_user_text_as_markdown(
         ("Sampling", {"smp_tie": h["value"], "samples": ids["samples"]}),
         ("Cost_and_latency", {"lat_trigger": h["value"], "samples": ids["samples"]}),
         ("Planner", {"pln_cases": h["value"], "pln_from_data": "true", "paired": ids["paired"]}),
+        ("Budget", {"bud_ks": "9" * 400, "bud_seed": "1e309", "bud_maxb": "100"}),
+        ("Cost_and_latency", {"lat_m": "9" * 400, "lat_n0": "1e309", "lat_price": "-1e309"}),
+        ("Planner", {"pln_dl_items": "9" * 400, "pln_rep_within": "1e309"}),
     ]  # fmt: skip
     with run_server(tmp_path) as base:
         page = new_page()
         asked: list[str] = []  # what the browser asked of the listener, even a request that never reached it
         page.on("request", lambda r: asked.append(r.url) if r.url.startswith(listener.origin) else None)
+        outside: list[str] = []  # every request to another origin than the app's (data: and blob: stay inside)
+        page.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else outside.append(r.url))
         for path, query in views:
             url = f"{base}/{path}?{urlencode(query)}"
             try:
                 goto(page, url, timeout=180_000)
                 expect(page.locator("h1").first).to_be_attached()
                 expect(page.locator(EXCEPTION)).to_have_count(0)
-                _expect_shown(page, h["red"])  # the payload is on the page, literally
+                if any(v in ("9" * 400, "1e309", "-1e309") for v in query.values()):
+                    _expect_shown(page, "could not be used")  # the overflow values are named, the page runs
+                else:
+                    _expect_shown(page, h["red"])  # the payload is on the page, literally
                 _expect_no_offence(page, listener)
+                icon = page.locator("link[rel='shortcut icon']").first.get_attribute("href") or ""
+                assert icon.startswith(("/", base)) and "//" not in icon.removeprefix(base), icon
             except Exception as exc:  # a failed expectation or a Playwright timeout: name the view
                 exc.add_note(f"view: {url}")
                 raise
             # what reached the listener or was asked of it is not on the page: plain asserts
             assert not listener.requests and not asked, (url, listener.requests, asked)
+            assert not outside, (url, outside)  # nothing left the server's origin
     assert not listener.requests
