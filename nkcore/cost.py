@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from nkcore import advice, voting
+from nkcore import voting
 from nkcore import latency as lat
 from nkcore.common.intervals import proportion_interval
 from nkcore.errors import DataError
@@ -32,8 +32,6 @@ __all__ = [
     "monthly_cost",
     "monthly_difference",
     "price_per_call",
-    "recommend",
-    "recommendation_sentence",
 ]
 
 
@@ -383,24 +381,3 @@ def marginal_sentence(row: CostRow) -> str:
         f"Going from {row.compared_with} to {row.label} buys one extra correct answer per "
         f"{row.calls_per_extra_correct:,.0f} extra calls ({_money(row.cost_per_extra_correct)} per extra correct answer)."
     )
-
-
-def recommend(
-    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05
-) -> CostRow | None:
-    """The row to ship under a latency budget (:func:`nkcore.advice.advise`): the cheapest row within the budget
-    that is not resolvably worse (McNemar exact p >= alpha on the same cases) than the most accurate row there;
-    None when no row fits."""
-    pick = advice.advise(table, latency_budget_s, percentile, alpha).pick
-    return None if pick is None else table.row(pick)
-
-
-def recommendation_sentence(
-    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05
-) -> str:
-    """Which row to ship under a latency budget, in words, with the paired interval of what a dearer row would add
-    (:func:`nkcore.advice.advise`); names what the budget rules out.
-
-    Reference: the chapter (latency-bound feature ships flat n = 3).
-    """
-    return advice.advise(table, latency_budget_s, percentile, alpha).sentence

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nkcore import cost, latency, voting
+from nkcore import advice, cost, latency, voting
 from nkcore.errors import DataError
 
 
@@ -93,15 +93,15 @@ def test_recommendation_follows_the_latency_budget(worked_frame: pd.DataFrame) -
     """The chapter: with the latency budget binding, ship flat n = 3; without one, n = 3 still, since no dearer row
     is resolvably more accurate on the same cases."""
     t = cost.build_table_from_frame(worked_frame)
-    tight = cost.recommendation_sentence(t, 6.5)
+    tight = advice.advise(t, 6.5).sentence
     assert "ship flat samples per request n=3" in tight and "over the budget" in tight
-    loose = cost.recommendation_sentence(t, 60.0)
+    loose = advice.advise(t, 60.0).sentence
     # the adaptive rule's +1.0 points over n = 3 rest on 2 discordant cases (p = 0.50): not paid for
     assert "ship flat samples per request n=3" in loose and "cannot tell from the most accurate one, 3+2" in loose
-    none = cost.recommendation_sentence(t, 1.0)
+    none = advice.advise(t, 1.0).sentence
     assert none.startswith("No configuration meets")
     with pytest.raises(DataError):
-        cost.recommendation_sentence(t, 5.0, percentile="p90")
+        advice.advise(t, 5.0, percentile="p90")
 
 
 def test_lognormal_table_and_errors(worked_frame: pd.DataFrame) -> None:
