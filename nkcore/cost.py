@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from nkcore import voting
 from nkcore import latency as lat
+from nkcore import voting
 from nkcore.common.intervals import proportion_interval
 from nkcore.errors import DataError
 from nkcore.voting.exact import credit_from_stats, first_n_stats
