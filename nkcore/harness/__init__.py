@@ -117,8 +117,8 @@ def _read_file(
     if end > limits.get("line_bytes") and body[end:].strip():  # JSON Lines with a line over the limit
         raise long_line(name, plain[: len(plain) - len(body)].count(b"\n") + 1)
     first = _first_line_object(body)
-    if first is not None and lm_eval.is_samples_record(first):
-        return "lm_eval", [lm_eval.read_samples(name, data, None, metric, threshold)], None
+    if first is not None and lm_eval.is_samples_record(first):  # the unpacked bytes: one copy, not two
+        return "lm_eval", [lm_eval.read_samples(name, plain, None, metric, threshold)], None
     doc = load_json(plain, name, max_bytes=len(plain))
     kind = _kind(doc)
     if kind == "inspect":
