@@ -216,7 +216,13 @@ def upload_section() -> None:
             )
         if kind == "predictions":
             with st.container(border=True):
-                data_derive.derive_panel(frame, ds_id, up.name, token)
+                data_derive.derive_panel(
+                    frame,
+                    ds_id,
+                    up.name,
+                    token,
+                    None if stored else data_derive.Upload(table, mapping, data_derive.part_name(up.name, parts[0][0])),
+                )
 
 
 def view_section() -> tuple[str, datasets.Dataset, object, list]:

@@ -13,8 +13,19 @@ from ui.budget_compute import SEARCH_MAX, Answer, Grid
 from ui.budget_controls import COLOR_BY, ENGINE_METRICS, Choices
 from ui.text import md
 
-GRID_TAB = "Budget x ratings per item (click a cell)"
-PLANE_TAB = "Items x ratings per item, budgets as lines"
+GRID_TAB = "Heatmap: budget x K"
+PLANE_TAB = "Plane: items x K"
+"""The two views' tab labels, short enough for both to fit a 390 px phone (the tab in the link is its label); what
+each view is, in full, is the caption under the tabs (:data:`VIEW_CAPTION`)."""
+OLD_TABS = {
+    "Budget x ratings per item (click a cell)": GRID_TAB,
+    "Items x ratings per item, budgets as lines": PLANE_TAB,
+}
+"""The tabs' former labels, as links made before they were shortened carry them: opened as the same view."""
+VIEW_CAPTION = (
+    "Heatmap: each budget (rows) split by ratings per item (K, columns); click a cell. Plane: items (N) x ratings "
+    "per item (K), each budget a dashed line."
+)
 HEATMAP_CAPTION = (
     "Each square is a split of the budget into items (N) = budget / K and ratings per item (K); darker = more "
     "repeatable. The orange frame is the budget chosen on the slider, the star its best K, the red ring the cell "
@@ -77,6 +88,10 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
     df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
     budget, chosen = _chosen_cell(shown, best, by_cell)
     # Only the open tab is drawn (Altair's spec building is most of a redraw); the open tab is in the link.
+    old = st.query_params.get("bud_view")
+    if old in OLD_TABS:  # the bound tabs read the link before this run: set the widget's state as well
+        st.query_params["bud_view"] = st.session_state["bud_view"] = OLD_TABS[old]
+    st.caption(VIEW_CAPTION)
     tab_grid, tab_plane = st.tabs([GRID_TAB, PLANE_TAB], key="bud_view", bind="query-params", on_change="rerun")
     shown_chart: Any = None
     if tab_grid.open is not False:

@@ -17,6 +17,7 @@ Charts are read on a projector and on a phone as well as on a laptop, so:
 from __future__ import annotations
 
 import hashlib
+import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -262,6 +263,40 @@ class NameLabels:
         return dict(zip(self.names, self.short, strict=True))
 
 
+_BRACKETS = {")": "(", "]": "[", "}": "{"}
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _balanced_cut(short: str) -> str:
+    """``short`` without the brackets a cut left open: a closing bracket at its end whose opening bracket was cut
+    away, an opening bracket at its start whose closing one was ("weak.eval)" -> "weak.eval")."""
+    for close, open_ in _BRACKETS.items():
+        while short.endswith(close) and short.count(close) > short.count(open_):
+            short = short[:-1]
+        while short.startswith(open_) and short.count(open_) > short.count(close):
+            short = short[1:]
+    return short
+
+
+def tidy_cuts(shorts: Sequence[str]) -> list[str]:
+    """Distinguishing parts (:func:`nkcore.common.formatting.distinguishing_names`) made readable: brackets the cut
+    left open are dropped, and a file extension every part ends with (".eval") is dropped, as long as the parts
+    stay different and none is empty; otherwise ``shorts`` unchanged.
+
+    >>> tidy_cuts(["weak.eval)", "strong.eval)"])
+    ['weak', 'strong']
+    >>> tidy_cuts(["n=1", "n=3"]), tidy_cuts(["a.eval", "a.json"])
+    (['n=1', 'n=3'], ['a.eval', 'a.json'])
+    """
+    out = [_balanced_cut(s) for s in shorts]
+    ends = {m.group(0) for s in out if (m := _EXTENSION.search(s))}
+    if len(ends) == 1 and all(_EXTENSION.search(s) for s in out):
+        out = [_EXTENSION.sub("", s) for s in out]
+    if any(not s.strip() for s in out) or len(set(out)) < len(set(shorts)):
+        return list(shorts)
+    return out
+
+
 def name_labels(names: Sequence[object]) -> NameLabels:
     """Short axis labels for ``names`` (:func:`nkcore.common.formatting.distinguishing_names`) and the part they
     share, written with an ellipsis where the distinguishing part was ("bert-base-uncased_…").
@@ -271,10 +306,12 @@ def name_labels(names: Sequence[object]) -> NameLabels:
     (('seed0', 'seed1'), 'bert-base-uncased_…')
     >>> name_labels(["n=1", "n=3"]).common
     ''
+    >>> name_labels(["mockllm/model (digits_weak.eval)", "mockllm/model (digits_strong.eval)"]).short
+    ('weak', 'strong')
     """
     full = [str(n) for n in names]
     unique = list(dict.fromkeys(full))
-    short_of = dict(zip(unique, distinguishing_names(unique), strict=True))
+    short_of = dict(zip(unique, tidy_cuts(distinguishing_names(unique)), strict=True))
     short = [short_of[n] for n in full]
     common = ""
     if unique and short_of[unique[0]] != unique[0]:

@@ -45,6 +45,30 @@ def _top_legend(fmt: str, values: list[float]) -> alt.Legend:
     )
 
 
+K_BREAK = "…"
+"""The empty column the K axis shows where its step jumps (1-10 in steps of 1, then 20-500 in steps of 20)."""
+
+
+def k_domain(ks: list[int]) -> list[int | str]:
+    """The K axis's columns: ``ks`` in order, with an empty column :data:`K_BREAK` where the step between two
+    neighbours is more than twice the step before it, so that an ordinal axis does not draw 10 -> 20 as far apart
+    as 9 -> 10.
+
+    >>> k_domain([1, 2, 3, 10, 20, 40, 60])
+    [1, 2, 3, '…', 10, 20, 40, 60]
+    >>> k_domain([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 40])
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, '…', 20, 40]
+    >>> k_domain([5, 10, 15])
+    [5, 10, 15]
+    """
+    out: list[int | str] = list(ks[:2])
+    for i in range(2, len(ks)):
+        if ks[i] - ks[i - 1] > 2 * (ks[i - 1] - ks[i - 2]):
+            out.append(K_BREAK)
+        out.append(ks[i])
+    return out
+
+
 def heatmap(
     cells: pd.DataFrame,
     color_by: str,
@@ -69,7 +93,8 @@ def heatmap(
     Sizing for a room and a phone: the width follows the container (``autosize`` fit-x; ``width`` is the size of an
     exported image), rows are :data:`ROW_PX` high whatever the width, the K labels are upright and thinned (every
     other one dropped until none overlap), the colour legend sits above the grid, and the marks inside a cell scale
-    with the cell's width.
+    with the cell's width. Where the K step jumps (1-10, then 20-500) the axis leaves an empty column labelled
+    :data:`K_BREAK` (:func:`k_domain`).
     """
     df = _cell_text(cells)
     df["significant"] = df["p"] < 0.05
@@ -82,6 +107,7 @@ def heatmap(
         "k:O",
         title="ratings per item (K)",
         sort=ks,
+        scale=alt.Scale(domain=k_domain(ks)),
         axis=alt.Axis(labelAngle=0, labelOverlap="parity", labelSeparation=6, labelPadding=4),
     )
     y = alt.Y("budget:O", title="budget (N x K ratings)", sort=budgets, axis=alt.Axis(format=",", labelPadding=4))

@@ -60,10 +60,29 @@ def pair_labels(pairs: list[str]) -> list[str]:
     >>> pair_labels(["bert-base-uncased_seed0 → bert-base-uncased_seed1", "bert-base-uncased_seed1 → bert-base-uncased_seed2"])
     ['seed0 → seed1', 'seed1 → seed2']
     """
+    return _pair_names(pairs)[0]
+
+
+def _pair_names(pairs: list[str]) -> tuple[list[str], str]:
+    """:func:`pair_labels` and the part every config shares that the labels leave out ("" when none was cut)."""
     split = [p.split(PAIR_ARROW) if p.count(PAIR_ARROW) == 1 else [p] for p in pairs]
     configs = list(dict.fromkeys(c for parts in split for c in parts))
-    short = name_labels(configs).mapping()
-    return [PAIR_ARROW.join(short[c] for c in parts) for parts in split]
+    names = name_labels(configs)
+    short = names.mapping()
+    return [PAIR_ARROW.join(short[c] for c in parts) for parts in split], names.common
+
+
+def pair_note(pairs: list[str]) -> str:
+    """What the pair labels cut from every config, for the chart's subtitle, so that "seed0 → seed1" still says whose
+    seeds they are ("" when nothing was cut).
+
+    >>> pair_note(["bert-base-uncased_seed0 → bert-base-uncased_seed1"])
+    'each label fills the … of bert-base-uncased_…'
+    >>> pair_note(["n=1 → n=3"])
+    ''
+    """
+    common = _pair_names(pairs)[1]
+    return f"each label fills the … of {common}" if common else ""
 
 
 def _points_axis(title: str, signed: bool) -> alt.Axis:
@@ -100,7 +119,8 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     diff, low, high (fractions of cases).
     """
     color = _series_color("interval", INTERVAL_COLORS)
-    diffs = diffs.assign(pair_label=pair_labels([str(p) for p in diffs["pair"]]))
+    pairs = [str(p) for p in diffs["pair"]]
+    diffs = diffs.assign(pair_label=pair_labels(pairs))
     y = alt.Y(
         "pair_label:N",
         title="pair (A → B)",
@@ -117,8 +137,10 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
         alt.Tooltip("high_pts:Q", title="interval to (points)", format="+.1f"),
     ]
     diffs = diffs.assign(diff_pts=100 * diffs["diff"], low_pts=100 * diffs["low"], high_pts=100 * diffs["high"])
+    note = pair_note(pairs)
     chart_title = title(
-        "Difference between configs", "paired interval (blue) against the interval if the configs were independent"
+        "Difference between configs",
+        ["paired interval (blue) against the interval if the configs were independent", *([note] if note else [])],
     )
     base = alt.Chart(diffs, title=chart_title)
     whisker = base.mark_rule(strokeWidth=3).encode(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import pandas as pd
 
@@ -97,6 +99,74 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
     )
 
 
+_LABEL_MARKS: dict[str, dict[str, Any]] = {
+    "right": {"align": "left", "dx": 14},
+    "left": {"align": "right", "dx": -14},
+    "above": {"align": "center", "baseline": "bottom", "dy": -14},
+    "below": {"align": "center", "baseline": "top", "dy": 14},
+}
+"""Where a point's label sits (Vega-Lite text mark properties) for each side :func:`label_sides` picks."""
+PLOT_PX = (300, 300)
+"""The plot size (px) the label placement assumes: a phone's width and the plot's height less its padding (a wider
+window only spreads the points further apart)."""
+_CHAR_PX, _TEXT_PX, _POINT_PX = 7.5, 16.0, 10.0
+
+
+def label_sides(data: pd.DataFrame, x: str, y: str, label: str) -> list[str]:
+    """For each point (x, y) of a scatter, the side of it its label goes: "right" unless the label would cross
+    another point or another point's interval bar (columns ``accuracy_low`` / ``accuracy_high``, when present),
+    then the first free one of "left", "above", "below" ("right" when none is free).
+
+    Rule: positions are mapped to a :data:`PLOT_PX` plot (x from 0, y over the points' and intervals' range); a
+    label is a box of 7.5 px per character by 16 px, 14 px from its point; it is free when it meets no other point
+    (10 px around it) and no other point's bar. Layout a reader can see: at 1024 px the label "n=3" sat under the
+    bar of "3+2", $2 to its right.
+
+    >>> d = pd.DataFrame({"c": [19.0, 21.0, 6.0], "a": [0.78, 0.79, 0.71], "l": ["n=3", "3+2", "n=1"],
+    ...                   "accuracy_low": [0.72, 0.73, 0.64], "accuracy_high": [0.83, 0.84, 0.77]})
+    >>> label_sides(d, "c", "a", "l")
+    ['left', 'right', 'right']
+    """
+    if data.empty:
+        return []
+    has_ci = {"accuracy_low", "accuracy_high"} <= set(data.columns)
+    xs = data[x].to_numpy(dtype=float)
+    ys = data[y].to_numpy(dtype=float)
+    lo = data["accuracy_low"].to_numpy(dtype=float) if has_ci else ys
+    hi = data["accuracy_high"].to_numpy(dtype=float) if has_ci else ys
+    width, height = PLOT_PX
+    x_span = max(float(xs.max()), 1e-12) * 1.05
+    y_min, y_max = float(min(lo.min(), ys.min())), float(max(hi.max(), ys.max()))
+    y_span = max(y_max - y_min, 1e-12) * 1.2
+    px = xs / x_span * width
+    py = (y_max + 0.1 * y_span - ys) / y_span * height
+    p_lo = (y_max + 0.1 * y_span - lo) / y_span * height  # the bar's bottom end (larger px)
+    p_hi = (y_max + 0.1 * y_span - hi) / y_span * height
+
+    def box(i: int, side: str) -> tuple[float, float, float, float]:
+        w = _CHAR_PX * len(str(data[label].iloc[i]))
+        if side == "right":
+            return px[i] + 14, py[i] - _TEXT_PX / 2, px[i] + 14 + w, py[i] + _TEXT_PX / 2
+        if side == "left":
+            return px[i] - 14 - w, py[i] - _TEXT_PX / 2, px[i] - 14, py[i] + _TEXT_PX / 2
+        top = min(py[i], p_hi[i]) if side == "above" else max(py[i], p_lo[i])
+        y0 = top - 14 - _TEXT_PX if side == "above" else top + 14
+        return px[i] - w / 2, y0, px[i] + w / 2, y0 + _TEXT_PX
+
+    def free(i: int, b: tuple[float, float, float, float]) -> bool:
+        for j in range(len(xs)):
+            if j == i:
+                continue
+            point = (px[j] - _POINT_PX, py[j] - _POINT_PX, px[j] + _POINT_PX, py[j] + _POINT_PX)
+            bar = (px[j] - 2, p_hi[j], px[j] + 2, p_lo[j])
+            for o in (point, bar):
+                if min(b[2], o[2]) > max(b[0], o[0]) and min(b[3], o[3]) > max(b[1], o[1]):
+                    return False
+        return True
+
+    return [next((s for s in _LABEL_MARKS if free(i, box(i, s))), "right") for i in range(len(xs))]
+
+
 def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     """Accuracy against cost per 1,000 requests, one labelled point per row, coloured by p95 latency; rows over
     the latency budget are drawn hollow; with ``accuracy_low`` / ``accuracy_high`` columns each point carries its
@@ -105,7 +175,7 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
     Point labels are the configurations' distinguishing parts (:func:`ui.charts.name_labels`); the tooltip has the
     full name. The colour legend sits under the plot, so a phone keeps the plot's width."""
     names = name_labels(table["label"].tolist())
-    data = table.assign(within=table["p95"] <= budget_s, short_label=list(names.short))
+    data = table.assign(within=table["p95"] <= budget_s, short_label=list(names.short)).reset_index(drop=True)
     has_ci = {"accuracy_low", "accuracy_high"} <= set(table.columns)
     scale = alt.Scale(scheme="orangered")
     base = alt.Chart(data).encode(
@@ -142,9 +212,14 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
             alt.Tooltip("p95:Q", title="p95 latency (s)", format=".1f"),
         ],
     )
-    labels = base.mark_text(dx=14, align="left", fontSize=13, limit=NAME_LABEL_PX).encode(
-        text=alt.Text("short_label:N")
-    )
+    data["label_side"] = label_sides(data, "cost_per_1k", "accuracy", "short_label")
+    labels = [
+        base.transform_filter(alt.datum.label_side == side)
+        .mark_text(fontSize=13, limit=NAME_LABEL_PX, **_LABEL_MARKS[side])
+        .encode(text=alt.Text("short_label:N"))
+        for side in _LABEL_MARKS
+        if (data["label_side"] == side).any()
+    ]
     layers: list[alt.Chart] = []
     if has_ci:
         layers.append(
@@ -154,7 +229,7 @@ def cost_accuracy_chart(table: pd.DataFrame, budget_s: float) -> alt.LayerChart:
         "Accuracy against cost per 1,000 requests",
         "colour: p95 latency; hollow: over the latency budget" + ("; bars: 95% interval" if has_ci else ""),
     )
-    return alt.LayerChart(layer=[*layers, points, labels]).properties(
+    return alt.LayerChart(layer=[*layers, points, *labels]).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=380 + title_px(chart_title), title=chart_title
     )
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -30,10 +31,12 @@ from ui.text import md
 
 __all__ = [
     "KIND_WORDS",
+    "Upload",
     "best_ratings",
     "delete",
     "derive_panel",
     "harness_section",
+    "part_name",
     "rename",
     "save",
     "shared_items",
@@ -105,8 +108,28 @@ def _derived_note(d: Derived) -> str:
     return md(text)
 
 
-def _do_derive(frame: pd.DataFrame, args: dict[str, object], name: str, sources: tuple[str, ...]) -> None:
-    """The button's callback: derive, store with ``derived_from``, choose the result; errors become the flash."""
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """Predictions being uploaded, not stored yet: the canonical ``table`` (its fingerprint is the id a derived
+    dataset's ``derived_from`` names), the column ``mapping`` and the ``name`` to store them under."""
+
+    table: pd.DataFrame
+    mapping: dict[str, str]
+    name: str
+
+
+def _do_derive(
+    frame: pd.DataFrame,
+    args: dict[str, object],
+    name: str,
+    sources: tuple[str, ...],
+    upload: Upload | None = None,
+) -> None:
+    """The button's callback: derive, store with ``derived_from``, choose the result; errors become the flash.
+
+    ``upload``: the predictions being uploaded (not stored yet), stored first as a predictions dataset of their own
+    and chosen, so that the derived dataset's ``derived_from`` names a stored dataset and the Budget page can use
+    the predictions; both are named in the flash message."""
     try:
         ratings_id = args.pop("ratings_id", None)
         ratings = None
@@ -121,13 +144,33 @@ def _do_derive(frame: pd.DataFrame, args: dict[str, object], name: str, sources:
     except DataError as exc:
         st.session_state[FLASH] = ("error", f"Could not derive the dataset: {md(exc)}")
         return
-    ds_id = save(d.frame, d.kind, name, {}, derived_from=d.source_ids)
+    derived_from, also = d.source_ids, ""
+    if upload is not None:
+        try:
+            nksummary.validate_and_summarize(upload.table, "predictions")
+        except DataError as exc:
+            st.session_state[FLASH] = ("error", f"Nothing was stored: {md(exc)}")
+            return
+        pid = save(upload.table, "predictions", upload.name, upload.mapping)
+        if pid is None:
+            return
+        derived_from = tuple(pid if i == sources[0] else i for i in d.source_ids)  # the id as stored
+        also = (
+            f" The predictions it was derived from are stored too, as **{md(upload.name)}** (`{pid[:12]}`), and "
+            "chosen as the predictions dataset (the Budget page resamples them against the ratings)."
+        )
+    ds_id = save(d.frame, d.kind, name, {}, derived_from=derived_from)
     if ds_id is not None:
-        stored_message([ds_id], d.kind, [name], _derived_note(d))
+        stored_message([ds_id], d.kind, [name], _derived_note(d) + also)
 
 
-def derive_panel(frame: pd.DataFrame, source_id: str, source_name: str, token: str) -> None:
-    """Derive paired results (several models + gold) or raw samples (runs of one model) from a predictions table."""
+def derive_panel(
+    frame: pd.DataFrame, source_id: str, source_name: str, token: str, upload: Upload | None = None
+) -> None:
+    """Derive paired results (several models + gold) or raw samples (runs of one model) from a predictions table.
+
+    ``upload``: the predictions come from an upload not stored yet; deriving stores them too (:func:`_do_derive`),
+    under ``source_id`` (their fingerprint), so the derived dataset is linked to a stored predictions dataset."""
     guess = detect_kind(frame, "predictions")
     ratings_opts = {m.id: m.name for m in store.list_datasets("ratings")}
     columns = [str(c) for c in frame.columns]
@@ -186,8 +229,14 @@ def derive_panel(frame: pd.DataFrame, source_id: str, source_name: str, token: s
         f"Derive and store {KIND_WORDS[str(what)].lower()}",
         key=f"dat_derive_{token}",
         on_click=_do_derive,
-        args=(frame, args, name, (source_id,)),
+        args=(frame, args, name, (source_id,), upload),
         icon=":material/call_split:",
+        help=(
+            "The predictions are stored too (as a predictions dataset, linked to the derived one), so every page can "
+            "use them."
+            if upload is not None
+            else None
+        ),
     )
 
 
@@ -260,6 +309,15 @@ def harness_section(max_mb: int) -> None:
     )
 
 
+def part_name(name: str, value: str) -> str:
+    """The stored name of one part of an upload: the file's name, with the subset's value when it was cut to one.
+
+    >>> part_name("label_counts.csv.gz", "mnli_m"), part_name("preds.csv", "")
+    ('label_counts.csv.gz [mnli_m]', 'preds.csv')
+    """
+    return f"{name} [{value}]" if value else name
+
+
 def store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, mapping: dict[str, str]) -> None:
     """Validate every part (one per kept dataset/split) with the analysis parser, then store each."""
     try:
@@ -268,10 +326,10 @@ def store_parts(parts: list[tuple[str, pd.DataFrame]], kind: str, name: str, map
     except DataError as exc:
         st.session_state[FLASH] = ("error", f"Nothing was stored: {md(exc)}")
         return
-    names = [f"{name} [{value}]" if value else name for value, _ in parts]
+    names = [part_name(name, value) for value, _ in parts]
     ids = []
-    for (_, table), part_name in zip(parts, names, strict=True):
-        ds_id = save(table, kind, part_name, mapping)
+    for (_, table), stored_name in zip(parts, names, strict=True):
+        ds_id = save(table, kind, stored_name, mapping)
         if ds_id is None:
             return
         ids.append(ds_id)

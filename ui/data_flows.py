@@ -4,7 +4,9 @@ The rules live in :mod:`nkcore.kinds` (subsets, item keys, duplicates, label cou
 and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.text.md`.
 
 - A file that holds several datasets or splits (a column named ``dataset``, ``split``, ``task`` or ``subset`` with
-  2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value.
+  2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value. The value chosen by
+  default is the one sharing the most items with a stored dataset of another kind (label counts open on the subset
+  the stored predictions cover), and a caption says why (:func:`matching_subset`).
 - An item key can be built from several columns (LeWiDi's ``dataset`` + ``item_id``): their text joined by " / ".
 - A label-count file (an item column plus ``count_<label>`` columns: ChaosNLI, CIFAR-10H) is kept as counts:
   ``item`` + one ``count_<label>`` column per label (:func:`nkcore.kinds.detect_kind`, layout ``counts``).
@@ -19,7 +21,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from nkcore import store
 from nkcore.common.formatting import plural
+from nkcore.errors import DataError
 from nkcore.kinds import (
     KEY_COLUMN,
     MAX_SUBSETS,
@@ -38,7 +42,7 @@ from nkcore.kinds import (
     to_text,
     with_key,
 )
-from ui import exports
+from ui import datasets, exports
 from ui.text import md
 
 __all__ = [
@@ -47,12 +51,15 @@ __all__ = [
     "SUBSET_NAMES",
     "Duplicates",
     "SubsetChoice",
+    "SubsetMatch",
     "drop_duplicates",
     "duplicates",
     "duplicates_chooser",
     "item_key_chooser",
     "mapping_editor",
+    "matching_subset",
     "preferred_guess",
+    "stored_items",
     "subset_chooser",
     "subset_columns",
     "subset_rows",
@@ -73,6 +80,100 @@ class SubsetChoice:
     column: str | None
     mode: str
     parts: tuple[tuple[str, pd.DataFrame], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SubsetMatch:
+    """The subset chosen by default: its ``value``, the stored dataset it shares the most items with (``name``,
+    ``kind``, ``shared`` items; empty and 0 when none shares any) and ``why`` in words."""
+
+    value: str
+    name: str
+    kind: str
+    shared: int
+    why: str
+
+
+ITEM_COLUMNS = {"ratings": "item", "predictions": "item", "paired": "case", "samples": "case"}
+"""The column holding the item (or case) ids in a stored dataset of each kind."""
+
+
+def stored_items(kinds: tuple[str, ...]) -> list[tuple[str, str, frozenset[str]]]:
+    """(name, kind, item ids as text) of every stored dataset of ``kinds``, newest first; a dataset that cannot be
+    read is left out (the Data page's stored list says what is wrong with it)."""
+    out = []
+    for meta in store.list_datasets():
+        if meta.kind not in kinds:
+            continue
+        try:
+            frame = datasets.load_dataset(meta.kind, meta.id).frame
+        except DataError:
+            continue
+        column = ITEM_COLUMNS[meta.kind]
+        if column in frame.columns:
+            out.append((meta.name, meta.kind, frozenset(to_text(frame[column]).dropna().tolist())))
+    return out
+
+
+def matching_subset(
+    frame: pd.DataFrame, column: str, values: list[str], stored: list[tuple[str, str, frozenset[str]]]
+) -> SubsetMatch:
+    """The subset of ``frame`` (the rows whose ``column`` is one of ``values``) sharing the most item ids with one
+    of the ``stored`` datasets (:func:`stored_items`), the first value when none shares any; the sentence says why.
+
+    The item column is the one :func:`nkcore.kinds.detect_kind` finds (item, or case for paired results).
+
+    >>> f = pd.DataFrame({"subset": ["a", "a", "b", "b"], "uid": ["1", "2", "3", "4"], "count_x": [1, 2, 3, 4]})
+    >>> m = matching_subset(f, "subset", ["a", "b"], [("preds.csv", "predictions", frozenset({"3", "4", "9"}))])
+    >>> m.value, m.shared
+    ('b', 2)
+    >>> matching_subset(f, "subset", ["a", "b"], []).value
+    'a'
+    """
+    first = values[0]
+    guess = detect_kind(frame)
+    item = guess.mapping.get("item") or guess.mapping.get("case")
+    if item is None or item not in frame.columns or not stored:
+        why = (
+            "Nothing of another kind is stored yet to match the subsets against"
+            if not stored
+            else "No item column found in this file to match the stored datasets against"
+        )
+        return SubsetMatch(first, "", "", 0, f"{why}: the first, {first}, is chosen.")
+    text = to_text(frame[item])
+    by_value = to_text(frame[column])
+    best = SubsetMatch(first, "", "", 0, "")
+    for value in values:
+        ids = set(text[(by_value == value).to_numpy()].dropna().tolist())
+        for name, kind, stored_ids in stored:
+            n = len(ids & stored_ids)
+            if n > best.shared:
+                best = SubsetMatch(value, name, kind, n, "")
+    if best.shared == 0:
+        return SubsetMatch(
+            first,
+            "",
+            "",
+            0,
+            f"None of the stored datasets shares items with these subsets: the first, {first}, is chosen.",
+        )
+    why = f"Chosen because it shares the most items ({best.shared:,}) with the stored {best.kind} {best.name}."
+    return SubsetMatch(best.value, best.name, best.kind, best.shared, why)
+
+
+def _matching_subset(frame: pd.DataFrame, column: str, values: list[str], token: str) -> SubsetMatch:
+    """:func:`matching_subset` against the stored datasets of the other kinds (ratings are matched with predictions
+    and paired results, and so on), once per upload, column and list of stored datasets."""
+    kind = detect_kind(frame).kind
+    others = tuple(k for k in ITEM_COLUMNS if k != kind)
+    ids = tuple(m.id for m in store.list_datasets() if m.kind in others)
+    slot = f"_dat_submatch_{token}"
+    memo = st.session_state.get(slot)
+    if memo is None or memo[0] != (column, ids):
+        memo = ((column, ids), matching_subset(frame, column, values, stored_items(others) if ids else []))
+        st.session_state[slot] = memo
+    match: SubsetMatch = memo[1]
+    return match
 
 
 def subset_chooser(frame: pd.DataFrame, token: str) -> SubsetChoice:
@@ -99,12 +200,16 @@ def subset_chooser(frame: pd.DataFrame, token: str) -> SubsetChoice:
             key=f"_dat_submode_{token}",
         )
         if mode == KEEP_ONE:
+            match = _matching_subset(frame, column, values, token)
             value = right.selectbox(
                 f"Keep the rows whose {column} is",
                 values,
+                index=values.index(match.value),
                 format_func=lambda v: f"{v} ({int((to_text(frame[column]) == v).sum()):,} rows)",
                 key=f"_dat_subval_{token}",
             )
+            if value == match.value:
+                right.caption(md(match.why))
             return SubsetChoice(column, mode, ((value, subset_rows(frame, column, value)),))
         if mode == STORE_EACH:
             right.caption(md(f"{plural(len(values), 'dataset')} will be stored: {', '.join(values[:12])}"))

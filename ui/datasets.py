@@ -25,7 +25,7 @@ from nkcore import io as nkio
 from nkcore import store
 from nkcore.errors import DataError
 from ui import exports
-from ui.text import md
+from ui.text import md, shorten_middle
 
 Kind = Literal["samples", "paired", "ratings", "predictions"]
 KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
@@ -115,12 +115,38 @@ def _options(kind: str) -> tuple[dict[str, str], str | None]:
     except store.StoreUnreachable as exc:
         return options, str(exc)
     for meta in metas:
-        options.setdefault(meta.id, f"{meta.name} ({meta.n_rows:,} rows, {meta.id[:8]})")
+        options.setdefault(meta.id, _full_label(meta.name, meta.n_rows, meta.id))
     return options, None
 
 
+def _full_label(name: str, n_rows: int, ds_id: str) -> str:
+    """A stored dataset as the chooser's help names it: name, rows and the start of its id."""
+    return f"{name} ({n_rows:,} rows, {ds_id[:8]})"
+
+
 def _label(ds: Dataset) -> str:
-    return f"{ds.name} ({len(ds.frame):,} rows, {ds.id[:8]})"
+    return _full_label(ds.name, len(ds.frame), ds.id)
+
+
+def short_label(full: str, ds_id: str, builtin: bool) -> str:
+    """A dataset's name as the sidebar's chooser shows it: cut in the middle to what a sidebar selectbox shows
+    uncut (:data:`SIDEBAR_CHARS`; the full name is in the chooser's help), a stored dataset's id start after it so
+    that two uploads of one name stay apart.
+
+    >>> short_label("Sample: worked example (200 cases)", "ab" * 32, True)
+    'Sample: worked … (200 cases)'
+    >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False)
+    'label_co…[mnli_m] · 0123ab'
+    """
+    if builtin:
+        return shorten_middle(full, SIDEBAR_CHARS)
+    name = full.rsplit(" (", 1)[0] if full.endswith(f"{ds_id[:8]})") else full
+    return f"{shorten_middle(name, SIDEBAR_CHARS - 9)} · {ds_id[:6]}"
+
+
+SIDEBAR_CHARS = 28
+"""Characters a sidebar selectbox shows uncut (about 220 px of 14 px text: "Sample: worked example (200 ca" was
+cut at 30)."""
 
 
 def _once_per_run(key: str) -> bool:
@@ -301,10 +327,11 @@ def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
     chosen = st.sidebar.selectbox(
         label or KIND_LABELS[kind],
         ids,
-        format_func=lambda i: options.get(i, i),
+        format_func=lambda i: short_label(str(options.get(i, i)), str(i), i == sample_id),
         key=widget_key,
         on_change=_on_change,
-        help="Upload your own on the Data page. The choice is part of the link.",
+        help=f"Chosen: {md(options.get(wanted, wanted))}. Upload your own on the Data page. The choice is part of "
+        "the link.",
     )
     if kept is None:
         st.session_state[memory] = chosen

@@ -15,7 +15,7 @@ import re
 
 from nkcore.common import formatting
 
-__all__ = ["link_value", "md", "shorten"]
+__all__ = ["link_value", "md", "shorten", "shorten_middle"]
 
 # Every Markdown-active ASCII punctuation: images, links and bare-URL autolinks (the ':' of "http:" and the dots),
 # :colour[...] directives, emphasis, code, LaTeX, HTML. A backslash-escaped character renders as itself.
@@ -53,6 +53,43 @@ def shorten(text: object, limit: int = 80) -> str:
     'abc'
     """
     return formatting.shorten(text, limit)
+
+
+def _cut_at_space(text: str, room: int, from_end: bool) -> str:
+    """The longest start (or end) of ``text`` of at most ``room`` characters that ends (starts) at a space, when it
+    keeps at least half the room; otherwise ``room`` characters cut inside a word."""
+    if from_end:
+        at = text.find(" ", len(text) - room - 1)
+        part = text[at + 1 :] if at >= 0 else ""
+        return part if part and len(part) >= room // 2 else text[len(text) - room :]
+    at = text.rfind(" ", 0, room + 1)
+    part = text[:at] if at > 0 else ""
+    return part if len(part) >= room // 2 else text[:room]
+
+
+def shorten_middle(text: object, limit: int = 28) -> str:
+    """``text`` cut in the middle to at most ``limit`` characters, keeping its start and its end (where names differ:
+    "[mnli_m]", "(200 cases)", "seed1"), an ellipsis marking the cut.
+
+    Rule: the end keeps about half of the room, then the start takes what is left; each is cut at a space when that
+    keeps at least half of its room (then the ellipsis stands between spaces), else inside a word.
+
+    >>> shorten_middle("Sample: worked example (200 cases)")
+    'Sample: worked … (200 cases)'
+    >>> shorten_middle("predictions_snli_mnli_baan2022.csv.gz [mnli_m]")
+    'predictions_snli_…[mnli_m]'
+    >>> shorten_middle("Sample: 3 models on 500 items")
+    'Sample: 3 … on 500 items'
+    """
+    full = str(text)
+    if len(full) <= limit:
+        return full
+    tail = _cut_at_space(full, limit // 2, from_end=True)
+    spaced = full.endswith(" " + tail)
+    head = _cut_at_space(full, limit - len(tail) - (3 if spaced else 1), from_end=False)
+    if spaced and full.startswith(head + " "):
+        return f"{head} … {tail}"
+    return f"{head.rstrip()}…{tail.lstrip()}"
 
 
 def link_value(key: str, values: list[str], limit: int = 80) -> str:
