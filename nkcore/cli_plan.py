@@ -19,7 +19,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from nkcore import resolution
+from nkcore import paired, resolution
 from nkcore.cli_util import print_json
 from nkcore.errors import DataError
 from nkcore.resolution import repeats as rp
@@ -121,7 +121,7 @@ def case_plan_report(
     return doc
 
 
-def _source(args: argparse.Namespace) -> tuple[rp.MeasuredVariances, dict[str, Any], list[str]] | None:
+def _source(args: argparse.Namespace) -> tuple[paired.MeasuredVariances, dict[str, Any], list[str]] | None:
     """The variances read with ``--from``: the measurement, its JSON and the notes (None without ``--from``)."""
     if args.from_files is None:
         if args.config_a is not None or args.config_b is not None:
@@ -135,7 +135,7 @@ def _source(args: argparse.Namespace) -> tuple[rp.MeasuredVariances, dict[str, A
     from nkcore.cli_paired import read_compare_input  # the compare reader; cli_paired is a sibling CLI module
 
     frame, read_notes = read_compare_input(args.from_files)
-    m = rp.measured_variances(frame, args.config_a, args.config_b)
+    m = paired.measured_variances(frame, args.config_a, args.config_b)
     vc = m.components
     doc = {
         "files": [str(p) for p in args.from_files],

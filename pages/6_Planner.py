@@ -287,15 +287,15 @@ def repeats_section(alpha: float, power: float, chosen: datasets.Dataset | None)
             help="measures the between- and within-case variance of the difference between two configs of the paired "
             "dataset chosen in the sidebar (it needs cases run more than once); its cases are the cases available",
         )
-        measured: resolution.MeasuredVariances | None = None
+        measured: paired.MeasuredVariances | None = None
         if use_data:
             ds = chosen if chosen is not None else datasets.choose_dataset("paired")
             configs = list(cache.compute(paired.parse_cases, ds).configs)
             p1, p2 = st.columns(2)
             a = p1.selectbox("config A", configs, index=0, key="pln_rep_a", bind="query-params")
             b = p2.selectbox("config B", configs, index=min(1, len(configs) - 1), key="pln_rep_b", bind="query-params")
-            measured = cache.compute(resolution.measured_variances, ds, a=a, b=b)
-            st.caption(md(resolution.measured_sentence(measured)))
+            measured = cache.compute(paired.measured_variances, ds, a=a, b=b)
+            st.caption(md(paired.measured_sentence(measured)))
         r1, r2 = st.columns(2)
         calls = r1.number_input(
             "calls per config", min_value=1, max_value=10_000_000, value=1_000, step=100, key="pln_rep_calls",

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from nkcore import paired
 from nkcore import resolution as rs
 from nkcore.errors import DataError
 from nkcore.resolution.critical import z_two_sided
@@ -246,12 +247,12 @@ def test_bad_inputs_are_data_errors(kwargs: dict[str, float], words: str) -> Non
 
 
 def test_choose_pair() -> None:
-    assert rs.choose_pair(("x", "y"), None, None) == ("x", "y")
-    assert rs.choose_pair(("x", "y"), "y", None) == ("y", "x")
-    assert rs.choose_pair(("x", "y", "z"), "z", "x") == ("z", "x")
+    assert paired.choose_pair(("x", "y"), None, None) == ("x", "y")
+    assert paired.choose_pair(("x", "y"), "y", None) == ("y", "x")
+    assert paired.choose_pair(("x", "y", "z"), "z", "x") == ("z", "x")
     with pytest.raises(DataError, match="name the two configs"):
-        rs.choose_pair(("x", "y", "z"), None, None)
+        paired.choose_pair(("x", "y", "z"), None, None)
     with pytest.raises(DataError, match="unknown config 'q'"):
-        rs.choose_pair(("x", "y"), "q", None)
+        paired.choose_pair(("x", "y"), "q", None)
     with pytest.raises(DataError, match="both 'x'"):
-        rs.choose_pair(("x", "y"), "x", "x")
+        paired.choose_pair(("x", "y"), "x", "x")

@@ -32,6 +32,7 @@ from nkcore.common.intervals import proportion_interval
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
 from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
 from nkcore.paired.case_compare import OrderedCaseComparison, analyse_cases, compare_frame_cases
+from nkcore.paired.case_plan import MeasuredVariances, choose_pair, measured_sentence, measured_variances
 from nkcore.paired.case_sentences import (
     case_headline_sentence,
     case_verdict_sentence,
@@ -74,6 +75,7 @@ __all__ = [
     "CaseTable",
     "ConfigAccuracy",
     "McNemarResult",
+    "MeasuredVariances",
     "OrderedCaseComparison",
     "OrderedComparison",
     "PairedComparison",
@@ -88,6 +90,7 @@ __all__ = [
     "case_mean",
     "case_table_from_paired",
     "case_verdict_sentence",
+    "choose_pair",
     "compare_cases",
     "compare_frame_cases",
     "compare_frame_pair",
@@ -99,6 +102,8 @@ __all__ = [
     "holm",
     "marginal_sentence",
     "mcnemar",
+    "measured_sentence",
+    "measured_variances",
     "ordering_chance",
     "ordering_sentence",
     "paired_bootstrap_mc",

@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -40,9 +38,6 @@ from nkcore.resolution.critical import z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING
 from nkcore.resolution.sentences import resolvable_points
 
-if TYPE_CHECKING:
-    from nkcore.paired import VarianceComponents
-
 __all__ = [
     "BETWEEN_VAR_HELP",
     "CALLS_HELP",
@@ -51,14 +46,10 @@ __all__ = [
     "REPEATS_CHART_NOTE",
     "REPEATS_INTRO",
     "WITHIN_VAR_HELP",
-    "MeasuredVariances",
     "RepeatDesign",
     "RepeatPlan",
     "RepeatPlanSentences",
     "Split",
-    "choose_pair",
-    "measured_sentence",
-    "measured_variances",
     "repeat_design",
     "repeat_design_sentence",
     "repeat_plan",
@@ -275,77 +266,6 @@ def repeat_plan(
     return RepeatPlan(c, avail, k_max, b, w, a, pw, splits, best, _split(_design(c, 1, b, w, a, pw)))
 
 
-def choose_pair(configs: Sequence[str], a: str | None, b: str | None) -> tuple[str, str]:
-    """The two configs to compare (A, B): as named; with two configs, both in order or the other of the one named.
-
-    >>> choose_pair(["x", "y"], None, None), choose_pair(["x", "y"], None, "x")
-    (('x', 'y'), ('y', 'x'))
-    """
-    present = ", ".join(repr(c) for c in configs)
-    for name in (a, b):
-        if name is not None and name not in configs:
-            raise DataError(f"unknown config {name!r}; the configs present are {present}")
-    if a is not None and b is not None:
-        if a == b:
-            raise DataError(f"config A and config B are both {a!r}: name two different configs")
-        return a, b
-    if len(configs) == 2:
-        if a is not None:
-            return a, configs[1] if a == configs[0] else configs[0]
-        if b is not None:
-            return configs[1] if b == configs[0] else configs[0], b
-        return configs[0], configs[1]
-    raise DataError(f"name the two configs to compare (A and B); the configs present are {present}")
-
-
-@dataclass(frozen=True, slots=True)
-class MeasuredVariances:
-    """What a paired dataset says about configs ``config_a`` -> ``config_b`` for planning repeats.
-
-    ``components``: :func:`nkcore.paired.variance_components` (its ``within_var`` is NaN when no case has two
-    repeats of a config: then ``between_var`` is the whole variance of one case's difference and the two parts
-    cannot be told apart); ``repeats``: the typical repeats per case, ``components.mean_repeats`` rounded (at least
-    1); ``discordance``: the share of cases the two configs disagree on when every case has one 0/1 result per
-    config (McNemar's setting), else None.
-    """
-
-    config_a: str
-    config_b: str
-    configs: tuple[str, ...]
-    components: VarianceComponents
-    repeats: int
-    discordance: float | None
-
-    @property
-    def split_known(self) -> bool:
-        """True when the data tell the within-case variance from the between-case one (some case has repeats)."""
-        return math.isfinite(self.components.within_var)
-
-
-def measured_variances(frame: pd.DataFrame, a: str | None = None, b: str | None = None) -> MeasuredVariances:
-    """Between- and within-case variances, cases and repeats of a paired frame (:func:`nkcore.paired.parse_cases`,
-    :func:`nkcore.paired.variance_components`); configs chosen by :func:`choose_pair`.
-
-    >>> df = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "repeat": [1, 2] * 3, "A": [0, 0, 1, 0, 0, 0],
-    ...                    "B": [1, 1, 1, 1, 1, 0]})
-    >>> m = measured_variances(df)
-    >>> m.components.n_cases, m.repeats, round(m.components.within_var, 4), m.discordance
-    (3, 2, 0.3333, None)
-    """
-    from nkcore import paired  # nkcore.paired reads nkcore.resolution: imported when needed
-
-    configs = paired.parse_cases(frame).configs
-    ca, cb = choose_pair(configs, a, b)
-    table = paired.parse_cases(frame, (ca, cb))
-    vc = paired.variance_components(table, ca, cb)
-    discordance = None
-    if table.single:
-        x = table.means
-        discordance = float(np.mean(x[:, 0] != x[:, 1]))
-    reps = max(1, round(vc.mean_repeats)) if math.isfinite(vc.mean_repeats) else 1
-    return MeasuredVariances(ca, cb, configs, vc, reps, discordance)
-
-
 # ------------------------------------------------------------------------------------------------ the sentences
 
 
@@ -388,28 +308,6 @@ def repeat_design_sentence(d: RepeatDesign) -> str:
         f"between the configs has variance {law} = {d.variance:.3g}, a standard error of {_se_points(d.se)} points."
         f"{worth} A true difference of {_pts(d.min_resolvable_diff)} (z = {z:.2f} standard errors) reaches "
         f"p < {d.alpha:g} half the time; one of {_pts(d.mde_at_power)} is detected {100 * d.power:.0f}% of the time."
-    )
-
-
-def measured_sentence(m: MeasuredVariances) -> str:
-    """What a dataset says for planning repeats, in words (config names are user text: the page escapes them).
-
-    >>> df = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "repeat": [1, 2] * 3, "A": [0, 0, 1, 0, 0, 0],
-    ...                    "B": [1, 1, 1, 1, 1, 0]})
-    >>> measured_sentence(measured_variances(df))[:75]
-    'A -> B on 3 cases with 2 repeats per case: between-case variance 0, within-'
-    """
-    vc = m.components
-    head = f"{m.config_a} -> {m.config_b} on {plural(vc.n_cases, 'case')} with {_repeats(m.repeats)}"
-    if not m.split_known:
-        return (
-            f"{head}: one result per case and config, so the variance of one case's difference ({_v(vc.between_var)}) "
-            "cannot be split into its between-case and within-case parts; the typed variances are used, with the "
-            "data's cases as the cases available. Run some cases at least twice to measure them."
-        )
-    return (
-        f"{head}: between-case variance {_v(vc.between_var)}, within-case variance {_v(vc.within_var)} (one "
-        f"repeat's difference); the {plural(vc.n_cases, 'case')} are the cases available."
     )
 
 
