@@ -14,7 +14,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
-from nkcore.kinds.canonical import binned_labels, canonical_table, counts_table
+from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_table
 from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
 from ui.charts import draw
 from ui.text import md

@@ -19,10 +19,10 @@ and :attr:`Derived.source_ids` names the datasets it was derived from.
 from __future__ import annotations
 
 from nkcore.derive.build import paired_from_predictions, samples_from_runs
-from nkcore.derive.columns import model_name_column, run_column, run_values
 from nkcore.derive.gold import TIES, gold_from_column
 from nkcore.derive.result import Derived
 from nkcore.derive.tables import derive_paired, derive_samples
+from nkcore.kinds.runs import model_name_column, run_column, run_values
 
 __all__ = [
     "TIES",

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 
 from nkcore.derive.build import paired_from_predictions, samples_from_runs
-from nkcore.derive.columns import choose_subset, model_name_column, run_column, run_values
 from nkcore.derive.gold import NOT_RATED, gold_from_column
 from nkcore.derive.result import Derived
 from nkcore.errors import DataError
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, show_value, to_text
 from nkcore.kinds.columns import normal_name
+from nkcore.kinds.runs import choose_subset, model_name_column, run_column, run_values
 from nkcore.ratings import Predictions, Ratings, predictions_from_frame
 
 __all__ = ["derive_paired", "derive_samples"]

@@ -25,6 +25,8 @@ from nkcore.kinds.columns import (
     normal_name,
     probability_role,
 )
+from nkcore.kinds.count_layout import count_columns
+from nkcore.kinds.runs import run_column
 
 __all__ = ["KindGuess", "detect_counts", "detect_kind", "looks_binary"]
 
@@ -198,7 +200,6 @@ def _run_model_column(frame: pd.DataFrame, mapping: dict[str, str]) -> str | Non
     item, model = mapping["item"], mapping["model"]
     if not frame[[item, model]].astype(str).duplicated().any():
         return None
-    from nkcore.derive.columns import run_column  # nkcore.derive reads nkcore.kinds: imported when needed
     from nkcore.errors import DataError
 
     others = [c for r, c in mapping.items() if r not in ("item", "model")]
@@ -219,7 +220,6 @@ def detect_counts(frame: pd.DataFrame) -> KindGuess | None:
     >>> g.kind, g.layout, g.mapping
     ('ratings', 'counts', {'item': 'uid', 'count_x': 'count_x', 'count_y': 'count_y'})
     """
-    from nkcore.ratings import count_columns  # nkcore.ratings reads nkcore.kinds: imported when needed
 
     found = count_columns(frame)
     if found is None or not any(c.lower().startswith(COUNT_PREFIX) for c in found.labels.values()):

@@ -1,4 +1,8 @@
-"""Which column of a predictions table names the model run, and which rows belong to a chosen subset."""
+"""Which column of a predictions table names the model run, and which rows belong to a chosen subset.
+
+Column rules, so they live with the other column rules in :mod:`nkcore.kinds` (kind detection asks them which column
+is the run); the derived datasets of :mod:`nkcore.derive` use them.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
-from nkcore.kinds import parse_subset, subset_rows, to_text
 from nkcore.kinds.columns import RUN_NAMES, SYNONYMS, normal_name
+from nkcore.kinds.subsets import parse_subset, subset_rows
+from nkcore.kinds.values import to_text
 
 __all__ = ["choose_subset", "model_name_column", "run_column", "run_values"]
 
