@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 
-.PHONY: run test test-fast fuzz lint sample-data bench chromium
+.PHONY: run test test-fast test-quick fuzz lint sample-data bench chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,11 +40,15 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
 test: $(VENV)/.installed-dev chromium lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=10
 
 # Everything but the browser tests, for the edit loop (no chromium needed).
 test-fast: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest -m "not browser"
+
+# The edit loop's smallest set: no browser, no slow or shared-data test, stop at the first failure.
+test-quick: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -m "not browser and not slow and not shared" -x -q
 
 # The fuzz suite with the long hypothesis profile (CI runs it with the bounded default profile).
 fuzz: $(VENV)/.installed-dev
