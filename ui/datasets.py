@@ -128,19 +128,23 @@ def _label(ds: Dataset) -> str:
     return _full_label(ds.name, len(ds.frame), ds.id)
 
 
-def short_label(full: str, ds_id: str, builtin: bool) -> str:
+def short_label(full: str, ds_id: str, builtin: bool, twin: bool = False) -> str:
     """A dataset's name as the sidebar's chooser shows it: cut in the middle to what a sidebar selectbox shows
-    uncut (:data:`SIDEBAR_CHARS`; the full name is in the chooser's help), a stored dataset's id start after it so
-    that two uploads of one name stay apart.
+    uncut (:data:`SIDEBAR_CHARS`; the full name, rows and id are in the chooser's help); when another stored
+    dataset has the same name (``twin``), the start of the id follows it so the two stay apart.
 
     >>> short_label("Sample: worked example (200 cases)", "ab" * 32, True)
     'Sample: worked … (200 cases)'
     >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False)
+    'label_counts.csv.gz [mnli_m]'
+    >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False, twin=True)
     'label_co…[mnli_m] · 0123ab'
     """
     if builtin:
         return shorten_middle(full, SIDEBAR_CHARS)
     name = full.rsplit(" (", 1)[0] if full.endswith(f"{ds_id[:8]})") else full
+    if not twin:
+        return shorten_middle(name, SIDEBAR_CHARS)
     return f"{shorten_middle(name, SIDEBAR_CHARS - 9)} · {ds_id[:6]}"
 
 
@@ -324,10 +328,14 @@ def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
         else:
             st.query_params[kind] = new
 
+    def _stem(i: object) -> str:
+        return str(options.get(str(i), i)).rsplit(" (", 1)[0]
+
+    names = [_stem(i) for i in ids]
     chosen = st.sidebar.selectbox(
         label or KIND_LABELS[kind],
         ids,
-        format_func=lambda i: short_label(str(options.get(i, i)), str(i), i == sample_id),
+        format_func=lambda i: short_label(str(options.get(i, i)), str(i), i == sample_id, names.count(_stem(i)) > 1),
         key=widget_key,
         on_change=_on_change,
         help=f"Chosen: {md(options.get(wanted, wanted))}. Upload your own on the Data page. The choice is part of "

@@ -1,6 +1,6 @@
 """Every page in a room and on a phone: at 1024 x 768 (a projector) and 390 x 844 (a phone) on the sample data, no
 metric label or value is cut (an element narrower than its text: ``scrollWidth > clientWidth``), the Budget
-heatmap's axis labels do not overlap each other, and a full-page screenshot of each lands in
+heatmap's axis labels do not overlap each other, no tab list runs past the screen, no selectbox cuts the name it shows, no chart's point label overlaps another label or a rule (an interval bar), and a full-page screenshot of each lands in
 ``tests/browser/artifacts/<page>_<width>x<height>.png`` (git-ignored) for a human to look at.
 """
 
@@ -90,6 +90,48 @@ HEATMAP_JS = """(title) => {
 }"""
 
 HEATMAP_AXIS = "ratings per item (K)"
+
+# Tab lists wider than the window or than their own box (the Budget tabs ran past a 390 px phone): [labels, px].
+WIDE_TABS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stTabs"] [role="tablist"]')]
+    .filter(t => t.clientWidth > 0)
+    .filter(t => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > window.innerWidth + 1)
+    .map(t => `${[...t.querySelectorAll('[role="tab"]')].map(x => x.innerText.trim()).join(' | ')}: ${t.scrollWidth} px in ${Math.min(t.clientWidth, window.innerWidth)} px`)"""
+
+# Selectboxes (main block and sidebar) whose shown value (their combobox input) is cut: "Sample: worked example
+# (200 ca" in the sidebar, "bert-base-uncas" in a chooser. A help tooltip does not excuse it: the name is read first.
+CUT_SELECTS_JS = """() => {
+    const cut = [];
+    for (const el of document.querySelectorAll('[data-testid="stSelectbox"] input[role="combobox"]')) {
+        // a collapsed sidebar (a phone's) is off the screen, not cut
+        if (el.clientWidth === 0 || el.closest('[data-testid="stSidebar"][aria-expanded="false"]')) continue;
+        if (el.getBoundingClientRect().right <= 0) continue;
+        if (el.scrollWidth > el.clientWidth + 1) {
+            cut.push(`'${el.value}' (${el.getAttribute('aria-label') || ''}): ${el.scrollWidth} px of text in ${el.clientWidth} px`);
+        }
+    }
+    return cut;
+}"""
+
+# Text marks of every drawn chart (point labels: "n=3", "3+2") that overlap one another or a rule of the chart (an
+# interval bar, a budget line): at 1024 px the cost chart's "n=3" sat under the bar of "3+2".
+CROSSED_LABELS_JS = """() => {
+    const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+    const meet = (a, b) => Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5;
+    const out = [];
+    for (const chart of document.querySelectorAll('[data-testid="stMain"] [data-testid="stVegaLiteChart"]')) {
+        const own = (el) => !el.closest('g.role-axis, g.role-legend, g.role-title');
+        const texts = [...chart.querySelectorAll('g.mark-text text')].filter(own)
+            .filter(t => t.textContent.trim().length > 1 && parseFloat(t.getAttribute('opacity') ?? '1') > 0)
+            .map(t => [...box(t), t.textContent.trim()]).filter(b => b[2] > b[0]);
+        const rules = [...chart.querySelectorAll('g.mark-rule line, g.mark-rule path')].filter(own).map(box)
+            .filter(b => b[3] - b[1] > 4 || b[2] - b[0] > 4);
+        texts.forEach((a, i) => {
+            texts.slice(i + 1).forEach(b => { if (meet(a, b)) out.push(`'${a[4]}' and '${b[4]}' overlap`); });
+            if (rules.some(r => meet(a, r))) out.push(`'${a[4]}' is crossed by a rule`);
+        });
+    }
+    return out;
+}"""
 
 
 def _intersect(a: list[Any], b: list[Any]) -> bool:
@@ -192,3 +234,9 @@ def test_page_fits_projector_and_phone(
     _metrics_fit(page)
     cut_inputs = page.evaluate(CUT_INPUTS_JS)
     assert not cut_inputs, "number input value cut off: " + "; ".join(cut_inputs)
+    wide_tabs = page.evaluate(WIDE_TABS_JS)
+    assert not wide_tabs, "tabs wider than the screen: " + "; ".join(wide_tabs)
+    cut_selects = page.evaluate(CUT_SELECTS_JS)
+    assert not cut_selects, "names cut without a tooltip: " + "; ".join(cut_selects)
+    crossed = page.evaluate(CROSSED_LABELS_JS)
+    assert not crossed, "chart labels crossed: " + "; ".join(crossed)
