@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 import streamlit as st
@@ -11,13 +12,15 @@ import streamlit as st
 from nkcore import store
 from nkcore import summary as nksummary
 from nkcore.common import limits
+from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_table
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
-from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_table
 from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
 from ui.charts import draw
 from ui.text import md
+
+T = TypeVar("T")
 
 MAX_MB = max(1, limits.get("file_bytes") // 2**20)  # the server's file-size limit (NKP_MAX_FILE_BYTES), in MB
 VIEW_KINDS = ("ratings", "predictions", "paired", "samples")
@@ -51,7 +54,9 @@ def show_numbers(numbers: tuple[nksummary.SummaryNumber, ...], per_row: int = 2)
                 st.caption(md(number.sentence))
 
 
-def _memo(key: tuple, compute):  # the last read / check per session, so other widgets stay instant
+def _memo(
+    key: tuple[Any, ...], compute: Callable[[], T]
+) -> T:  # the last read / check per session: other widgets stay instant
     slot = f"_dat_memo_{key[0]}"
     memo = st.session_state.get(slot)
     if memo is None or memo[0] != key:
@@ -62,7 +67,7 @@ def _memo(key: tuple, compute):  # the last read / check per session, so other w
         st.session_state[slot] = memo
     if memo[2] is not None:
         raise DataError(memo[2])
-    return memo[1]
+    return cast(T, memo[1])
 
 
 def _read_upload(data: bytes, name: str) -> tuple[pd.DataFrame, str]:
@@ -225,7 +230,7 @@ def upload_section() -> None:
                 )
 
 
-def view_section() -> tuple[str, datasets.Dataset, object, list]:
+def view_section() -> tuple[str, datasets.Dataset, nksummary.Summary | None, list[Any]]:
     st.header("What is in a dataset")
     st.markdown(
         "The numbers below describe the dataset of this kind chosen in the sidebar: the built-in sample, or one "
@@ -236,10 +241,10 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
     kind = st.radio(
         "Kind of data", VIEW_KINDS, format_func=KIND_WORDS.get, horizontal=True, key="dat_view", bind="query-params"
     )
-    ds = datasets.choose_dataset(kind)
+    ds = datasets.choose_dataset(cast(datasets.Kind, kind))
     st.markdown(f"**{md(ds.name)}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
-    charts: list = []
-    summary = None
+    charts: list[Any] = []
+    summary: nksummary.Summary | None = None
     with shown_errors():
         if kind == "ratings":
             summary, charts = data_ratings.ratings_summary(ds)
@@ -247,18 +252,22 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
         elif kind == "predictions":
             ratings = datasets.choose_dataset("ratings")
             try:
-                summary = cache.compute(nksummary.summarize_predictions, ds, ratings)
+                predicted: nksummary.Summary = cache.compute(nksummary.summarize_predictions, ds, ratings)
             except DataError as exc:
                 st.warning(
                     f"These predictions do not fit the ratings chosen in the sidebar ({md(ratings.name)}): {md(exc)}"
                 )
-                summary = cache.compute(nksummary.summarize, ds, kind="predictions")
-            show_numbers(summary.numbers)
-            charts = [charts_data.label_bars(summary.labels, "How often each label was predicted", "predictions")]
+                predicted = cache.compute(nksummary.summarize, ds, kind="predictions")
+            assert isinstance(predicted, nksummary.PredictionsSummary)
+            summary = predicted
+            show_numbers(predicted.numbers)
+            charts = [charts_data.label_bars(predicted.labels, "How often each label was predicted", "predictions")]
         elif kind == "paired":
-            summary = cache.compute(nksummary.summarize, ds, kind="paired")
-            show_numbers(summary.numbers)
-            charts = [charts_data.config_accuracy_bars(summary.configs)]
+            results = cache.compute(nksummary.summarize, ds, kind="paired")
+            assert isinstance(results, nksummary.PairedSummary)
+            summary = results
+            show_numbers(results.numbers)
+            charts = [charts_data.config_accuracy_bars(results.configs)]
         else:
             summary = cache.compute(nksummary.summarize, ds, kind="samples")
             show_numbers(summary.numbers)
@@ -269,7 +278,7 @@ def view_section() -> tuple[str, datasets.Dataset, object, list]:
             with col:
                 draw(chart)
                 exports.download_chart(chart, f"{kind}_{name}")
-        if kind == "ratings" and summary is not None:
+        if isinstance(summary, nksummary.RatingsSummary):
             charts += data_ratings.ratings_details(ds, summary.min_k)
         with st.expander(f"The data ({min(len(ds.frame), 200):,} of {len(ds.frame):,} rows shown)"):
             exports.table(ds.frame.head(200), "preview", download=False, hide_index=True)
@@ -346,8 +355,8 @@ derive_section()
 view_kind, view_ds, view_summary, view_charts = view_section()
 stored_section()
 if view_summary is not None:
-    params = {"kind of data": KIND_WORDS[view_kind], "dataset": view_ds.name, "dataset id": view_ds.id}
-    if view_kind == "ratings":
+    params: dict[str, Any] = {"kind of data": KIND_WORDS[view_kind], "dataset": view_ds.name, "dataset id": view_ds.id}
+    if isinstance(view_summary, nksummary.RatingsSummary):
         params["keep items with at least K ratings per item (K)"] = view_summary.min_k
         if "dat_bins" in st.session_state:
             params["bins for the wide scale"] = st.session_state["dat_bins"]
