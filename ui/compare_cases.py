@@ -73,6 +73,8 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         label = f"{c.config_a} → {c.config_b}"
         rows.append({"pair": label, "interval": charts_paired.PAIRED, "diff": c.diff, "low": c.diff_ci_low,
                      "high": c.diff_ci_high})  # fmt: skip
+        rows.append({"pair": label, "interval": charts_paired.MARGINAL, "diff": c.diff, "low": c.unpaired_ci_low,
+                     "high": c.unpaired_ci_high})  # fmt: skip
     diff_rows = pd.DataFrame(rows)
     diff_spec = cache.chart_spec(charts_paired.difference_chart, diff_rows)
 
@@ -102,7 +104,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
     hi = max(x.repeats_max for x in means)
     m2.metric(f"{word}s per case", f"{lo}" if lo == hi else f"{lo}-{hi}", help=f"how often each case was run ({word}s)")
     m3.metric(
-        "worth, in single-run cases",
+        "effective cases",
         f"{v.effective_cases:,.0f}",
         help="effective number of cases: cases x repeats / design effect, where the design effect 1 + (repeats - 1) x "
         "intra-case correlation says how much repeats of one case overlap (first pair)",
@@ -139,7 +141,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         hide_index=True,
         width="stretch",
         column_config={
-            "A → B": st.column_config.TextColumn("pair", width=100, pinned=True, help="config A → config B"),
+            "A → B": st.column_config.TextColumn("pair", width=180, pinned=True, help="config A → config B"),
             "B higher": number("B higher", "cases whose mean score is higher for B"),
             "A higher": number("A higher", "cases whose mean score is higher for A"),
             "difference (points)": number(

@@ -108,7 +108,7 @@ def repeats_sentence(c: CaseComparison, word: str = "repeat") -> str | None:
     >>> rows = [(c, r, int(c % 3 == 0 or r == 1), int(c % 2 == 0)) for c in range(30) for r in range(3)]
     >>> df = pd.DataFrame(rows, columns=["case", "epoch", "A", "B"])
     >>> print(repeats_sentence(compare_cases(parse_cases(df), "A", "B"), "epoch"))
-    B's case mean is higher on 10 cases, A's on 15, 5 ties. Repeats of a case correlate (intra-case correlation 0.56 of one epoch's difference): design effect 2.13, so 3 epochs on each of the 30 cases are worth about 42 cases with one epoch each.
+    B's case mean is higher on 10 cases, A's on 15, 5 ties. Repeats of a case correlate strongly (intra-case correlation 0.56 of one epoch's difference): design effect 2.13, so 3 epochs on each of the 30 cases are worth about 42 cases with one epoch each.
     """
     comp = c.components
     hi = max(c.a.repeats_max, c.b.repeats_max)
@@ -122,8 +122,9 @@ def repeats_sentence(c: CaseComparison, word: str = "repeat") -> str | None:
         return wins
     lo_r = min(c.a.repeats_min, c.b.repeats_min)
     shown = plural(hi, word) if lo_r == hi else f"{lo_r}-{hi} {word}s (in effect {comp.mean_repeats:.3g})"
+    how = "barely correlate" if comp.icc < 0.1 else "correlate strongly" if comp.icc >= 0.5 else "correlate"
     return (
-        f"{wins} Repeats of a case correlate (intra-case correlation {comp.icc:.2f} of one {word}'s difference): "
+        f"{wins} Repeats of a case {how} (intra-case correlation {comp.icc:.2f} of one {word}'s difference): "
         f"design effect {comp.design_effect:.2f}, so {shown} on each of the {c.n_cases:,} cases are worth about "
         f"{comp.effective_cases:,.0f} cases with one {word} each."
     )

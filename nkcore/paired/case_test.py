@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from nkcore.common.checks import check_level
 from nkcore.common.seeding import as_generator
@@ -98,7 +99,9 @@ class CaseComparison:
     ``p_value`` is the two-sided sign-flip p (``p_method`` "exact", or "monte-carlo" with standard error
     ``p_error``); ``diff_ci_*`` the case-bootstrap percentile interval at ``level`` (``ci_method`` "exact", or
     "rounded" within ``ci_error`` of the exact one); ``b_better`` / ``a_better`` / ``ties``: cases whose mean is
-    higher for B / for A / equal; ``lattice``: the L of the 1/L steps the d_i lie on (None: none found).
+    higher for B / for A / equal; ``lattice``: the L of the 1/L steps the d_i lie on (None: none found);
+    ``unpaired_ci_*``: the interval the two configs' case means would give as independent samples, diff +- z
+    sqrt(s_A^2 / n + s_B^2 / n) (the wrong instrument, shown to make the chapter's point), cut to [-1, 1].
     """
 
     config_a: str
@@ -122,6 +125,8 @@ class CaseComparison:
     lattice: int | None
     components: VarianceComponents
     test: str = CASE_TEST
+    unpaired_ci_low: float = math.nan
+    unpaired_ci_high: float = math.nan
 
 
 def sign_flip_test(d: np.ndarray, seed: int | np.random.Generator = 0) -> tuple[float, str, float]:
@@ -278,6 +283,10 @@ def compare_cases(
     d = table.means[:, ib] - table.means[:, ia]
     p, p_method, p_error = sign_flip_test(d, seed)
     low, high, ci_method, ci_error = case_bootstrap(d, level)
+    n = table.n_cases
+    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    spread = math.sqrt((table.means[:, ia].var(ddof=1) + table.means[:, ib].var(ddof=1)) / n) if n > 1 else math.inf
+    mean = float(d.mean())
     return CaseComparison(
         config_a=table.configs[ia],
         config_b=table.configs[ib],
@@ -299,4 +308,6 @@ def compare_cases(
         ties=int(np.count_nonzero(np.abs(d) <= 1e-12)),
         lattice=lattice_step(d, MAX_LATTICE),
         components=variance_components(table, table.configs[ia], table.configs[ib]),
+        unpaired_ci_low=max(-1.0, mean - z * spread),
+        unpaired_ci_high=min(1.0, mean + z * spread),
     )

@@ -46,7 +46,7 @@ def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(
         assert "60 cases x 3 epochs per config; case means compared" in text
         metrics = {plain(m.label): plain(m.value) for m in at.metric}
         assert metrics["paired cases"] == "60" and metrics["epochs per case"] == "3"
-        assert metrics["worth, in single-run cases"] == f"{doc['effective_cases']:,.0f}"
+        assert metrics["effective cases"] == f"{doc['effective_cases']:,.0f}"
         assert any("intra-case correlation" in plain(i.value) for i in at.info)
 
 
