@@ -162,8 +162,9 @@ def configurations(budgets: Iterable[int] = PAPER_BUDGETS, ks: Iterable[int] = P
 def _pos_int(x: object, what: str) -> int:
     try:
         f = float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise DataError(f"{what} must be a whole number, got {x!r}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:  # 400 nines: too large for a float
+        shown = repr(x) if len(repr(x)) <= 40 else f"{repr(x)[:37]}..."
+        raise DataError(f"{what} must be a whole number, got {shown}") from exc
     if isinstance(x, (bool, np.bool_)) or not np.isfinite(f) or f != int(f):
         raise DataError(f"{what} must be a whole number, got {x!r}")
     if f < 1:

@@ -639,3 +639,11 @@ def test_real_data_minimal_budget_is_the_clis_and_says_when_it_extrapolates(
     assert main([*args, "--min-budget"]) == 0
     text = capsys.readouterr().out
     assert ("an extrapolation" in text) == mb["extrapolated"]
+
+
+def test_a_k_list_typed_with_400_nines_is_a_message_not_an_exception(run_page: RunPage) -> None:
+    """Typed into the field (not through the link, which the link cleaner drops first): OverflowError in float()."""
+    at = run_page(PAGE, timeout=TIMEOUT)
+    at.text_input(key="bud_ks").set_value("9" * 400).run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("must be a whole number" in e for e in error_texts(at))

@@ -82,7 +82,8 @@ def _hostile(origin: str) -> dict[str, str]:
         "link": f"[Session expired, log in again]({origin}/login)",
         "red": f":red[{MARK}]",
         "value": f"x` ![p]({origin}/value.png) :red[{MARK}] [Session expired, log in again]({origin}/login) `",
-        "name": f"![d]({origin}/name.png) [n]({origin}/n) :red[{MARK}]name.csv",
+        # the mark at the end: the sidebar cuts long names in the middle and keeps their end
+        "name": f"![d]({origin}/name.png) [n]({origin}/n) name.csv :red[{MARK}]",
     }
 
 
