@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.browser.conftest import expect, expect_title, expect_url, goto, wait_for_app_run
+from ui.budget_views import PLANE_TAB
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -71,7 +72,7 @@ def test_the_answer_is_on_the_first_screen_and_the_plane_draws_the_budgets(
     box = verdict.bounding_box()
     assert box is not None and box["y"] + box["height"] <= size[1], box
     screenshot(page, f"budget_grid_{size[0]}x{size[1]}")
-    page.get_by_role("tab", name="Items x ratings per item, budgets as lines").click()
+    page.get_by_role("tab", name=PLANE_TAB).click()
     plane = page.locator('[data-testid="stVegaLiteChart"]').filter(has_text="items (N), log scale").first
     expect(plane).to_be_visible()
     # one dashed line per budget of the grid (100, 250, 500), and one mark per cell: 3 budgets x 5 K = 15

@@ -159,7 +159,9 @@ def test_planner_states_its_numbers_and_draws_the_curve(server: str, new_page: C
     _charts_drawn(page, 1)
 
 
-def test_planner_label_error_slider_keeps_the_link_and_moves_the_headline(server: str, new_page: Callable[..., Page]) -> None:
+def test_planner_label_error_slider_keeps_the_link_and_moves_the_headline(
+    server: str, new_page: Callable[..., Page]
+) -> None:
     page = new_page()
     goto(page, f"{server}/Planner")
     expect(metric_value(page, "best measurable accuracy")).to_have_text("97.0%")
