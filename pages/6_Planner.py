@@ -37,6 +37,7 @@ with page.user_errors():
         st.markdown("**Your evaluation**")
         from_data = st.toggle(
             "Read the cases and discordance from the paired dataset instead",
+            value=datasets.stored_choice("paired") is not None,  # the user's own paired results, when chosen
             key="pln_from_data",
             bind="query-params",
             help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "

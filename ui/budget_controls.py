@@ -130,7 +130,11 @@ def _source_controls(source: str, s1: Any) -> dict[str, Any]:
 def read_controls() -> Choices:
     """Draw the controls and return the reader's choices (a bad value raises ``DataError`` for the page to show)."""
     c1, c2, c3 = st.columns([1, 1.6, 0.9])  # the metric's name whole at 1024 px (a projector)
-    source = c1.radio("Where the numbers come from", SOURCES, key="bud_src", bind="query-params")
+    # opened on the user's own ratings by default (resampled with predictions when some are stored, else a prior
+    # fitted to them); the built-in prior only when no stored ratings dataset is chosen
+    own = datasets.stored_choice("ratings")
+    first = 0 if own is None else 2 if len(datasets.dataset_options("predictions")) > 1 else 1
+    source = c1.radio("Where the numbers come from", SOURCES, index=first, key="bud_src", bind="query-params")
     metric = c2.selectbox(
         "Metric",
         nkm.ALL_METRICS,

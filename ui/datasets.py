@@ -234,6 +234,19 @@ def _items(ds: Dataset) -> frozenset[str]:
     return cache.compute(item_ids, ds)
 
 
+def stored_choice(kind: Kind) -> str | None:
+    """The stored dataset of ``kind`` this view will open (the link's, else the session's last choice), or None when
+    it opens the built-in sample: pages use it to open on the user's own data by default."""
+    raw = st.query_params.get(kind)
+    chosen = str(raw) if raw is not None else st.session_state.get(f"_nkp_chosen_{kind}")
+    if chosen is None:
+        return None
+    try:
+        return None if chosen == _load_sample(kind).id else store.validate_id(chosen)
+    except DataError:
+        return None
+
+
 def match_partner(kind: Kind, partner: Dataset) -> str | None:
     """Before :func:`choose_dataset` of ``kind``: when the dataset it would open cannot go with ``partner`` (some of
     its items are not the partner's, as predictions left on the built-in sample beside uploaded ratings: "500 items

@@ -33,21 +33,22 @@ def render(alpha: float, diff: float, discordance: float, power: float = 0.8) ->
     pwr = percent(power, 0)
     m1, m2, m3 = st.columns(3)
     m1.metric(
-        f"fixed-n plan ({pwr} power)",
+        f"fixed-n ({pwr} power)",
         f"{fixed:,} cases",
         help="cases for the exact McNemar test to detect the target difference this often, looking once at the end",
     )
     med = f"{plan.stop_median:,.0f} cases" if plan.stop_median is not None else "not within the runs"
     m2.metric(
-        "anytime-valid: typical cases to a decision",
+        "anytime: median stop",
         med,
         help=f"median over {plan.runs:,} simulated runs of the cases at which the anytime-valid test decided (runs "
         f"allowed up to {plan.max_cases:,} cases); half the runs decide between the quartiles shown below",
     )
     m3.metric(
-        "peeking every 10 cases at the fixed-n test",
-        f"{percent(plan.naive_false_positive, 0)} false positives",
-        help=f"share of simulated runs with no real difference that reach p < {alpha:g} at some look, checking every "
+        "false wins if peeking",
+        f"{percent(plan.naive_false_positive, 0)}",
+        help=f"peeking at the fixed-n test every {plan.every} cases: the share of simulated runs with no real "
+        f"difference that reach p < {alpha:g} at some look, checking every "
         f"{plan.every} cases up to {fixed:,}; the anytime-valid test: {percent(plan.sequential_false_positive, 1)}",
     )
     spread = (

@@ -647,3 +647,14 @@ def test_a_k_list_typed_with_400_nines_is_a_message_not_an_exception(run_page: R
     at.text_input(key="bud_ks").set_value("9" * 400).run(timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     assert any("must be a whole number" in e for e in error_texts(at))
+
+
+def test_stored_ratings_open_the_page_on_them_by_default(run_page: RunPage) -> None:
+    """A link (or a session) with the user's own ratings opens Budget on them, resampled with the predictions
+    stored beside them; the built-in prior only when no stored ratings dataset is chosen."""
+    rid, pid = _likert_ids()
+    at = run_page(PAGE, query={"ratings": rid, "predictions": pid}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.radio(key="bud_src").value == "Resample ratings + predictions"
+    assert not error_texts(at)
+    assert run_page(PAGE, timeout=TIMEOUT).radio(key="bud_src").value == "Preset prior"

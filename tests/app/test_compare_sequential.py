@@ -102,6 +102,6 @@ def test_planner_section_shows_the_fixed_n_plan_and_naive_peeking() -> None:
     at = AppTest.from_function(script, default_timeout=120).run()
     assert not at.exception, [e.value for e in at.exception]
     metrics = {plain(m.label): plain(m.value) for m in at.metric}
-    assert metrics["fixed-n plan (80% power)"] == f"{cases_for_power_exact(0.04, 0.2, 0.05, 0.8):,} cases"
-    naive = int(metrics["peeking every 10 cases at the fixed-n test"].split("%")[0])
+    assert metrics["fixed-n (80% power)"] == f"{cases_for_power_exact(0.04, 0.2, 0.05, 0.8):,} cases"
+    naive = int(metrics["false wins if peeking"].split("%")[0])
     assert naive >= 15  # severalfold alpha

@@ -256,3 +256,16 @@ def test_repeats_chart_is_a_valid_spec_with_the_best_split_marked() -> None:
     assert dots["encoding"]["color"]["scale"]["domain"] == list(charts_paired.REPEAT_COLORS)
     labels = [r["label"] for r in spec["datasets"][label["data"]["name"]]]
     assert labels == ["best: 200 cases x 5"]
+
+
+def test_a_stored_paired_dataset_opens_the_planner_on_its_numbers(run_page: RunPage) -> None:
+    import pandas as pd
+
+    from nkcore import store
+
+    frame = pd.DataFrame({"case": range(100), "A": [i % 2 for i in range(100)], "B": [i % 3 > 0 for i in range(100)]})
+    meta = store.put(frame.astype(int), "paired", "two configs")
+    at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.toggle(key="pln_from_data").value is True
+    assert any("From two configs: 100 paired cases" in c.value for c in at.caption)
