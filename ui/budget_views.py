@@ -40,7 +40,8 @@ def draw_verdict(box: Any, ch: Choices, g: Grid, ans: Answer) -> None:
         who = (
             f"{ch.model_a} against {ch.model_b}, resampling the real ratings"
             if ch.real
-            else f"prior {ch.prior.name if ch.prior else ''}, model B {ch.eps:.0%} of the way to noise (eps = {ch.eps})"
+            else f"prior {ch.prior.name if ch.prior else ''}; model A answers with each item's true label shares, "
+            f"model B is a made-up worse model that mixes {ch.eps:.0%} random labels into them (eps = {ch.eps:g})"
         )
         how = (
             "computed exactly from each item's score law: no simulation noise, no seed"
