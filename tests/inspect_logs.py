@@ -66,3 +66,12 @@ def epoch_scores(path: Path) -> dict[tuple[str, int], float]:
     return {
         (str(s.id), int(s.epoch)): 1.0 if (s.scores or {})["match"].value == "C" else 0.0 for s in log.samples or []
     }
+
+
+def epoch_pair(root: Path) -> tuple[Path, Path]:
+    """Two real logs of the same 60 cases x 3 epochs: a weak and a strong mockllm, every fourth case hard for both
+    (the pair the case-level tests, the Compare page tests and the one-answer test read)."""
+    hard = np.arange(60) % 4 == 0
+    weak = write_log(root / "weak", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
+    strong = write_log(root / "strong", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
+    return weak, strong

@@ -22,7 +22,7 @@ from nkcore.cli import main
 from nkcore.cli_paired import compare_report
 from nkcore.errors import DataError
 from nkcore.paired.lattice import bootstrap_sum_pmf, percentile_interval, sign_flip_p
-from tests.inspect_logs import epoch_contents, epoch_scores, write_log
+from tests.inspect_logs import epoch_pair, epoch_scores
 
 # ------------------------------------------------------------------------------------------ one 0/1 repeat
 
@@ -233,11 +233,7 @@ def test_parse_cases_refuses_bad_tables_in_one_line(frame: pd.DataFrame, words: 
 @pytest.fixture(scope="module")
 def epoch_logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     pytest.importorskip("inspect_ai")
-    root = tmp_path_factory.mktemp("epochs")
-    hard = np.arange(60) % 4 == 0
-    weak = write_log(root / "weak", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
-    strong = write_log(root / "strong", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
-    return weak, strong
+    return epoch_pair(tmp_path_factory.mktemp("epochs"))
 
 
 def test_two_inspect_logs_with_three_epochs_compare_case_by_case_over_every_epoch(

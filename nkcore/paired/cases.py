@@ -26,7 +26,7 @@ from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds import show_value, to_text
-from nkcore.paired.table import PairedTable, parse_paired
+from nkcore.paired.table import PairedTable, chosen_configs, parse_paired
 
 __all__ = ["REPEAT_COLUMNS", "SCORE_COLUMNS", "CaseTable", "case_table_from_paired", "has_repeats", "parse_cases"]
 
@@ -288,18 +288,7 @@ def parse_cases(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> Ca
     case_codes, case_order = pd.factorize(rows["case"])
     cfg_codes, cfg_order = pd.factorize(rows["config"])
     present = [str(c) for c in cfg_order]
-    if configs is not None:
-        chosen = [str(c) for c in configs]
-        unknown = [c for c in chosen if c not in present]
-        if unknown:
-            raise DataError(
-                f"unknown config {', '.join(repr(c) for c in unknown)}; the configs present are "
-                f"{', '.join(repr(c) for c in present)}"
-            )
-        if len(set(chosen)) != len(chosen):
-            raise DataError(f"a config is chosen twice: {', '.join(repr(c) for c in chosen)}")
-    else:
-        chosen = present
+    chosen = chosen_configs(present, configs)
     if len(chosen) < 2:
         only = f"only {', '.join(repr(c) for c in chosen)}" if chosen else "none"
         raise DataError(f"a paired comparison needs at least two configs; found {only}")

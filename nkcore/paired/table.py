@@ -21,7 +21,7 @@ from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds import show_value, to_text
 
-__all__ = ["PairedTable", "paired_table_from_counts", "parse_paired"]
+__all__ = ["PairedTable", "chosen_configs", "paired_table_from_counts", "parse_paired"]
 
 _MAX_LISTED = 5  # rows named in one message (each with its case, config and value)
 
@@ -82,6 +82,27 @@ def _case_ids(series: pd.Series) -> np.ndarray:
     return to_text(series).to_numpy(dtype=object)
 
 
+def chosen_configs(present: Sequence[str], configs: Sequence[str] | None) -> list[str]:
+    """The configs to compare, in the order asked (all present ones when ``configs`` is None); DataError naming the
+    configs present for an unknown one, or one chosen twice.
+
+    >>> chosen_configs(["A", "B", "C"], ["C", "A"]), chosen_configs(["A", "B"], None)
+    (['C', 'A'], ['A', 'B'])
+    """
+    if configs is None:
+        return [str(c) for c in present]
+    chosen = [str(c) for c in configs]
+    unknown = [c for c in chosen if c not in present]
+    if unknown:
+        raise DataError(
+            f"unknown config {', '.join(repr(c) for c in unknown)}; the configs present are "
+            f"{', '.join(repr(c) for c in present)}"
+        )
+    if len(set(chosen)) != len(chosen):
+        raise DataError(f"a config is chosen twice: {', '.join(repr(c) for c in chosen)}")
+    return chosen
+
+
 def parse_paired(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> PairedTable:
     """Parse paired per-case results (long or wide, auto-detected) into a :class:`PairedTable`.
 
@@ -130,16 +151,7 @@ def parse_paired(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> P
 
     present = list(wide.columns)
     if configs is not None:
-        chosen = [str(c) for c in configs]
-        unknown = [c for c in chosen if c not in present]
-        if unknown:
-            raise DataError(
-                f"unknown config {', '.join(repr(c) for c in unknown)}; the configs present are "
-                f"{', '.join(repr(c) for c in present)}"
-            )
-        if len(set(chosen)) != len(chosen):
-            raise DataError(f"a config is chosen twice: {', '.join(repr(c) for c in chosen)}")
-        wide = wide[chosen]
+        wide = wide[chosen_configs(present, configs)]
     if wide.shape[1] < 2:
         only = f"only {', '.join(repr(c) for c in wide.columns)}" if wide.shape[1] else "none"
         raise DataError(f"a paired comparison needs at least two configs; found {only}")

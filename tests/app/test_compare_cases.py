@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from nkcore import store
@@ -14,7 +13,7 @@ from nkcore.cli import main
 from nkcore.harness import read_harness
 from nkcore.harness.files import read_paths
 from tests.app.conftest import RunPage, plain
-from tests.inspect_logs import epoch_contents, write_log
+from tests.inspect_logs import epoch_pair
 
 PAGE = "pages/3_Compare.py"
 
@@ -22,11 +21,7 @@ PAGE = "pages/3_Compare.py"
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     pytest.importorskip("inspect_ai")
-    root = tmp_path_factory.mktemp("epochs")
-    hard = np.arange(60) % 4 == 0
-    weak = write_log(root / "weak", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
-    strong = write_log(root / "strong", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
-    return weak, strong
+    return epoch_pair(tmp_path_factory.mktemp("epochs"))
 
 
 def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(

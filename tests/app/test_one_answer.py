@@ -13,7 +13,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -24,7 +23,7 @@ from nkcore.harness import read_harness
 from nkcore.harness.files import read_paths
 from tests.app.conftest import RunPage, error_texts, plain
 from tests.conftest import DATASETS, ROOT
-from tests.inspect_logs import epoch_contents, write_log
+from tests.inspect_logs import epoch_pair
 
 TIMEOUT = 240
 
@@ -121,9 +120,7 @@ def test_an_inspect_pair_gives_the_same_verdict_on_compare_and_its_link_as_in_th
     run_page: RunPage, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     pytest.importorskip("inspect_ai")
-    hard = np.arange(60) % 4 == 0
-    weak = write_log(tmp_path / "w", "weak", epoch_contents(np.where(hard, 0.15, 0.7), 3, 2), 3, 60)
-    strong = write_log(tmp_path / "s", "strong", epoch_contents(np.where(hard, 0.4, 0.92), 3, 1), 3, 60)
+    weak, strong = epoch_pair(tmp_path)
     doc = _cli(capsys, "compare", str(weak), str(strong))
     res = read_harness(read_paths([weak, strong]))
     assert res.paired is not None
