@@ -156,7 +156,7 @@ def test_planner_states_its_numbers_and_draws_the_curve(server: str, new_page: C
     expect(how).to_contain_text("resolvable at all (exact critical count): 2,600 cases.")
     expect(how).to_contain_text("square-root law (the chapter): 3,200 cases.")
     expect(how).to_contain_text("a net of 8 cases = 4.0 points")
-    _charts_drawn(page, 1)
+    _charts_drawn(page, 2)  # the resolution curve, and "More cases or more repeats?" (its splits)
 
 
 def test_planner_label_error_slider_keeps_the_link_and_moves_the_headline(
