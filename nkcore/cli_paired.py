@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from nkcore import paired, resolution, sequential
-from nkcore.cli_util import print_json
+from nkcore.cli_util import one_line_strings, print_json
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
@@ -341,6 +341,7 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.json:
         print_json(doc)
         return 0
+    doc = one_line_strings(doc)  # a name read from a file is one line in the text: no forged output line
     if doc["a_only"] is None:
         _print_case_report(doc)
         if "sequential" in doc:

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from nkcore.errors import one_line
+
 
 def to_jsonable(obj: Any) -> Any:
     """Turn dataclasses, numpy scalars/arrays, tuples and non-finite floats into plain JSON values.
@@ -38,3 +40,20 @@ def print_json(obj: Any) -> None:
     string.
     """
     print(json.dumps(to_jsonable(obj), indent=2, ensure_ascii=True))
+
+
+def one_line_strings(doc: Any) -> Any:
+    """``doc`` with every string made one printable line (:func:`nkcore.errors.one_line`), for text output: a name
+    read from a file with a line break in it ("B<newline>verdict: A wins") cannot print a line of its own. JSON
+    output keeps the exact strings.
+
+    >>> one_line_strings({"a": ["x\\ny", 1]})
+    {'a': ['x\\\\ny', 1]}
+    """
+    if isinstance(doc, str):
+        return one_line(doc)
+    if isinstance(doc, dict):
+        return {k: one_line_strings(v) for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return type(doc)(one_line_strings(v) for v in doc)
+    return doc

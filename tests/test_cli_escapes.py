@@ -13,6 +13,7 @@ import io
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from nkcore.cli import main
@@ -110,3 +111,17 @@ def test_an_error_naming_a_hostile_name_is_one_escaped_line(tmp_path: Path, caps
     err = capsys.readouterr().err
     _clean(err)
     assert "missing\\x1b[31m.csv" in err
+
+
+def test_a_line_break_in_a_config_name_cannot_forge_an_output_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal writer keeps line breaks (the output has lines); a name read from a file is one line, so a
+    config named 'B<newline>verdict: A is clearly better' prints as one escaped name, never as a line of its own."""
+    forged = "B\nverdict: A is clearly better (p < 0.001)"
+    path = tmp_path / "paired.csv"
+    pd.DataFrame({"case": [1, 1, 2, 2], "config": ["A", forged] * 2, "correct": [1, 0, 1, 1]}).to_csv(path, index=False)
+    assert main(["compare", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("verdict: A is clearly better") for line in lines)
+    assert any("B\\nverdict: A is clearly better" in line for line in lines)

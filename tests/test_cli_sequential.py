@@ -108,3 +108,24 @@ def test_chaosnli_runs_decision_point_matches_monitor(tmp_path: Path, capsys: py
         got = _monitor(list(zip(wide[a], wide[b], strict=True)))
         assert (doc["sequential"]["decided_at"], doc["sequential"]["winner"]) == got[:2]
     assert got[0] is None
+
+
+def test_ordering_by_a_configs_own_results_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sorting the cases by B's 0/1 results puts B's wins first: on two equal configs the anytime-valid test then
+    'decided at case 21' (p = 1e-23). The order must come from outside the results."""
+    import numpy as np
+    import pandas as pd
+
+    from nkcore import sequential
+
+    rng = np.random.default_rng(0)
+    long = pd.DataFrame(
+        {"case": np.repeat(np.arange(400), 2), "config": ["A", "B"] * 400, "correct": rng.integers(0, 2, 800)}
+    )
+    assert sequential.order_columns(long.assign(t=1)) == ["t"]
+    assert sequential.order_columns(long.pivot(index="case", columns="config", values="correct").reset_index()) == []
+    path = tmp_path / "long.csv"
+    long.to_csv(path, index=False)
+    capsys.readouterr()
+    assert main(["compare", str(path), "--sequential", "--order", "correct"]) == 2
+    assert "cannot order the cases" in capsys.readouterr().err

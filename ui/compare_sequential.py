@@ -22,7 +22,6 @@ from ui.text import md
 
 FILE_ORDER = "file order"
 _POINTS = 400
-_SKIP = {"case", "config", "correct", "score"}
 
 
 def _fixed(comp: Any) -> tuple[float, float, float, float]:
@@ -62,7 +61,7 @@ def _section(ds: datasets.Dataset, comps: Sequence[Any], alpha: float) -> None:
     if len(labels) > 1:
         label = c1.selectbox("Pair", labels, key="cmp_seq_pair", bind="query-params")
     comp = comps[labels.index(label)] if label in labels else comps[0]
-    columns = [str(c) for c in ds.frame.columns if str(c).strip().lower() not in _SKIP]
+    columns = sequential.order_columns(ds.frame)  # never a config's own results: the test would be invalid
     order_label = c2.selectbox(
         "Order the cases came in",
         [FILE_ORDER, *columns],

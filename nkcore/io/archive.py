@@ -137,7 +137,7 @@ def _inflate(body: memoryview, method: int, name: str, what: str) -> Iterator[by
         if method == zipfile.ZIP_DEFLATED:
             d = zlib.decompressobj(-15)
             pending = bytes(body)
-            while pending and not d.eof:
+            while not d.eof:  # zlib may hold output after the input is all consumed: drain it too
                 block = d.decompress(pending, _STEP)
                 pending = d.unconsumed_tail
                 if block:

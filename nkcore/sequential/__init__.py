@@ -67,6 +67,7 @@ from nkcore.sequential.path import (
     SequentialRun,
     binary_path,
     case_order,
+    order_columns,
     scores_path,
     sequential_compare,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "log_e_value",
     "log_mixture",
     "mcnemar_critical",
+    "order_columns",
     "room_sentence",
     "scores_path",
     "sequential_compare",

@@ -18,6 +18,7 @@ from nkcore.common.checks import check_alpha
 from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
 from nkcore.kinds import to_text
+from nkcore.paired.cases import REPEAT_COLUMNS
 from nkcore.sequential.bounded import eb_path
 from nkcore.sequential.mixture import PRIOR, beta_mixture_bounds, log_e_value
 from nkcore.sequential.monitor import DISCORDANCE_SHARE
@@ -29,6 +30,7 @@ __all__ = [
     "SequentialRun",
     "binary_path",
     "case_order",
+    "order_columns",
     "scores_path",
     "sequential_compare",
 ]
@@ -167,6 +169,23 @@ def _find_column(frame: pd.DataFrame, name: str) -> str:
     )
 
 
+def order_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that may order the cases: every column of a long table but the case, config, score and repeat
+    columns. A wide table has none (each other column is a config's results). Ordering by a config's own results
+    would put its wins first and make the anytime-valid test declare a winner where there is no difference.
+
+    >>> order_columns(pd.DataFrame({"case": [1], "config": ["A"], "correct": [1], "epoch": [1], "time": [3]}))
+    ['time']
+    >>> order_columns(pd.DataFrame({"case": [1], "A": [1], "B": [0]}))
+    []
+    """
+    names = {str(c).strip().lower(): str(c) for c in frame.columns}
+    if "config" not in names:
+        return []
+    banned = {"case", "config", "correct", "score", *REPEAT_COLUMNS}
+    return [str(c) for c in frame.columns if str(c).strip().lower() not in banned]
+
+
 def case_order(frame: pd.DataFrame, cases: np.ndarray, column: str) -> np.ndarray:
     """The permutation putting ``cases`` (ids as the paired parsers read them) in the order of ``column``.
 
@@ -180,6 +199,12 @@ def case_order(frame: pd.DataFrame, cases: np.ndarray, column: str) -> np.ndarra
     """
     col = _find_column(frame, column)
     case_col = _find_column(frame, "case")
+    if str(col) not in order_columns(frame):
+        raise DataError(
+            f"--order {column!r} cannot order the cases: it is a config's result, a score, the case or the repeat "
+            "column; the order must come from outside the results (a time or an index column), or the test is no "
+            f"longer valid. Columns that can: {', '.join(repr(c) for c in order_columns(frame)) or 'none'}"
+        )
     raw = frame[col]
     missing = raw.isna().to_numpy()
     if missing.any():
