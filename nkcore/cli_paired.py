@@ -225,7 +225,9 @@ def _case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[st
         "diff_ci_low": comp.diff_ci_low,
         "diff_ci_high": comp.diff_ci_high,
         "level": comp.level,
-        "bootstrap": "exact case bootstrap" if comp.ci_method == "exact" else "case bootstrap on a 1/1000 lattice",
+        "bootstrap": "exact case bootstrap"
+        if comp.ci_method == "exact"
+        else f"case bootstrap on a 1/{round(0.5 / comp.ci_error):,} lattice",
         "bootstrap_error": comp.ci_error,
         "unpaired_ci_low": comp.unpaired_ci_low,
         "unpaired_ci_high": comp.unpaired_ci_high,

@@ -256,3 +256,13 @@ def test_two_inspect_logs_with_three_epochs_compare_case_by_case_over_every_epoc
     assert main(["compare", str(weak), str(strong)]) == 0
     text = capsys.readouterr().out
     assert "sign-flip test on the case means (exact)" in text and "mockllm/strong beats mockllm/weak" in text
+
+
+def test_a_third_config_with_partial_scores_does_not_change_a_0_1_pair() -> None:
+    """A vs B are one 0/1 result per case; C (not compared) scores 0.5: the pair is still McNemar's setting."""
+    frame = pd.DataFrame(
+        {"case": [1, 1, 1, 2, 2, 2], "config": ["A", "B", "C"] * 2, "repeat": 1, "correct": [1, 0, 0.5, 0, 1, 0.5]}
+    )
+    pair = paired.parse_cases(frame, ("A", "B"))
+    assert pair.binary and pair.single and pair.to_paired().n_cases == 2
+    assert not paired.parse_cases(frame).binary

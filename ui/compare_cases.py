@@ -94,8 +94,13 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
             st.markdown(md(case_words.REPEATS_HELP))
             st.markdown(
                 f"**The chart.** The {pct} interval of the difference in mean score (B minus A, in percentage points) "
-                "from resampling whole cases with all their repeats, computed exactly on the lattice the case means "
-                "lie on (no Monte Carlo noise)."
+                "from resampling whole cases with all their repeats, "
+                + (
+                    "computed exactly on the lattice the case means lie on (no Monte Carlo noise)."
+                    if all(c.ci_method == "exact" for c in comps)
+                    else "computed on the case means rounded to a fine lattice (each end within "
+                    f"{100 * max(c.ci_error for c in comps):.2g} points of the exact one)."
+                )
             )
     v = first.components
     m1, m2, m3, m4 = st.columns(4)
@@ -159,7 +164,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
     )
     st.caption(
         f"B − A: the difference in mean score in percentage points, with its {pct} case-bootstrap interval. "
-        f"p: the {paired.CASE_TEST} (exact)"
+        f"p: the {paired.CASE_TEST} ({'exact' if all(c.p_method == 'exact' for c in comps) else 'Monte Carlo'})"
         + ("; Holm p adjusts it for testing every adjacent pair." if len(comps) > 1 else ".")
     )
     st.subheader("Mean score of each config")

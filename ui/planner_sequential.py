@@ -12,6 +12,7 @@ import streamlit as st
 
 from nkcore import resolution, sequential
 from nkcore.common.formatting import percent
+from nkcore.errors import DataError
 from ui import cache
 
 
@@ -27,9 +28,16 @@ def render(alpha: float, diff: float, discordance: float, power: float = 0.8) ->
     if fixed is None:
         st.info("The fixed-n plan for this difference is beyond the cases limit; an anytime-valid run would be too.")
         return
-    plan = cache.compute_params(
-        sequential.sequential_plan, diff=diff, discordance=discordance, alpha=alpha, fixed_cases=int(fixed)
-    )
+    try:
+        plan = cache.compute_params(
+            sequential.sequential_plan, diff=diff, discordance=discordance, alpha=alpha, fixed_cases=int(fixed)
+        )
+    except DataError:  # the simulation would pass the server's work limits (a fixed-n plan of 100,000s of cases)
+        st.info(
+            f"The fixed-n plan needs {int(fixed):,} cases: simulating anytime-valid runs that long is beyond this "
+            "server's limits. Plan a larger difference to see how early such a run stops."
+        )
+        return
     pwr = percent(power, 0)
     m1, m2, m3 = st.columns(3)
     m1.metric(

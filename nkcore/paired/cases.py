@@ -309,7 +309,8 @@ def parse_cases(frame: pd.DataFrame, configs: Sequence[str] | None = None) -> Ca
             + ", ".join(f"{show_value(c)}: {k}" for c, k in zip(chosen, per_config, strict=True))
             + ")"
         )
-    binary = bool(np.all((score == 0.0) | (score == 1.0)))
+    used = rows["config"].isin(chosen).to_numpy() & rows["case"].isin(case_order[complete]).to_numpy()
+    binary = bool(np.all((score[used] == 0.0) | (score[used] == 1.0)))  # the compared configs' paired cases
     return CaseTable(
         layout=layout,
         configs=tuple(chosen),

@@ -16,6 +16,7 @@ empty (only on the event the sequence has missed, probability <= alpha) both end
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -196,7 +197,7 @@ class Monitor:
         if self._kind is None:
             self._kind = "binary"
             for x in (a, b):
-                if isinstance(x, list | tuple) or (isinstance(x, int | float) and 0.0 < float(x) < 1.0):
+                if isinstance(x, list | tuple) or (isinstance(x, numbers.Real) and 0.0 < float(x) < 1.0):
                     self._kind = "scores"
         if self._kind == "binary":
             return self._update_binary(_bit(a, "A"), _bit(b, "B"))

@@ -10,7 +10,6 @@ epochs).
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -126,6 +125,8 @@ def test_an_inspect_pair_gives_the_same_verdict_on_compare_and_its_link_as_in_th
     assert res.paired is not None
     meta = store.put(res.paired, "paired", "inspect pair")
     at = _ok(run_page("pages/3_Compare.py", query={"paired": meta.id}))
-    assert doc["verdict"] in _texts(at)
-    numbers = re.findall(r"[-+]?\d+\.\d", doc["verdict"])
-    assert numbers and all(n in _texts(at) for n in numbers)
+    text = _texts(at)
+    assert doc["verdict"] in text
+    # the metrics beside it: the CLI's cases and effective cases
+    assert _metrics(at)["paired cases"] == f"{doc['n_cases']:,}"
+    assert _metrics(at)["effective cases"] == f"{doc['effective_cases']:,.0f}"
