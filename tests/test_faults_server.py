@@ -25,8 +25,10 @@ import signal
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,10 +40,19 @@ from nkcore.errors import DataError
 from nkcore.io import fingerprint
 from tests.browser.idle import ROOT, free_port, wait_healthy
 
+T = TypeVar("T")
+
 pytestmark = pytest.mark.slow
 
 UPLOAD_MB = 100
 KILL_AFTER_MB = 30
+
+
+def _run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coro)`` on a thread of its own: after the browser tests of the same session, Playwright's sync
+    API keeps an event loop running in the main thread, where ``asyncio.run`` refuses to start one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _earlier(root: Path) -> dict[str, store.StoredDataset]:
@@ -200,7 +211,7 @@ def test_kill_9_during_a_100_mb_upload_then_restart(tmp_path: Path) -> None:
     earlier = _earlier(data)
     before = sorted(p.name for p in data.iterdir())
     with _server(data) as (base, proc):
-        status, sent = asyncio.run(_session_upload(base, proc))
+        status, sent = _run_async(_session_upload(base, proc))
         assert status in (200, 204), f"the server refused a small upload of the same session: {status}"
         assert proc.poll() == -signal.SIGKILL, "the server was not killed by the test"
     print(f"\nkill -9 after {sent / (1 << 20):.0f} MB of a {UPLOAD_MB} MB upload")
@@ -213,7 +224,7 @@ def test_kill_9_during_a_100_mb_upload_then_restart(tmp_path: Path) -> None:
         ratings_id = next(i for i, m in earlier.items() if m.kind == "ratings")
         paired_id = next(i for i, m in earlier.items() if m.kind == "paired")
         link = f"/Data?dat_view=ratings&ratings={ratings_id}&paired={paired_id}"
-        seen = asyncio.run(load_viewers.view(base, link, timeout=120))
+        seen = _run_async(load_viewers.view(base, link, timeout=120))
         assert seen.finished and not seen.exceptions and not seen.errors, seen
     _assert_intact(data, earlier)
 
