@@ -18,7 +18,7 @@ from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
 from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
 from ui.charts import draw
-from ui.text import md
+from ui.text import md, shorten_middle
 
 T = TypeVar("T")
 
@@ -87,7 +87,7 @@ def _check_target(table: pd.DataFrame, token: str) -> tuple[str | None, str]:
         "Check the predictions against these stored ratings (same items and labels)",
         ids,
         index=ids.index(best[0]) if best else 0,
-        format_func=lambda i: options[i],
+        format_func=lambda i: shorten_middle(options[i], 36),
         key=f"_dat_against_{token}",
     )
     if not chosen:
@@ -306,8 +306,9 @@ def stored_section() -> None:
     chosen = left.selectbox(
         "Rename a dataset (its id, and so every link to it, stays the same)",
         list(by_id),
-        format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind}, {i[:12]})",
+        format_func=lambda i: f"{shorten_middle(by_id[i].name, 22)} ({by_id[i].kind}, {i[:8]})",
         key="_dat_rename_choice",
+        help="each dataset by its name (cut in the middle when long), its kind and the start of its id",
     )
     new_name = right.text_input("New name", key="_dat_rename_name", max_chars=200)
     right.button(
@@ -323,7 +324,7 @@ def stored_section() -> None:
     target = left.selectbox(
         "Delete a dataset",
         list(by_id),
-        format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind}, {i[:12]})",
+        format_func=lambda i: f"{shorten_middle(by_id[i].name, 22)} ({by_id[i].kind}, {i[:8]})",
         key="_dat_delete_choice",
     )
     sure = right.checkbox("Yes, delete it for everyone", key="_dat_delete_sure")
@@ -344,7 +345,9 @@ def derive_section() -> None:
         st.markdown("No predictions are stored yet: upload a predictions file above (it can be derived from there).")
         return
     by_id = {m.id: m for m in metas}
-    pid = st.selectbox("Predictions", list(by_id), format_func=lambda i: by_id[i].name, key="_dat_der_src")
+    pid = st.selectbox(
+        "Predictions", list(by_id), format_func=lambda i: shorten_middle(by_id[i].name, 36), key="_dat_der_src"
+    )
     with shown_errors(), st.container(border=True):
         data_derive.derive_panel(datasets.load_dataset("predictions", pid).frame, pid, by_id[pid].name, "stored")
 

@@ -27,7 +27,7 @@ from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
 from nkcore.paired import REPEAT_COLUMNS
 from nkcore.summary import ratings_of_table
 from ui import datasets, exports
-from ui.text import md
+from ui.text import md, shorten_middle
 
 __all__ = [
     "KIND_WORDS",
@@ -205,8 +205,9 @@ def derive_panel(
             "Ratings",
             ids,
             index=ids.index(best[0]) if best else 0,
-            format_func=lambda i: ratings_opts[i],
+            format_func=lambda i: shorten_middle(ratings_opts[i], 14),  # a third of the page at 1024 px
             key=f"_dat_der_r_{token}",
+            help="the stored ratings whose plurality is the gold; the one sharing the most items comes first",
         )
         args["ratings_id"] = rid
         gold_name = ratings_opts[rid]
