@@ -174,6 +174,13 @@ def compare_report(
     }
 
 
+_P_METHODS = {
+    "exact": "exact",
+    "monte-carlo": "Monte Carlo, 20,000 sign patterns",
+    "normal": "normal form of the sign-flip law, Berry-Esseen bound in p_error",
+}
+
+
 def _case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[str, Any]:
     """``compare``'s document for results with repeats or scores in [0, 1]: the case-level comparison.
 
@@ -241,7 +248,7 @@ def _case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[st
             c: {"min": lo, "max": hi}
             for c, (lo, hi) in ((comp.config_a, table.repeat_range(ca)), (comp.config_b, table.repeat_range(cb)))
         },
-        "test": f"{comp.test} ({'exact' if comp.p_method == 'exact' else 'Monte Carlo, 20,000 sign patterns'})",
+        "test": f"{comp.test} ({_P_METHODS.get(comp.p_method, comp.p_method)})",
         "p_value": comp.p_value,
         "p_method": comp.p_method,
         "p_error": comp.p_error,
@@ -403,7 +410,13 @@ def _print_case_report(doc: dict[str, Any]) -> None:
         f"{100 * doc['diff_ci_high']:+.1f} (unpaired: {100 * doc['unpaired_ci_low']:+.1f} to "
         f"{100 * doc['unpaired_ci_high']:+.1f})"
     )
-    err = f" (Monte Carlo standard error {doc['p_error']:.2g})" if doc["p_method"] != "exact" else ""
+    err = (
+        f" (Monte Carlo standard error {doc['p_error']:.2g})"
+        if doc["p_method"] == "monte-carlo"
+        else f" (within {doc['p_error']:.2g} of the exact p, Berry-Esseen)"
+        if doc["p_method"] == "normal"
+        else ""
+    )
     print(f"  {doc['test']}: p = {doc['p_value']:.3g}{err}")
     if doc["repeats_sentence"]:
         print(f"  {doc['repeats_sentence']}")

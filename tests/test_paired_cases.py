@@ -266,3 +266,18 @@ def test_a_third_config_with_partial_scores_does_not_change_a_0_1_pair() -> None
     pair = paired.parse_cases(frame, ("A", "B"))
     assert pair.binary and pair.single and pair.to_paired().n_cases == 2
     assert not paired.parse_cases(frame).binary
+
+
+def test_many_cases_on_no_lattice_take_the_normal_form_within_its_berry_esseen_bound() -> None:
+    """Beyond 5,000 cases of continuous scores the Monte Carlo sign flips would cost 20,000 x n: the sign-flip law's
+    normal form is used, its error bounded by Berry-Esseen; checked against 4,000 sign patterns drawn here."""
+    rng = np.random.default_rng(5)
+    d = rng.uniform(-0.5, 0.6, size=8_000) * rng.uniform(0.2, 1.0, size=8_000) + 1e-4 * np.pi
+    p, method, bound = paired.sign_flip_test(d)
+    assert method == "normal" and 0 < bound < 0.05
+    signs = rng.integers(0, 2, size=(4_000, d.size)) * 2 - 1
+    mc = float(np.mean(np.abs(signs @ d) >= abs(d.sum())))
+    assert abs(p - mc) <= bound + 4 * np.sqrt(max(mc * (1 - mc), 1e-4) / 4_000)
+    # on a lattice the exact law still decides, however many cases
+    exact = paired.sign_flip_test(np.round(d * 4) / 4)
+    assert exact[1] == "exact"

@@ -164,7 +164,9 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
     )
     st.caption(
         f"B − A: the difference in mean score in percentage points, with its {pct} case-bootstrap interval. "
-        f"p: the {paired.CASE_TEST} ({'exact' if all(c.p_method == 'exact' for c in comps) else 'Monte Carlo'})"
+        f"p: the {paired.CASE_TEST} ("
+        + ("exact" if all(c.p_method == "exact" for c in comps) else "Monte Carlo or its normal form for many cases")
+        + ")"
         + ("; Holm p adjusts it for testing every adjacent pair." if len(comps) > 1 else ".")
     )
     st.subheader("Mean score of each config")

@@ -78,7 +78,7 @@ def case_verdict_sentence(c: CaseComparison, alpha: float = 0.05, word: str = "r
     check_alpha(alpha)
     pct = f"{round(100 * c.level):g}%"
     unit = unit_sentence(c, word)
-    p = format_p(c.p_value) + (" (Monte Carlo)" if c.p_method != "exact" else "")
+    p = format_p(c.p_value) + {"exact": "", "monte-carlo": " (Monte Carlo)"}.get(c.p_method, " (normal form)")
     if c.b_better + c.a_better == 0:
         return (
             f"cannot tell {c.config_b} from {c.config_a}: every one of the {plural(c.n_cases, 'case')} has the same "
