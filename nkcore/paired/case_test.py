@@ -100,7 +100,8 @@ class CaseComparison:
     ``p_value`` is the two-sided sign-flip p (``p_method`` "exact", "monte-carlo" with standard error, or "normal"
     with its Berry-Esseen bound, in ``p_error``); ``diff_ci_*`` the case-bootstrap percentile interval at ``level``
     (``ci_method`` "exact", or "rounded" within ``ci_error`` of the exact one); ``b_better`` / ``a_better`` /
-    ``ties``: cases whose mean is higher for B / for A / equal; ``lattice``: the L of the 1/L steps the d_i lie on (None: none found);
+    ``ties``: cases whose mean is higher for B / for A / equal; ``lattice``: the L of the 1/L steps the d_i lie on
+    (None: none found);
     ``unpaired_ci_*``: the interval the two configs' case means would give as independent samples, diff +- z
     sqrt(s_A^2 / n + s_B^2 / n) (the wrong instrument, shown to make the chapter's point), cut to [-1, 1].
     """
