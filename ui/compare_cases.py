@@ -86,9 +86,9 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         charts.draw(diff_spec)
         if len(comps) > 1:
             st.markdown("\n".join(f"- {md(case_words.case_verdict_sentence(c, alpha, word))}" for c in comps))
-        bought = [case_words.repeats_sentence(c, word) for c in comps]
-        if bought[0]:
-            st.info(md(" ".join(b for b in bought[:1] if b)), icon=":material/repeat:")
+        bought = case_words.repeats_sentence(first, word)  # the first pair's: the box shows one
+        if bought:
+            st.info(md(bought), icon=":material/repeat:")
         st.caption(f"Dataset: {md(ds.name)}. {words.cases_note(first.n_cases, first.dropped_cases)}")
         with st.expander("How to read this", icon=":material/help:"):
             st.markdown(md(case_words.REPEATS_HELP))
