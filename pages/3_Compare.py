@@ -18,7 +18,17 @@ import streamlit as st
 from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, compare_cases, compare_sequential, datasets, exports, page
+from ui import (
+    cache,
+    charts,
+    charts_paired,
+    compare_cases,
+    compare_controls,
+    compare_sequential,
+    datasets,
+    exports,
+    page,
+)
 from ui.text import md
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
@@ -30,7 +40,7 @@ if cache.compute(paired.has_repeats, ds):  # repeats (epochs) or partial scores:
     st.stop()
 
 # Bound widgets keep their displayed option in the link, so the options are the words themselves.
-ADJACENT, PAIR = "each config against the next", "one pair of my choice"
+ADJACENT = compare_controls.ADJACENT
 INTERVALS = {"Wilson": "wilson", "Clopper-Pearson (exact)": "clopper-pearson"}
 P_COLUMNS = ("exact p", "Holm p", "mid-p", "chi-square p")
 
@@ -39,44 +49,24 @@ with page.user_errors():
     configs = list(table.configs)
     answer_box = st.container()  # the verdict and its chart: filled once the controls below are read
     with st.container(border=True):
-        c1, c2 = st.columns([3, 2])
-        mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")
-        alpha = c2.select_slider(
-            "How sure before calling a difference: significance level (alpha)",
-            options=[0.01, 0.05, 0.1],
-            value=0.05,
-            key="cmp_alpha",
-            bind="query-params",
-            help=words.ALPHA_HELP,
+        choice = compare_controls.read_controls(
+            configs,
+            words.ALPHA_HELP,
+            "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
         )
-        level = 1.0 - alpha
-        pct = f"{100 * level:g}%"
-        ordered = None
-        holm_p: tuple[float | None, ...]
-        if mode == ADJACENT:
-            page.fit_choices("cmp_configs", configs, minimum=2)
-            order = st.multiselect(
-                "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
-                configs,
-                default=configs,
-                key="cmp_configs",
-                bind="query-params",
-            )
-            ordered = cache.compute(paired.analyse_paired, ds, configs=tuple(order), alpha=alpha, level=level)
-            comps, holm_p = ordered.comparisons, ordered.p_holm
-            n_cases, dropped, compared = ordered.n_cases, ordered.dropped_cases, ordered.configs
-        else:
-            p1, p2 = st.columns(2)
-            page.fit_choices("cmp_a", configs)
-            page.fit_choices("cmp_b", configs)
-            a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
-            b = p2.selectbox(
-                "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"
-            )
-            pair_table = cache.compute(paired.parse_paired, ds, configs=(a, b))
-            comp = cache.compute(paired.compare_frame_pair, ds, a=a, b=b, level=level)
-            comps, holm_p = (comp,), (None,)
-            n_cases, dropped, compared = pair_table.n_cases, pair_table.dropped_cases, (comp.config_a, comp.config_b)
+    mode, alpha, level = choice.mode, choice.alpha, choice.level
+    pct = f"{100 * level:g}%"
+    ordered = None
+    holm_p: tuple[float | None, ...]
+    if mode == ADJACENT:
+        ordered = cache.compute(paired.analyse_paired, ds, configs=choice.order, alpha=alpha, level=level)
+        comps, holm_p = ordered.comparisons, ordered.p_holm
+        n_cases, dropped, compared = ordered.n_cases, ordered.dropped_cases, ordered.configs
+    else:
+        pair_table = cache.compute(paired.parse_paired, ds, configs=(choice.a, choice.b))
+        comp = cache.compute(paired.compare_frame_pair, ds, a=choice.a, b=choice.b, level=level)
+        comps, holm_p = (comp,), (None,)
+        n_cases, dropped, compared = pair_table.n_cases, pair_table.dropped_cases, (comp.config_a, comp.config_b)
 
     # ------------------------------------------------------------------ the answer, first on the page
     verdicts = [

@@ -18,10 +18,10 @@ from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import case_sentences as case_words
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, compare_sequential, datasets, exports, page
+from ui import cache, charts, charts_paired, compare_controls, compare_sequential, datasets, exports
 from ui.text import md
 
-ADJACENT, PAIR = "each config against the next", "one pair of my choice"
+ADJACENT = compare_controls.ADJACENT
 
 
 def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
@@ -30,41 +30,21 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
     word = paired.repeat_word(table.repeat_column)
     answer_box = st.container()
     with st.container(border=True):
-        c1, c2 = st.columns([3, 2])
-        mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")
-        alpha = c2.select_slider(
-            "How sure before calling a difference: significance level (alpha)",
-            options=[0.01, 0.05, 0.1],
-            value=0.05,
-            key="cmp_alpha",
-            bind="query-params",
-            help="alpha, the significance level: a difference counts when the sign-flip test's p on the case means "
-            "is below alpha, and every interval is at 1 - alpha (95% for alpha = 0.05).",
+        choice = compare_controls.read_controls(
+            configs,
+            "alpha, the significance level: a difference counts when the sign-flip test's p on the case means is "
+            "below alpha, and every interval is at 1 - alpha (95% for alpha = 0.05).",
+            "Configs, in order; each is compared with the next",
         )
-        level = 1.0 - alpha
-        holm_p: tuple[float | None, ...]
-        if mode == ADJACENT:
-            page.fit_choices("cmp_configs", configs, minimum=2)
-            order = st.multiselect(
-                "Configs, in order; each is compared with the next",
-                configs,
-                default=configs,
-                key="cmp_configs",
-                bind="query-params",
-            )
-            ordered = cache.compute(paired.analyse_cases, ds, configs=tuple(order), alpha=alpha, level=level)
-            comps, holm_p = ordered.comparisons, ordered.p_holm
-            means = ordered.means
-        else:
-            p1, p2 = st.columns(2)
-            page.fit_choices("cmp_a", configs)
-            page.fit_choices("cmp_b", configs)
-            a = p1.selectbox("Config A (the baseline)", configs, index=0, key="cmp_a", bind="query-params")
-            b = p2.selectbox(
-                "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"
-            )
-            one = cache.compute(paired.compare_frame_cases, ds, a=a, b=b, level=level)
-            comps, holm_p, means = (one,), (None,), (one.a, one.b)
+    mode, alpha, level = choice.mode, choice.alpha, choice.level
+    holm_p: tuple[float | None, ...]
+    if mode == ADJACENT:
+        ordered = cache.compute(paired.analyse_cases, ds, configs=choice.order, alpha=alpha, level=level)
+        comps, holm_p = ordered.comparisons, ordered.p_holm
+        means = ordered.means
+    else:
+        one = cache.compute(paired.compare_frame_cases, ds, a=choice.a, b=choice.b, level=level)
+        comps, holm_p, means = (one,), (None,), (one.a, one.b)
     first = comps[0]
     pct = f"{100 * level:g}%"
     headline = case_words.case_headline_sentence(comps, holm_p, alpha, word)
