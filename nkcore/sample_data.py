@@ -285,15 +285,6 @@ def paired_from_samples(rows: Sequence[SampleRow]) -> list[tuple[int, str, int]]
     return out
 
 
-def item_distributions(seed: int | np.random.Generator = SEED_RATINGS, n_items: int = N_ITEMS) -> np.ndarray:
-    """Items' true response distributions beta_i ~ Dirichlet(alpha), alpha = the DICES-350 fit (M = 3).
-
-    Reference: Forest vs Tree (arXiv 2508.03663), the authors' MAP Dirichlet fit; ``../shared/spec``.
-    The first draws of the ratings stream: ``ratings_rows`` and ``prediction_rows`` with the same seed share them.
-    """
-    return as_generator(seed).dirichlet(DICES_ALPHA, n_items)
-
-
 def _ratings_and_predictions(seed: int) -> tuple[list[tuple[int, str, str]], list[tuple[int, str, str, list[str]]]]:
     rng = as_generator(seed)
     beta = rng.dirichlet(DICES_ALPHA, N_ITEMS)
