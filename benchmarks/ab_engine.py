@@ -1,0 +1,199 @@
+"""A/B timing of the exact engine: two versions of ``nkcore`` (two source trees), or one grid two ways.
+
+One tool for the comparisons an engine change needs; every subcommand prints its lines and never asserts a time.
+``--root`` / ``--old`` / ``--new`` name source trees to import ``nkcore`` from (e.g. ``git worktree add
+/tmp/old_tree <commit>``; default this tree). Subcommands:
+
+``cold PRESET``
+    One cold exact grid in a fresh process: CPU (this process and its forked child) and wall seconds. Run it
+    alternating the two trees (``--root /tmp/old_tree``, then without): a benchmark running many grids in one
+    process would carry one grid's memory and caches into the next.
+``sweep PRESETS``
+    Some presets x eps 0.1-0.4, the seven item metrics, caches kept between grids (as ``bench_nk.py --sweep-only``):
+    the wall seconds of each grid and of all.
+``interleaved PRESETS --old TREE``
+    The same grids on two persistent worker processes, one per tree, taken in turn (alternating which goes first),
+    so both see the same machine within seconds: on the 2-core reference machine the speed of one computation
+    moves by up to 40% within minutes, so two sweeps run one after the other can differ by more than the change.
+    Prints each side's sum, their ratio and the median per-grid ratio.
+``split [--presets P] [--reps R]``
+    What splitting a grid over two processes costs (``nkcore/nk/exact/split.py``): CPU, system CPU and minor page
+    faults, one process against two, alternating which goes first; medians and their ratio.
+
+Usage::
+
+    .venv/bin/python benchmarks/ab_engine.py cold JobsQ3 --root /tmp/old_tree
+    .venv/bin/python benchmarks/ab_engine.py interleaved Toxicity,JobsQ3,balanced5 --old /tmp/old_tree
+    .venv/bin/python benchmarks/ab_engine.py split --presets JobsQ3,balanced12,Toxicity --reps 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = str(Path(__file__).resolve().parents[1])
+EPS_SWEEP = ("0.1", "0.2", "0.3", "0.4")
+
+# One worker per source tree: reads "preset eps" lines, answers each grid's wall seconds (caches kept).
+WORKER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from nkcore.nk.exact import exact_grid
+from nkcore.nk.exact.laws import clear_caches
+from nkcore.nk.metrics import ITEM_METRICS
+from nkcore.nk.priors import get_prior
+clear_caches()
+for line in sys.stdin:
+    name, eps = line.split()
+    start = time.perf_counter()
+    exact_grid(get_prior(name).alpha, float(eps), metrics=list(ITEM_METRICS))
+    print(time.perf_counter() - start, flush=True)
+"""
+
+
+def _engine(root: str) -> Any:
+    """Import the engine from ``root`` (before anything imports this tree's nkcore)."""
+    sys.path.insert(0, root)
+    import nkcore.nk.exact as exact
+    import nkcore.nk.exact.laws as laws
+    import nkcore.nk.metrics as metrics
+    import nkcore.nk.priors as priors
+
+    return exact.exact_grid, laws.clear_caches, metrics.ITEM_METRICS, priors.get_prior
+
+
+def cold(args: argparse.Namespace) -> None:
+    """One cold grid in this fresh process."""
+    exact_grid, _, _, get_prior = _engine(args.root)
+    alpha = get_prior(args.preset).alpha
+    t0, w0 = os.times(), time.perf_counter()
+    exact_grid(alpha, args.eps, metrics=args.metrics.split(","), processes=args.processes)
+    wall, t1 = time.perf_counter() - w0, os.times()
+    cpu = sum(getattr(t1, f) - getattr(t0, f) for f in ("user", "system", "children_user", "children_system"))
+    print(f"{args.preset} {args.metrics} eps {args.eps} root {args.root}: cold {cpu:.2f} s CPU, {wall:.2f} s wall")
+
+
+def sweep(args: argparse.Namespace) -> None:
+    """Presets x eps 0.1-0.4, seven item metrics, caches kept."""
+    exact_grid, clear_caches, item_metrics, get_prior = _engine(args.root)
+    clear_caches()
+    start = time.perf_counter()
+    for name in args.presets.split(","):
+        for eps in EPS_SWEEP:
+            w0 = time.perf_counter()
+            exact_grid(get_prior(name).alpha, float(eps), metrics=list(item_metrics))
+            print(f"  {name} eps {eps}: {time.perf_counter() - w0:.2f} s wall", flush=True)
+    print(f"{args.presets} root {args.root}: {time.perf_counter() - start:.1f} s wall")
+
+
+def interleaved(args: argparse.Namespace) -> None:
+    """Two trees' workers take the same grids in turn."""
+    sides = {"old": args.old, "new": args.new}
+    workers = {
+        side: subprocess.Popen(
+            [sys.executable, "-c", WORKER, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        for side, root in sides.items()
+    }
+    totals = dict.fromkeys(sides, 0.0)
+    ratios = []
+    grids = [(name, eps) for name in args.presets.split(",") for eps in EPS_SWEEP]
+    for i, (name, eps) in enumerate(grids):
+        took = {}
+        for side in ("old", "new") if i % 2 == 0 else ("new", "old"):
+            proc = workers[side]
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(f"{name} {eps}\n")
+            proc.stdin.flush()
+            took[side] = float(proc.stdout.readline())
+            totals[side] += took[side]
+        ratios.append(took["new"] / took["old"])
+        print(f"  {name} eps {eps}: old {took['old']:.2f} s, new {took['new']:.2f} s", flush=True)
+    for proc in workers.values():
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+    print(
+        f"{len(grids)} grids: old {totals['old']:.1f} s, new {totals['new']:.1f} s wall; new / old: "
+        f"{totals['new'] / totals['old']:.3f} of the sums, median per grid {statistics.median(ratios):.3f}"
+    )
+
+
+def _usage() -> tuple[float, float, int]:
+    """(CPU seconds, system CPU seconds, minor page faults) of this process and its ended children."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    system = own.ru_stime + kids.ru_stime
+    return own.ru_utime + kids.ru_utime + system, system, own.ru_minflt + kids.ru_minflt
+
+
+def split(args: argparse.Namespace) -> None:
+    """The same grids (each preset at eps 0.1 and 0.3, seven item metrics, cold) on one process and on two."""
+    exact_grid, clear_caches, item_metrics, get_prior = _engine(HERE)
+    presets = args.presets.split(",")
+
+    def run(processes: int) -> tuple[float, float, int, float]:
+        cpu0, sys0, flt0 = _usage()
+        wall0 = time.perf_counter()
+        for name in presets:
+            for eps in (0.1, 0.3):
+                clear_caches()
+                exact_grid(get_prior(name).alpha, eps, metrics=item_metrics, processes=processes, workers=1)
+        cpu1, sys1, flt1 = _usage()
+        return cpu1 - cpu0, sys1 - sys0, flt1 - flt0, time.perf_counter() - wall0
+
+    got: dict[int, list[tuple[float, float, int, float]]] = {1: [], 2: []}
+    for rep in range(args.reps):
+        for processes in (1, 2) if rep % 2 == 0 else (2, 1):
+            got[processes].append(run(processes))
+            cpu, system, faults, wall = got[processes][-1]
+            print(
+                f"  {processes} process{'es' if processes > 1 else ''}: {cpu:.2f} s CPU ({system:.2f} system), "
+                f"{faults:,} minor page faults, {wall:.2f} s wall",
+                flush=True,
+            )
+    med = {p: [statistics.median(r[i] for r in runs) for i in range(4)] for p, runs in got.items()}
+    print(
+        f"{len(presets) * 2} grids, medians of {args.reps}: one process {med[1][0]:.2f} s CPU ({med[1][1]:.2f} system, "
+        f"{med[1][2]:,.0f} faults, {med[1][3]:.2f} s wall); two {med[2][0]:.2f} s CPU ({med[2][1]:.2f} system, "
+        f"{med[2][2]:,.0f} faults, {med[2][3]:.2f} s wall): CPU x {med[2][0] / med[1][0]:.3f}, "
+        f"wall x {med[2][3] / med[1][3]:.3f}"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("cold", help="one cold grid in a fresh process")
+    p.add_argument("preset", help="a preset prior's name, e.g. JobsQ3")
+    p.add_argument("--metrics", default="acc,tv,wins,kl", help="comma-separated (default: the paper's four)")
+    p.add_argument("--eps", type=float, default=0.3)
+    p.add_argument("--processes", type=int, default=None, help="default: the engine's own choice")
+    p.add_argument("--root", default=HERE, help="source tree of nkcore")
+    p.set_defaults(run=cold)
+    p = sub.add_parser("sweep", help="presets x eps 0.1-0.4, caches kept")
+    p.add_argument("presets", help="comma-separated preset names, e.g. Toxicity,JobsQ3,balanced5")
+    p.add_argument("--root", default=HERE, help="source tree of nkcore")
+    p.set_defaults(run=sweep)
+    p = sub.add_parser("interleaved", help="two trees on the same grids, in turn")
+    p.add_argument("presets", help="comma-separated preset names, e.g. Toxicity,JobsQ3,balanced5")
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    p.set_defaults(run=interleaved)
+    p = sub.add_parser("split", help="one process against two on the same grids")
+    p.add_argument("--presets", default="JobsQ3,balanced12,Toxicity", help="comma-separated preset names")
+    p.add_argument("--reps", type=int, default=3, help="runs of each way (default 3)")
+    p.set_defaults(run=split)
+    args = ap.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
