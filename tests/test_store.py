@@ -247,6 +247,31 @@ def test_a_concurrent_put_of_the_same_dataset_in_the_middle_of_a_write(
     assert store_root.names() == [f"{a.id}.json", f"{a.id}.parquet"] and store_root.tmp_files() == []
 
 
+def test_a_concurrent_failing_put_cannot_leave_metadata_without_data(
+    store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writer A placed the data file and fails on its metadata; before A cleans up, writer B of the same table
+    placed the same data file; A then removes "its" data file just after B wrote the metadata. B must not return
+    a dataset whose table is gone: it places the data again, and the dataset reads back whole."""
+    real = store._write
+    removed: list[str] = []
+
+    def racing(backend: store.Backend, name: str, text: str | None = None, frame: pd.DataFrame | None = None) -> None:
+        real(backend, name, text=text, frame=frame)
+        if name.endswith(".json") and not removed:  # B's metadata is in place: A's clean-up removes the data now
+            stem = name.removesuffix(".json")
+            backend.remove(f"{stem}.parquet")
+            removed.append(stem)
+
+    monkeypatch.setattr(store, "_write", racing)
+    b = store.put(FRAME, "ratings", "b.csv", root=store_root.root)
+    monkeypatch.undo()
+    assert removed == [b.id]
+    meta, frame = store.get(b.id, root=store_root.root)
+    assert meta.id == b.id and fingerprint(frame) == b.id
+    assert store_root.names() == [f"{b.id}.json", f"{b.id}.parquet"]
+
+
 def test_parallel_puts_from_two_processes(store_root: StoreRoot) -> None:
     """Two processes store the same 200,000-row table and two different ones at the same time."""
     code = (

@@ -100,3 +100,32 @@ def test_an_unreachable_store_says_so_and_loses_nothing(s3_endpoint: str, monkey
     assert meta == earlier and fingerprint(frame) == earlier.id
     assert store.put(OTHER, "ratings", "b.csv", root=url).id == fingerprint(OTHER)
     link.cut()
+
+
+def test_missing_credentials_are_named_not_reported_as_an_outage(
+    s3_endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store answers, but this server has no credentials (botocore's NoCredentialsError): every operation says
+    so and names the fix; it is never "the store does not answer"."""
+    url = new_bucket(s3_endpoint, monkeypatch)
+    meta = store.put(FRAME, "ratings", "r.csv", root=url)
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    # a server started without credentials: its own client, made from this environment
+    from nkcore.store import backends
+
+    monkeypatch.setattr(backends, "_BACKENDS", {})
+    no_creds = "has no credentials for its dataset store .*AWS_ACCESS_KEY_ID"
+    with pytest.raises(store.StoreUnreachable, match=f"cannot list its datasets: it {no_creds}"):
+        store.list_datasets(root=url, strict=True)
+    assert store.list_datasets(root=url) == []
+    with pytest.raises(store.StoreUnreachable, match=f"cannot read dataset {meta.id}: it {no_creds}"):
+        store.get(meta.id, root=url)
+    with pytest.raises(store.StoreUnreachable, match=f"cannot save datasets: it {no_creds}.*was not stored"):
+        store.put(OTHER, "ratings", "o.csv", root=url)
+    with pytest.raises(store.StoreUnreachable) as info:
+        store.get(meta.id, root=url)
+    assert "did not answer" not in str(info.value) and "unreachable" not in str(info.value)

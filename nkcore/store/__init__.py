@@ -38,7 +38,7 @@ from nkcore.errors import DataError
 from nkcore.io import fingerprint, load_json
 from nkcore.kinds import KINDS
 from nkcore.store import meta as _meta
-from nkcore.store.backends import Backend, Unreachable, is_url, open_backend
+from nkcore.store.backends import Backend, NoCredentials, Unreachable, is_url, open_backend
 from nkcore.store.meta import StoredDataset, validate_id
 
 __all__ = [
@@ -65,7 +65,8 @@ _TOMBSTONES = "deleted"  # <store>/deleted/<id>.json: what was deleted and when,
 
 
 class StoreUnreachable(DataError):
-    """The dataset store (an object store under ``$NKP_DATA_DIR``) did not answer; nothing in it was changed."""
+    """The dataset store (an object store under ``$NKP_DATA_DIR``) cannot be used now: it did not answer, or this
+    server has no credentials for it; nothing in it was changed."""
 
 
 def data_dir() -> Path | str:
@@ -123,6 +124,8 @@ def storage_fault(exc: OSError, action: str = "save datasets") -> DataError | No
             f"the server cannot {action}: its data store does not exist; {outcome} (create the bucket or folder "
             f"that ${ENV_VAR} names)"
         )
+    if isinstance(exc, NoCredentials):
+        return StoreUnreachable(f"the server cannot {action}: {_no_credentials(exc)}; {outcome}")
     if isinstance(exc, PermissionError) or exc.errno in _READ_ONLY:
         state, fix = "read-only", f"make ${ENV_VAR} writable by the server"
     elif exc.errno in _FULL:
@@ -142,6 +145,13 @@ def _storage_faults(action: str = "save datasets") -> Iterator[None]:
         if err is None:
             raise
         raise err from None
+
+
+def _no_credentials(exc: NoCredentials) -> str:
+    return (
+        f"it has no credentials for its dataset store (give the server credentials for ${ENV_VAR}: "
+        f"AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, an AWS profile or an instance role; {exc})"
+    )
 
 
 def _unreachable(exc: Unreachable) -> StoreUnreachable:
@@ -221,6 +231,10 @@ def put(
         with _storage_faults():
             _write(backend, data_name, frame=table)
             _write(backend, meta_name, text=text)
+            if not backend.exists(data_name):
+                # a concurrent put of the same table failed after our data write and removed "its" data file
+                # (the same bytes): place it again, so the metadata never points at nothing
+                _write(backend, data_name, frame=table)
     except BaseException:
         # the data file this call placed, without its metadata
         with contextlib.suppress(OSError):
@@ -284,6 +298,8 @@ def get(ds_id: str, root: Path | str | None = None) -> tuple[StoredDataset, pd.D
         raise DataError(absent) from None
     except Unreachable as exc:
         raise _unreachable(exc) from None
+    except NoCredentials as exc:
+        raise StoreUnreachable(f"the server cannot read dataset {ds_id}: {_no_credentials(exc)}") from None
     except _meta.Damaged as exc:
         raise DataError(
             f"dataset {ds_id} on this server is damaged and cannot be read (its description: {exc})"
@@ -351,6 +367,10 @@ def list_datasets(
     except Unreachable as exc:
         if strict:
             raise _unreachable(exc) from None
+        return []
+    except NoCredentials as exc:
+        if strict:
+            raise StoreUnreachable(f"the server cannot list its datasets: {_no_credentials(exc)}") from None
         return []
     return sorted(out, key=lambda m: (m.created, m.id), reverse=True)
 

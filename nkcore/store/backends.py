@@ -37,6 +37,7 @@ __all__ = [
     "TMP_SUFFIX",
     "Backend",
     "LocalBackend",
+    "NoCredentials",
     "RemoteBackend",
     "Unreachable",
     "is_url",
@@ -189,6 +190,14 @@ def _is_network_error(exc: BaseException) -> bool:
     return module in _NETWORK_MODULES
 
 
+_CREDENTIAL_ERRORS = ("NoCredentialsError", "PartialCredentialsError", "CredentialRetrievalError")
+
+
+class NoCredentials(PermissionError):
+    """The object store was reached but this server has no (or incomplete) credentials for it: not an outage, so
+    never reported as one (botocore's ``NoCredentialsError`` and kin)."""
+
+
 class RemoteBackend(Backend):
     """The store under a URL, through fsspec (``s3://bucket/prefix``, ``gs://``, ``az://``...)."""
 
@@ -230,6 +239,8 @@ class RemoteBackend(Backend):
             fs, path = self.filesystem()
             return action(fs, path)
         except BaseException as exc:
+            if type(exc).__name__ in _CREDENTIAL_ERRORS:
+                raise NoCredentials(f"{self.location}: {type(exc).__name__}: {exc}"[:300]) from None
             if not _is_network_error(exc):
                 raise
             self._down_reason = f"{self.location} did not answer ({what}: {type(exc).__name__}: {exc})"[:300]
