@@ -259,12 +259,12 @@ def test_limits_subcommand(capsys: pytest.CaptureFixture[str], monkeypatch: pyte
 def test_the_cli_reports_a_missed_recursion_or_memory_error_in_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, exc: type[BaseException]
 ) -> None:
-    import nkcore.cli_data
+    import nkcore.cli.data
 
     def boom(*args: object, **kwargs: object) -> None:
         raise exc()
 
-    monkeypatch.setattr(nkcore.cli_data, "inspect_file", boom)
+    monkeypatch.setattr(nkcore.cli.data, "inspect_file", boom)
     line = _one_line_error(capsys, ["data", "whatever.csv"])
     assert line.startswith("error: ")
 

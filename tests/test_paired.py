@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from nkcore import paired as pr
-from nkcore.cli_paired import compare_report
+from nkcore.cli.paired import compare_report
 from nkcore.common import formatting, intervals
 from nkcore.errors import DataError
 

@@ -19,7 +19,7 @@ from scipy import stats
 
 from nkcore import paired
 from nkcore.cli import main
-from nkcore.cli_paired import compare_report
+from nkcore.cli.paired import compare_report
 from nkcore.errors import DataError
 from nkcore.paired.lattice import bootstrap_sum_pmf, percentile_interval, sign_flip_p
 from tests.inspect_logs import epoch_pair, epoch_scores

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from nkcore import paired, resolution
-from nkcore.cli_util import print_json
+from nkcore.cli.common import print_json
+from nkcore.cli.paired_input import read_compare_input
 from nkcore.errors import DataError
 from nkcore.resolution import repeats as rp
 
@@ -132,8 +133,6 @@ def _source(args: argparse.Namespace) -> tuple[paired.MeasuredVariances, dict[st
             "--from reads the variances (and the discordance) from the file: give --from or --between-var, "
             "--within-var and --discordance, not both"
         )
-    from nkcore.cli_paired import read_compare_input  # the compare reader; cli_paired is a sibling CLI module
-
     frame, read_notes = read_compare_input(args.from_files)
     m = paired.measured_variances(frame, args.config_a, args.config_b)
     vc = m.components

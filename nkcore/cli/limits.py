@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from nkcore.cli_util import print_json
+from nkcore.cli.common import print_json
 from nkcore.common import limits
 
 __all__ = ["register", "run"]

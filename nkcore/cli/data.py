@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from nkcore.cli_util import print_json
+from nkcore.cli.common import print_json
 from nkcore.common.formatting import plural
 from nkcore.datafiles import derive_files, inspect_file
 from nkcore.derive import TIES

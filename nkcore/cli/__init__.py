@@ -1,7 +1,9 @@
 """``python -m nkcore``: the same answers as the dashboard, for scripts and CI.
 
-Each topic module ``nkcore/cli_<topic>.py`` exposes ``register(subparsers)`` which adds its subcommands
-and sets ``func`` (a callable ``args -> int``) on each. Exit codes: 0 success, 2 bad input
+One module per subcommand (``nkcore/cli/<topic>.py``; a topic too large for one module is split by concept into
+``<topic>_<part>.py``). Each exposes ``register(subparsers)``, which adds its subcommand and sets ``func`` (a
+callable ``args -> int``) on it; :func:`build_parser` calls them in the order of :data:`TOPICS`, which is the order
+of ``--help``. JSON output goes through :mod:`nkcore.cli.common`. Exit codes: 0 success, 2 bad input
 (a one-line message on stderr, never a traceback). Limits on the work of one request are checked in nkcore
 (``nkcore.common.limits``; ``python -m nkcore limits`` prints them); a RecursionError or MemoryError that gets past
 them is still reported in one line, exit 2.
@@ -16,15 +18,19 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any, TextIO
 
+from nkcore.cli import data, fanout, limits, nk, paired, plan, raters, voting
 from nkcore.errors import DataError, one_line, printable_lines
 
-# Topic modules that add subcommands; a module that is not written yet is skipped.
-_TOPICS = ("cli_data", "cli_paired", "cli_plan", "cli_voting", "cli_nk", "cli_raters", "cli_limits")
+__all__ = ["TOPICS", "EscapingWriter", "build_parser", "main"]
+
+#: The modules that add subcommands, in the order ``--help`` lists them (data, compare, plan, vote, fanout, nk,
+#: raters, limits).
+TOPICS: tuple[ModuleType, ...] = (data, paired, plan, voting, fanout, nk, raters, limits)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,20 +62,14 @@ class EscapingWriter:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available subcommand."""
+    """The top-level parser with every subcommand."""
     parser = _Parser(
         prog="python -m nkcore",
         description="NK Planner from the command line: (N, K) budgets, paired comparisons, "
         "majority-vote curves, fan-out latency and cost. Add --json to any subcommand for machine-readable output.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _TOPICS:
-        try:
-            module = importlib.import_module(f"nkcore.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"nkcore.{name}":
-                continue
-            raise
+    for module in TOPICS:
         module.register(sub)
     return parser
 

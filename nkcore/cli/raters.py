@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from nkcore.cli_util import print_json, to_jsonable
+from nkcore.cli.common import print_json, to_jsonable
 from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.kinds import KEEP_CHOICES

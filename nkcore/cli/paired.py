@@ -4,39 +4,40 @@ JSON keys are a contract (README.md). ``compare`` prints at least ``n_cases``, `
 ``correct``, ``n``, ``accuracy``, ``ci_low``, ``ci_high``), ``a_only``, ``b_only``, ``diff`` (accuracy of b minus
 a), ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``diff_ci_low``, ``diff_ci_high``. ``plan`` prints at least ``cases``,
 ``discordance``, ``min_resolvable_diff``, ``mde_at_power`` and, with ``--target-diff``, ``cases_for_target``.
-Extra keys may be added, never renamed (evaluation-harness input adds ``notes``: how the files were read). Differences are fractions (0.04 = 4 points); infinities (nothing
-resolvable) are ``null``.
+Extra keys may be added, never renamed (evaluation-harness input adds ``notes``: how the files were read).
+Differences are fractions (0.04 = 4 points); infinities (nothing resolvable) are ``null``.
 
 ``p_chi2_cc`` follows R's ``mcnemar.test``: Edwards' continuity correction (|b - a| - 1)^2 / (a + b) is applied only
 when ``a_only != b_only`` (a balanced table gives chi2 = 0, p = 1). statsmodels corrects unconditionally and reports
 p < 1 for balanced tables (0.683 for 3 vs 3); the two agree otherwise. ``chi2_cc`` and ``chi2_cc_rule`` say so in the
 JSON (see :func:`nkcore.paired.mcnemar`).
+
+The case-level document (results with repeats or partial scores) is :mod:`nkcore.cli.paired_cases`, the
+``--sequential`` part :mod:`nkcore.cli.paired_sequential`, the reading of the files :mod:`nkcore.cli.paired_input`.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from nkcore import paired, resolution, sequential
-from nkcore.cli_util import one_line_strings, print_json
+from nkcore import paired, resolution
+from nkcore.cli.common import one_line_strings, print_json
+from nkcore.cli.paired_cases import case_report, print_case_report
+from nkcore.cli.paired_input import read_compare_input
+from nkcore.cli.paired_sequential import print_sequential, sequential_doc
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
-from nkcore.harness import read_harness
-from nkcore.harness.files import path_tool, read_paths
-from nkcore.io import read_table
-from nkcore.resolution.critical import z_two_sided
 
 __all__ = ["compare_report", "read_compare_input", "register", "run_compare", "sequential_doc"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``compare`` and ``plan`` subcommands."""
+    """Add the ``compare`` subcommand (``plan`` is :mod:`nkcore.cli.plan`)."""
     c = subparsers.add_parser(
         "compare",
         help="paired comparison of two configs on the same cases: McNemar, exact paired bootstrap, verdict",
@@ -135,7 +136,7 @@ def compare_report(
         )
     ca, cb = _choose_configs(frame, a, b)
     if paired.has_repeats(frame):
-        return _case_report(frame, ca, cb, alpha)
+        return case_report(frame, ca, cb, alpha)
     table = paired.parse_paired(frame, (ca, cb))
     comp = paired.compare_pair(table, ca, cb, level=1.0 - alpha, ci_method=interval)
     res = resolution.critical_count(comp.discordant, alpha) if comp.discordant else None
@@ -174,168 +175,6 @@ def compare_report(
     }
 
 
-_P_METHODS = {
-    "exact": "exact",
-    "monte-carlo": "Monte Carlo, 20,000 sign patterns",
-    "normal": "normal form of the sign-flip law, Berry-Esseen bound in p_error",
-}
-
-
-def _case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[str, Any]:
-    """``compare``'s document for results with repeats or scores in [0, 1]: the case-level comparison.
-
-    The McNemar keys (``a_only``, ``b_only``, ``both_*``, ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``chi2_cc``,
-    ``critical_count``) are null: there is no 2x2 table. ``p_value`` is the sign-flip p on the case means; ``a`` /
-    ``b`` carry each config's mean score (cases weighted equally) with ``correct`` = the sum of its scores over
-    every repeat and ``n`` = the number of scores; ``min_resolvable_diff`` is the normal approximation
-    z_{1-alpha/2} sd(d) / sqrt(n).
-    """
-    table = paired.parse_cases(frame, (ca, cb))
-    comp = paired.compare_cases(table, ca, cb, level=1.0 - alpha)
-    word = paired.repeat_word(table.repeat_column)
-    d = table.means[:, 1] - table.means[:, 0]
-    n = comp.n_cases
-    z = z_two_sided(alpha)
-
-    def side(x: paired.CaseMean, j: int) -> dict[str, Any]:
-        total = float(table.sums[:, j].sum())
-        return {
-            "config": x.config,
-            "correct": int(total) if table.binary else total,
-            "n": x.scores,
-            "cases": x.n_cases,
-            "accuracy": x.mean,
-            "ci_low": x.ci_low,
-            "ci_high": x.ci_high,
-        }
-
-    v = comp.components
-    return {
-        "n_cases": n,
-        "dropped_cases": table.dropped_cases,
-        "cases_per_config": dict(zip(table.configs, table.cases_per_config, strict=True)),
-        "a": side(comp.a, 0),
-        "b": side(comp.b, 1),
-        "interval_method": "case bootstrap",
-        "a_only": None,
-        "b_only": None,
-        "both_correct": None,
-        "both_wrong": None,
-        "a_better": comp.a_better,
-        "b_better": comp.b_better,
-        "ties": comp.ties,
-        "diff": comp.diff,
-        "p_exact": None,
-        "p_midp": None,
-        "p_chi2_cc": None,
-        "chi2_cc": None,
-        "diff_ci_low": comp.diff_ci_low,
-        "diff_ci_high": comp.diff_ci_high,
-        "level": comp.level,
-        "bootstrap": "exact case bootstrap"
-        if comp.ci_method == "exact"
-        else f"case bootstrap on a 1/{round(0.5 / comp.ci_error):,} lattice",
-        "bootstrap_error": comp.ci_error,
-        "unpaired_ci_low": comp.unpaired_ci_low,
-        "unpaired_ci_high": comp.unpaired_ci_high,
-        "alpha": alpha,
-        "critical_count": None,
-        "min_resolvable_diff": z * float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf,
-        "verdict": paired.case_verdict_sentence(comp, alpha, word),
-        "unit": "case",
-        "repeat_word": word,
-        "repeats": {
-            c: {"min": lo, "max": hi}
-            for c, (lo, hi) in ((comp.config_a, table.repeat_range(ca)), (comp.config_b, table.repeat_range(cb)))
-        },
-        "test": f"{comp.test} ({_P_METHODS.get(comp.p_method, comp.p_method)})",
-        "p_value": comp.p_value,
-        "p_method": comp.p_method,
-        "p_error": comp.p_error,
-        "within_case_correlation": None if math.isnan(v.icc) else v.icc,
-        "design_effect": v.design_effect,
-        "effective_cases": v.effective_cases,
-        "between_var": v.between_var,
-        "within_var": None if math.isnan(v.within_var) else v.within_var,
-        "unit_sentence": paired.unit_sentence(comp, word),
-        "repeats_sentence": paired.repeats_sentence(comp, word),
-    }
-
-
-def sequential_doc(frame: pd.DataFrame, doc: dict[str, Any], order: str | None = None) -> dict[str, Any]:
-    """``compare --sequential``'s ``sequential`` document: ``decided_at`` (cases, or null), ``winner`` ("a", "b" or
-    null), ``anytime_p``, ``low``, ``high`` (the confidence sequence on B minus A after the last case), ``looks``
-    (a short list for plotting: ``n``, ``diff``, ``low``, ``high``, ``anytime_p``, ``decided``), and ``method``,
-    ``order``, ``n_cases``, ``diff``, ``sentence``."""
-    run = sequential.sequential_compare(frame, doc["a"]["config"], doc["b"]["config"], doc["alpha"], order)
-    return {
-        "decided_at": run.decided_at,
-        "winner": run.winner,
-        "winner_config": run.winner_config,
-        "anytime_p": run.anytime_p,
-        "low": run.low,
-        "high": run.high,
-        "diff": run.diff,
-        "n_cases": run.n_cases,
-        "alpha": run.alpha,
-        "method": run.method,
-        "order": order if order is not None else "file order",
-        "sentence": sequential.room_sentence(run, doc["p_value"], doc["diff"]),
-        "looks": [
-            {"n": x.n, "diff": x.diff, "low": x.low, "high": x.high, "anytime_p": x.anytime_p, "decided": x.decided}
-            for x in run.looks
-        ],
-    }
-
-
-def _print_sequential(seq: dict[str, Any]) -> None:
-    print(f"sequential ({seq['method']}; cases in {seq['order']}):")
-    print(f"  {seq['sentence']}")
-    print(
-        f"  after {seq['n_cases']:,} cases: difference {100 * seq['diff']:+.1f} points, anytime p "
-        f"{seq['anytime_p']:.3g}, {100 * (1 - seq['alpha']):g}% confidence sequence {100 * seq['low']:+.1f} to "
-        f"{100 * seq['high']:+.1f}"
-    )
-    print("  running state (cases: difference, confidence sequence, anytime p):")
-    looks = seq["looks"]
-    step = max(1, len(looks) // 8)
-    shown = [x for i, x in enumerate(looks) if i % step == 0 or x["n"] == seq["decided_at"] or i == len(looks) - 1]
-    for x in shown:
-        mark = "  <- decided" if x["n"] == seq["decided_at"] else ""
-        print(
-            f"    {x['n']:>7,}: {100 * x['diff']:+.1f} [{100 * x['low']:+.1f}, {100 * x['high']:+.1f}] "
-            f"p {x['anytime_p']:.3g}{mark}"
-        )
-
-
-def read_compare_input(paths: Sequence[Path], metric: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The paired-results table of ``compare``'s files, and the notes from reading them.
-
-    One file that is not an evaluation-harness output is read as a paired-results table (CSV/TSV/Parquet/JSONL);
-    harness outputs (one or several, of one tool) are read with :func:`nkcore.harness.read_harness`, each
-    file's model a config.
-    """
-    paths = list(paths)
-    if len(paths) == 1 and path_tool(paths[0]) is None:
-        if metric is not None:
-            raise DataError("--metric applies to lm-evaluation-harness samples files; this is a paired-results table")
-        return read_table(paths[0]), ()
-    for path in paths:
-        if path_tool(path) is None:
-            raise DataError(
-                f"{path}: not an evaluation-harness output; several files are read together only when each is one "
-                "(lm-evaluation-harness samples_*.jsonl, inspect_ai .eval/.json, promptfoo results.json): "
-                "give one paired-results file otherwise"
-            )
-    res = read_harness(read_paths(paths), metric=metric)
-    if res.paired is None:
-        raise DataError(
-            f"these files hold one config ({', '.join(res.configs)}): a paired comparison needs two, "
-            "give one file per model or run"
-        )
-    return res.paired, res.notes
-
-
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``compare``."""
     frame, notes = read_compare_input(args.file, getattr(args, "metric", None))
@@ -352,9 +191,9 @@ def run_compare(args: argparse.Namespace) -> int:
         return 0
     doc = one_line_strings(doc)  # a name read from a file is one line in the text: no forged output line
     if doc["a_only"] is None:
-        _print_case_report(doc)
+        print_case_report(doc)
         if "sequential" in doc:
-            _print_sequential(doc["sequential"])
+            print_sequential(doc["sequential"])
         return 0
     a, b = doc["a"], doc["b"]
     pct = f"{100 * doc['level']:g}%"
@@ -386,40 +225,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     print(f"verdict: {doc['verdict']}")
     if "sequential" in doc:
-        _print_sequential(doc["sequential"])
+        print_sequential(doc["sequential"])
     for note in doc.get("notes", []):
         print(f"note: {note}")
     return 0
-
-
-def _print_case_report(doc: dict[str, Any]) -> None:
-    """The text of a case-level ``compare`` (results with repeats or partial scores)."""
-    a, b = doc["a"], doc["b"]
-    pct = f"{100 * doc['level']:g}%"
-    print(
-        f"{a['config']} -> {b['config']}: {doc['unit_sentence']} ({doc['dropped_cases']:,} cases dropped to pair them)"
-    )
-    for x in (a, b):
-        print(
-            f"  {x['config']}: mean score {x['accuracy']:.1%} over {plural(x['cases'], 'case')} ({x['n']:,} scores; "
-            f"{pct} case-bootstrap interval {x['ci_low']:.1%} to {x['ci_high']:.1%})"
-        )
-    print(
-        f"  difference ({b['config']} minus {a['config']}), the mean over cases of the per-case difference: "
-        f"{100 * doc['diff']:+.1f} points; {pct} case-bootstrap interval {100 * doc['diff_ci_low']:+.1f} to "
-        f"{100 * doc['diff_ci_high']:+.1f} (unpaired: {100 * doc['unpaired_ci_low']:+.1f} to "
-        f"{100 * doc['unpaired_ci_high']:+.1f})"
-    )
-    err = (
-        f" (Monte Carlo standard error {doc['p_error']:.2g})"
-        if doc["p_method"] == "monte-carlo"
-        else f" (within {doc['p_error']:.2g} of the exact p, Berry-Esseen)"
-        if doc["p_method"] == "normal"
-        else ""
-    )
-    print(f"  {doc['test']}: p = {doc['p_value']:.3g}{err}")
-    if doc["repeats_sentence"]:
-        print(f"  {doc['repeats_sentence']}")
-    print(f"verdict: {doc['verdict']}")
-    for note in doc.get("notes", []):
-        print(f"note: {note}")
