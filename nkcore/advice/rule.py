@@ -29,107 +29,17 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from nkcore.common.checks import check_alpha, check_level
+from nkcore.advice.gap import Gap, RowInterval, paired_gap, row_intervals
+from nkcore.advice.texts import PERCENTILES
+from nkcore.common.checks import check_alpha
 from nkcore.common.formatting import format_p, percent, points
 from nkcore.errors import DataError
-from nkcore.paired.bootstrap import exact_paired_bootstrap
 from nkcore.paired.compare import holm
-from nkcore.paired.mcnemar import mcnemar
 
 if TYPE_CHECKING:
     from nkcore.cost import CostRow, CostTable
 
-__all__ = [
-    "ACCURACY_CHART_CAPTION",
-    "ACCURACY_CHART_EXPLAINS",
-    "COLUMN_HELP",
-    "LATENCY_CHART_CAPTION",
-    "PERCENTILE_HELP",
-    "Advice",
-    "Gap",
-    "RowInterval",
-    "advise",
-    "dearest_sentence",
-    "paired_gap",
-    "row_intervals",
-    "table_note",
-]
-
-PERCENTILES = ("p50", "p95", "p99")
-#: The latency percentiles in words (the Cost & latency page's help texts).
-PERCENTILE_HELP = {
-    "p50": "median: half of the requests are faster",
-    "p95": "95th percentile: 1 request in 20 is slower",
-    "p99": "99th percentile: 1 request in 100 is slower",
-}
-#: The cost table's columns (as the Cost & latency page names them) in words, for their headers' tooltips.
-COLUMN_HELP = {
-    "configuration": "n=3: always 3 samples per request; 3+2 (adaptive): 3, plus 2 when unsure",
-    "accuracy": "share of the cases the vote gets right",
-    "95% interval from": "95% Wilson interval of the accuracy on these cases",
-    "to": "upper end of the 95% interval",
-    "calls per request": "model calls per request, on average",
-    **{f"{q} (s)": f"request latency, {PERCENTILE_HELP[q]}" for q in PERCENTILES},
-    "$ / 1k requests": "calls per request x price per call x 1,000",
-    "$ / month": "at the requests per month above",
-    "calls per extra correct": "extra calls spent for each extra correct answer, against the row in 'vs row'",
-    "$ per extra correct": "the same in dollars",
-    "vs row": "the row the two columns before are measured from",
-}
-ACCURACY_CHART_CAPTION = (
-    "Each point is one configuration; the grey bar is its accuracy's 95% interval. Darker points are slower; hollow "
-    "points are over the latency budget."
-)
-LATENCY_CHART_CAPTION = (
-    f"Request latency per configuration: p50, {PERCENTILE_HELP['p50']}; p95, {PERCENTILE_HELP['p95']}; p99, "
-    f"{PERCENTILE_HELP['p99']}. The dashed line is the latency budget."
-)
-#: The marks of the accuracy-against-cost chart, one line (under the title of its PNG and SVG).
-ACCURACY_CHART_EXPLAINS = (
-    "Points: configurations (darker = slower, hollow = over the latency budget); grey bars: 95% intervals of accuracy."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class RowInterval:
-    """One row's accuracy with its Wilson interval over the table's cases."""
-
-    label: str
-    accuracy: float
-    low: float
-    high: float
-
-
-@dataclass(frozen=True, slots=True)
-class Gap:
-    """The paired difference accuracy(dearer) - accuracy(cheaper) on the same cases.
-
-    ``cheaper_only`` / ``dearer_only``: the discordant cases only that row gets right; ``low``/``high``: the exact
-    paired bootstrap interval of ``diff`` at ``level``; ``p``: McNemar's exact two-sided p; ``p_holm``: that p
-    adjusted by Holm's method over the ``family`` comparisons the decision makes (the product's one rule for a family
-    of comparisons, as on the Compare page); ``resolved``: the dearer row is more accurate and the adjusted p is
-    below alpha.
-    """
-
-    cheaper: str
-    dearer: str
-    cheaper_only: int
-    dearer_only: int
-    n_cases: int
-    diff: float
-    low: float
-    high: float
-    p: float
-    level: float
-    resolved: bool
-    p_holm: float | None = None
-    family: int = 1
-
-    def words(self) -> str:
-        """'+1.0 points (-2.5 to +4.5), p = 0.77' (the interval's level in the caller's sentence)."""
-        return f"{points(self.diff)} points ({points(self.low)} to {points(self.high)}), {format_p(self.p)}"
+__all__ = ["Advice", "advise", "dearest_sentence"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,59 +101,6 @@ class Advice:
             "over_budget": gap(self.over_budget),
             "sentence": self.sentence,
         }
-
-
-def _binary(credit: np.ndarray) -> np.ndarray:
-    if credit.size and not np.all((credit == 0) | (credit == 1)):
-        raise DataError(
-            "the paired test needs each case right or wrong (0/1 credit); the tie rule 'split' gives fractions: "
-            "use the tie rule 'first' or 'wrong'"
-        )
-    return credit.astype(bool)
-
-
-def paired_gap(
-    cheaper: np.ndarray,
-    dearer: np.ndarray,
-    cheaper_label: str = "A",
-    dearer_label: str = "B",
-    alpha: float = 0.05,
-    level: float = 0.95,
-) -> Gap:
-    """The paired difference of two 0/1 per-case results on the same cases: McNemar exact p and the exact paired
-    bootstrap interval of accuracy(dearer) - accuracy(cheaper).
-
-    diff = (dearer_only - cheaper_only) / n; p = min(1, 2 P(X <= min(c, d))), X ~ Binomial(c + d, 1/2).
-    Reference: the chapter's section "Two intervals" (n=3 -> n=5: 5 vs 7 discordant, p = 0.77).
-
-    >>> a = np.array([1] * 151 + [1] * 5 + [0] * 7 + [0] * 37); b = np.array([1] * 151 + [0] * 5 + [1] * 7 + [0] * 37)
-    >>> paired_gap(a, b, "n=3", "n=5").words()
-    '+1.0 points (-2.5 to +4.5), p = 0.77'
-    """
-    check_alpha(alpha)
-    check_level(level)
-    a = _binary(np.asarray(cheaper, dtype=float).ravel())
-    b = _binary(np.asarray(dearer, dtype=float).ravel())
-    if a.size != b.size or a.size == 0:
-        raise DataError(f"the two settings need the same, non-zero number of cases; got {a.size} and {b.size}")
-    a_only = int((a & ~b).sum())
-    b_only = int((b & ~a).sum())
-    n = int(a.size)
-    boot = exact_paired_bootstrap(a_only, b_only, n, level)
-    p = mcnemar(a_only, b_only).p_exact
-    diff = (b_only - a_only) / n
-    return Gap(cheaper_label, dearer_label, a_only, b_only, n, diff, boot.low, boot.high, p, level,
-               diff > 0 and p < alpha)  # fmt: skip
-
-
-def row_intervals(table: CostTable) -> tuple[RowInterval, ...]:
-    """Each row's accuracy with its 95% Wilson interval (the table's ``accuracy_low`` / ``accuracy_high``).
-
-    >>> from nkcore.common.intervals import wilson
-    >>> [round(x, 4) for x in wilson(156, 200)]
-    [0.7176, 0.8318]
-    """
-    return tuple(RowInterval(r.label, r.accuracy, r.accuracy_low, r.accuracy_high) for r in table.rows)
 
 
 def _what(row: CostRow) -> str:
@@ -410,23 +267,4 @@ def dearest_sentence(table: CostTable, advice: Advice) -> str:
         f"Running {dearest.label} instead of the recommended {pick.label} would cost ${diff:,.0f} a month more at "
         f"{table.requests_per_month:,.0f} requests a month, for {points(gap.diff)} points of accuracy on these cases "
         f"(95% paired interval {points(gap.low)} to {points(gap.high)}, {format_p(gap.p)})."
-    )
-
-
-def table_note(n_cases: int, topup_share: float | None) -> str:
-    """How the cost table's accuracy and latency are computed, and what 'no gain' and '—' mean.
-
-    A request waits for its slowest sample: its q-quantile is the single-call quantile at q^(1/n). ``topup_share``
-    (the share of requests the adaptive rule tops up) is None when the table has no adaptive row.
-    """
-    rule = (
-        f" the adaptive row adds a second fan-out, in sequence, for the {topup_share:.0%} of requests that top up;"
-        if topup_share is not None
-        else ""
-    )
-    return (
-        f"Accuracy: the vote over each case's first samples on the same {n_cases:,} cases (ties: the answer seen first "
-        "wins). Latency: a request waits for its slowest sample, so its q-quantile is the single-call quantile at "
-        f"q^(1/n);{rule} 'no gain': the row buys no extra correct answer at any price; '—': the cheapest row, nothing "
-        "to compare with."
     )
