@@ -18,7 +18,10 @@ Modules (one idea each):
 - ``plan``        the Planner's numbers for one setting (Plan) and the resolution curve
 - ``label_error`` the label-error floor and its estimate from a double-labelled sample
 - ``repeats``     more cases or more repeats: N cases x K repeats per case at case level, a budget's best split
-- ``sentences``   the plain-language sentences beside the numbers
+- ``sentences``   the plain-language sentences beside the numbers (the Planner's headline, summary rows)
+- ``cases_answer`` the one answer to "how many cases do I need", and the other counts beside it
+- ``label_sentences`` the sentences on gold-label error (floor, target against it, estimate)
+- ``wording``     how a difference in points and a discordance rate are written
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """The plain-language sentences that stand beside the Planner's numbers (page and CLI); every symbol is named.
 
 Points are formatted by :func:`nkcore.common.formatting.points`, counts by :func:`nkcore.common.formatting.count`.
+The label-error sentences are in :mod:`nkcore.resolution.label_sentences`, the one answer to "how many cases" in
+:mod:`nkcore.resolution.cases_answer`, the wording of points in :mod:`nkcore.resolution.wording`; their names are
+importable from here too.
 """
 
 from __future__ import annotations
@@ -8,11 +11,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from nkcore.common.formatting import count, percent, points
+from nkcore.common.formatting import count, percent
+from nkcore.resolution.cases_answer import CasesAnswer, CasesMethod, cases_answer
 from nkcore.resolution.critical import z_two_sided
 from nkcore.resolution.inputs import SEARCH_CEILING, max_cases
 from nkcore.resolution.label_error import LabelErrorEstimate, LabelErrorFloor
+from nkcore.resolution.label_sentences import (
+    LABEL_FLOOR_INTRO,
+    label_error_sentence,
+    label_estimate_sentence,
+    target_vs_floor_sentence,
+)
 from nkcore.resolution.plan import Plan
+from nkcore.resolution.wording import discordance_text, resolvable_points, short_points
 
 __all__ = [
     "ALPHA_HELP",
@@ -55,9 +66,6 @@ CHART_NOTE = (
     "difference detected with the chosen power (Connor 1987). Below the blue line every comparison returns 'cannot "
     "tell'. A line starts where the evaluation can resolve (or detect) anything at all."
 )
-LABEL_FLOOR_INTRO = (
-    "A second ceiling sits under the statistical one and does not move however many cases you add: wrong gold labels."
-)
 #: The marks of the resolution curve, one line (under the title of its PNG and SVG).
 RESOLUTION_CHART_EXPLAINS = (
     "Blue: smallest resolvable difference (exact); grey dashed: square-root law; red: detected with the chosen power "
@@ -73,31 +81,6 @@ class PlanSentences:
     mde: str
     sqrt_law: str
     target: str | None
-
-
-def _pts(x: float) -> str:
-    """Points with one decimal; a positive difference below 0.05 points with two significant digits (a typed
-    target of 0.0001 read 'Resolving 0.0 points').
-
-    >>> _pts(0.019), _pts(0.0001), _pts(1e-300)
-    ('1.9', '0.01', '1e-298')
-    """
-    if 0 < abs(x) < 0.0005:
-        return f"{100.0 * abs(x):.2g}"
-    return points(x, sign=False)
-
-
-def discordance_text(d: float) -> str:
-    """A discordance for reading: as typed when it has at most two decimals in percent ('6%', '6.25%'), else one
-    decimal ('13.0%' for a measured 0.130284).
-
-    >>> discordance_text(0.06), discordance_text(0.0625), discordance_text(0.130284)
-    ('6%', '6.25%', '13.0%')
-    """
-    v = 100.0 * d
-    if abs(v - round(v, 2)) < 1e-9:
-        return f"{round(v, 2):g}%"
-    return percent(d)
 
 
 def plan_sentences(p: Plan) -> PlanSentences:
@@ -128,7 +111,7 @@ def plan_sentences(p: Plan) -> PlanSentences:
     else:
         first = (
             f"{head}; {p.critical_count:,} of them must fall the same way to reach p < {p.alpha:g}, a net of "
-            f"{count(p.net_cases, 'case')} = {_pts(p.min_resolvable_diff)} points. At the expected "
+            f"{count(p.net_cases, 'case')} = {short_points(p.min_resolvable_diff)} points. At the expected "
             f'{count(p.discordant, "discordant case")} any smaller difference returns "cannot tell".'
         )
         if p.smallest_at and p.smallest_in_range < p.min_resolvable_diff - 1e-12:
@@ -136,24 +119,26 @@ def plan_sentences(p: Plan) -> PlanSentences:
             first += (
                 f" The discordant count itself varies from run to run ({p.discordant_low:,} to "
                 f"{p.discordant_high:,} in 95% of runs), and the threshold zigzags with it: at {at} discordant "
-                f"cases {_pts(p.smallest_in_range)} points are resolvable."
+                f"cases {short_points(p.smallest_in_range)} points are resolvable."
             )
     power = f"{100 * p.power:.0f}%"
     if math.isfinite(p.mde_at_power):
         exact = (
-            f"the exact minimum is {_pts(p.mde_at_power_exact)} points"
+            f"the exact minimum is {short_points(p.mde_at_power_exact)} points"
             if math.isfinite(p.mde_at_power_exact)
             else f"by the exact test no difference reaches {power}"
         )
         mde = (
-            f"To detect a true difference {power} of the time it must be at least {_pts(p.mde_at_power)} points "
-            f"(Connor's formula; the exact power at {_pts(p.mde_at_power)} points is "
+            f"To detect a true difference {power} of the time it must be at least {short_points(p.mde_at_power)} points "
+            f"(Connor's formula; the exact power at {short_points(p.mde_at_power)} points is "
             f"{100 * p.exact_power_at_mde:.0f}%, and {exact})."
         )
     else:
         mde = f"No difference can be detected {power} of the time with {count(p.cases, 'case')} at {pct} discordance."
     z = z_two_sided(p.alpha)
-    value = f"{_pts(p.sqrt_law_diff)} points" if p.sqrt_law_diff <= 1.0 else "more than 100 points, i.e. nothing"
+    value = (
+        f"{short_points(p.sqrt_law_diff)} points" if p.sqrt_law_diff <= 1.0 else "more than 100 points, i.e. nothing"
+    )
     sqrt_law = (
         f"Ignoring that discordant cases come in whole numbers, the threshold is z x sqrt(discordance / cases) = "
         f"{z:.2f} x sqrt({p.discordance:.4g} / {p.cases:,}) = {value} (z = {z:.2f}, the two-sided critical value for "
@@ -173,7 +158,7 @@ def target_sentence(p: Plan) -> str | None:
     if p.target_diff is None:
         return None
     ceiling = f"{SEARCH_CEILING:,}"
-    tp = _pts(p.target_diff)
+    tp = short_points(p.target_diff)
     head = f"Resolving {tp} points (an observed difference that large reaching p < {p.alpha:g})"
     if p.cases_for_target is None:
         text = f"{head} would take more than {ceiling} cases."
@@ -192,12 +177,12 @@ def target_sentence(p: Plan) -> str | None:
         )
     if p.cases_for_target_sqrt_law is not None:
         text += (
-            f" The chapter's rule of thumb, today's {_pts(p.min_resolvable_diff)} points scaled by the square-root "
-            f"law, gives {p.cases:,} x ({_pts(p.min_resolvable_diff)} / {tp})^2 = {p.cases_for_target_sqrt_law:,}."
+            f" The chapter's rule of thumb, today's {short_points(p.min_resolvable_diff)} points scaled by the square-root "
+            f"law, gives {p.cases:,} x ({short_points(p.min_resolvable_diff)} / {tp})^2 = {p.cases_for_target_sqrt_law:,}."
         )
     elif math.isfinite(p.min_resolvable_diff):
         text += (
-            f" The chapter's rule of thumb, today's {_pts(p.min_resolvable_diff)} points scaled by the square-root "
+            f" The chapter's rule of thumb, today's {short_points(p.min_resolvable_diff)} points scaled by the square-root "
             f"law, gives more than {ceiling}."
         )
     power = f"{100 * p.power:.0f}%"
@@ -217,158 +202,6 @@ def target_sentence(p: Plan) -> str | None:
             "Connor's formula."
         )
     return text
-
-
-def label_error_sentence(floor: LabelErrorFloor) -> str:
-    """Plain words for :func:`~nkcore.resolution.label_error.label_error_floor`.
-
-    >>> from nkcore.resolution.label_error import label_error_floor
-    >>> label_error_sentence(label_error_floor(0.03))[:63]
-    'If 3.0% of the gold labels are wrong, a perfect system scores 9'
-    """
-    e = floor.error_rate
-    return (
-        f"If {100 * e:.1f}% of the gold labels are wrong, a perfect system scores "
-        f"{100 * floor.best_measurable_accuracy:.1f}%, and two configs that differ by less than about "
-        f"{_pts(floor.noise_floor_diff)} points are competing inside the noise of the ground truth: more cases buy "
-        "precision around a number the labels already displace."
-    )
-
-
-def target_vs_floor_sentence(target_diff: float, floor: LabelErrorFloor) -> str:
-    """Whether a target difference sits above the label-error floor (the chapter: more cases cannot fix labels).
-
-    >>> from nkcore.resolution.label_error import label_error_floor
-    >>> target_vs_floor_sentence(0.01, label_error_floor(0.03))[:60]
-    'The target of 1.0 points is below the label-error floor of 3'
-    """
-    t, e = _pts(target_diff), _pts(floor.noise_floor_diff)
-    if target_diff < floor.noise_floor_diff:
-        return (
-            f"The target of {t} points is below the label-error floor of {e} points: more cases will not settle it; "
-            "double-label a sample and fix the labels first."
-        )
-    return f"The target of {t} points is above the label-error floor of {e} points, so more cases can settle it."
-
-
-def label_estimate_sentence(est: LabelErrorEstimate) -> str:
-    """Plain words for :func:`~nkcore.resolution.label_error.estimate_label_error`, stating the model.
-
-    >>> from nkcore.resolution.label_error import estimate_label_error
-    >>> label_estimate_sentence(estimate_label_error(1000, 58))[:58]
-    '58 disagreements in 1,000 double-labelled items (5.8%) mea'
-    """
-    model = (
-        "two independent labellings, each wrong with the same probability, disagree exactly when one of them is "
-        "wrong (binary labels)"
-        if est.model == "binary"
-        else "two labellings disagree whenever at least one is wrong (wrong labels never agree)"
-    )
-    return (
-        f"{est.disagreements:,} disagreements in {est.items:,} double-labelled items "
-        f"({100 * est.disagreement_rate:.1f}%) mean a label error rate of about {100 * est.error_rate:.1f}% "
-        f"({100 * est.level:.0f}% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%), assuming {model}."
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class CasesMethod:
-    """One way of counting the cases a target difference needs: its name, its number (None: beyond the search
-    ceiling), and when to use it."""
-
-    name: str
-    cases: int | None
-    use_when: str
-
-
-@dataclass(frozen=True, slots=True)
-class CasesAnswer:
-    """The one answer to "how many cases do I need" for a :class:`Plan`'s target, and the other counts beside it.
-
-    ``cases``: cases to detect a true difference of the target with the plan's power, by the exact power of
-    McNemar's exact test (Connor's formula when the exact search is skipped); ``headline``: that answer in words;
-    ``methods``: every count, the answer first, each with when to use it.
-    """
-
-    cases: int | None
-    headline: str
-    methods: tuple[CasesMethod, ...]
-
-
-def _n(x: int | None) -> str:
-    return f"{x:,}" if x is not None else f"more than {SEARCH_CEILING:,}"
-
-
-def cases_answer(p: Plan) -> CasesAnswer | None:
-    """Lead with one answer to "how many cases do I need" for the target (None without a target).
-
-    Planning asks for a real difference of the target size to be *found* with the chosen power, so the answer is
-    the exact-power count (:func:`nkcore.resolution.cases_for_power_exact`); Connor's formula (1987) approximates
-    it; the exact critical count says when the target is resolvable at all (a real difference of that size is then
-    found only about half the time); the square-root law is the chapter's back-of-the-envelope scaling.
-
-    >>> from nkcore.resolution.plan import plan
-    >>> a = cases_answer(plan(200, 0.06, target_diff=0.01))
-    >>> a.cases, [m.cases for m in a.methods]
-    (4876, [4876, 4707, 2600, 2800, 3200])
-    >>> a.headline[:78]
-    'To detect a true difference of 1.0 points 80% of the time (p < 0.05), you need'
-    """
-    if p.target_diff is None:
-        return None
-    tp = _pts(p.target_diff)
-    power = f"{100 * p.power:.0f}%"
-    exact = p.cases_for_target_at_power_exact
-    lead = exact if exact is not None else p.cases_for_target_at_power
-    how = (
-        "by the exact power of McNemar's exact test"
-        if exact is not None
-        else f"by Connor's formula (the exact check is skipped above {max_cases():,} cases)"
-    )
-    headline = (
-        f"To detect a true difference of {tp} points {power} of the time (p < {p.alpha:g}), you need "
-        f"{_n(lead)} cases at {discordance_text(p.discordance)} discordance, {how}."
-    )
-    methods = (
-        CasesMethod(
-            f"detect it {power} of the time (exact power)",
-            exact,
-            "the number to plan with: a real difference of the target size is found with the chosen power",
-        ),
-        CasesMethod(
-            f"detect it {power} of the time (Connor's formula)",
-            p.cases_for_target_at_power,
-            "a closed-form approximation of the line above, to check by hand; it can be a few percent off",
-        ),
-        CasesMethod(
-            "resolvable at all (exact critical count)",
-            p.cases_for_target,
-            "the fewest cases at which an observed difference of the target size can reach p < alpha; a real "
-            "difference that size is then found only about half the time",
-        ),
-        CasesMethod(
-            "resolvable at every larger size",
-            p.cases_for_target_stable,
-            "the same, from where every larger evaluation resolves it too (whole discordant cases make the "
-            "threshold zigzag)",
-        ),
-        CasesMethod(
-            "square-root law (the chapter)",
-            p.cases_for_target_sqrt_law,
-            "the chapter's rule of thumb: today's smallest resolvable difference scaled by cases x (today / "
-            "target)^2; a quick sanity check",
-        ),
-    )
-    return CasesAnswer(lead, headline, methods)
-
-
-def resolvable_points(x: float) -> str:
-    """A resolvable difference in points, or 'none' when it exceeds 100 points (nothing is resolvable).
-
-    >>> resolvable_points(0.04), resolvable_points(math.inf)
-    ('4.0 points', 'none')
-    """
-    return f"{_pts(x)} points" if x <= 1.0 else "none"
 
 
 def plan_headline(p: Plan, answer: CasesAnswer | None = None, floor: LabelErrorFloor | None = None) -> str:
@@ -402,8 +235,8 @@ def plan_headline(p: Plan, answer: CasesAnswer | None = None, floor: LabelErrorF
     if floor is None or diff is None or not diff < floor.noise_floor_diff:
         return text
     return (
-        f"{text.rstrip('.')}, but {_pts(diff)} points is below the label-error floor of "
-        f"{_pts(floor.noise_floor_diff)} points ({percent(floor.error_rate, 0)} of gold labels wrong): more cases "
+        f"{text.rstrip('.')}, but {short_points(diff)} points is below the label-error floor of "
+        f"{short_points(floor.noise_floor_diff)} points ({percent(floor.error_rate, 0)} of gold labels wrong): more cases "
         "will not settle it; fix the labels first."
     )
 
@@ -424,7 +257,7 @@ def summary_rows(
         ("square-root law", resolvable_points(p.sqrt_law_diff), s.sqrt_law),
     ]
     if answer is not None and answer.cases is not None and p.target_diff is not None:
-        rows.append((f"cases to detect {_pts(p.target_diff)} points", f"{answer.cases:,}", answer.headline))
+        rows.append((f"cases to detect {short_points(p.target_diff)} points", f"{answer.cases:,}", answer.headline))
     rows.append(("label-error floor", percent(floor.best_measurable_accuracy), label_error_sentence(floor)))
     rows.append(("estimated label error", percent(est.error_rate), label_estimate_sentence(est)))
     return rows

@@ -24,6 +24,7 @@ Modules (one concept each):
 - ``flaky``      cases whose samples disagree, and their noise in a single-sample score
 - ``frames``     DataFrame-in entry points for the pages (through ``ui.cache``) and the CLI
 - ``sentences``  the plain-language sentences beside the numbers
+- ``rho_sentences`` the sentences on rho, N_eff, the what-if rho, the next-step check and the models' gap
 """
 
 from __future__ import annotations
