@@ -10,19 +10,20 @@ Modules, one idea each: :mod:`~nkcore.io.checks` (limits and error sentences sha
 :mod:`~nkcore.io.source` (bytes, size caps, gzip and :func:`unpack`, encoding, binary magic), :mod:`~nkcore.io.text` (delimited
 text), :mod:`~nkcore.io.json_safe` (:func:`load_json`, the depth scan), :mod:`~nkcore.io.jsonl` (JSON tables; :func:`iter_json_lines`, the one JSON Lines reader),
 :mod:`~nkcore.io.parquet`, :mod:`~nkcore.io.read` (:func:`read_table`), :mod:`~nkcore.io.fingerprints`
-(:func:`fingerprint`, the id under which ``nkcore.store`` keeps a table) and :mod:`~nkcore.io.export`
-(:func:`csv_safe`).
+(:func:`fingerprint`, the id under which ``nkcore.store`` keeps a table), :mod:`~nkcore.io.spreadsheet`
+(:func:`csv_safe`, readable tables) and :mod:`~nkcore.io.export` (what a download carries: file names, chart titles;
+with :mod:`~nkcore.io.export_context` and :mod:`~nkcore.io.export_titles`).
 """
 
 from __future__ import annotations
 
 from nkcore.io.checks import DEFAULT_MAX_BYTES, MAX_COLUMNS, MAX_NAME_CHARS, fail, limit
-from nkcore.io.export import csv_safe
 from nkcore.io.fingerprints import fingerprint
 from nkcore.io.json_safe import check_json_depth, load_json
 from nkcore.io.jsonl import iter_json_lines
 from nkcore.io.read import read_table
 from nkcore.io.source import unpack
+from nkcore.io.spreadsheet import csv_safe
 from nkcore.io.text import NA_VALUES, line_too_long
 
 __all__ = [
