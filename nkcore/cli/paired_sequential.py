@@ -38,6 +38,8 @@ def sequential_doc(frame: pd.DataFrame, doc: dict[str, Any], order: str | None =
 
 
 def print_sequential(seq: dict[str, Any]) -> None:
+    """The text of ``compare --sequential``: the sentence, the state after the last case and about eight looks of
+    the running state (every k-th, the deciding one and the last)."""
     print(f"sequential ({seq['method']}; cases in {seq['order']}):")
     print(f"  {seq['sentence']}")
     print(
