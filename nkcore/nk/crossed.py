@@ -52,7 +52,7 @@ from nkcore.nk.resample import (
     resample_cells,
     summarize_gaps,
 )
-from nkcore.nk.scores import item_gaps, macro_f1, tie_exact_mean
+from nkcore.nk.scores import item_gaps, tie_exact_mean
 from nkcore.nk.simulate import WORK_MAX_K, default_workers
 from nkcore.ratings.raters import RaterRatings, rater_ratings, rater_ratings_from_frame
 
@@ -239,14 +239,20 @@ def crossed_cells(
             rows = (live[:, None] * n_used + idx).ravel()
             dmaj = draw_from_cum(krng, cum_all[:, rows], k)
             per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
-            sums = {"acc": np.cumsum(per_item["acc"], axis=1, dtype=np.int64)} if "acc" in per_item else {}
+            sums = {  # whole-number gaps from labels (Accuracy): the mean of the first N is exact from prefix sums
+                mt: np.cumsum(per_item[mt], axis=1, dtype=np.int64)
+                for mt in mts
+                if METRICS[mt].per_item and METRICS[mt].label_gap is not None
+            }
             for ci in cis:
                 n = configs[ci].n
                 for mt in mts:
                     g = per_item[mt]
-                    if mt == "f1":
+                    info = METRICS[mt]
+                    if not info.per_item:  # macro F1: from the stacked gold, A and B labels
+                        assert info.label_gap is not None
                         lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
-                        found[(ci, mt)] = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
+                        found[(ci, mt)] = np.asarray(info.label_gap(lg, la_, lb_, m), dtype=float)
                     elif mt in sums:  # whole-number gaps: the mean of the first N is exact from prefix sums
                         found[(ci, mt)] = sums[mt][:, n - 1] / n
                     else:
@@ -347,10 +353,11 @@ def _item_gaps(
     out: dict[str, np.ndarray] = {}
     gold = dists = None
     for mt in mts:
-        if mt == "f1":
+        info = METRICS[mt]
+        if info.label_gap is not None and not info.per_item:
             out[mt] = np.stack([lg, la, lb])
-        elif mt == "acc":
-            out[mt] = (la == lg).astype(np.int8) - (lb == lg).astype(np.int8)  # whole numbers: -1, 0, 1
+        elif info.label_gap is not None:
+            out[mt] = info.label_gap(lg, la, lb, dmaj.shape[0])  # whole numbers: -1, 0, 1
         else:
             if gold is None or dists is None:
                 gold = np.ascontiguousarray(dmaj.T, dtype=np.int64).reshape(*idx.shape, dmaj.shape[0])

@@ -31,10 +31,10 @@ from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
 from nkcore.nk.draws import FLOAT32_WHOLE, draw_from_cum, draw_without_replacement
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.samplers import UNIFORM_MAX_K
-from nkcore.nk.scores import item_gaps, macro_f1, plurality, score_gap, tie_exact_mean
+from nkcore.nk.scores import item_gaps, plurality, score_gap, tie_exact_mean
 from nkcore.nk.simulate import WORK_MAX_K, default_workers
 
 ALPHA = 0.05
@@ -167,9 +167,10 @@ def summarize_gaps(alt: np.ndarray, null: np.ndarray, direction: int) -> GapSumm
 
 def paired_test_name(metric: str) -> str:
     """The paired test used for a metric's significant share, in words."""
-    if metric in ("acc", "wins"):
+    info = METRICS.get(metric)
+    if info is not None and info.sign_test:
         return "exact sign test on the items where the models differ (McNemar)"
-    if metric in ITEM_METRICS:
+    if info is not None and info.per_item:
         return "paired t-test on per-item differences"
     return "none (not a per-item mean)"
 
@@ -262,7 +263,7 @@ def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float
     """Per round (rows of ``d``: per-item gaps), does the paired test find ``direction`` significant at alpha?"""
     if direction == 0:
         return np.zeros(d.shape[0], dtype=bool)
-    if metric in ("acc", "wins"):
+    if METRICS[metric].sign_test:
         plus, minus = np.count_nonzero(d > 0, axis=1), np.count_nonzero(d < 0, axis=1)
         n_disc = plus + minus
         p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(plus, minus), np.maximum(n_disc, 1), 0.5))
@@ -307,15 +308,17 @@ def _round_gaps(
         swap = rng.random((size, n)) < 0.5
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
     out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    lg = plurality(gold) if any(mt in ("acc", "f1") for mt in metrics) else None
+    lg = plurality(gold) if any(METRICS[mt].labels_only for mt in metrics) else None
     dists: tuple[np.ndarray, np.ndarray] | None = None
     for mt in metrics:
-        if mt == "f1":
+        info = METRICS[mt]
+        if info.label_gap is not None:  # the hard labels against the plurality of the K ratings
             assert lg is not None
-            out[mt] = (macro_f1(lg, la, gold.shape[-1]) - macro_f1(lg, lb, gold.shape[-1]), None)
-            continue
-        if mt == "acc":  # item_scores' Accuracy: the hard label against the plurality of the K ratings
-            d = (la == lg).astype(float) - (lb == lg).astype(float)
+            gap = info.label_gap(lg, la, lb, gold.shape[-1])
+            if not info.per_item:  # macro F1: a gap per round
+                out[mt] = (gap, None)
+                continue
+            d = gap
         else:
             if dists is None:
                 da, db = data.dist_a[idx], data.dist_b[idx]

@@ -25,11 +25,12 @@ import numpy as np
 from scipy.linalg import eigh_tridiagonal
 from scipy.special import gammaln
 
-from nkcore.nk.metrics import JEFFREYS, KL_EPS
-from nkcore.nk.scores import UNIT
+from nkcore.nk.metrics import METRICS, with_flag
+from nkcore.nk.score_kernels import UNIT
 
-MEAN_METRICS: tuple[str, ...] = ("tv", "kl", "kl_smooth", "ce")
-"""Metrics whose per-item mean is computed here."""
+MEAN_METRICS: tuple[str, ...] = with_flag("exact_mean")
+"""Metrics whose per-item mean is computed here (``Metric.exact_mean``): TV, and the KL family through its
+per-count weights (``Metric.log_weights``)."""
 NODES = 24
 """Gauss nodes per axis (beta_m, rho_m)."""
 NODES_LOW = 12
@@ -140,15 +141,6 @@ def _binom_mixture(k: int, gam: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out.reshape(rows, k + 1)
 
 
-def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    c = np.arange(k + 1.0)
-    if metric == "kl":
-        q = (c + KL_EPS) / (k + m * KL_EPS)
-        return q, np.log(q)
-    sm = (c + JEFFREYS) / (k + m * JEFFREYS)
-    return (sm if metric == "kl_smooth" else c / k), np.log(sm)
-
-
 @lru_cache(maxsize=256)
 def _nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``_beta_nodes``, cached: the same Beta laws serve every K and eps of a prior."""
@@ -167,7 +159,7 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     m = a.size
     a0 = float(a.sum())
     rx, rw = _nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
-    wl = {mt: _weights(mt, k, m) for mt in MEAN_METRICS if mt != "tv"}
+    wl = {mt: w(k, m) for mt in MEAN_METRICS if (w := METRICS[mt].log_weights) is not None}
     names = list(wl)
     lqs = np.stack([wl[mt][1] for mt in names], axis=1)  # (K + 1, metrics)
     ws = np.stack([wl[mt][0] for mt in names], axis=1)
@@ -187,14 +179,17 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
     e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
     total = dict.fromkeys(MEAN_METRICS, 0.0)
-    total["tv"] = float(np.sum(bw * (e_bg - e_ag)))
+    tv = float(np.sum(bw * (e_bg - e_ag)))
+    for mt in MEAN_METRICS:
+        if METRICS[mt].log_weights is None:  # TV: E|B - G| - E|A - G| per category, in counts
+            total[mt] = tv
     if names:
         ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
         elq_b = np.einsum("bx,xq->bq", mix, lqs)
         contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
         for i, mt in enumerate(names):
             total[mt] = float(contrib[i])
-    return {mt: v * (1.0 if mt == "tv" else UNIT) for mt, v in total.items()}
+    return {mt: v * (1.0 if METRICS[mt].log_weights is None else UNIT) for mt, v in total.items()}
 
 
 @lru_cache(maxsize=1024)

@@ -40,7 +40,7 @@ from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
 from nkcore.nk.exact.laws import ENGINE_SEED
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.outcomes import compositions
 from nkcore.nk.resample import (
     ALPHA,
@@ -289,13 +289,14 @@ def exact_resample_cells(
     """
     mts = parse_metrics(metrics)
     full = full_gaps(data, mts)
-    item = tuple(m for m in mts if m != "f1")
+    item = tuple(m for m in mts if METRICS[m].per_item)
+    rest = [m for m in mts if not METRICS[m].per_item]
     out: list[ResampleCell] = []
-    f1 = (
-        {(c.budget, c.k): c for c in resample_cells(data, configs, ["f1"], FALLBACK_ROUNDS, 0, alpha)}
-        if "f1" in mts
-        else {}
-    )
+    f1 = {
+        (c.budget, c.k, c.metric): c
+        for mt in rest
+        for c in resample_cells(data, configs, [mt], FALLBACK_ROUNDS, 0, alpha)
+    }
     by_k: dict[int, list[Config]] = {}
     for cfg in configs:
         by_k.setdefault(cfg.k, []).append(cfg)
@@ -330,9 +331,9 @@ def exact_resample_cells(
     for cfg in configs:
         laws, n_qual, numbers = done.get(cfg.k, ({}, 0, {}))
         for mt in mts:
-            if mt == "f1":
-                if (cfg.budget, cfg.k) in f1:
-                    out.append(f1[(cfg.budget, cfg.k)])
+            if not METRICS[mt].per_item:  # not a mean over items (macro F1): the resampler's cell
+                if (cfg.budget, cfg.k, mt) in f1:
+                    out.append(f1[(cfg.budget, cfg.k, mt)])
                 continue
             if n_qual == 0:
                 continue
@@ -340,7 +341,7 @@ def exact_resample_cells(
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
-            sig = sign_test_share(law, cfg.n, direction, alpha) if mt in ("acc", "wins") else float("nan")
+            sig = sign_test_share(law, cfg.n, direction, alpha) if METRICS[mt].sign_test else float("nan")
             out.append(
                 ResampleCell(
                     budget=cfg.budget,
