@@ -39,6 +39,7 @@ from nkcore.common import limits
 from nkcore.common.formatting import plural
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.cell import Cell, CrossedPart, RealPart, make_cell
 from nkcore.nk.count_gaps import plurality_cm
 from nkcore.nk.draws import draw_from_cum, draw_k
 from nkcore.nk.frames import pair_data
@@ -72,50 +73,8 @@ _CHUNK_CELLS = 1 << 18
 """Rounds of one rater draw are processed together: about this many (round, drawn item) pairs at the largest N."""
 
 
-@dataclass(frozen=True, slots=True)
-class CrossedCell:
-    """One (budget, K) cell and metric: crossed resampling beside item-only resampling.
-
-    p, delta, ci_width, reproducibility, mean_gap: crossed (items and raters drawn); ``ci_low`` / ``ci_high``: its
-    2.5% and 97.5% quantiles of the gap; ``item_*``: the same numbers when only items are drawn
-    (:func:`nkcore.nk.resample.resample_cells`); ``ci_width_ratio`` = ci_width / item_ci_width (above 1: ignoring
-    who rated understates the uncertainty); ``short_share``: mean share of items with fewer than K ratings left
-    after the rater draw (they cannot be drawn); ``item_short_share``: share of items with fewer than K ratings in
-    the data; ``rounds_used``: crossed rounds in which at least one item had K ratings; full_gap / direction: the
-    full data's gap and its sign.
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    ci_low: float
-    ci_high: float
-    reproducibility: float
-    mean_gap: float
-    item_p: float
-    item_delta: float
-    item_ci_width: float
-    item_ci_low: float
-    item_ci_high: float
-    item_reproducibility: float
-    ci_width_ratio: float
-    short_share: float
-    item_short_share: float
-    full_gap: float
-    direction: int
-    rounds: int
-    rounds_used: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    item_alt: np.ndarray = field(repr=False, compare=False)
-
-    def summary(self) -> dict[str, object]:
-        """The cell's numbers without the gap samples (CLI / CSV)."""
-        return {f: getattr(self, f) for f in self.__slots__ if f not in ("alt", "null", "item_alt")}
+CrossedCell = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (a crossed cell: its ``crossed`` and ``real`` parts set)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,37 +258,18 @@ def crossed_cells(
             else:
                 item = (nan,) * 6
                 item_alt = np.empty(0)
-            out.append(
-                CrossedCell(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    p=st.p,
-                    delta=st.delta,
-                    ci_width=st.ci_width,
-                    ci_low=st.ci_low,
-                    ci_high=st.ci_high,
-                    reproducibility=st.reproducibility,
-                    mean_gap=st.mean_gap,
-                    item_p=item[0],
-                    item_delta=item[1],
-                    item_ci_width=item[2],
-                    item_ci_low=item[3],
-                    item_ci_high=item[4],
-                    item_reproducibility=item[5],
-                    ci_width_ratio=st.ci_width / item[2] if item[2] > 0 else nan,
-                    short_share=float(np.mean(np.concatenate(short[int(cfg.k)]))),
-                    item_short_share=float(np.mean(totals_full < cfg.k)),
-                    full_gap=full[mt],
-                    direction=direction,
-                    rounds=rounds,
-                    rounds_used=int(alt.size),
-                    alt=alt,
-                    null=nul,
-                    item_alt=item_alt,
-                )
+            part = CrossedPart(
+                st.ci_low,
+                st.ci_high,
+                *item,
+                ci_width_ratio=st.ci_width / item[2] if item[2] > 0 else nan,
+                short_share=float(np.mean(np.concatenate(short[int(cfg.k)]))),
+                item_short_share=float(np.mean(totals_full < cfg.k)),
+                rounds_used=int(alt.size),
+                item_alt=item_alt,
             )
+            real = RealPart(full[mt], direction)
+            out.append(make_cell(cfg.budget, cfg.k, cfg.n, mt, st, rounds, alt, nul, real=real, crossed=part))
     return out
 
 
@@ -374,8 +314,10 @@ def crossed_sentence(cells: Sequence[CrossedCell], metric: str) -> str:
 
     Rule: the median of ci_width / item_ci_width over the metric's cells; "about the same" within 10%.
 
-    >>> c = CrossedCell(100, 1, 100, "acc", 0.01, 0.1, 0.3, -0.1, 0.2, 0.9, 0.1, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95,
-    ...                 1.5, 0.0, 0.0, 0.1, 1, 10, 10, np.empty(0), np.empty(0), np.empty(0))
+    >>> from nkcore.nk.cell import CrossedPart, RealPart
+    >>> part = CrossedPart(-0.1, 0.2, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95, 1.5, 0.0, 0.0, 10, np.empty(0))
+    >>> c = Cell(100, 1, 100, "acc", 0.01, 0.1, 0.3, 0.9, 0.0, 0.1, 10, np.empty(0), np.empty(0),
+    ...          real=RealPart(0.1, 1), crossed=part)
     >>> crossed_sentence([c], "acc")[:101]
     'Counting who gave the ratings widens the 95% interval of the Accuracy (plurality vote) gap by 1.50x: '
     """

@@ -7,7 +7,7 @@ and N = floor(budget / K) items; for a prior (alpha) and eps it gets R alternati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,7 @@ import pandas as pd
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.cell import Cell, make_cell
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
@@ -52,64 +53,8 @@ def method_words(method: str) -> str:
     return METHOD_WORDS.get(method, method)
 
 
-@dataclass(frozen=True, slots=True)
-class CellResult:
-    """The paper's numbers for one cell and one metric, with the gap samples for the detail view.
-
-    p: paper's p-value; delta: |mean alternative gap|; ci_width: q97.5 - q2.5 of the alternative gaps;
-    reproducibility: share of alternative datasets where A comes out ahead; ties: share of exact ties;
-    mean_gap: signed mean alternative gap; rounds: datasets per side; alt / null: the gap samples.
-    method: how the numbers were computed: "simulate" (``rounds`` simulated datasets per side), or the exact
-    engine (``nkcore.nk.exact``): "lattice" (exact convolution), "edgeworth" or "normal" (approximations for
-    large N); the engine's cells have ``rounds`` = 0 and ``alt`` / ``null`` hold 1000 quantile points of the
-    gap's law (at (i + 0.5) / 1000), the way the simulation holds its samples.
-    p_error, delta_error, ci_width_error: the engine's accuracy of p, Delta and CI-width (one standard error:
-    the per-item law's sampling error where it was estimated, plus the approximation's error; 0 where exact);
-    NaN for the simulation (its error is its Monte Carlo error, which depends on ``rounds``).
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    ties: float
-    mean_gap: float
-    rounds: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    method: str = "simulate"
-    p_error: float = float("nan")
-    delta_error: float = float("nan")
-    ci_width_error: float = float("nan")
-
-    @property
-    def significant(self) -> bool:
-        """p < 0.05: "reasonably repeatable" in the paper's words."""
-        return self.p < SIGNIFICANCE
-
-    def summary(self) -> dict[str, object]:
-        """The cell's numbers without the samples (what the CLI prints as JSON)."""
-        return {
-            "budget": self.budget,
-            "k": self.k,
-            "n": self.n,
-            "metric": self.metric,
-            "p": self.p,
-            "delta": self.delta,
-            "ci_width": self.ci_width,
-            "reproducibility": self.reproducibility,
-            "ties": self.ties,
-            "mean_gap": self.mean_gap,
-            "rounds": self.rounds,
-            "method": self.method,
-            "p_error": self.p_error,
-            "delta_error": self.delta_error,
-            "ci_width_error": self.ci_width_error,
-        }
+CellResult = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (the simulation's and the exact engine's cells)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,28 +149,13 @@ def parse_int_list(text: str, what: str) -> tuple[int, ...]:
 
 
 def _cells_from_samples(configs: Sequence[Config], samples: Sequence, metrics: Sequence[str], rounds: int) -> list:
-    out: list[CellResult] = []
-    for cfg, smp in zip(configs, samples, strict=True):
-        for mt in metrics:
-            st = cell_stats(smp.alt[mt], smp.null[mt])
-            out.append(
-                CellResult(
-                    cfg.budget,
-                    cfg.k,
-                    cfg.n,
-                    mt,
-                    st.p,
-                    st.delta,
-                    st.ci_width,
-                    st.reproducibility,
-                    st.ties,
-                    st.mean_gap,
-                    rounds,
-                    smp.alt[mt],
-                    smp.null[mt],
-                )
-            )
-    return out
+    return [
+        make_cell(
+            cfg.budget, cfg.k, cfg.n, mt, cell_stats(smp.alt[mt], smp.null[mt]), rounds, smp.alt[mt], smp.null[mt]
+        )
+        for cfg, smp in zip(configs, samples, strict=True)
+        for mt in metrics
+    ]
 
 
 def simulate_cell(
@@ -385,6 +315,7 @@ __all__ = [
     "PAPER_EPS",
     "PAPER_KS",
     "BestK",
+    "Cell",
     "CellResult",
     "Config",
     "best_k",

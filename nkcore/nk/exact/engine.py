@@ -16,8 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.nk.cell import make_cell
 from nkcore.nk.exact import split
-from nkcore.nk.exact.cells import cell_numbers, result_fields
+from nkcore.nk.exact.cells import cell_numbers
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
@@ -91,14 +92,8 @@ def _cells_for_k(
         alt, null = item_laws(alpha, eps, k, item)
         for cfg in cfgs:
             for mt in item:
-                c = cell_numbers(alt[mt], null[mt], cfg.n)
-                out[(cfg.budget, mt)] = CellResult(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    reproducibility=c.reproducibility,
-                    **result_fields(c),  # type: ignore[arg-type]
+                out[(cfg.budget, mt)] = make_cell(
+                    cfg.budget, cfg.k, cfg.n, mt, cell_numbers(alt[mt], null[mt], cfg.n), 0
                 )
     if rest:  # not a mean over items (macro F1): the simulation's cell
         sims = _laws_for_k(alpha, eps, k, cfgs, rest) if f1 is None else f1

@@ -34,8 +34,9 @@ from scipy.special import gammaln
 
 from nkcore.common import limits
 from nkcore.common.counting import distinct_counts
+from nkcore.nk.cell import RealPart, make_cell
 from nkcore.nk.exact import split
-from nkcore.nk.exact.cells import CellNumbers, cell_numbers, result_fields
+from nkcore.nk.exact.cells import CellNumbers, cell_numbers
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
 from nkcore.nk.exact.laws import ENGINE_SEED
@@ -342,21 +343,8 @@ def exact_resample_cells(
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
             sig = sign_test_share(law, cfg.n, direction, alpha) if METRICS[mt].sign_test else float("nan")
-            out.append(
-                ResampleCell(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    reproducibility=repro,
-                    significant_share=sig,
-                    full_gap=full[mt],
-                    direction=direction,
-                    n_qualifying=n_qual,
-                    test=paired_test_name(mt),
-                    **result_fields(c),  # type: ignore[arg-type]
-                )
-            )
+            real = RealPart(full[mt], direction, sig, n_qual, paired_test_name(mt))
+            out.append(make_cell(cfg.budget, cfg.k, cfg.n, mt, c, 0, reproducibility=repro, real=real))
     return out
 
 
