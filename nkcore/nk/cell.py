@@ -13,6 +13,7 @@ and an absent part's fields are absent (``getattr(cell, "n_qualifying", None)`` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -142,10 +143,17 @@ CROSSED_KEYS: tuple[str, ...] = (
 """... of a crossed cell."""
 
 
-def _field(part: object, name: str, owner: str) -> object:
-    if part is None:
-        raise AttributeError(f"this cell has no {owner} part: no {name!r}")
-    return getattr(part, name)
+def _part_field(part: str, name: str, doc: str) -> Any:
+    """A read-only property: field ``name`` of the cell's part ``part``; AttributeError when that part is absent
+    (so ``getattr(cell, name, default)`` and ``hasattr`` read as they did on the former record types)."""
+
+    def get(self: Any) -> Any:
+        got = getattr(self, part)
+        if got is None:
+            raise AttributeError(f"this cell has no {part} part: no {name!r}")
+        return getattr(got, name)
+
+    return property(get, doc=doc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,123 +200,30 @@ class Cell:
         """p < 0.05: "reasonably repeatable" in the paper's words."""
         return self.p < SIGNIFICANCE
 
-    # the real-data part's fields
-    @property
-    def full_gap(self) -> float:
-        """The gap on the full data (real data)."""
-        return float(_field(self.real, "full_gap", "real-data"))  # type: ignore[arg-type]
-
-    @property
-    def direction(self) -> int:
-        """The full data's direction: +1 A better, -1 B better, 0 tie (real data)."""
-        return int(_field(self.real, "direction", "real-data"))  # type: ignore[call-overload]
-
-    @property
-    def significant_share(self) -> float:
-        """Share of rounds in which the paired test finds the full data's direction significant (real data)."""
-        return float(_field(self.real, "significant_share", "real-data"))  # type: ignore[arg-type]
-
-    @property
-    def n_qualifying(self) -> int | None:
-        """Items with at least K ratings, the pool rounds draw from (real data)."""
-        return _field(self.real, "n_qualifying", "real-data")  # type: ignore[return-value]
-
-    @property
-    def test(self) -> str:
-        """The paired test of ``significant_share``, in words (real data)."""
-        return str(_field(self.real, "test", "real-data"))
-
-    # the policy part's fields
-    @property
-    def policy(self) -> str:
-        """The policy that spread the ratings ("fixed", "margin", "sequential")."""
-        return str(_field(self.allocation, "policy", "policy"))
-
-    @property
-    def first_stage_k(self) -> int:
-        """K0, the ratings every item got first."""
-        return int(_field(self.allocation, "first_stage_k", "policy"))  # type: ignore[call-overload]
-
-    @property
-    def mean_ratings_per_item(self) -> float:
-        """Ratings per item, mean over items and rounds."""
-        return float(_field(self.allocation, "mean_ratings_per_item", "policy"))  # type: ignore[arg-type]
-
-    @property
-    def max_ratings_per_item(self) -> int:
-        """The most ratings any item got."""
-        return int(_field(self.allocation, "max_ratings_per_item", "policy"))  # type: ignore[call-overload]
-
-    @property
-    def raters(self) -> str:
-        """ "identical" or the rater population's label."""
-        return str(_field(self.allocation, "raters", "policy"))
-
-    # the crossed part's fields
-    @property
-    def ci_low(self) -> float:
-        """The crossed gap's 2.5% quantile."""
-        return float(_field(self.crossed, "ci_low", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def ci_high(self) -> float:
-        """The crossed gap's 97.5% quantile."""
-        return float(_field(self.crossed, "ci_high", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_p(self) -> float:
-        """p when only items are drawn."""
-        return float(_field(self.crossed, "item_p", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_delta(self) -> float:
-        """Delta when only items are drawn."""
-        return float(_field(self.crossed, "item_delta", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_ci_width(self) -> float:
-        """CI-width when only items are drawn."""
-        return float(_field(self.crossed, "item_ci_width", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_ci_low(self) -> float:
-        """2.5% quantile when only items are drawn."""
-        return float(_field(self.crossed, "item_ci_low", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_ci_high(self) -> float:
-        """97.5% quantile when only items are drawn."""
-        return float(_field(self.crossed, "item_ci_high", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_reproducibility(self) -> float:
-        """Reproducibility when only items are drawn."""
-        return float(_field(self.crossed, "item_reproducibility", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def ci_width_ratio(self) -> float:
-        """ci_width / item_ci_width (above 1: ignoring who rated understates the uncertainty)."""
-        return float(_field(self.crossed, "ci_width_ratio", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def short_share(self) -> float:
-        """Mean share of items left with fewer than K ratings after the rater draw."""
-        return float(_field(self.crossed, "short_share", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def item_short_share(self) -> float:
-        """Share of items with fewer than K ratings in the data."""
-        return float(_field(self.crossed, "item_short_share", "crossed"))  # type: ignore[arg-type]
-
-    @property
-    def rounds_used(self) -> int:
-        """Crossed rounds in which at least one item had K ratings."""
-        return int(_field(self.crossed, "rounds_used", "crossed"))  # type: ignore[call-overload]
-
-    @property
-    def item_alt(self) -> np.ndarray:
-        """The item-only resampling's alternative gaps."""
-        return _field(self.crossed, "item_alt", "crossed")  # type: ignore[return-value]
+    # every part's fields read as the cell's own; an absent part's fields are absent (AttributeError)
+    full_gap = _part_field("real", "full_gap", "The gap on the full data (real data).")
+    direction = _part_field("real", "direction", "The full data's direction: +1 A better, -1 B better, 0 tie.")
+    significant_share = _part_field("real", "significant_share", "Share of rounds the paired test confirms.")
+    n_qualifying = _part_field("real", "n_qualifying", "Items with at least K ratings (the pool rounds draw from).")
+    test = _part_field("real", "test", "The paired test of ``significant_share``, in words.")
+    policy = _part_field("allocation", "policy", 'The policy that spread the ratings ("fixed", "margin", ...).')
+    first_stage_k = _part_field("allocation", "first_stage_k", "K0, the ratings every item got first.")
+    mean_ratings_per_item = _part_field("allocation", "mean_ratings_per_item", "Mean ratings per item.")
+    max_ratings_per_item = _part_field("allocation", "max_ratings_per_item", "The most ratings any item got.")
+    raters = _part_field("allocation", "raters", '"identical" or the rater population\'s label.')
+    ci_low = _part_field("crossed", "ci_low", "The crossed gap's 2.5% quantile.")
+    ci_high = _part_field("crossed", "ci_high", "The crossed gap's 97.5% quantile.")
+    item_p = _part_field("crossed", "item_p", "p when only items are drawn.")
+    item_delta = _part_field("crossed", "item_delta", "Delta when only items are drawn.")
+    item_ci_width = _part_field("crossed", "item_ci_width", "CI-width when only items are drawn.")
+    item_ci_low = _part_field("crossed", "item_ci_low", "2.5% quantile when only items are drawn.")
+    item_ci_high = _part_field("crossed", "item_ci_high", "97.5% quantile when only items are drawn.")
+    item_reproducibility = _part_field("crossed", "item_reproducibility", "Reproducibility, items drawn only.")
+    ci_width_ratio = _part_field("crossed", "ci_width_ratio", "ci_width / item_ci_width.")
+    short_share = _part_field("crossed", "short_share", "Share of items short of K ratings after the rater draw.")
+    item_short_share = _part_field("crossed", "item_short_share", "Share of items short of K ratings in the data.")
+    rounds_used = _part_field("crossed", "rounds_used", "Crossed rounds in which some item had K ratings.")
+    item_alt = _part_field("crossed", "item_alt", "The item-only resampling's alternative gaps.")
 
     def summary_keys(self) -> tuple[str, ...]:
         """The keys of :meth:`summary`, in order: by the parts present (the CLI's JSON keys)."""

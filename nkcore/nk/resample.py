@@ -20,7 +20,6 @@ Full data = every item with ratings and both predictions, all its ratings. Refer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import stats
@@ -34,9 +33,11 @@ from nkcore.nk.grid import Config
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.pairs import PairData, full_gaps, prepare_pair, qualifying_items
 from nkcore.nk.pvalue import Stats, summarize_gaps
+from nkcore.nk.rounds import run_jobs
+from nkcore.nk.rounds import workers as worker_count
 from nkcore.nk.samplers import UNIFORM_MAX_K
 from nkcore.nk.scores import item_gaps, plurality, tie_exact_mean
-from nkcore.nk.simulate import WORK_MAX_K, default_workers
+from nkcore.nk.simulate import WORK_MAX_K
 
 ALPHA = 0.05
 _CHUNK_ITEMS = 1 << 16
@@ -159,7 +160,7 @@ def resample_cells(
         raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
     entropy = as_entropy(seed)
     m = int(data.counts.shape[1])
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    nw = worker_count(workers)
     limits.check("rounds", int(rounds), "the request")
     limits.check("configs", len(configs), "the request")
     work = RESAMPLE_WORK_FACTOR * sum(2 * int(rounds) * 3 * c.n * m * min(c.k, WORK_MAX_K) for c in configs)
@@ -197,11 +198,7 @@ def resample_cells(
             }
         return {mt: (g, None) for mt, (g, _) in res.items()}
 
-    if nw == 1 or len(jobs) <= 1:
-        results = [run(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(max_workers=nw) as pool:
-            results = list(pool.map(run, jobs))
+    results = run_jobs(jobs, run, nw)
     by_cell: dict[tuple[int, int], list] = {}
     for job, res in zip(jobs, results, strict=True):
         by_cell.setdefault((job[0], job[1]), []).append((job[2], res))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nkcore.nk.grid import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
+from nkcore.nk.best import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
 from nkcore.nk.metrics import METRICS, kl_artifact_nats
 from nkcore.nk.number_words import (
     TIE_TOLERANCE,

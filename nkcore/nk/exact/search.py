@@ -16,10 +16,11 @@ import numpy as np
 from scipy import stats
 
 from nkcore.errors import DataError
+from nkcore.nk.best import BestK, MinimalBudget, best_k
 from nkcore.nk.exact.cells import cell_p
 from nkcore.nk.exact.engine import exact_grid
 from nkcore.nk.exact.laws import item_laws
-from nkcore.nk.grid import PAPER_KS, BestK, MinimalBudget, best_k
+from nkcore.nk.grid import PAPER_KS
 from nkcore.nk.metrics import ITEM_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.pvalue import SIGNIFICANCE
