@@ -83,7 +83,7 @@ def n_terms(k: int, m: int, null: bool) -> int:
 def use_types(n: int, k: int, m: int) -> bool:
     """The engine's rule: draw datasets as counts of outcome types when that is cheaper than drawing items.
 
-    Cost model (measured, 2 cores): about 40 ns per outcome type and round (a multinomial draw and the sums)
+    Cost model (timed on 2 cores, docs/benchmarks.md): about 40 ns per outcome type and round (a multinomial draw and the sums)
     against about 60 + 20 M + 5 K M ns per item and round (draws and metrics), i.e.
     T <= N (1.5 + M/2 + K M/8). A fixed function of (N, K, M), never of the seed or the worker count; the
     exact law must also be small enough to compute (``law_fits``).

@@ -43,11 +43,11 @@ ALPHA = 0.05
 _CHUNK_ITEMS = 1 << 16
 RESAMPLE_WORK_FACTOR = 6
 """A resampled rating costs about as much as this many simulated draws (without-replacement draws from real items,
-probability machines; measured at M = 2, K = 10: 4.9e7 against 2.4e8 draws a second), so ``sim_work`` bounds both."""
+probability machines; timed in docs/benchmarks.md), so ``sim_work`` bounds both."""
 TASK_BYTES_PER_CELL = 160
 """Bytes one resampling task holds per (round, item, label) cell at its peak: the drawn items' counts, the draw
 without replacement (remaining, cumulative, one-hot, result: int64), both models' distributions and their swapped
-copies (float64) and the metrics' temporaries (measured with tracemalloc, rounded up)."""
+copies (float64) and the metrics' temporaries (tracemalloc, rounded up: docs/benchmarks.md)."""
 
 
 ResampleCell = Cell

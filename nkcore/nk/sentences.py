@@ -216,10 +216,10 @@ def kl_jump_sentence(n: int) -> str:
 
 
 def precision_sentence(rounds: int) -> str:
-    """How much a p-value near 0.05 moves from seed to seed with this many rounds (measured rule of thumb).
+    """How much a p-value near 0.05 moves from seed to seed with this many rounds (a rule of thumb).
 
-    Measured on the Toxicity prior: the seed-to-seed SD of p is about 0.66 sqrt(p (1 - p) / R) (0.012 at
-    p = 0.08, R = 200; 0.0056 at R = 1000); twice that at p = 0.05 is the range quoted.
+    The seed-to-seed SD of p is about 0.66 sqrt(p (1 - p) / R) (fitted on the Toxicity prior: docs/benchmarks.md);
+    twice that at p = 0.05 is the range quoted.
 
     >>> precision_sentence(200)[:60]
     'With 200 + 200 rounds per cell, a p-value near 0.05 moves by'

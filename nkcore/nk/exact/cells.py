@@ -42,18 +42,15 @@ EDGEWORTH_MAX_ERROR = 5e-4
 """The Edgeworth expansion replaces the lattice when the size of its 1/N terms at the p-value is below this."""
 NEAREST_MAX_N = 30
 """Up to this many items a law off the integer lattice is rounded to the nearest lattice point (ties between the
-two laws' atoms, which weigh on p when N is small, stay ties; measured: KL at K = 60, N = 1, p 0.347 by linear
-binning, 0.328 by nearest points, the simulation 0.329 +- 0.004); beyond, linear binning."""
+two laws' atoms, which weigh on p when N is small, stay ties; linear binning splits atoms and overstates p there:
+docs/nk-method.md, "N-fold laws"); beyond, linear binning."""
 NEAREST_POINTS = 1 << 15
 """Points of that lattice (its N-fold support). Rounding to it makes S0 and S1 tie where they differ by less than
 about a step (p counts ties against the alternative), so p is biased up by about half those ties, a bias linear in
 the step: the ties the rounding made are the growth of P(S0 = S1) from this lattice to one ``ERROR_COARSEN`` times
-coarser, divided by ``ERROR_COARSEN`` - 1 (``_untie``), and half of them come off p and go into ``p_error``
-(measured on KL, smoothed KL, CE and JS, Toxicity, DICES, JobsQ3 and unbalanced5, eps 0.1 and 0.3, every cell of
-the paper's grid with N <= 30, 3,904 cells, against 2^19 points: p within 0.00096 of it, 99% of the cells within
-0.00011, each within its correction + 1e-4; 2^16 points without the correction: within 0.0019, 99% within 0.00068).
-The CI-width's change when the step doubles (at least one step per quantile) goes into its error (measured on the
-same cells: the CI-width within 0.11% of 2^19 points, each within that error)."""
+coarser, divided by ``ERROR_COARSEN`` - 1 (``_untie``), and half of them come off p and go into ``p_error``.
+The CI-width's change when the step doubles (at least one step per quantile) goes into its error (the check against
+a lattice of 2^19 points: docs/nk-method.md, "N-fold laws"; tests/test_nk_exact.py)."""
 BIN_SD = 0.05
 """Step of a binned lattice, in per-item standard deviations (the smaller of the two laws')."""
 CHEAP_LATTICE = 1 << 15

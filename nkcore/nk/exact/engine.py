@@ -34,8 +34,7 @@ SPLIT_MIN_S = 1.5
 """A grid of two K or more runs on two processes where the machine has two cores (``split``) when its expected
 work (``expected_seconds``) is at least this; a smaller one on one process, where the laws of the small K (one
 nested stream, which the parent computes alone) are most of the work and the fork and the transfer of the
-results are not repaid (measured on the Budget page's default grid, budgets to 2,500: Toxicity Accuracy 0.5 s on
-one process, 0.6-0.7 s on two; JobsQ3 Accuracy 1.0-1.2 s on both; Toxicity KL 1.6 s on one, 1.2-1.4 s on two)."""
+results are not repaid (timings behind the threshold: docs/benchmarks.md)."""
 
 
 def expected_seconds(m: int, laws_missing: int, configs: int, metrics: Sequence[str]) -> float:
@@ -150,8 +149,8 @@ def exact_grid(
     ``pool.keep_prefixes``), and the child's laws join this process's cache. On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores; their
     draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many small
-    steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured on the
-    2-core reference machine). The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
+    steps that hold the GIL: run beside the laws they cost more CPU and slowed the grid down, docs/benchmarks.md).
+    The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
     engine".
     """
     mts = parse_metrics(metrics)

@@ -18,9 +18,7 @@ ERROR_COARSEN = 2
 """On a lattice of nearest points (N <= ``NEAREST_MAX_N``) p, the quantiles and the gap points are computed on
 the ``NEAREST_POINTS`` lattice, and on one this many times coarser the ties the rounding made (``_untie``) and the
 error terms (influence, quantile jumps): they are standard errors, which a step of 1 / 2^14 of the N-fold range
-hardly moves (measured on KL, Toxicity, DICES, JobsQ3 and D3code, K = 20-500, N = 2-25, against a 2^16-point
-lattice: p_error within -1.2% to +2.2%, the CI-width's error +0.1% to +6.8%; 2^12 points moved them by up to
-+67%)."""
+hardly moves (checked against a lattice 4 times finer: docs/nk-method.md, "Where the time goes")."""
 LATTICES_KEPT = 4096
 """Most per-item lattices kept (the paper's full grid with four metrics puts about 1,000 on lattices: a grid
 redrawn with the same laws, for another metric or budget, finds them all)."""
@@ -131,8 +129,7 @@ def binned_ties(s1: cv.Lattice, s0: cv.Lattice, step: float) -> float:
     Linear binning spreads each value over its two lattice neighbours, so S0 - S1, a near-continuous law with density
     f at 0, is 0 on the lattice with probability about f(0) h where the laws themselves tie with probability about
     f(0) s. p counts ties against the alternative, so binning biases it up by half the difference (a continuity
-    correction; measured on KL, Toxicity, DICES, JobsQ3, K = 20-200, N = 31-1,000: the bias halves with h, as it
-    should, up to +0.0015 at the grid's step, and after the correction within 1e-4 of the limit h -> 0).
+    correction; its check against the limit h -> 0: docs/nk-method.md, "N-fold laws").
 
     >>> b = cv.Lattice(4.0, 0, np.array([0.5, 0.5]))
     >>> binned_ties(b, b, 1.0)  # P(S0 = S1) = 0.5, of which (1 - 1/4) made by the binning

@@ -175,7 +175,7 @@ def _estimated_units(
     """Per K, the per-item units of each metric's first ``totals[K][metric]`` items of the side, and the scales.
     K below ``POOL_MIN_K``: every K from the one nested stream (``nested``: chunk c of its items drawn once, to
     the largest K still short of items there; on one thread: the chunks on two threads took more CPU and no less
-    time, measured); from there on, each K from its own stream (``_draw_units``)."""
+    time, docs/benchmarks.md); from there on, each K from its own stream (``_draw_units``)."""
     out = {k: _draw_units(a, eps, k, metrics, null, totals[k], adaptive) for k in ks if k >= POOL_MIN_K}
     small = sorted(k for k in ks if k < POOL_MIN_K)
     if not small:

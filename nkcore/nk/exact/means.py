@@ -39,8 +39,8 @@ CONCENTRATED = 0.6
 """A category's Beta(a_m, a0 - a_m) counts as concentrated at K when r = sqrt(K / (a0 + 1)) <= this: r is its sd
 over the binomial's resolution in p, sqrt(p (1 - p) / K) (the same for every category). Every integrand in beta_m
 varies on that resolution, so a concentrated axis needs few nodes: ``BETA_NODES`` / ``BETA_NODES_LOW`` there
-(measured against 64 nodes at r <= 0.6, on JobsQ1, JobsQ3 and five priors with a_m from 0.05 to 3,000: relative
-error <= 3e-9 with 8 nodes, <= 1.2e-7 with 6; the rho axis keeps ``NODES``: its error dominates the estimate)."""
+(their error against 64 nodes: docs/benchmarks.md; the rho axis keeps ``NODES``: its error dominates the
+estimate)."""
 BETA_NODES = 8
 BETA_NODES_LOW = 6
 

@@ -244,9 +244,7 @@ def _numbers_of_k(
 
 SPLIT_MIN_KS = 4
 """A real-data grid of this many values of K or more runs on two processes where the machine has two cores
-(``split``): measured on the paper's K up to 100, budgets to 2,500, four metrics, laws not cached, medians of 3
-(wall, threads -> two processes): ChaosNLI SNLI 0.97 -> 0.67 s, Jobs Q1 0.43 -> 0.27 s, POPQUORN 0.51 -> 0.31 s;
-a second series 0.82 -> 0.64, 0.35 -> 0.25, 0.42 -> 0.30 s. Fewer K: threads (a fork is not repaid)."""
+(``split``; the wall times behind the threshold: docs/benchmarks.md). Fewer K: threads (a fork is not repaid)."""
 
 
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:

@@ -3,7 +3,7 @@
 For a fixed K, the exact engine's p is a function of the number of items N alone; the smallest N with
 p < level is found by bracketing (doubling N from 1) and bisection, then the N just below it are checked one by
 one (``BACKTRACK``) because on a lattice p is not always monotone in N (tie and parity effects move it by
-small amounts; measured: see tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
+small amounts: tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
 Reference: spec "Grid" ("minimal budget": the smallest N x K for which some K reaches p < 0.05), on every
 budget instead of the paper's nine.
 """
