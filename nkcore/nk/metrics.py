@@ -63,7 +63,9 @@ class Metric:
     sign_test: per-item gaps are -1, 0 or 1, so the exact sign test (McNemar) is the paired test;
     takes_logs: per-item gaps off a short integer lattice (2^32 units; the exact engine's fine lattice for few
     items); law_ms: rough CPU milliseconds of one K's per-item law in the exact engine (for its work estimate);
-    exact_mean: the exact engine pins the mean of an estimated law to a quadrature (``exact.means``).
+    exact_mean: the exact engine pins the mean of an estimated law to a quadrature (``exact.means``);
+    kl_artifact: an item where gold has mass and the machine none costs about ln(1e12) = 27.63 nats (the paper's
+    KL: the pages add the KL-artifact notes, ``sentences.kl_artifact_sentence``, ``kl_jump_sentence``).
     Kernels: item_score (float, one machine per item), pair_gap (float, two machines, e.g. Wins), label_gap (labels),
     indexed (shared-work float kernel on gathered machines, ``scores.item_gaps_indexed``), count_units (integer
     counts, the simulation and the exact engine), log_weights (the exact mean of a KL-family gap).
@@ -82,6 +84,7 @@ class Metric:
     takes_logs: bool = False
     law_ms: float = 30.0
     exact_mean: bool = False
+    kl_artifact: bool = False
     item_score: ItemScore | None = None
     pair_gap: PairGap | None = None
     label_gap: LabelGap | None = None
@@ -143,6 +146,7 @@ METRICS: dict[str, Metric] = {
         "nats",
         takes_logs=True,
         exact_mean=True,
+        kl_artifact=True,
         item_score=sk.kl_item,
         indexed=sk.kl_indexed,
         count_units=ck.kl_units,

@@ -159,7 +159,8 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     m = a.size
     a0 = float(a.sum())
     rx, rw = _nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
-    wl = {mt: w(k, m) for mt in MEAN_METRICS if (w := METRICS[mt].log_weights) is not None}
+    flagged = with_flag("exact_mean")  # read at call time: a metric registered later is served too
+    wl = {mt: w(k, m) for mt in flagged if (w := METRICS[mt].log_weights) is not None}
     names = list(wl)
     lqs = np.stack([wl[mt][1] for mt in names], axis=1)  # (K + 1, metrics)
     ws = np.stack([wl[mt][0] for mt in names], axis=1)
@@ -178,9 +179,9 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     rev = np.zeros((bx.size, k + 1))
     rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
     e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
-    total = dict.fromkeys(MEAN_METRICS, 0.0)
+    total = dict.fromkeys(flagged, 0.0)
     tv = float(np.sum(bw * (e_bg - e_ag)))
-    for mt in MEAN_METRICS:
+    for mt in flagged:
         if METRICS[mt].log_weights is None:  # TV: E|B - G| - E|A - G| per category, in counts
             total[mt] = tv
     if names:
@@ -197,7 +198,7 @@ def _cached(alpha: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[flo
     concentrated = np.sqrt(k / (sum(alpha) + 1.0)) <= CONCENTRATED
     hi = _means(alpha, eps, k, NODES, BETA_NODES if concentrated else NODES)
     lo = _means(alpha, eps, k, NODES_LOW, BETA_NODES_LOW if concentrated else NODES_LOW)
-    return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in MEAN_METRICS}
+    return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in hi}
 
 
 def clear_means() -> None:
@@ -216,7 +217,8 @@ def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple
     >>> round(mean / 2, 4), err < 1e-9  # TV at K = 1, M = 2: 2 units per disagreement, as Accuracy's gap
     (0.0405, True)
     """
-    if metric not in MEAN_METRICS:
+    info = METRICS.get(metric)
+    if info is None or not info.exact_mean:
         return None
     return _cached(tuple(float(x) for x in alpha), float(eps), int(k))[metric]
 

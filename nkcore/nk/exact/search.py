@@ -21,7 +21,7 @@ from nkcore.nk.exact.cells import cell_p
 from nkcore.nk.exact.engine import exact_grid
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_KS
-from nkcore.nk.metrics import ITEM_METRICS, parse_metrics
+from nkcore.nk.metrics import ITEM_METRICS, METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.pvalue import SIGNIFICANCE
 
@@ -31,7 +31,7 @@ BACKTRACK = 8
 
 def _metric(metric: str) -> str:
     (mt,) = parse_metrics(metric)
-    if mt not in ITEM_METRICS:
+    if mt not in METRICS or not METRICS[mt].per_item:
         raise DataError(
             f"metric {mt!r} is not a mean over items: the continuous search takes {', '.join(ITEM_METRICS)}"
         )
