@@ -24,7 +24,7 @@ from nkcore.nk.cell import Cell, PolicyPart, RealPart, fixed_policy, make_cell
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.pairs import PairData, full_gaps
-from nkcore.nk.policies import POLICY_CODE, Policy, allocate, hypergeometric_rows
+from nkcore.nk.policies import POLICY_CODE, Policy, allocate, hypergeometric_rows, make_policy
 from nkcore.nk.pvalue import summarize_gaps
 from nkcore.nk.resample import paired_test_name
 from nkcore.nk.rounds import by_side, run_jobs, side_jobs
@@ -190,7 +190,5 @@ def policy_grid_frames(
     seed: int = 0,
 ) -> list[AdaptiveResampleCell]:
     """``adaptive_resample_frames`` from plain parameters (the page's cached call): the policy's real-data cells."""
-    from nkcore.nk.policies import make_policy
-
     pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
     return adaptive_resample_frames(ratings, predictions, model_a, model_b, budgets, ks, pol, metrics, rounds, seed)[1]
