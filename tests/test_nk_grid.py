@@ -17,6 +17,7 @@ from nkcore.nk.grid import (
     best_k,
     cells_frame,
     configurations,
+    extrapolated,
     minimal_budget_search,
     minimal_budgets,
     parse_int_list,
@@ -215,3 +216,24 @@ def test_the_p_standard_error_is_the_spread_of_p_over_fresh_samples() -> None:
         ps.append(p_value(null, alt))
         ses.append(p_standard_error(null, alt))
     assert float(np.mean(ses)) == pytest.approx(float(np.std(ps, ddof=1)), rel=0.05)
+
+
+def test_one_cell_record_keeps_every_former_attribute_and_json_key() -> None:
+    """Every engine returns ``nkcore.nk.cell.Cell``; a part's fields read as the cell's own and are absent (AttributeError,
+    so ``getattr`` defaults hold) without that part; ``summary()`` has the keys of the CLI's JSON contract, in order."""
+    from nkcore.nk.cell import BASE_KEYS, CROSSED_KEYS, POLICY_KEYS, REAL_KEYS, Cell, RealPart, fixed_policy
+
+    c = _cell(100, 4, "acc", 0.01)
+    assert isinstance(c, Cell) and CellResult is Cell
+    assert getattr(c, "n_qualifying", None) is None and not hasattr(c, "policy") and not hasattr(c, "item_p")
+    assert list(c.summary()) == [
+        "budget", "k", "n", "metric", "p", "delta", "ci_width", "reproducibility", "ties", "mean_gap", "rounds",
+        "method", "p_error", "delta_error", "ci_width_error",
+    ]  # fmt: skip
+    f = fixed_policy(c)
+    assert (f.policy, f.first_stage_k, f.mean_ratings_per_item, f.max_ratings_per_item) == ("fixed", 4, 4.0, 4)
+    assert list(f.summary()) == [*BASE_KEYS, *POLICY_KEYS] and f.p == c.p
+    r = Cell(100, 4, 25, "acc", 0.2, 0.1, 0.3, 0.8, 0.0, 0.1, 10, c.alt, c.null, real=RealPart(0.1, 1, 0.5, 30, "t"))
+    assert (r.full_gap, r.direction, r.significant_share, r.n_qualifying, r.test) == (0.1, 1, 0.5, 30, "t")
+    assert list(r.summary()) == list(REAL_KEYS) and extrapolated(r) is False
+    assert CROSSED_KEYS[:7] == ("budget", "k", "n", "metric", "p", "delta", "ci_width")

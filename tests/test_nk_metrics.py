@@ -240,3 +240,53 @@ def test_closed_form_accuracy_gap_value() -> None:
     assert expected_accuracy_gap_k1(get_prior("Toxicity").alpha, 0.3) == pytest.approx(0.0405, abs=5e-5)
     # uniform beta over 2 categories (alpha = 1, 1): E sum beta^2 = 2/3, gap = eps (2/3 - 1/2)
     assert expected_accuracy_gap_k1((1.0, 1.0), 0.6) == pytest.approx(0.1)
+
+
+def test_the_registry_holds_what_the_engines_used_to_list() -> None:
+    """The registry's flags give the lists the engines kept by name before (issue 32): the item-mean metrics, the
+    exact means (TV and the KL family), the sign-test metrics, the log metrics, and every kernel where it is due."""
+    assert mt.ITEM_METRICS == ("acc", "tv", "wins", "kl", "kl_smooth", "js", "ce")
+    assert mt.with_flag("exact_mean") == ("tv", "kl", "kl_smooth", "ce")
+    assert mt.with_flag("sign_test") == ("acc", "wins")
+    assert mt.with_flag("takes_logs") == ("kl", "kl_smooth", "js", "ce")
+    assert mt.with_flag("labels_only") == ("acc", "f1")
+    for name, info in mt.METRICS.items():
+        assert info.name == name and info.unit in ("points", "scale", "nats")
+        assert (info.count_units is not None) == info.per_item
+        assert info.item_score is not None or info.pair_gap is not None or info.label_gap is not None
+        assert info.log_weights is None or info.exact_mean
+    with pytest.raises(DataError, match="unknown metric"):
+        mt.metric("nope")
+
+
+def test_a_new_metric_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A metric registered with TV's kernels under another name is served by every engine without further code, and
+    gives TV's numbers: the float and count kernels, the simulation, real-data resampling and the exact engine."""
+    import dataclasses
+
+    from nkcore.nk.exact import exact_cell
+    from nkcore.nk.exact.means import clear_means
+    from nkcore.nk.grid import Config, simulate_cell
+    from nkcore.nk.resample import prepare_pair, resample_cells
+
+    monkeypatch.setitem(mt.METRICS, "tv_copy", dataclasses.replace(mt.METRICS["tv"], name="tv_copy", label="TV copy"))
+    clear_means()
+    assert mt.parse_metrics("tv, tv_copy") == ("tv", "tv_copy")
+    rng = np.random.default_rng(3)
+    g, a, b = (rng.multinomial(5, [0.5, 0.3, 0.2], size=(4, 30)) for _ in range(3))
+    got = cg.gaps_from_counts(g, a, b, 5, ["tv", "tv_copy"])
+    np.testing.assert_array_equal(got["tv"], got["tv_copy"])
+    np.testing.assert_array_equal(sc.score_gap("tv", g, a, b), sc.score_gap("tv_copy", g, a, b))
+    tox = get_prior("Toxicity").alpha
+    sims = simulate_cell(tox, 0.3, 200, 4, ["tv", "tv_copy"], rounds=50, seed=1)
+    assert sims[0].p == sims[1].p and sims[0].ci_width == sims[1].ci_width
+    counts = rng.multinomial(6, [0.6, 0.4], size=40)
+    data = prepare_pair(counts, rng.integers(0, 2, 40), rng.integers(0, 2, 40))
+    real = resample_cells(data, [Config(40, 2, 20)], ["tv", "tv_copy"], rounds=40, seed=2)
+    assert real[0].p == real[1].p and real[0].significant_share == real[1].significant_share
+    (ex,) = exact_cell(tox, 0.3, 120, 3, ["tv"])
+    (ex2,) = exact_cell(tox, 0.3, 120, 3, ["tv_copy"])
+    assert ex2.metric == "tv_copy" and ex2.method == ex.method
+    assert ex2.p == pytest.approx(ex.p, abs=1e-12) and ex2.delta == pytest.approx(ex.delta, abs=1e-12)
+    monkeypatch.undo()
+    clear_means()

@@ -9,20 +9,26 @@ Modules (one concept each):
 - ``samplers`` exact count samplers of the generative model and its null (Dirichlet, Polya urn, counts)
 - ``simulate`` the driver: chunks of rounds, seeds, threads, the request's work and memory checks
 - ``outcomes`` the exact law of one item's (gold, A, B) counts; datasets as counts of outcome types
-- ``metrics``  the metrics' names, direction and parsing: Accuracy, TV, Wins, KL (1e-12), smoothed KL, JS, CE, F1
-- ``scores``   float scores of a machine against the gold and score gaps between two machines
-- ``count_gaps`` the simulation's integer kernel: per-item gaps from (gold, A, B) counts
-- ``pvalue``   the paper's p-value rule, Delta, CI-width, reproducibility
-- ``grid``     cells, the paper's grid (282 configurations), minimal budget, best K
+- ``metrics``  the metric registry: one ``Metric`` per name (Accuracy, TV, Wins, KL (1e-12), smoothed KL, JS, CE,
+  F1) with its kernels, direction, unit, words and what the exact engine needs; parsing a typed list
+- ``score_kernels``, ``count_kernels`` each metric's float kernel (real data) and count kernel (the simulation)
+- ``scores``, ``count_gaps`` dispatch on the registry: score gaps on float arrays, on integer counts
+- ``pvalue``   the paper's p-value rule, Delta, CI-width, reproducibility: ``Stats``, the one statistics type
+- ``cell``     ``Cell``, the one result record every engine returns (optional real-data, policy, crossed parts)
+- ``grid``     the paper's grid (282 configurations), simulated cells; ``best``: minimal budget, best K
 - ``fit``      Dirichlet-multinomial fit of a prior to real ratings, with fit quality (MAB)
-- ``resample`` the same questions asked of real ratings + two models' predictions
+- ``pairs``, ``resample`` real ratings + two models' predictions, and the same questions asked of them
+- ``rounds``   the Monte Carlo bookkeeping the resamplers share (seeded tasks per side, threads)
 - ``exact``    the same numbers without Monte Carlo noise: per-item gap laws, their N-fold convolution, minimal
   budget and best K on any budget, real data (a subpackage; docs/nk-method.md, "Exact engine")
 - ``reference`` a literal, slow, response-level transcription of the spec (oracle for tests and benchmarks)
 - ``frames``   DataFrame-in glue for the page and the CLI (the only module that reads ratings frames)
-- ``sentences`` the plain-language sentences beside the numbers (page and CLI), the paper's claims checked
-- ``adaptive`` adaptive allocation of ratings under a budget (fixed K, a second round by the plurality's margin,
-  sequential until the plurality is clear) and raters who are not alike, simulated on a prior (docs/adaptive.md)
-- ``adaptive_resample`` the same policies on real data (extra ratings without replacement from the item's pool)
-- ``adaptive_sentences`` the policies and the raters' quality in words (page and CLI)
+- ``sentences``, ``number_words``, ``cell_words`` the plain-language sentences beside the numbers (page and CLI),
+  the paper's claims checked
+- ``policies`` adaptive allocation of ratings under a budget (fixed K, a second round by the plurality's margin,
+  sequential until the plurality is clear) and raters who are not alike (docs/adaptive.md); ``adaptive``: the
+  policies simulated on a prior; ``adaptive_resample``: on real data (extra ratings without replacement from the
+  item's pool); ``adaptive_sentences``: in words
+- ``crossed``, ``crossed_resample`` resampling raters as well as items; ``ordinal``, ``ordinal_scores``: ordered
+  labels
 """

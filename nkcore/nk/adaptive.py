@@ -36,23 +36,36 @@ model-weighted gold), else every rating counts 1 (the plurality of identical rat
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
-from nkcore.nk.grid import CellResult
+from nkcore.nk.cell import Cell, PolicyPart, make_cell
+from nkcore.nk.grid import configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.policies import (
+    POLICIES,
+    POLICY_CODE,
+    POLICY_WORDS,
+    Policy,
+    RaterMix,
+    allocate,
+    check_mix,
+    hypergeometric_rows,
+    make_policy,
+    mix_label,
+    multinomial_rows,
+    plurality_margin,
+)
 from nkcore.nk.priors import validate_alpha
-from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
+from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.rounds import by_side, run_jobs, side_jobs
+from nkcore.nk.rounds import workers as worker_count
 from nkcore.nk.samplers import draw_dirichlet, draw_noise
 from nkcore.nk.scores import score_gap
-from nkcore.nk.simulate import default_workers
 
 __all__ = [
     "POLICIES",
@@ -62,6 +75,7 @@ __all__ = [
     "RaterMix",
     "adaptive_cells",
     "allocate",
+    "hypergeometric_rows",
     "make_policy",
     "multinomial_rows",
     "plurality_margin",
@@ -69,346 +83,33 @@ __all__ = [
     "simulate_policy",
 ]
 
-POLICIES: tuple[str, ...] = ("fixed", "margin", "sequential")
-"""The policies' names, as ``nk --adaptive`` takes them."""
-POLICY_WORDS: dict[str, str] = {
-    "fixed": "every item gets the same number of ratings (K)",
-    "margin": "a first round of ratings for every item, then the rest of the budget to the most contested items",
-    "sequential": "ratings one at a time to the items whose plurality is not yet clear, up to a cap per item",
-}
-"""Each policy in words, for the page and the CLI."""
-_POLICY_CODE = {"fixed": 0, "margin": 1, "sequential": 2}
-_CHUNK_CELLS = 1 << 18  # rounds x items x labels per task
+AdaptiveCell = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (a policy's cell: its ``allocation`` part set)."""
+CHUNK_CELLS = 1 << 18
+"""Rounds x items x labels per task."""
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """How a budget of N x K ratings is spread over N items.
-
-    name: "fixed", "margin" or "sequential"; first_share: the first stage's share of K (K0 = max(1,
-    round(first_share K)), at most K); contested: share of the items that get the second stage (``margin``);
-    clear_margin: the plurality's lead (top count less the runner-up's) at which an item is clear (``sequential``);
-    cap_factor: an item gets at most ceil(cap_factor K) ratings (``sequential``).
-    """
-
-    name: str
-    first_share: float = 0.5
-    contested: float = 0.2
-    clear_margin: int = 2
-    cap_factor: float = 3.0
-
-    def first_stage(self, k: int) -> int:
-        """K0, the ratings every item gets first.
-
-        >>> Policy("margin").first_stage(10), Policy("fixed").first_stage(10), Policy("margin").first_stage(1)
-        (5, 10, 1)
-        """
-        if self.name == "fixed":
-            return int(k)
-        return int(min(k, max(1, round(self.first_share * k))))
-
-    def cap(self, k: int) -> int:
-        """The most ratings one item may get: ceil(cap_factor K) for ``sequential`` (at least K), else unbounded.
-
-        >>> Policy("sequential").cap(4)
-        12
-        """
-        return max(int(k), math.ceil(self.cap_factor * k)) if self.name == "sequential" else 1 << 40
-
-    def label(self) -> str:
-        """A short name with the settings, e.g. ``margin (K0 = 50% of K, 20% of items)``."""
-        if self.name == "margin":
-            return f"margin (first {self.first_share:.0%} of K, then the {self.contested:.0%} most contested items)"
-        if self.name == "sequential":
-            return f"sequential (first {self.first_share:.0%} of K, until a lead of {self.clear_margin}, cap {self.cap_factor:g} K)"
-        return "fixed K"
-
-
-def make_policy(
-    name: str,
-    first_share: float = 0.5,
-    contested: float = 0.2,
-    clear_margin: int = 2,
-    cap_factor: float = 3.0,
-) -> Policy:
-    """A checked ``Policy`` (``DataError`` naming the setting when one is out of range).
-
-    >>> make_policy("margin", contested=0.1).contested
-    0.1
-    >>> make_policy("best")
-    Traceback (most recent call last):
-    ...
-    nkcore.errors.DataError: policy must be one of fixed, margin, sequential; got 'best'
-    """
-    if name not in POLICIES:
-        raise DataError(f"policy must be one of {', '.join(POLICIES)}; got {name!r}")
-    if not (0.0 < float(first_share) <= 1.0):
-        raise DataError(f"the first stage's share of K must be in (0, 1], got {first_share}")
-    if not (0.0 < float(contested) <= 1.0):
-        raise DataError(f"the share of contested items must be in (0, 1], got {contested}")
-    if int(clear_margin) < 1 or int(clear_margin) != clear_margin:
-        raise DataError(f"the clear margin must be a whole number >= 1, got {clear_margin}")
-    if not (1.0 <= float(cap_factor) <= 100.0):
-        raise DataError(f"the cap per item must be 1 to 100 times K, got {cap_factor}")
-    return Policy(name, float(first_share), float(contested), int(clear_margin), float(cap_factor))
-
-
-@dataclass(frozen=True, slots=True)
-class RaterMix:
-    """A population of raters: type t has share ``shares[t]`` of the ratings and quality ``qualities[t]`` (the
-    probability that its rating is informative, a draw from the item's beta_i; else a uniform random label).
-    ``weighted``: the gold counts each rating with its rater's quality (else 1)."""
-
-    shares: tuple[float, ...]
-    qualities: tuple[float, ...]
-    weighted: bool = False
-
-    def mean_quality(self) -> float:
-        """sum_t w_t q_t: the share of informative ratings.
-
-        >>> RaterMix((0.75, 0.25), (1.0, 0.0)).mean_quality()
-        0.75
-        """
-        w = np.asarray(self.shares, float)
-        return float(np.dot(w / w.sum(), self.qualities))
-
-
-def check_mix(mix: RaterMix) -> RaterMix:
-    """Refuse a population without raters or with shares / qualities outside [0, 1] (``DataError``)."""
-    w, q = np.asarray(mix.shares, float), np.asarray(mix.qualities, float)
-    if w.size == 0 or w.shape != q.shape:
-        raise DataError("a rater population needs one share and one quality per type of rater")
-    if np.any(~np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise DataError("the rater types' shares must be >= 0 with a positive sum")
-    if np.any(~np.isfinite(q)) or np.any((q < 0) | (q > 1)):
-        raise DataError("the rater types' qualities must be between 0 and 1")
-    return RaterMix(tuple(float(x) for x in w / w.sum()), tuple(float(x) for x in q), bool(mix.weighted))
-
-
-def multinomial_rows(rng: np.random.Generator, p: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Multinomial(n_r, p_r) counts for every row r (p: (..., M), n: (...) whole numbers), as a chain of binomials.
-
-    Formula: c_1 ~ Bin(n, p_1), c_j ~ Bin(n - sum_(l<j) c_l, p_j / (1 - sum_(l<j) p_l)), c_M the rest
-    (Johnson, Kotz & Balakrishnan, "Discrete Multivariate Distributions", 1997, ch. 35).
-
-    >>> c = multinomial_rows(np.random.default_rng(0), np.array([[0.5, 0.5], [1.0, 0.0]]), np.array([4, 3]))
-    >>> c.sum(axis=-1).tolist(), int(c[1, 0])
-    ([4, 3], 3)
-    """
-    m = p.shape[-1]
-    out = np.empty(p.shape, dtype=np.int64)
-    left = np.asarray(n, dtype=np.int64).copy()
-    rest = np.ones(p.shape[:-1])
-    for j in range(m - 1):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            pj = np.where(rest > 0, p[..., j] / rest, 0.0)
-        c = rng.binomial(left, np.clip(pj, 0.0, 1.0))
-        out[..., j] = c
-        left -= c
-        rest = rest - p[..., j]
-    out[..., m - 1] = left
-    return out
-
-
-def hypergeometric_rows(rng: np.random.Generator, pool: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """n_r ratings drawn without replacement from each row's label counts ``pool`` (rows need >= n_r ratings).
-
-    Formula: the multivariate hypergeometric as a chain, c_j ~ Hypergeometric(x_j, rest - x_j, n - sum_(l<j) c_l)
-    (Johnson, Kotz & Balakrishnan 1997, ch. 39).
-
-    >>> hypergeometric_rows(np.random.default_rng(0), np.array([[3, 0], [1, 1]]), np.array([2, 2])).tolist()
-    [[2, 0], [1, 1]]
-    """
-    m = pool.shape[-1]
-    out = np.empty(pool.shape, dtype=np.int64)
-    left = np.asarray(n, dtype=np.int64).copy()
-    rest = pool.sum(axis=-1).astype(np.int64)
-    for j in range(m - 1):
-        good = pool[..., j].astype(np.int64)
-        c = rng.hypergeometric(good, rest - good, left)
-        out[..., j] = c
-        left -= c
-        rest -= good
-    out[..., m - 1] = left
-    return out
-
-
-def plurality_margin(counts: np.ndarray) -> np.ndarray:
-    """The plurality's lead per item: the top label's count less the runner-up's (0 on a tie).
-
-    >>> plurality_margin(np.array([[3, 1, 0], [2, 2, 1], [0, 5, 0]])).tolist()
-    [2, 0, 5]
-    """
-    s = np.sort(counts, axis=-1)
-    return s[..., -1] - s[..., -2]
-
-
-def _ranks(key: np.ndarray) -> np.ndarray:
-    """Rank of each item within its round (0 = smallest key)."""
-    order = np.argsort(key, axis=-1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(key.shape[-1])[None, :].repeat(key.shape[0], 0), axis=-1)
-    return ranks
-
-
-def allocate(
-    rng: np.random.Generator,
-    policy: Policy,
-    k: int,
-    n: int,
-    rounds: int,
-    draw: Callable[[np.ndarray, np.ndarray | None], np.ndarray],
-    available: np.ndarray | None = None,
-) -> np.ndarray:
-    """Gold counts (rounds, N, M) of one policy spending N x K ratings per dataset.
-
-    ``draw(extra, so_far)`` returns the counts of ``extra`` (rounds, N) more ratings per item given the counts so
-    far (None before the first stage); ``available`` (rounds, N): ratings each item has in all (real data: its
-    pool), else unbounded. The rules are in the module's docstring.
-    """
-    k0 = policy.first_stage(k)
-    gold = draw(np.full((rounds, n), k0, dtype=np.int64), None)
-    if policy.name == "fixed" or (k0 >= k and policy.name == "margin"):
-        return gold
-    room = None if available is None else np.asarray(available, dtype=np.int64)
-    left = np.full(rounds, n * k, dtype=np.int64) - gold.sum(axis=(1, 2))
-    if policy.name == "margin":
-        n_c = max(1, min(n, math.ceil(policy.contested * n - 1e-9)))
-        rank = _ranks(plurality_margin(gold) + rng.random((rounds, n)))
-        per, rem = np.divmod(left, n_c)
-        extra = np.where(rank < n_c, per[:, None] + (rank < rem[:, None]), 0)
-        if room is not None:
-            extra = np.minimum(extra, room - gold.sum(axis=-1))
-        return gold + draw(extra, gold)
-    cap = policy.cap(k)
-    while True:
-        got = gold.sum(axis=-1)
-        mg = plurality_margin(gold)
-        active = (mg < policy.clear_margin) & (got < cap) & (left[:, None] > 0)
-        if room is not None:
-            active &= got < room
-        if not active.any():
-            return gold
-        over = active.sum(axis=1) > left
-        if over.any():  # the budget left cannot serve every open item: the most contested first
-            key = np.where(active, mg + rng.random((rounds, n)), np.inf)
-            active &= ~over[:, None] | (_ranks(key) < left[:, None])
-        step = active.astype(np.int64)
-        gold = gold + draw(step, gold)
-        left -= step.sum(axis=1)
-
-
-@dataclass(frozen=True, slots=True)
-class AdaptiveCell:
-    """One cell (budget, K) of a policy, one metric: the engine's numbers plus how the ratings were spread.
-
-    budget, k, n: the cell (K = the budget's ratings per item on average, N = floor(budget / K) items);
-    p, delta, ci_width, reproducibility, ties, mean_gap, rounds, method, p_error, delta_error, ci_width_error: as in
-    ``grid.CellResult``; policy, first_stage_k (K0); mean_ratings_per_item, max_ratings_per_item: realised over
-    the rounds (the mean over items and rounds; the largest any item got); raters: "identical" or the rater
-    population's label.
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    ties: float
-    mean_gap: float
-    rounds: int
-    policy: str
-    first_stage_k: int
-    mean_ratings_per_item: float
-    max_ratings_per_item: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    method: str = "simulate"
-    p_error: float = float("nan")
-    delta_error: float = float("nan")
-    ci_width_error: float = float("nan")
-    raters: str = "identical"
-
-    @property
-    def significant(self) -> bool:
-        """p < 0.05."""
-        return self.p < SIGNIFICANCE
-
-    def summary(self) -> dict[str, object]:
-        """The engine's cell keys plus ``policy``, ``mean_ratings_per_item``, ``max_ratings_per_item`` (CLI JSON)."""
-        keys = (
-            "budget",
-            "k",
-            "n",
-            "metric",
-            "p",
-            "delta",
-            "ci_width",
-            "reproducibility",
-            "ties",
-            "mean_gap",
-            "rounds",
-            "method",
-            "p_error",
-            "delta_error",
-            "ci_width_error",
-            "policy",
-            "first_stage_k",
-            "mean_ratings_per_item",
-            "max_ratings_per_item",
-        )
-        return {f: getattr(self, f) for f in keys}
-
-
-def fixed_cell(cell: CellResult) -> AdaptiveCell:
-    """The engine's cell as the ``fixed`` policy's (every number kept bit for bit, K ratings per item)."""
-    return AdaptiveCell(
-        cell.budget,
-        cell.k,
-        cell.n,
-        cell.metric,
-        cell.p,
-        cell.delta,
-        cell.ci_width,
-        cell.reproducibility,
-        cell.ties,
-        cell.mean_gap,
-        cell.rounds,
-        "fixed",
-        cell.k,
-        float(cell.k),
-        int(cell.k),
-        cell.alt,
-        cell.null,
-        cell.method,
-        cell.p_error,
-        cell.delta_error,
-        cell.ci_width_error,
-    )
-
-
-def _gold_ratings(
-    rng: np.random.Generator, beta: np.ndarray, m: int, mix: RaterMix | None
+def _gold_draw(
+    rng: np.random.Generator, beta: np.ndarray, mix: RaterMix | None, weighted: np.ndarray | None
 ) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
-    """The prior's gold draw: identical raters (counts from beta_i) or an unweighted rater population (each rating
-    informative with its type's quality, else a uniform random label)."""
+    """The prior's gold draw for ``allocate``: identical raters (counts from beta_i), or a rater population (each
+    rating informative with its type's quality, else a uniform random label); ``weighted`` (not None): each drawn
+    rating also adds its rater's quality there (the model-weighted gold)."""
     if mix is None:
         return lambda extra, _so_far: multinomial_rows(rng, beta, extra)
+    m = beta.shape[-1]
     w, q = np.asarray(mix.shares), np.asarray(mix.qualities)
-    uniform = np.full(m, 1.0 / m)
+    uniform = np.broadcast_to(np.full(m, 1.0 / m), beta.shape)
 
     def draw(extra: np.ndarray, _so_far: np.ndarray | None) -> np.ndarray:
         by_type = multinomial_rows(rng, np.broadcast_to(w, (*extra.shape, w.size)), extra)
         out = np.zeros((*extra.shape, m), dtype=np.int64)
         for t in range(w.size):
             good = rng.binomial(by_type[..., t], q[t])
-            c = multinomial_rows(rng, beta, good) + multinomial_rows(
-                rng, np.broadcast_to(uniform, beta.shape), by_type[..., t] - good
-            )
+            c = multinomial_rows(rng, beta, good) + multinomial_rows(rng, uniform, by_type[..., t] - good)
             out += c
+            if weighted is not None:
+                weighted[...] += c * q[t]
         return out
 
     return draw
@@ -427,19 +128,26 @@ def _task(
     metrics: tuple[str, ...],
     mix: RaterMix | None,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    key = (n, k, side, chunk, _POLICY_CODE[policy.name])
+    """One chunk of rounds of one side: the gold spread by the policy, the machines answering each item as often
+    as it was rated. A weighted population: the policy spends ratings on the plain counts (its margins), the metrics
+    read the ratings weighted by their raters' quality."""
+    key = (n, k, side, chunk, POLICY_CODE[policy.name])
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
     m = alpha.size
     beta = np.moveaxis(draw_dirichlet(rng, alpha, (size, n)), 0, -1)
     rho = np.moveaxis(draw_noise(rng, m, (size, n)), 0, -1)
     gamma = (1.0 - eps) * beta + eps * rho
-    gold = allocate(rng, policy, k, n, size, _gold_ratings(rng, beta, m, mix))
-    kk = gold.sum(axis=-1)
+    weighted = np.zeros(beta.shape) if mix is not None and mix.weighted else None
+    plain = allocate(rng, policy, k, n, size, _gold_draw(rng, beta, mix, weighted))
+    kk = plain.sum(axis=-1)
     if side == 0:
         a, b = multinomial_rows(rng, beta, kk), multinomial_rows(rng, gamma, kk)
     else:
         mid = 0.5 * (beta + gamma)
         a, b = multinomial_rows(rng, mid, kk), multinomial_rows(rng, mid, kk)
+    gold = (
+        plain if weighted is None else np.where(weighted.sum(axis=-1, keepdims=True) > 0, weighted, plain.astype(float))
+    )
     gaps = {mt: np.asarray(score_gap(mt, gold, a, b), dtype=float) for mt in metrics}
     return gaps, kk
 
@@ -483,128 +191,29 @@ def simulate_policy(
     limits.check("budget", b, "the adaptive cell")
     steps = 1 if policy.name != "sequential" else max(1, policy.cap(kk) - policy.first_stage(kk))
     limits.check("sim_work", 2 * int(rounds) * n * m * (4 + min(steps, 200)) * 3, "the adaptive simulation")
-    per = max(1, min(int(rounds), _CHUNK_CELLS // max(1, n * m)))
+    per = max(1, min(int(rounds), CHUNK_CELLS // max(1, n * m)))
     limits.check_memory(per * n * m * 8 * 12, "one task of the adaptive simulation")
     entropy = as_entropy(seed)
-    jobs = [
-        (side, c, s, min(per, int(rounds) - s)) for side in (0, 1) for c, s in enumerate(range(0, int(rounds), per))
-    ]
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    jobs = side_jobs(int(rounds), per)
 
     def run(job: tuple[int, int, int, int]) -> tuple[dict[str, np.ndarray], np.ndarray]:
         side, chunk, _, size = job
-        return _task_mixed(entropy, a, float(eps), n, kk, side, chunk, size, policy, mts, mix)
+        return _task(entropy, a, float(eps), n, kk, side, chunk, size, policy, mts, mix)
 
-    if nw == 1 or len(jobs) == 1:
-        results = [run(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(max_workers=nw) as pool:
-            results = list(pool.map(run, jobs))
-    sides: list[dict[str, np.ndarray]] = []
-    ks: list[np.ndarray] = []
-    for side in (0, 1):
-        parts = [r for j, r in zip(jobs, results, strict=True) if j[0] == side]
-        sides.append({mt: np.concatenate([p[0][mt] for p in parts]) for mt in mts})
-        if side == 0:
-            ks = [p[1] for p in parts]
-    kall = np.concatenate([x.ravel() for x in ks])
-    label = "identical" if mix is None else _mix_label(mix)
+    alt, nul = by_side(jobs, run_jobs(jobs, run, worker_count(workers)))
+    kall = np.concatenate([p[1].ravel() for p in alt])
+    part = PolicyPart(
+        policy.name,
+        policy.first_stage(kk),
+        float(kall.mean()),
+        int(kall.max()),
+        "identical" if mix is None else mix_label(mix),
+    )
     out = []
     for mt in mts:
-        st = cell_stats(sides[0][mt], sides[1][mt])
-        out.append(
-            AdaptiveCell(
-                b,
-                kk,
-                n,
-                mt,
-                st.p,
-                st.delta,
-                st.ci_width,
-                st.reproducibility,
-                st.ties,
-                st.mean_gap,
-                int(rounds),
-                policy.name,
-                policy.first_stage(kk),
-                float(kall.mean()),
-                int(kall.max()),
-                sides[0][mt],
-                sides[1][mt],
-                raters=label,
-            )
-        )
+        ga, gn = np.concatenate([p[0][mt] for p in alt]), np.concatenate([p[0][mt] for p in nul])
+        out.append(make_cell(b, kk, n, mt, cell_stats(ga, gn), int(rounds), ga, gn, allocation=part))
     return out
-
-
-def _mix_label(mix: RaterMix) -> str:
-    kinds = ", ".join(f"{w:.0%} of quality {q:.2f}" for w, q in zip(mix.shares, mix.qualities, strict=True))
-    return f"{'weighted' if mix.weighted else 'unweighted'} mixture: {kinds}"
-
-
-def _task_mixed(
-    entropy: int,
-    alpha: np.ndarray,
-    eps: float,
-    n: int,
-    k: int,
-    side: int,
-    chunk: int,
-    size: int,
-    policy: Policy,
-    metrics: tuple[str, ...],
-    mix: RaterMix | None,
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    if mix is None or not mix.weighted:
-        return _task(entropy, alpha, eps, n, k, side, chunk, size, policy, metrics, mix)
-    return _task_weighted(entropy, alpha, eps, n, k, side, chunk, size, policy, metrics, mix)
-
-
-def _task_weighted(
-    entropy: int,
-    alpha: np.ndarray,
-    eps: float,
-    n: int,
-    k: int,
-    side: int,
-    chunk: int,
-    size: int,
-    policy: Policy,
-    metrics: tuple[str, ...],
-    mix: RaterMix,
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Weighted gold: the policy spends ratings as for the unweighted mixture (its margins on plain counts), the
-    metrics read the ratings weighted by their raters' quality."""
-    key = (n, k, side, chunk, _POLICY_CODE[policy.name])
-    rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
-    m = alpha.size
-    beta = np.moveaxis(draw_dirichlet(rng, alpha, (size, n)), 0, -1)
-    rho = np.moveaxis(draw_noise(rng, m, (size, n)), 0, -1)
-    gamma = (1.0 - eps) * beta + eps * rho
-    w, q = np.asarray(mix.shares), np.asarray(mix.qualities)
-    uniform = np.broadcast_to(np.full(m, 1.0 / m), beta.shape)
-    weighted = np.zeros(beta.shape)
-
-    def draw(extra: np.ndarray, _so_far: np.ndarray | None) -> np.ndarray:
-        by_type = multinomial_rows(rng, np.broadcast_to(w, (*extra.shape, w.size)), extra)
-        out = np.zeros((*extra.shape, m), dtype=np.int64)
-        for t in range(w.size):
-            good = rng.binomial(by_type[..., t], q[t])
-            c = multinomial_rows(rng, beta, good) + multinomial_rows(rng, uniform, by_type[..., t] - good)
-            out += c
-            weighted[...] += c * q[t]
-        return out
-
-    plain = allocate(rng, policy, k, n, size, draw)
-    kk = plain.sum(axis=-1)
-    if side == 0:
-        a, b = multinomial_rows(rng, beta, kk), multinomial_rows(rng, gamma, kk)
-    else:
-        mid = 0.5 * (beta + gamma)
-        a, b = multinomial_rows(rng, mid, kk), multinomial_rows(rng, mid, kk)
-    gold = np.where(weighted.sum(axis=-1, keepdims=True) > 0, weighted, plain.astype(float))
-    gaps = {mt: np.asarray(score_gap(mt, gold, a, b), dtype=float) for mt in metrics}
-    return gaps, kk
 
 
 def adaptive_cells(
@@ -650,8 +259,6 @@ def policy_grid(
     >>> [(c.budget, c.k, c.policy) for c in policy_grid((2.0, 1.0), 0.3, [20], [2, 4], "margin", rounds=20)]
     [(20, 2, 'margin'), (20, 4, 'margin')]
     """
-    from nkcore.nk.grid import configurations
-
     pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
     mix = None
     if poor_share > 0:

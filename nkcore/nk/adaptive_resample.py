@@ -14,20 +14,22 @@ Reference: spec "Real data"; Johnson, Kotz & Balakrishnan (1997), ch. 39 (the mu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
-from nkcore.nk.adaptive import Policy, allocate, hypergeometric_rows
+from nkcore.nk.cell import Cell, PolicyPart, RealPart, fixed_policy, make_cell
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
-from nkcore.nk.resample import PairData, ResampleCell, full_gaps, paired_test_name, summarize_gaps
+from nkcore.nk.pairs import PairData, full_gaps
+from nkcore.nk.policies import POLICY_CODE, Policy, allocate, hypergeometric_rows, make_policy
+from nkcore.nk.pvalue import summarize_gaps
+from nkcore.nk.resample import paired_test_name
+from nkcore.nk.rounds import by_side, run_jobs, side_jobs
+from nkcore.nk.rounds import workers as worker_count
 from nkcore.nk.scores import score_gap
-from nkcore.nk.simulate import default_workers
 
 __all__ = [
     "AdaptiveResampleCell",
@@ -38,104 +40,16 @@ __all__ = [
 ]
 
 _CHUNK_CELLS = 1 << 18
-_CODE = {"fixed": 0, "margin": 1, "sequential": 2}
 
 
-@dataclass(frozen=True, slots=True)
-class AdaptiveResampleCell:
-    """One real-data cell of a policy, one metric: ``ResampleCell``'s numbers plus the policy and the realised
-    ratings per item (mean over rounds and items; the largest any item got). ``significant_share`` is NaN for the
-    adaptive policies (no paired test is run on their rounds)."""
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    significant_share: float
-    full_gap: float
-    direction: int
-    mean_gap: float
-    ties: float
-    rounds: int
-    n_qualifying: int
-    test: str
-    policy: str
-    first_stage_k: int
-    mean_ratings_per_item: float
-    max_ratings_per_item: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    method: str = "simulate"
-    p_error: float = float("nan")
-    delta_error: float = float("nan")
-    ci_width_error: float = float("nan")
-
-    def summary(self) -> dict[str, object]:
-        """``ResampleCell.summary()``'s keys, then ``policy``, ``first_stage_k``, ``mean_ratings_per_item``,
-        ``max_ratings_per_item``."""
-        keys = (
-            "budget",
-            "k",
-            "n",
-            "metric",
-            "p",
-            "delta",
-            "ci_width",
-            "reproducibility",
-            "significant_share",
-            "full_gap",
-            "direction",
-            "mean_gap",
-            "ties",
-            "rounds",
-            "n_qualifying",
-            "test",
-            "method",
-            "p_error",
-            "delta_error",
-            "ci_width_error",
-            "policy",
-            "first_stage_k",
-            "mean_ratings_per_item",
-            "max_ratings_per_item",
-        )
-        return {f: getattr(self, f) for f in keys}
+AdaptiveResampleCell = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (a real-data cell of a policy: ``real`` and ``allocation``
+set; ``significant_share`` is NaN for the adaptive policies: no paired test is run on their rounds)."""
 
 
-def fixed_resample_cell(c: ResampleCell) -> AdaptiveResampleCell:
+def fixed_resample_cell(c: Cell) -> Cell:
     """The engine's real-data cell as the ``fixed`` policy's (every number kept, K ratings per item)."""
-    return AdaptiveResampleCell(
-        c.budget,
-        c.k,
-        c.n,
-        c.metric,
-        c.p,
-        c.delta,
-        c.ci_width,
-        c.reproducibility,
-        c.significant_share,
-        c.full_gap,
-        c.direction,
-        c.mean_gap,
-        c.ties,
-        c.rounds,
-        c.n_qualifying,
-        c.test,
-        "fixed",
-        c.k,
-        float(c.k),
-        int(c.k),
-        c.alt,
-        c.null,
-        c.method,
-        c.p_error,
-        c.delta_error,
-        c.ci_width_error,
-    )
+    return fixed_policy(c)
 
 
 def _gaps(
@@ -178,8 +92,8 @@ def resample_policy(
 
     Seeds: ``SeedSequence(seed, spawn_key=(N, K, side, chunk, policy))``, independent of the worker count.
 
-    >>> from nkcore.nk.adaptive import make_policy
-    >>> from nkcore.nk.resample import prepare_pair
+    >>> from nkcore.nk.pairs import prepare_pair
+    >>> from nkcore.nk.policies import make_policy
     >>> counts = np.array([[9, 1], [5, 5], [2, 8], [6, 4]])
     >>> data = prepare_pair(counts, np.array([0, 0, 1, 0]), np.array([1, 1, 1, 1]))
     >>> c = resample_policy(data, [Config(16, 4, 4)], make_policy("margin"), ["acc"], rounds=20)[0]
@@ -196,7 +110,7 @@ def resample_policy(
     entropy = as_entropy(seed)
     totals = data.counts.sum(axis=1)
     full = full_gaps(data, mts)
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    nw = worker_count(workers)
     out: list[AdaptiveResampleCell] = []
     for cfg in configs:
         qual = np.flatnonzero(totals >= cfg.k)
@@ -204,53 +118,24 @@ def resample_policy(
             continue
         per = max(1, min(int(rounds), _CHUNK_CELLS // max(1, cfg.n * m)))
         limits.check_memory(per * cfg.n * m * 8 * 12, "one task of the adaptive resampling")
-        jobs = [(side, c, min(per, int(rounds) - s)) for side in (0, 1) for c, s in enumerate(range(0, rounds, per))]
+        jobs = side_jobs(int(rounds), per)
 
-        def run(job: tuple[int, int, int], cfg: Config = cfg, qual: np.ndarray = qual) -> tuple:
-            side, chunk, size = job
-            key = (cfg.n, cfg.k, side, chunk, _CODE[policy.name])
+        def run(job: tuple[int, int, int, int], cfg: Config = cfg, qual: np.ndarray = qual) -> tuple:
+            side, chunk, _, size = job
+            key = (cfg.n, cfg.k, side, chunk, POLICY_CODE[policy.name])
             rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
             return _gaps(data, qual, cfg, policy, size, rng, side == 1, mts)
 
-        if nw == 1 or len(jobs) == 1:
-            results = [run(j) for j in jobs]
-        else:
-            with ThreadPoolExecutor(max_workers=nw) as pool:
-                results = list(pool.map(run, jobs))
-        alt = [r for j, r in zip(jobs, results, strict=True) if j[0] == 0]
-        nul = [r for j, r in zip(jobs, results, strict=True) if j[0] == 1]
+        alt, nul = by_side(jobs, run_jobs(jobs, run, nw))
         kall = np.concatenate([r[1].ravel() for r in alt])
+        part = PolicyPart(policy.name, policy.first_stage(cfg.k), float(kall.mean()), int(kall.max()))
         for mt in mts:
             a = np.concatenate([r[0][mt] for r in alt])
             b = np.concatenate([r[0][mt] for r in nul])
             direction = int(np.sign(full[mt]))
+            real = RealPart(full[mt], direction, float("nan"), int(qual.size), paired_test_name(mt))
             st = summarize_gaps(a, b, direction)
-            out.append(
-                AdaptiveResampleCell(
-                    cfg.budget,
-                    cfg.k,
-                    cfg.n,
-                    mt,
-                    st.p,
-                    st.delta,
-                    st.ci_width,
-                    st.reproducibility,
-                    float("nan"),
-                    full[mt],
-                    direction,
-                    st.mean_gap,
-                    st.ties,
-                    int(rounds),
-                    int(qual.size),
-                    paired_test_name(mt),
-                    policy.name,
-                    policy.first_stage(cfg.k),
-                    float(kall.mean()),
-                    int(kall.max()),
-                    a,
-                    b,
-                )
-            )
+            out.append(make_cell(cfg.budget, cfg.k, cfg.n, mt, st, int(rounds), a, b, real=real, allocation=part))
     return out
 
 
@@ -305,7 +190,5 @@ def policy_grid_frames(
     seed: int = 0,
 ) -> list[AdaptiveResampleCell]:
     """``adaptive_resample_frames`` from plain parameters (the page's cached call): the policy's real-data cells."""
-    from nkcore.nk.adaptive import make_policy
-
     pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
     return adaptive_resample_frames(ratings, predictions, model_a, model_b, budgets, ks, pol, metrics, rounds, seed)[1]

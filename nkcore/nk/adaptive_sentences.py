@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from nkcore.nk.grid import MinimalBudget, minimal_budgets
+from nkcore.nk.best import MinimalBudget, minimal_budgets
 from nkcore.nk.pvalue import SIGNIFICANCE
 from nkcore.nk.sentences import fmt_int, metric_label, p_phrase
 

@@ -18,11 +18,6 @@ from nkcore.nk.pvalue import SIGNIFICANCE
 
 __all__ = ["gap_text", "numbers_sentence", "p_side", "resample_p_phrase"]
 
-_SCALE = {
-    "tv": "on TV's 0-1 scale (0 = the same label shares, 1 = none in common)",
-    "js": "on the Jensen-Shannon distance's scale (0 = the same shares, at most 0.83)",
-}
-
 
 def gap_text(metric: str, x: float) -> str:
     """A score gap (or a width) in the metric's unit.
@@ -40,7 +35,8 @@ def gap_text(metric: str, x: float) -> str:
         return f"{100 * x:.3g} points"
     if unit == "nats":
         return f"{x:.3g} nats"
-    return f"{x:.3g} {_SCALE.get(metric, 'on its 0-1 scale')}"
+    words = info.scale_words if info is not None else ""
+    return f"{x:.3g} {words or 'on its 0-1 scale'}"
 
 
 def p_side(cell: Any) -> int:

@@ -28,32 +28,20 @@ understates the uncertainty of an evaluation).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
-from nkcore.common import limits
 from nkcore.common.formatting import plural
-from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
-from nkcore.nk.count_gaps import plurality_cm
-from nkcore.nk.draws import draw_from_cum, draw_k
+from nkcore.nk.cell import Cell
+from nkcore.nk.crossed_resample import crossed_cells, crossed_work, pair_ratings
+from nkcore.nk.draws import draw_k
 from nkcore.nk.frames import pair_data
-from nkcore.nk.grid import PAPER_KS, Config, configurations
-from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.resample import (
-    RESAMPLE_WORK_FACTOR,
-    TASK_BYTES_PER_CELL,
-    PairData,
-    full_gaps,
-    resample_cells,
-    summarize_gaps,
-)
-from nkcore.nk.scores import item_gaps, macro_f1, tie_exact_mean
-from nkcore.nk.simulate import WORK_MAX_K, default_workers
+from nkcore.nk.grid import PAPER_KS, configurations
+from nkcore.nk.metrics import METRICS, parse_metrics
+from nkcore.nk.pairs import full_gaps
 from nkcore.ratings.raters import RaterRatings, rater_ratings, rater_ratings_from_frame
 
 __all__ = [
@@ -63,59 +51,15 @@ __all__ = [
     "crossed_cells",
     "crossed_frames",
     "crossed_sentence",
+    "crossed_work",
     "draw_k",
     "rater_ratings",
     "rater_ratings_from_frame",
 ]
 
-_CHUNK_CELLS = 1 << 18
-"""Rounds of one rater draw are processed together: about this many (round, drawn item) pairs at the largest N."""
 
-
-@dataclass(frozen=True, slots=True)
-class CrossedCell:
-    """One (budget, K) cell and metric: crossed resampling beside item-only resampling.
-
-    p, delta, ci_width, reproducibility, mean_gap: crossed (items and raters drawn); ``ci_low`` / ``ci_high``: its
-    2.5% and 97.5% quantiles of the gap; ``item_*``: the same numbers when only items are drawn
-    (:func:`nkcore.nk.resample.resample_cells`); ``ci_width_ratio`` = ci_width / item_ci_width (above 1: ignoring
-    who rated understates the uncertainty); ``short_share``: mean share of items with fewer than K ratings left
-    after the rater draw (they cannot be drawn); ``item_short_share``: share of items with fewer than K ratings in
-    the data; ``rounds_used``: crossed rounds in which at least one item had K ratings; full_gap / direction: the
-    full data's gap and its sign.
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    ci_low: float
-    ci_high: float
-    reproducibility: float
-    mean_gap: float
-    item_p: float
-    item_delta: float
-    item_ci_width: float
-    item_ci_low: float
-    item_ci_high: float
-    item_reproducibility: float
-    ci_width_ratio: float
-    short_share: float
-    item_short_share: float
-    full_gap: float
-    direction: int
-    rounds: int
-    rounds_used: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    item_alt: np.ndarray = field(repr=False, compare=False)
-
-    def summary(self) -> dict[str, object]:
-        """The cell's numbers without the gap samples (CLI / CSV)."""
-        return {f: getattr(self, f) for f in self.__slots__ if f not in ("alt", "null", "item_alt")}
+CrossedCell = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (a crossed cell: its ``crossed`` and ``real`` parts set)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,235 +84,15 @@ class CrossedRun:
     sentence: str = ""
 
 
-def _pair_ratings(rr: RaterRatings, data: PairData) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The ratings of the items ``data`` uses: (item position in ``data``, rater code (re-numbered), label), raters."""
-    pos = np.full(rr.ratings.counts.shape[0], -1, dtype=np.int64)
-    pos[data.used] = np.arange(data.used.size)
-    keep = pos[rr.item_codes] >= 0
-    raters, rcodes = np.unique(rr.rater_codes[keep], return_inverse=True)
-    return pos[rr.item_codes[keep]], rcodes.astype(np.int64), rr.label_codes[keep], int(raters.size)
-
-
-def crossed_work(n_ratings: int, m: int, configs: Sequence[Config], rounds: int) -> int:
-    """Draws of a crossed resampling, in ``sim_work`` units: item-only resampling's count plus the rater pass.
-
-    Formula: RESAMPLE_WORK_FACTOR x sum over configurations of 2 x rounds x 3 x N x M x min(K, 40), plus
-    2 x rounds x ratings x M (re-weighting every rating in every round).
-    """
-    per_cells = RESAMPLE_WORK_FACTOR * sum(2 * rounds * 3 * c.n * m * min(c.k, WORK_MAX_K) for c in configs)
-    return int(per_cells + 2 * rounds * n_ratings * m)
-
-
-def crossed_cells(
-    rr: RaterRatings,
-    data: PairData,
-    configs: Sequence[Config],
-    metrics: Sequence[str] | str | None = PAPER_METRICS,
-    rounds: int = 1000,
-    seed: int | np.random.Generator = 0,
-    item_only: bool = True,
-    workers: int | None = None,
-) -> list[CrossedCell]:
-    """Crossed resampling of every configuration, beside item-only resampling; one cell per configuration and metric.
-
-    ``data`` comes from :func:`nkcore.nk.resample.prepare_pair` on ``rr.ratings.counts`` (its ``used`` indexes
-    ``rr``'s items). Seeds: ``SeedSequence(seed, spawn_key=(side, chunk))`` for a chunk's rater draws and
-    ``(side, chunk, N, K)`` for its item and rating draws, so numbers do not depend on the grid's other cells'
-    order or the worker threads (``workers``, default: the cores). ``item_only=False`` leaves the item-only numbers NaN (for the coverage study). Limits (before any draw):
-    rounds, configurations, work (:func:`crossed_work`) and memory.
-    """
-    mts = parse_metrics(metrics)
-    rounds = int(rounds)
-    if rounds < 2:
-        raise DataError(f"rounds must be at least 2, got {rounds}")
-    if rr.ratings.counts.shape != (rr.ratings.counts.shape[0], data.counts.shape[1]):
-        raise DataError("the ratings and the pair data have different labels")
-    entropy = as_entropy(seed)
-    m = int(data.counts.shape[1])
-    n_used = int(data.used.size)
-    it, ra, la, n_raters = _pair_ratings(rr, data)
-    limits.check("rounds", rounds, "the request")
-    limits.check("configs", len(configs), "the request")
-    limits.check("sim_work", crossed_work(int(it.size), m, configs, rounds), "the crossed resampling")
-    max_n = max((c.n for c in configs), default=1)
-    chunk = int(max(1, min(rounds, 64, _CHUNK_CELLS // max(1, max_n))))
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
-    limits.check_memory(
-        nw * chunk * (max_n * m * TASK_BYTES_PER_CELL + n_used * (m * 16 + 16) + it.size * 16)
-        + len(configs) * rounds * 2 * len(mts) * 8 * 3,
-        "the crossed resampling at its peak",
-    )
-    full = full_gaps(data, mts)
-    # ratings as a sparse (label x item, rater) count matrix, rows label-major: label m of item i is row m x items + i
-    by_label = sparse.csr_matrix(
-        (np.ones(it.size), (la * n_used + it, ra)), shape=(m * n_used, max(1, n_raters)), dtype=np.float64
-    )
-    by_k: dict[int, list[int]] = {}
-    for ci, cfg in enumerate(configs):
-        by_k.setdefault(int(cfg.k), []).append(ci)
-
-    def task(side: int, ch: int, size: int) -> tuple[dict[tuple[int, str], np.ndarray], dict[int, np.ndarray]]:
-        """One chunk of rounds of one side: a rater draw shared by every cell, then each K's items and ratings."""
-        found: dict[tuple[int, str], np.ndarray] = {}
-        shorts: dict[int, np.ndarray] = {}
-        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch)))
-        # w_r ~ Multinomial(R, 1/R): how often each rater is drawn, as counts of R uniform draws (bincount per round)
-        drawn = rng.integers(0, n_raters, size=(size, n_raters)) + (np.arange(size) * n_raters)[:, None]
-        w = np.bincount(drawn.ravel(), minlength=size * n_raters).reshape(size, n_raters)
-        # c'_im = sum of w over the raters of item i's label-m ratings: one sparse product for every round at once
-        cw = by_label @ w.T.astype(np.float64)  # (M x items, rounds)
-        # label-major cumulative counts (M, rounds x items), float32 (whole numbers, exact below 2^24)
-        cum_all = np.cumsum(cw.reshape(m, n_used, size).transpose(0, 2, 1), axis=0, dtype=np.float32).reshape(
-            m, size * n_used
-        )
-        totals = cum_all[m - 1].reshape(size, n_used)
-        for k, cis in by_k.items():
-            ok = totals >= k
-            q = ok.sum(axis=1)  # qualifying items per round
-            shorts[k] = 1.0 - q / n_used
-            live = np.flatnonzero(q > 0)
-            if live.size == 0:
-                continue
-            # The largest N of this K is drawn once; smaller budgets use the first N draws of each round.
-            n_max = max(configs[ci].n for ci in cis)
-            krng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(side, ch, k)))
-            flat = np.flatnonzero(ok[live].ravel())  # qualifying (round, item) pairs, round by round
-            first = np.concatenate(([0], np.cumsum(q[live])[:-1]))
-            u = np.floor(krng.random((live.size, n_max)) * q[live][:, None]).astype(np.int64)
-            idx = flat[first[:, None] + u] - (np.arange(live.size) * n_used)[:, None]  # (rounds, N) items
-            rows = (live[:, None] * n_used + idx).ravel()
-            dmaj = draw_from_cum(krng, cum_all[:, rows], k)
-            per_item = _item_gaps(data, idx, dmaj, mts, krng if side == 1 else None)
-            sums = {"acc": np.cumsum(per_item["acc"], axis=1, dtype=np.int64)} if "acc" in per_item else {}
-            for ci in cis:
-                n = configs[ci].n
-                for mt in mts:
-                    g = per_item[mt]
-                    if mt == "f1":
-                        lg, la_, lb_ = g[0][:, :n], g[1][:, :n], g[2][:, :n]
-                        found[(ci, mt)] = np.asarray(macro_f1(lg, la_, m) - macro_f1(lg, lb_, m), dtype=float)
-                    elif mt in sums:  # whole-number gaps: the mean of the first N is exact from prefix sums
-                        found[(ci, mt)] = sums[mt][:, n - 1] / n
-                    else:
-                        found[(ci, mt)] = np.asarray(tie_exact_mean(g[:, :n]), dtype=float)
-        return found, shorts
-
-    jobs = [
-        (side, ch, min(chunk, rounds - start)) for side in (0, 1) for ch, start in enumerate(range(0, rounds, chunk))
-    ]
-    if nw == 1 or len(jobs) <= 1:
-        results = [task(*j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(max_workers=nw) as pool:
-            results = list(pool.map(lambda j: task(*j), jobs))
-    gaps: dict[tuple[int, int, str], list[np.ndarray]] = {}
-    short: dict[int, list[np.ndarray]] = {}
-    for (side, _, _), (found, shorts) in zip(jobs, results, strict=True):  # in chunk order: independent of workers
-        for (ci, mt), gap in found.items():
-            gaps.setdefault((ci, side, mt), []).append(gap)
-        if side == 0:
-            for k, sh in shorts.items():
-                short.setdefault(k, []).append(sh)
-    item_cells = {}
-    if item_only:
-        usable = [c for c in configs if np.any(data.counts.sum(axis=1) >= c.k)]
-        for c in resample_cells(data, usable, mts, rounds, entropy, workers=workers):
-            item_cells[(c.budget, c.k, c.metric)] = c
-    totals_full = data.counts.sum(axis=1)
-    out: list[CrossedCell] = []
-    nan = float("nan")
-    for ci, cfg in enumerate(configs):
-        for mt in mts:
-            if (ci, 0, mt) not in gaps or (ci, 1, mt) not in gaps:
-                continue
-            alt = np.concatenate(gaps[(ci, 0, mt)])
-            nul = np.concatenate(gaps[(ci, 1, mt)])
-            direction = int(np.sign(full[mt]))
-            st = summarize_gaps(alt, nul, direction)
-            ic = item_cells.get((cfg.budget, cfg.k, mt))
-            if ic is not None:
-                ist = summarize_gaps(ic.alt, ic.null, direction)
-                item = (ist.p, ist.delta, ist.ci_width, ist.ci_low, ist.ci_high, ist.reproducibility)
-                item_alt = ic.alt
-            else:
-                item = (nan,) * 6
-                item_alt = np.empty(0)
-            out.append(
-                CrossedCell(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    p=st.p,
-                    delta=st.delta,
-                    ci_width=st.ci_width,
-                    ci_low=st.ci_low,
-                    ci_high=st.ci_high,
-                    reproducibility=st.reproducibility,
-                    mean_gap=st.mean_gap,
-                    item_p=item[0],
-                    item_delta=item[1],
-                    item_ci_width=item[2],
-                    item_ci_low=item[3],
-                    item_ci_high=item[4],
-                    item_reproducibility=item[5],
-                    ci_width_ratio=st.ci_width / item[2] if item[2] > 0 else nan,
-                    short_share=float(np.mean(np.concatenate(short[int(cfg.k)]))),
-                    item_short_share=float(np.mean(totals_full < cfg.k)),
-                    full_gap=full[mt],
-                    direction=direction,
-                    rounds=rounds,
-                    rounds_used=int(alt.size),
-                    alt=alt,
-                    null=nul,
-                    item_alt=item_alt,
-                )
-            )
-    return out
-
-
-def _item_gaps(
-    data: PairData,
-    idx: np.ndarray,
-    dmaj: np.ndarray,
-    mts: Sequence[str],
-    swap_rng: np.random.Generator | None,
-) -> dict[str, np.ndarray]:
-    """Per drawn item gap (rounds, N) for each metric (F1: a stack of gold, A and B labels); null: swapped pairs.
-
-    ``dmaj``: the drawn K-rating counts label-major (M, rounds x N).
-    """
-    la, lb = data.labels_a[idx], data.labels_b[idx]
-    swap = None
-    if swap_rng is not None:
-        swap = swap_rng.random(idx.shape) < 0.5
-        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-    lg = plurality_cm(dmaj).reshape(idx.shape)
-    out: dict[str, np.ndarray] = {}
-    gold = dists = None
-    for mt in mts:
-        if mt == "f1":
-            out[mt] = np.stack([lg, la, lb])
-        elif mt == "acc":
-            out[mt] = (la == lg).astype(np.int8) - (lb == lg).astype(np.int8)  # whole numbers: -1, 0, 1
-        else:
-            if gold is None or dists is None:
-                gold = np.ascontiguousarray(dmaj.T, dtype=np.int64).reshape(*idx.shape, dmaj.shape[0])
-                da, db = data.dist_a[idx], data.dist_b[idx]
-                if swap is not None:
-                    da, db = np.where(swap[..., None], db, da), np.where(swap[..., None], da, db)
-                dists = (da, db)
-            out[mt] = np.asarray(item_gaps(mt, gold, dists[0], dists[1], la, lb, data.is_prob), dtype=float)
-    return out
-
-
 def crossed_sentence(cells: Sequence[CrossedCell], metric: str) -> str:
     """One sentence: how much wider (or narrower) the interval of ``metric``'s gap is when raters are resampled too.
 
     Rule: the median of ci_width / item_ci_width over the metric's cells; "about the same" within 10%.
 
-    >>> c = CrossedCell(100, 1, 100, "acc", 0.01, 0.1, 0.3, -0.1, 0.2, 0.9, 0.1, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95,
-    ...                 1.5, 0.0, 0.0, 0.1, 1, 10, 10, np.empty(0), np.empty(0), np.empty(0))
+    >>> from nkcore.nk.cell import CrossedPart, RealPart
+    >>> part = CrossedPart(-0.1, 0.2, 0.02, 0.1, 0.2, -0.05, 0.15, 0.95, 1.5, 0.0, 0.0, 10, np.empty(0))
+    >>> c = Cell(100, 1, 100, "acc", 0.01, 0.1, 0.3, 0.9, 0.0, 0.1, 10, np.empty(0), np.empty(0),
+    ...          real=RealPart(0.1, 1), crossed=part)
     >>> crossed_sentence([c], "acc")[:101]
     'Counting who gave the ratings widens the 95% interval of the Accuracy (plurality vote) gap by 1.50x: '
     """
@@ -430,7 +154,7 @@ def crossed_frames(
     if not usable:
         raise DataError(f"no item has {min(ks)} or more ratings: choose smaller ratings per item (K)")
     cells = crossed_cells(rr, data, configurations(budgets, usable), mts, rounds, seed)
-    it, ra, _, n_raters = _pair_ratings(rr, data)
+    it, ra, _, n_raters = pair_ratings(rr, data)
     per_rater = np.bincount(ra, minlength=n_raters)
     return CrossedRun(
         models=(model_a, model_b),

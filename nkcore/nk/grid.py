@@ -7,7 +7,7 @@ and N = floor(budget / K) items; for a prior (alpha) and eps it gets R alternati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,9 +15,11 @@ import pandas as pd
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
-from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.best import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
+from nkcore.nk.cell import Cell, make_cell
+from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
-from nkcore.nk.pvalue import SIGNIFICANCE, cell_stats
+from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.simulate import check_request, default_workers, simulate_gaps
 
 PAPER_BUDGETS: tuple[int, ...] = (100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000)
@@ -52,96 +54,8 @@ def method_words(method: str) -> str:
     return METHOD_WORDS.get(method, method)
 
 
-@dataclass(frozen=True, slots=True)
-class CellResult:
-    """The paper's numbers for one cell and one metric, with the gap samples for the detail view.
-
-    p: paper's p-value; delta: |mean alternative gap|; ci_width: q97.5 - q2.5 of the alternative gaps;
-    reproducibility: share of alternative datasets where A comes out ahead; ties: share of exact ties;
-    mean_gap: signed mean alternative gap; rounds: datasets per side; alt / null: the gap samples.
-    method: how the numbers were computed: "simulate" (``rounds`` simulated datasets per side), or the exact
-    engine (``nkcore.nk.exact``): "lattice" (exact convolution), "edgeworth" or "normal" (approximations for
-    large N); the engine's cells have ``rounds`` = 0 and ``alt`` / ``null`` hold 1000 quantile points of the
-    gap's law (at (i + 0.5) / 1000), the way the simulation holds its samples.
-    p_error, delta_error, ci_width_error: the engine's accuracy of p, Delta and CI-width (one standard error:
-    the per-item law's sampling error where it was estimated, plus the approximation's error; 0 where exact);
-    NaN for the simulation (its error is its Monte Carlo error, which depends on ``rounds``).
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    ties: float
-    mean_gap: float
-    rounds: int
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    method: str = "simulate"
-    p_error: float = float("nan")
-    delta_error: float = float("nan")
-    ci_width_error: float = float("nan")
-
-    @property
-    def significant(self) -> bool:
-        """p < 0.05: "reasonably repeatable" in the paper's words."""
-        return self.p < SIGNIFICANCE
-
-    def summary(self) -> dict[str, object]:
-        """The cell's numbers without the samples (what the CLI prints as JSON)."""
-        return {
-            "budget": self.budget,
-            "k": self.k,
-            "n": self.n,
-            "metric": self.metric,
-            "p": self.p,
-            "delta": self.delta,
-            "ci_width": self.ci_width,
-            "reproducibility": self.reproducibility,
-            "ties": self.ties,
-            "mean_gap": self.mean_gap,
-            "rounds": self.rounds,
-            "method": self.method,
-            "p_error": self.p_error,
-            "delta_error": self.delta_error,
-            "ci_width_error": self.ci_width_error,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class MinimalBudget:
-    """Smallest budget at which some K reaches p < 0.05 for a metric (None when no budget on the grid does).
-
-    ``n``: its items (N); ``extrapolated``: on real data, that split draws more items than the pool of items with K
-    ratings holds (``pool``), so it is a projection beyond the data, not a measurement (:func:`extrapolated`).
-    """
-
-    metric: str
-    budget: int | None
-    k: int | None
-    p: float | None
-    n: int | None = None
-    extrapolated: bool = False
-    pool: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class BestK:
-    """The K with the smallest p at one budget (ties: larger Delta / CI-width, then smaller K)."""
-
-    metric: str
-    budget: int
-    k: int
-    n: int
-    p: float
-    delta: float
-    ci_width: float
-    extrapolated: bool = False
-    pool: int | None = None
+CellResult = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (the simulation's and the exact engine's cells)."""
 
 
 def configurations(budgets: Iterable[int] = PAPER_BUDGETS, ks: Iterable[int] = PAPER_KS) -> list[Config]:
@@ -204,28 +118,13 @@ def parse_int_list(text: str, what: str) -> tuple[int, ...]:
 
 
 def _cells_from_samples(configs: Sequence[Config], samples: Sequence, metrics: Sequence[str], rounds: int) -> list:
-    out: list[CellResult] = []
-    for cfg, smp in zip(configs, samples, strict=True):
-        for mt in metrics:
-            st = cell_stats(smp.alt[mt], smp.null[mt])
-            out.append(
-                CellResult(
-                    cfg.budget,
-                    cfg.k,
-                    cfg.n,
-                    mt,
-                    st.p,
-                    st.delta,
-                    st.ci_width,
-                    st.reproducibility,
-                    st.ties,
-                    st.mean_gap,
-                    rounds,
-                    smp.alt[mt],
-                    smp.null[mt],
-                )
-            )
-    return out
+    return [
+        make_cell(
+            cfg.budget, cfg.k, cfg.n, mt, cell_stats(smp.alt[mt], smp.null[mt]), rounds, smp.alt[mt], smp.null[mt]
+        )
+        for cfg, smp in zip(configs, samples, strict=True)
+        for mt in metrics
+    ]
 
 
 def simulate_cell(
@@ -275,72 +174,6 @@ def simulate_grid(
     return _cells_from_samples(configs, smp, mts, rounds)
 
 
-def best_k(cells: Iterable, metric: str) -> list[BestK]:
-    """Per budget, the K with the smallest p (ties: larger Delta / CI-width, then smaller K).
-
-    Works on simulated ``CellResult`` and real-data ``ResampleCell`` alike (fields budget, k, n, metric, p,
-    delta, ci_width). A real-data cell whose N exceeds the items the data has with K ratings (``n_qualifying``)
-    is extrapolation (items drawn again and again), not a measurement: a budget with any measured cell takes its
-    best K among those.
-
-    >>> from types import SimpleNamespace as C
-    >>> cells = [C(budget=100, k=1, n=100, metric="acc", p=0.001, delta=0.1, ci_width=0.1, n_qualifying=50),
-    ...          C(budget=100, k=2, n=50, metric="acc", p=0.01, delta=0.1, ci_width=0.1, n_qualifying=50)]
-    >>> [(b.k, b.p) for b in best_k(cells, "acc")]  # K = 1 needs 100 items of 50
-    [(2, 0.01)]
-    """
-    by_budget: dict[int, list] = {}
-    for c in cells:
-        if c.metric == metric and np.isfinite(c.p):
-            by_budget.setdefault(c.budget, []).append(c)
-    out = []
-    for b in sorted(by_budget):
-        best = min(by_budget[b], key=lambda c: (extrapolated(c), c.p, -_ratio(c), c.k))
-        pool = getattr(best, "n_qualifying", None)
-        out.append(BestK(metric, b, best.k, best.n, best.p, best.delta, best.ci_width, extrapolated(best), pool))
-    return out
-
-
-def extrapolated(cell: object) -> bool:
-    """A real-data cell draws more items (N) than its pool holds (``n_qualifying``: the items with at least K
-    ratings), so items repeat and the cell extrapolates beyond the data. Simulated cells have no pool: False.
-
-    >>> from types import SimpleNamespace as S
-    >>> extrapolated(S(n=2500, k=1, n_qualifying=500)), extrapolated(S(n=111, k=9, n_qualifying=500))
-    (True, False)
-    >>> extrapolated(S(n=2500, k=1))
-    False
-    """
-    pool = getattr(cell, "n_qualifying", None)
-    return pool is not None and int(cell.n) > int(pool)  # type: ignore[attr-defined]
-
-
-def _ratio(c: object) -> float:
-    w = float(c.ci_width)  # type: ignore[attr-defined]
-    d = float(c.delta)  # type: ignore[attr-defined]
-    return d / w if w > 0 else (np.inf if d > 0 else 0.0)
-
-
-def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, level: float = SIGNIFICANCE) -> list:
-    """Per metric, the smallest budget at which some K reaches p < ``level`` (spec: "minimal budget").
-
-    The K reported is that budget's best K (smallest p). Metrics that never reach it get ``budget=None``. On real
-    data a budget whose every split draws more items than the data has still counts (it is the answer there is), but
-    is flagged ``extrapolated``: the sentences say it is a projection beyond the pool, not a measurement.
-    """
-    cells = list(cells)
-    present = [m for m in METRICS if any(c.metric == m for c in cells)]
-    out: list[MinimalBudget] = []
-    for mt in metrics or present:
-        hit = next((bk for bk in best_k(cells, mt) if bk.p < level), None)
-        out.append(
-            MinimalBudget(mt, hit.budget, hit.k, hit.p, hit.n, hit.extrapolated, hit.pool)
-            if hit
-            else MinimalBudget(mt, None, None, None)
-        )
-    return out
-
-
 def minimal_budget_search(
     alpha: Sequence[float],
     eps: float,
@@ -385,8 +218,10 @@ __all__ = [
     "PAPER_EPS",
     "PAPER_KS",
     "BestK",
+    "Cell",
     "CellResult",
     "Config",
+    "MinimalBudget",
     "best_k",
     "cells_frame",
     "configurations",

@@ -32,6 +32,7 @@ from scipy.special import gammaln, xlogy
 
 from nkcore.common import limits
 from nkcore.nk.count_gaps import item_units_cm, plurality_cm
+from nkcore.nk.metrics import METRICS
 from nkcore.nk.scores import macro_f1_from_tallies
 
 MAX_TERMS = 250_000
@@ -82,7 +83,7 @@ def n_terms(k: int, m: int, null: bool) -> int:
 def use_types(n: int, k: int, m: int) -> bool:
     """The engine's rule: draw datasets as counts of outcome types when that is cheaper than drawing items.
 
-    Cost model (measured, 2 cores): about 40 ns per outcome type and round (a multinomial draw and the sums)
+    Cost model (timed on 2 cores, docs/benchmarks.md): about 40 ns per outcome type and round (a multinomial draw and the sums)
     against about 60 + 20 M + 5 K M ns per item and round (draws and metrics), i.e.
     T <= N (1.5 + M/2 + K M/8). A fixed function of (N, K, M), never of the seed or the worker count; the
     exact law must also be small enough to compute (``law_fits``).
@@ -181,11 +182,11 @@ def type_gaps(law: OutcomeLaw, type_counts: np.ndarray, n: int, metrics: Sequenc
     """
     m = law.gold.shape[1]
     cm = [np.ascontiguousarray(x.T)[:, :, None] for x in (law.gold, law.a, law.b)]  # (M, T, 1): one item per type
-    units = item_units_cm(cm[0], cm[1], cm[2], law.k, [x for x in metrics if x != "f1"])
+    units = item_units_cm(cm[0], cm[1], cm[2], law.k, [x for x in metrics if METRICS[x].per_item])
     counts = np.asarray(type_counts, dtype=np.int64)
     out: dict[str, np.ndarray] = {}
     for metric in metrics:
-        if metric == "f1":
+        if not METRICS[metric].per_item:  # macro F1, from per-class tallies
             lg, la, lb = (plurality_cm(c)[:, 0] for c in cm)
             cls = np.arange(m)
             gold_c = counts @ (lg[:, None] == cls).astype(np.int64)

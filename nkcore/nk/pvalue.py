@@ -5,7 +5,7 @@ Reference: spec "p-value, effect size, interval" (the authors' toolkit, Homan-La
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,12 +16,17 @@ SIGNIFICANCE = 0.05
 
 
 @dataclass(frozen=True, slots=True)
-class CellStats:
-    """Summary of one cell's alternative and null score gaps.
+class Stats:
+    """The statistics of one cell and metric, however computed (the one statistics type of the engine).
 
     p: the paper's p-value; delta: |mean alternative gap|; ci_width: q97.5 - q2.5 of the alternative gaps;
-    reproducibility: share of alternative datasets in which A comes out ahead (gap > 0); ties: share with gap 0;
-    mean_gap: mean alternative gap (signed); flipped: the samples were negated because median(null) > median(alt).
+    reproducibility: share of alternative datasets in which A comes out ahead (gap > 0; on real data, with the
+    full data's direction); ties: share with gap 0; mean_gap: mean alternative gap (signed);
+    flipped: the samples were negated because median(null) > median(alt);
+    ci_low / ci_high: the 2.5% and 97.5% quantiles of the alternative gaps (resampling; NaN where not computed);
+    method, p_error, delta_error, ci_width_error: how the numbers were computed and their accuracy
+    (:class:`nkcore.nk.cell.Cell`); alt / null: the exact engine's 1000 quantile points of the gap's laws (None
+    where the caller holds the samples).
     """
 
     p: float
@@ -30,7 +35,19 @@ class CellStats:
     reproducibility: float
     ties: float
     mean_gap: float
-    flipped: bool
+    flipped: bool = False
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    method: str = "simulate"
+    p_error: float = float("nan")
+    delta_error: float = float("nan")
+    ci_width_error: float = float("nan")
+    alt: np.ndarray | None = field(default=None, repr=False, compare=False)
+    null: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+CellStats = Stats
+"""The former name of :class:`Stats` (the simulation's statistics)."""
 
 
 def _clean(x: object, what: str) -> np.ndarray:
@@ -114,10 +131,10 @@ def reproducibility(alt: object) -> float:
     return float(np.mean(_clean(alt, "alternative") > 0))
 
 
-def cell_stats(alt: object, null: object) -> CellStats:
-    """Every number of a cell from its alternative and null gap samples."""
+def cell_stats(alt: object, null: object) -> Stats:
+    """Every number of a cell from its alternative and null gap samples (``method`` "simulate", NaN errors)."""
     a, n = _clean(alt, "alternative"), _clean(null, "null")
-    return CellStats(
+    return Stats(
         p=p_value(n, a),
         delta=delta(a),
         ci_width=ci_width(a),
@@ -126,3 +143,20 @@ def cell_stats(alt: object, null: object) -> CellStats:
         mean_gap=float(np.mean(a)),
         flipped=bool(np.median(n) > np.median(a)),
     )
+
+
+def summarize_gaps(alt: np.ndarray, null: np.ndarray, direction: int) -> Stats:
+    """The numbers of a resampled cell: the paper's rule on (alt, null), the 95% interval, reproducibility.
+
+    reproducibility = mean(sign(alt) == direction) (spec "Real data": the share of resampling rounds that reach
+    the full data's conclusion); NaN for direction 0, where counting tied rounds as agreement would overstate it.
+    ci_low / ci_high: the 2.5% and 97.5% quantiles of the alternative gaps.
+
+    >>> s = summarize_gaps(np.array([0.1, 0.2, -0.1, 0.3]), np.array([0.0, 0.1, -0.1, -0.2]), 1)
+    >>> s.reproducibility, round(s.mean_gap, 3)
+    (0.75, 0.125)
+    """
+    st = cell_stats(alt, null)
+    lo, hi = (float(v) for v in np.quantile(alt, [0.025, 0.975]))
+    repro = float(np.mean(np.sign(alt) == direction)) if direction else float("nan")
+    return Stats(st.p, st.delta, st.ci_width, repro, st.ties, st.mean_gap, st.flipped, lo, hi)

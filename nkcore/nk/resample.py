@@ -20,8 +20,6 @@ Full data = every item with ratings and both predictions, all its ratings. Refer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -29,240 +27,50 @@ from scipy import stats
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.cell import Cell, RealPart, make_cell
 from nkcore.nk.draws import FLOAT32_WHOLE, draw_from_cum, draw_without_replacement
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import ITEM_METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.pvalue import cell_stats
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.pairs import PairData, full_gaps, prepare_pair, qualifying_items
+from nkcore.nk.pvalue import Stats, summarize_gaps
+from nkcore.nk.rounds import run_jobs
+from nkcore.nk.rounds import workers as worker_count
 from nkcore.nk.samplers import UNIFORM_MAX_K
-from nkcore.nk.scores import item_gaps, macro_f1, plurality, score_gap, tie_exact_mean
-from nkcore.nk.simulate import WORK_MAX_K, default_workers
+from nkcore.nk.scores import item_gaps, plurality, tie_exact_mean
+from nkcore.nk.simulate import WORK_MAX_K
 
 ALPHA = 0.05
 _CHUNK_ITEMS = 1 << 16
 RESAMPLE_WORK_FACTOR = 6
 """A resampled rating costs about as much as this many simulated draws (without-replacement draws from real items,
-probability machines; measured at M = 2, K = 10: 4.9e7 against 2.4e8 draws a second), so ``sim_work`` bounds both."""
+probability machines; timed in docs/benchmarks.md), so ``sim_work`` bounds both."""
 TASK_BYTES_PER_CELL = 160
 """Bytes one resampling task holds per (round, item, label) cell at its peak: the drawn items' counts, the draw
 without replacement (remaining, cumulative, one-hot, result: int64), both models' distributions and their swapped
-copies (float64) and the metrics' temporaries (measured with tracemalloc, rounded up)."""
+copies (float64) and the metrics' temporaries (tracemalloc, rounded up: docs/benchmarks.md)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PairData:
-    """Validated inputs: gold ``counts`` (items, M) and the two models as ``dist_*`` (items, M) + ``labels_*``.
-
-    ``is_prob``: the distributions are the models' probabilities (else one-hot hard labels, a K = 1 machine).
-    ``used``: indices of the items kept (ratings and both predictions present) into the caller's arrays.
-    """
-
-    counts: np.ndarray = field(repr=False)
-    dist_a: np.ndarray = field(repr=False)
-    dist_b: np.ndarray = field(repr=False)
-    labels_a: np.ndarray = field(repr=False)
-    labels_b: np.ndarray = field(repr=False)
-    is_prob: bool
-    used: np.ndarray = field(repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class ResampleCell:
-    """One cell of the real-data resampler, one metric.
-
-    budget, k, n: the cell (N = floor(budget / K)); n_qualifying: items with at least K ratings (drawn from);
-    full_gap: gap on the full data; direction: +1 A better on the full data, -1 B better, 0 tie;
-    reproducibility: share of rounds with the full data's direction; significant_share: share of rounds where
-    the paired test (``test``) at ``alpha`` finds that direction significant (NaN for F1); p, delta, ci_width:
-    the paper's rule against the swap null; mean_gap; ties; rounds; alt / null: the gap samples.
-    method, p_error, delta_error, ci_width_error: as in ``grid.CellResult`` ("simulate" and NaN errors for the
-    resampler; the exact engine, ``nkcore.nk.exact.real``, sets them and ``rounds`` = 0).
-    """
-
-    budget: int
-    k: int
-    n: int
-    metric: str
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    significant_share: float
-    full_gap: float
-    direction: int
-    mean_gap: float
-    ties: float
-    rounds: int
-    n_qualifying: int
-    test: str
-    alt: np.ndarray = field(repr=False, compare=False)
-    null: np.ndarray = field(repr=False, compare=False)
-    method: str = "simulate"
-    p_error: float = float("nan")
-    delta_error: float = float("nan")
-    ci_width_error: float = float("nan")
-
-    def summary(self) -> dict[str, object]:
-        """The cell's numbers without the samples (CLI / CSV)."""
-        return {
-            f: getattr(self, f)
-            for f in (
-                "budget",
-                "k",
-                "n",
-                "metric",
-                "p",
-                "delta",
-                "ci_width",
-                "reproducibility",
-                "significant_share",
-                "full_gap",
-                "direction",
-                "mean_gap",
-                "ties",
-                "rounds",
-                "n_qualifying",
-                "test",
-                "method",
-                "p_error",
-                "delta_error",
-                "ci_width_error",
-            )
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class GapSummary:
-    """A resampled cell's numbers from its gap samples (one home for item-only and crossed resampling).
-
-    p, delta, ci_width, mean_gap, ties: :func:`nkcore.nk.pvalue.cell_stats`; ci_low / ci_high: the 2.5% and 97.5%
-    quantiles of the alternative gaps; reproducibility: share of rounds whose gap has the full data's sign
-    (``direction``), NaN when the full data shows no difference (direction 0).
-    """
-
-    p: float
-    delta: float
-    ci_width: float
-    ci_low: float
-    ci_high: float
-    mean_gap: float
-    ties: float
-    reproducibility: float
-
-
-def summarize_gaps(alt: np.ndarray, null: np.ndarray, direction: int) -> GapSummary:
-    """The numbers of a resampled cell: the paper's rule on (alt, null), the 95% interval, reproducibility.
-
-    reproducibility = mean(sign(alt) == direction) (spec "Real data": the share of resampling rounds that reach
-    the full data's conclusion); NaN for direction 0, where counting tied rounds as agreement would overstate it.
-
-    >>> s = summarize_gaps(np.array([0.1, 0.2, -0.1, 0.3]), np.array([0.0, 0.1, -0.1, -0.2]), 1)
-    >>> s.reproducibility, round(s.mean_gap, 3)
-    (0.75, 0.125)
-    """
-    st = cell_stats(alt, null)
-    lo, hi = (float(v) for v in np.quantile(alt, [0.025, 0.975]))
-    repro = float(np.mean(np.sign(alt) == direction)) if direction else float("nan")
-    return GapSummary(st.p, st.delta, st.ci_width, lo, hi, st.mean_gap, st.ties, repro)
+ResampleCell = Cell
+"""The former name of :class:`nkcore.nk.cell.Cell` (a real-data cell: its ``real`` part set)."""
+GapSummary = Stats
+"""The former name of :class:`nkcore.nk.pvalue.Stats` (a resampled cell's numbers, :func:`summarize_gaps`)."""
 
 
 def paired_test_name(metric: str) -> str:
     """The paired test used for a metric's significant share, in words."""
-    if metric in ("acc", "wins"):
+    info = METRICS.get(metric)
+    if info is not None and info.sign_test:
         return "exact sign test on the items where the models differ (McNemar)"
-    if metric in ITEM_METRICS:
+    if info is not None and info.per_item:
         return "paired t-test on per-item differences"
     return "none (not a per-item mean)"
-
-
-def prepare_pair(
-    counts: object,
-    hard_a: object | None = None,
-    hard_b: object | None = None,
-    probs_a: object | None = None,
-    probs_b: object | None = None,
-) -> PairData:
-    """Check and align gold counts (items, M) with two models' hard labels (items,) and/or probabilities (items, M).
-
-    Hard labels are int codes into the M categories, -1 (or NaN probabilities) where a model has no prediction.
-    Distribution metrics use the probabilities when both models have them, else the one-hot hard labels.
-    Items without ratings or without a prediction from both models are left out.
-    """
-    c = np.asarray(counts)
-    if c.ndim != 2 or c.shape[1] < 2:
-        raise DataError(f"ratings counts must be items x labels with at least 2 labels, got shape {c.shape}")
-    if not np.issubdtype(c.dtype, np.number) or np.any(c < 0) or np.any(c != np.round(c)):
-        raise DataError("ratings counts must be whole numbers >= 0")
-    c = c.astype(np.int64)
-    n_items, m = c.shape
-
-    def side(hard: object | None, probs: object | None, name: str) -> tuple[np.ndarray | None, np.ndarray | None]:
-        h = p = None
-        if hard is not None:
-            h = np.asarray(hard)
-            if h.shape != (n_items,):
-                raise DataError(f"model {name}: hard labels must have one entry per item ({n_items}), got {h.shape}")
-            if np.any((h < -1) | (h >= m)):
-                raise DataError(f"model {name}: label codes must be -1 (missing) or 0..{m - 1}")
-            h = h.astype(np.int64)
-        if probs is not None:
-            p = np.asarray(probs, dtype=float)
-            if p.shape != (n_items, m):
-                raise DataError(f"model {name}: probabilities must be items x labels {(n_items, m)}, got {p.shape}")
-        if h is None and p is None:
-            raise DataError(f"model {name}: give hard labels or probabilities")
-        return h, p
-
-    ha, pa = side(hard_a, probs_a, "A")
-    hb, pb = side(hard_b, probs_b, "B")
-    is_prob = pa is not None and pb is not None
-
-    def present(h: np.ndarray | None, p: np.ndarray | None) -> np.ndarray:
-        ok = np.ones(n_items, dtype=bool)
-        if h is not None:
-            ok &= h >= 0
-        if p is not None and (h is None or is_prob):
-            ok &= np.all(np.isfinite(p), axis=1)
-        return ok
-
-    used = np.flatnonzero((c.sum(axis=1) > 0) & present(ha, pa) & present(hb, pb))
-    if used.size < 2:
-        raise DataError("fewer than 2 items have ratings and a prediction from both models")
-    c = c[used]
-
-    def finish(h: np.ndarray | None, p: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        if p is not None:
-            p = np.clip(p[used], 0.0, None)
-            tot = p.sum(axis=1, keepdims=True)
-            if np.any(tot <= 0):
-                raise DataError("a model's probabilities sum to 0 on some items")
-            p = p / tot
-        if h is not None:
-            lab = h[used]
-        else:
-            assert p is not None  # side() refuses a model with neither
-            lab = plurality(p)
-        dist = p if is_prob and p is not None else np.eye(m)[lab]
-        return dist, lab
-
-    da, la = finish(ha, pa)
-    db, lb = finish(hb, pb)
-    return PairData(c, da, db, la, lb, is_prob, used)
-
-
-def full_gaps(data: PairData, metrics: Sequence[str] = PAPER_METRICS) -> dict[str, float]:
-    """Score gaps on the full data (every usable item, all its ratings): the direction the rounds should find."""
-    mts = parse_metrics(metrics)
-    return {
-        mt: float(score_gap(mt, data.counts, data.dist_a, data.dist_b, data.labels_a, data.labels_b, data.is_prob))
-        for mt in mts
-    }
 
 
 def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float) -> np.ndarray:
     """Per round (rows of ``d``: per-item gaps), does the paired test find ``direction`` significant at alpha?"""
     if direction == 0:
         return np.zeros(d.shape[0], dtype=bool)
-    if metric in ("acc", "wins"):
+    if METRICS[metric].sign_test:
         plus, minus = np.count_nonzero(d > 0, axis=1), np.count_nonzero(d < 0, axis=1)
         n_disc = plus + minus
         p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(plus, minus), np.maximum(n_disc, 1), 0.5))
@@ -307,15 +115,17 @@ def _round_gaps(
         swap = rng.random((size, n)) < 0.5
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
     out: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
-    lg = plurality(gold) if any(mt in ("acc", "f1") for mt in metrics) else None
+    lg = plurality(gold) if any(METRICS[mt].labels_only for mt in metrics) else None
     dists: tuple[np.ndarray, np.ndarray] | None = None
     for mt in metrics:
-        if mt == "f1":
+        info = METRICS[mt]
+        if info.label_gap is not None:  # the hard labels against the plurality of the K ratings
             assert lg is not None
-            out[mt] = (macro_f1(lg, la, gold.shape[-1]) - macro_f1(lg, lb, gold.shape[-1]), None)
-            continue
-        if mt == "acc":  # item_scores' Accuracy: the hard label against the plurality of the K ratings
-            d = (la == lg).astype(float) - (lb == lg).astype(float)
+            gap = info.label_gap(lg, la, lb, gold.shape[-1])
+            if not info.per_item:  # macro F1: a gap per round
+                out[mt] = (gap, None)
+                continue
+            d = gap
         else:
             if dists is None:
                 da, db = data.dist_a[idx], data.dist_b[idx]
@@ -350,7 +160,7 @@ def resample_cells(
         raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
     entropy = as_entropy(seed)
     m = int(data.counts.shape[1])
-    nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
+    nw = worker_count(workers)
     limits.check("rounds", int(rounds), "the request")
     limits.check("configs", len(configs), "the request")
     work = RESAMPLE_WORK_FACTOR * sum(2 * int(rounds) * 3 * c.n * m * min(c.k, WORK_MAX_K) for c in configs)
@@ -388,11 +198,7 @@ def resample_cells(
             }
         return {mt: (g, None) for mt, (g, _) in res.items()}
 
-    if nw == 1 or len(jobs) <= 1:
-        results = [run(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(max_workers=nw) as pool:
-            results = list(pool.map(run, jobs))
+    results = run_jobs(jobs, run, nw)
     by_cell: dict[tuple[int, int], list] = {}
     for job, res in zip(jobs, results, strict=True):
         by_cell.setdefault((job[0], job[1]), []).append((job[2], res))
@@ -412,27 +218,10 @@ def resample_cells(
                 if alt_parts[0][mt][1] is not None
                 else float("nan")
             )
-            st = summarize_gaps(alt, nul, direction)
+            real = RealPart(full[mt], direction, sig, n_qual, paired_test_name(mt))
             out.append(
-                ResampleCell(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    p=st.p,
-                    delta=st.delta,
-                    ci_width=st.ci_width,
-                    reproducibility=st.reproducibility,
-                    significant_share=sig,
-                    full_gap=full[mt],
-                    direction=direction,
-                    mean_gap=st.mean_gap,
-                    ties=st.ties,
-                    rounds=int(rounds),
-                    n_qualifying=n_qual,
-                    test=paired_test_name(mt),
-                    alt=alt,
-                    null=nul,
+                make_cell(
+                    cfg.budget, cfg.k, cfg.n, mt, summarize_gaps(alt, nul, direction), int(rounds), alt, nul, real=real
                 )
             )
     return out
@@ -443,11 +232,18 @@ def _chunk_rounds(n: int, k: int, rounds: int) -> int:
     return max(1, min(rounds, _CHUNK_ITEMS // max(1, n * max(1, min(k, UNIFORM_MAX_K)))))
 
 
-def qualifying_items(counts: np.ndarray, ks: Sequence[int]) -> dict[int, int]:
-    """How many items have at least K ratings, for each K (the items a round can draw from).
-
-    >>> qualifying_items(np.array([[3, 1], [1, 0], [5, 5]]), [1, 4, 10])
-    {1: 3, 4: 2, 10: 1}
-    """
-    tot = np.asarray(counts).sum(axis=1)
-    return {int(k): int(np.count_nonzero(tot >= k)) for k in ks}
+__all__ = [
+    "ALPHA",
+    "RESAMPLE_WORK_FACTOR",
+    "TASK_BYTES_PER_CELL",
+    "GapSummary",
+    "PairData",
+    "ResampleCell",
+    "draw_without_replacement",
+    "full_gaps",
+    "paired_test_name",
+    "prepare_pair",
+    "qualifying_items",
+    "resample_cells",
+    "summarize_gaps",
+]

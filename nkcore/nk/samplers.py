@@ -27,10 +27,10 @@ from nkcore.nk import outcomes
 
 UNIFORM_MAX_K = 40
 """K at or below which K direct categorical draws per item beat a chain of binomials (or hypergeometrics, for
-draws without replacement in ``nkcore.nk.resample``): measured."""
+draws without replacement in ``nkcore.nk.resample``): the break-even in docs/benchmarks.md."""
 _LOG_GAMMA_BELOW = 0.05  # largest alpha below which the Dirichlet is drawn in log space (no underflow)
 _INT16_MAX_K = 16000  # counts fit int16 (and so do sums of |A - G| over categories, at most 2K)
-_URN_MAX_K = ((2, 1), (7, 16), (100, 20))  # (largest M, largest K) of the urn sampler: measured break-even
+_URN_MAX_K = ((2, 1), (7, 16), (100, 20))  # (largest M, largest K) of the urn sampler: the timed break-even
 SAMPLERS: tuple[str, ...] = ("auto", "types", "urn", "dirichlet")
 """Sampler names: "auto" picks by a fixed rule on (N, K, M); the others force one sampler."""
 
@@ -86,7 +86,7 @@ def cumulative_to_counts(cum: np.ndarray, k: int) -> np.ndarray:
 def _cumsum_rows(p: np.ndarray) -> np.ndarray:
     """np.cumsum(p, axis=0) of a category-major array, row by row (each row a contiguous vector add: the same sums
     in the same order, so the same numbers; numpy's cumsum along the first axis walks the long rows with a stride,
-    measured ten times slower at (11, 32768)).
+    much slower: docs/benchmarks.md).
 
     >>> x = np.random.default_rng(0).random((5, 7))
     >>> bool(np.array_equal(_cumsum_rows(x), np.cumsum(x, axis=0)))
@@ -240,7 +240,7 @@ def _dirichlet_dataset(
 
 
 def urn_max_k(m: int) -> int:
-    """Largest K drawn by the Polya-urn sampler for M categories (measured break-even; larger K: Dirichlet draws).
+    """Largest K drawn by the Polya-urn sampler for M categories (the timed break-even; larger K: Dirichlet draws).
 
     A fixed function of (K, M): which sampler runs never depends on the seed or the number of workers.
 

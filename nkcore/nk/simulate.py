@@ -28,7 +28,7 @@ from nkcore.nk.priors import validate_alpha
 from nkcore.nk.samplers import SAMPLERS, draw_dataset
 
 ALT, NULL = 0, 1
-_CHUNK_CELLS = 1 << 19  # cells (items x categories, or outcome types) x rounds per chunk: few Python calls (measured)
+_CHUNK_CELLS = 1 << 19  # cells (items x categories, or outcome types) x rounds per chunk: few Python calls
 _DIRICHLET_COST = 8  # a Dirichlet draw per item costs about as much as this many responses (task ordering only)
 
 
@@ -57,7 +57,7 @@ WORK_MAX_K = 40
 """K above which a machine's counts cost about the same whatever K (a chain of M binomials): the work cap of K."""
 TASK_BYTES_PER_CELL = 64
 """Bytes one task holds per (round, item, category) cell at its peak: the Dirichlet or urn draws (float64), the
-cumulative counts, the three machines' counts and the metrics' temporaries (measured with tracemalloc, rounded up)."""
+cumulative counts, the three machines' counts and the metrics' temporaries (tracemalloc, rounded up: docs/benchmarks.md)."""
 TASK_BYTES_PER_TYPE = 32
 """Bytes one task of the outcome-types sampler holds per (round, outcome type): the multinomial counts and sums."""
 
@@ -67,7 +67,7 @@ def draw_work(n: int, k: int, m: int, rounds: int, sampler: str = "auto") -> int
 
     Formula: 2 (alternative and null) x rounds x per-round cost, the per-round cost being 3 machines (gold, A, B)
     x N items x M labels x min(K, 40) for the item samplers, or 10 x the T outcome types for the types sampler
-    (one multinomial over T cells per round, about 10 draws' cost per type, measured). The same formula bounds
+    (one multinomial over T cells per round, about 10 draws' cost per type: docs/benchmarks.md). The same formula bounds
     the real-data resampler.
 
     >>> draw_work(100, 1, 2, 1000)  # the types sampler: T = C(2, 1)^3 = 8 outcome types per round

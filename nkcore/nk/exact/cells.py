@@ -17,14 +17,22 @@ Edgeworth, the size of its 1/N terms. Reference: docs/nk-method.md, "Exact engin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from nkcore.nk.exact import accuracy
 from nkcore.nk.exact import convolve as cv
-from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.item_law import LAW_BINS, ItemLaw
+from nkcore.nk.exact.lattice_p import (
+    _LATTICES,  # noqa: F401  (the cache, cleared by tests through this module)
+    ERROR_COARSEN,
+    cdf,
+    common_step,
+    law_lattice,
+    p_on_lattice,
+    quantiles,
+)
+from nkcore.nk.exact.lattice_p import untie as _untie
+from nkcore.nk.pvalue import Stats
 
 EDGEWORTH_MIN_N = 30
 """Fewest items (N) for which the Edgeworth expansion is considered at all."""
@@ -34,29 +42,19 @@ EDGEWORTH_MAX_ERROR = 5e-4
 """The Edgeworth expansion replaces the lattice when the size of its 1/N terms at the p-value is below this."""
 NEAREST_MAX_N = 30
 """Up to this many items a law off the integer lattice is rounded to the nearest lattice point (ties between the
-two laws' atoms, which weigh on p when N is small, stay ties; measured: KL at K = 60, N = 1, p 0.347 by linear
-binning, 0.328 by nearest points, the simulation 0.329 +- 0.004); beyond, linear binning."""
+two laws' atoms, which weigh on p when N is small, stay ties; linear binning splits atoms and overstates p there:
+docs/nk-method.md, "N-fold laws"); beyond, linear binning."""
 NEAREST_POINTS = 1 << 15
 """Points of that lattice (its N-fold support). Rounding to it makes S0 and S1 tie where they differ by less than
 about a step (p counts ties against the alternative), so p is biased up by about half those ties, a bias linear in
 the step: the ties the rounding made are the growth of P(S0 = S1) from this lattice to one ``ERROR_COARSEN`` times
-coarser, divided by ``ERROR_COARSEN`` - 1 (``_untie``), and half of them come off p and go into ``p_error``
-(measured on KL, smoothed KL, CE and JS, Toxicity, DICES, JobsQ3 and unbalanced5, eps 0.1 and 0.3, every cell of
-the paper's grid with N <= 30, 3,904 cells, against 2^19 points: p within 0.00096 of it, 99% of the cells within
-0.00011, each within its correction + 1e-4; 2^16 points without the correction: within 0.0019, 99% within 0.00068).
-The CI-width's change when the step doubles (at least one step per quantile) goes into its error (measured on the
-same cells: the CI-width within 0.11% of 2^19 points, each within that error)."""
+coarser, divided by ``ERROR_COARSEN`` - 1 (``_untie``), and half of them come off p and go into ``p_error``.
+The CI-width's change when the step doubles (at least one step per quantile) goes into its error (the check against
+a lattice of 2^19 points: docs/nk-method.md, "N-fold laws"; tests/test_nk_exact.py)."""
 BIN_SD = 0.05
 """Step of a binned lattice, in per-item standard deviations (the smaller of the two laws')."""
 CHEAP_LATTICE = 1 << 15
 """Lattices up to this many points are always convolved (cheap); Edgeworth is only considered beyond."""
-ERROR_COARSEN = 2
-"""On a lattice of nearest points (N <= ``NEAREST_MAX_N``) p, the quantiles and the gap points are computed on
-the ``NEAREST_POINTS`` lattice, and on one this many times coarser the ties the rounding made (``_untie``) and the
-error terms (influence, quantile jumps): they are standard errors, which a step of 1 / 2^14 of the N-fold range
-hardly moves (measured on KL, Toxicity, DICES, JobsQ3 and D3code, K = 20-500, N = 2-25, against a 2^16-point
-lattice: p_error within -1.2% to +2.2%, the CI-width's error +0.1% to +6.8%; 2^12 points moved them by up to
-+67%)."""
 INFLUENCE_MAX = 1 << 17
 """Lattices up to this many points get the delta method's influence terms on the lattice (any N); longer ones
 the normal form (``_normal_p_error``)."""
@@ -67,167 +65,39 @@ POINTS = 1000
 _U = (np.arange(POINTS) + 0.5) / POINTS
 
 
-@dataclass(frozen=True, slots=True)
-class CellNumbers:
-    """One cell's numbers (see module doc) with the engine's accuracy and the gap points."""
-
-    p: float
-    delta: float
-    ci_width: float
-    reproducibility: float
-    ties: float
-    mean_gap: float
-    method: str
-    p_error: float
-    delta_error: float
-    ci_width_error: float
-    alt: np.ndarray
-    null: np.ndarray
+CellNumbers = Stats
+"""A cell's numbers from the engine: :class:`nkcore.nk.pvalue.Stats` with ``method``, the three errors and the
+quantile points ``alt`` / ``null`` set."""
 
 
-def result_fields(c: CellNumbers) -> dict[str, object]:
-    """The fields a cell result takes from the engine's numbers, by name (the one place that maps them, for
-    ``grid.CellResult`` in ``engine`` and ``resample.ResampleCell`` in ``real``): p, delta, ci_width, ties, mean_gap,
-    method, the three errors, ``rounds`` = 0 and the quantile points ``alt`` / ``null``.
-
-    >>> sorted(result_fields(CellNumbers(0.5, 0, 0, 0, 0, 0, "lattice", 0, 0, 0, np.zeros(1), np.zeros(1))))[:4]
-    ['alt', 'ci_width', 'ci_width_error', 'delta']
-    """
-    return {
-        "p": c.p,
-        "delta": c.delta,
-        "ci_width": c.ci_width,
-        "ties": c.ties,
-        "mean_gap": c.mean_gap,
-        "rounds": 0,
-        "alt": c.alt,
-        "null": c.null,
-        "method": c.method,
-        "p_error": c.p_error,
-        "delta_error": c.delta_error,
-        "ci_width_error": c.ci_width_error,
-    }
-
-
-LATTICES_KEPT = 4096
-"""Most per-item lattices kept (the paper's full grid with four metrics puts about 1,000 on lattices: a grid
-redrawn with the same laws, for another metric or budget, finds them all)."""
-LATTICE_BYTES_KEPT = 256 << 20
-"""... and at most this many bytes of them (the fine lattices of few items are up to 0.5 MB each)."""
-_LATTICE_BYTES = 0
-_LATTICES: dict[tuple[int, float, bool], tuple[ItemLaw, cv.Lattice]] = {}
-"""Per-item laws already put on a lattice, by (law's id, step, nearest); the entry holds the law itself, so its id
-stays its own while the entry lives. Every N of a K with an integer step shares the same lattice."""
-
-
-def law_lattice(law: ItemLaw, h: float, near: bool) -> cv.Lattice:
-    """``convolve.on_lattice`` of a per-item law, cached (the same law on the same step: the same lattice)."""
-    key = (id(law), float(h), bool(near))
-    got = _LATTICES.get(key)
-    if got is not None and got[0] is law:
-        return got[1]
-    lat = cv.on_lattice(law.values, law.prob, h, near)
-    global _LATTICE_BYTES
-    if len(_LATTICES) >= LATTICES_KEPT or _LATTICE_BYTES > LATTICE_BYTES_KEPT:
-        _LATTICES.clear()
-        _LATTICE_BYTES = 0
-    _LATTICES[key] = (law, lat)
-    _LATTICE_BYTES += lat.pmf.nbytes
-    return lat
-
-
-def _cdf(lat: cv.Lattice) -> np.ndarray:
-    out = np.cumsum(lat.pmf)
-    return np.minimum(out, 1.0, out=out)
-
-
-def _quantiles(lat: cv.Lattice, cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Lattice indices of the u-quantiles: the smallest s with P(S <= s) >= u."""
-    i = np.searchsorted(cdf, u - 1e-12, side="left")
-    return lat.lo + np.minimum(i, lat.pmf.size - 1)
-
-
-def _p_lattice(
-    s1: cv.Lattice, s0: cv.Lattice, flip: bool, cdf0: np.ndarray | None = None, binned_step: float | None = None
-) -> float:
-    """P(S0 >= S1), or P(S0 <= S1) after the sign rule, for two independent lattice laws on the same step
-    (``cdf0``: S0's cdf, when already computed; ``binned_step`` not None: the lattice is a linear binning of laws
-    that live on that integer step (0: on none), and the ties the binning made count by halves, ``binned_ties``).
-
-    >>> b = cv.Lattice(1.0, 0, np.array([0.5, 0.5]))
-    >>> _p_lattice(b, b, False), _p_lattice(cv.Lattice(1.0, 5, np.ones(1)), b, False)  # P(S0 >= S1); S1 = 5
-    (0.75, 0.0)
-    >>> _p_lattice(cv.Lattice(1.0, -3, np.ones(1)), b, False), _p_lattice(cv.Lattice(1.0, -3, np.ones(1)), b, True)
-    (1.0, 0.0)
-    """
-    cdf0 = _cdf(s0) if cdf0 is None else cdf0
-    # at each point s of S1: P(S0 >= s) = 1 - P(S0 <= s - 1); flip: P(S0 <= s)
-    shift = 0 if flip else -1
-    first = s1.lo + shift - s0.lo  # position in cdf0 of S1's first point
-    n1 = s1.pmf.size
-    a = min(max(0, -first), n1)  # S1's points below S0's support: P(S0 <= s) = 0
-    b = max(min(n1, cdf0.size - first), a)  # from here on above it: P(S0 <= s) = cdf0[-1] (1 up to round-off)
-    below = dot(s1.pmf[a:b], cdf0[first + a : first + b]) + float(s1.pmf[b:].sum()) * float(cdf0[-1])
-    p = min(max(below if flip else 1.0 - below, 0.0), 1.0)  # scalars: min / max, not np.clip (10 us a call)
-    if binned_step is not None:
-        p = min(max(p - 0.5 * binned_ties(s1, s0, binned_step), 0.0), 1.0)
-    return float(p)
-
-
-def common_step(alt: ItemLaw, null: ItemLaw) -> float:
-    """The integer lattice both laws live on (the gcd of their steps), 0 when either is off every integer lattice.
-
-    A point mass at 0 (two models that agree on every item) lives on every lattice: the other law's step serves.
-    """
-    st1, st0 = (law.step if law.step > 0 or law.values.size != 1 or law.values[0] != 0 else -1.0 for law in (alt, null))
-    st1, st0 = (st1 if st1 != -1.0 else st0), (st0 if st0 != -1.0 else st1)
-    return float(np.gcd(int(st1), int(st0))) if st1 > 0 and st0 > 0 else 0.0
-
-
-def lattice_ties(s1: cv.Lattice, s0: cv.Lattice) -> float:
-    """P(S0 = S1) for two independent laws on the same lattice.
-
-    >>> b = cv.Lattice(1.0, 0, np.array([0.5, 0.5]))
-    >>> lattice_ties(b, b), lattice_ties(b, cv.Lattice(1.0, 1, np.array([1.0])))
-    (0.5, 0.5)
-    """
-    lo, hi = max(s1.lo, s0.lo), min(s1.hi, s0.hi)
-    if hi < lo:
-        return 0.0
-    return dot(s1.pmf[lo - s1.lo : hi - s1.lo + 1], s0.pmf[lo - s0.lo : hi - s0.lo + 1])
-
-
-def _untie(p: float, s1: cv.Lattice, s0: cv.Lattice, c1: cv.Lattice, c0: cv.Lattice) -> tuple[float, float]:
-    """p less half the ties a nearest-point lattice made, and that half (its error term): the ties made are
-    (P(C0 = C1) - P(S0 = S1)) / (``ERROR_COARSEN`` - 1), C the sums on the lattice ``ERROR_COARSEN`` times coarser
-    (``NEAREST_POINTS``: the ties made grow linearly with the step, while the laws' own ties, equal atoms, are
-    ties on every lattice).
-
-    >>> s = cv.Lattice(1.0, 0, np.array([0.5, 0.5]))
-    >>> _untie(0.75, s, s, cv.Lattice(2.0, 0, np.array([1.0])), cv.Lattice(2.0, 0, np.array([1.0])))
-    (0.5, 0.25)
-    """
-    made = max(lattice_ties(c1, c0) - lattice_ties(s1, s0), 0.0) / (ERROR_COARSEN - 1)
-    return min(max(p - 0.5 * made, 0.0), 1.0), 0.5 * made
-
-
-def binned_ties(s1: cv.Lattice, s0: cv.Lattice, step: float) -> float:
-    """The share of P(S0 = S1) on a linearly binned lattice of step h (the sums') that the binning made:
-    P(S0 = S1) (1 - s / h), s the laws' own lattice step (0 for the log metrics' near-continuous values).
-
-    Linear binning spreads each value over its two lattice neighbours, so S0 - S1, a near-continuous law with density
-    f at 0, is 0 on the lattice with probability about f(0) h where the laws themselves tie with probability about
-    f(0) s. p counts ties against the alternative, so binning biases it up by half the difference (a continuity
-    correction; measured on KL, Toxicity, DICES, JobsQ3, K = 20-200, N = 31-1,000: the bias halves with h, as it
-    should, up to +0.0015 at the grid's step, and after the correction within 1e-4 of the limit h -> 0).
-
-    >>> b = cv.Lattice(4.0, 0, np.array([0.5, 0.5]))
-    >>> binned_ties(b, b, 1.0)  # P(S0 = S1) = 0.5, of which (1 - 1/4) made by the binning
-    0.375
-    """
-    if s1.h <= 0:
-        return 0.0
-    return lattice_ties(s1, s0) * max(0.0, 1.0 - step / s1.h)
+def _numbers(
+    p: float,
+    delta: float,
+    ci_width: float,
+    reproducibility: float,
+    ties: float,
+    mean_gap: float,
+    method: str,
+    p_error: float,
+    delta_error: float,
+    ci_width_error: float,
+    alt: np.ndarray | None,
+    null: np.ndarray | None,
+) -> Stats:
+    return Stats(
+        p,
+        delta,
+        ci_width,
+        reproducibility,
+        ties,
+        mean_gap,
+        method=method,
+        p_error=p_error,
+        delta_error=delta_error,
+        ci_width_error=ci_width_error,
+        alt=alt,
+        null=null,
+    )
 
 
 def plan(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[float, bool, bool]:
@@ -269,7 +139,7 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         out = _lattice_numbers(alt, null, n, h, near, None if exact_step or near else common_step(alt, null))
         if not exact_step and not near:  # nearest points: their error is in ``_lattice_numbers`` (``_untie``)
             out = _with_extra_error(out, accuracy.binning_error(alt, null, h, out.p), 0.0)
-    return CellNumbers(
+    return _numbers(
         out.p,
         abs(mean_gap),
         out.ci_width,
@@ -297,9 +167,9 @@ def cell_p(alt: ItemLaw, null: ItemLaw, n: int) -> float:
     near = not exact_step and n <= NEAREST_MAX_N
     s1 = cv.power(law_lattice(alt, h, near), n)
     s0l = cv.power(law_lattice(null, h, near), n)
-    med1 = int(_quantiles(s1, _cdf(s1), np.array([0.5]))[0])
-    med0 = int(_quantiles(s0l, _cdf(s0l), np.array([0.5]))[0])
-    p = _p_lattice(s1, s0l, med0 > med1, None, None if exact_step or near else common_step(alt, null))
+    med1 = int(quantiles(s1, cdf(s1), np.array([0.5]))[0])
+    med0 = int(quantiles(s0l, cdf(s0l), np.array([0.5]))[0])
+    p = p_on_lattice(s1, s0l, med0 > med1, None, None if exact_step or near else common_step(alt, null))
     if near:
         c1, c0 = (cv.power(_coarser(law, law_lattice(law, h, True), n), n) for law in (alt, null))
         p = _untie(p, s1, s0l, c1, c0)[0]
@@ -316,7 +186,7 @@ def _coarser(law: ItemLaw, fine: cv.Lattice, n: int) -> cv.Lattice:
 
 
 def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
-    return CellNumbers(
+    return _numbers(
         c.p,
         c.delta,
         c.ci_width,
@@ -344,20 +214,20 @@ def _lattice_numbers(
     fine_rest = want and small and not near  # nearest points: the error terms on the coarser lattice
     s1, rest1 = cv.powers(l1, n, fine_rest and not alt.exact)
     s0, rest0 = cv.powers(l0, n, fine_rest and not null.exact)
-    c1, c0 = _cdf(s1), _cdf(s0)
-    med1 = int(_quantiles(s1, c1, np.array([0.5]))[0])
-    med0 = int(_quantiles(s0, c0, np.array([0.5]))[0])
+    c1, c0 = cdf(s1), cdf(s0)
+    med1 = int(quantiles(s1, c1, np.array([0.5]))[0])
+    med0 = int(quantiles(s0, c0, np.array([0.5]))[0])
     flip = med0 > med1
-    p = _p_lattice(s1, s0, flip, c0, binned_step)
+    p = p_on_lattice(s1, s0, flip, c0, binned_step)
     scale = alt.scale
     unit = h / (scale * n)
-    q = _quantiles(s1, c1, np.array([0.025, 0.975]))
+    q = quantiles(s1, c1, np.array([0.025, 0.975]))
     ci = float((q[1] - q[0]) * unit)
     first = max(0, -s1.lo + 1)  # index of the first positive sum
     repro = float(s1.pmf[first:].sum())
     ties = float(s1.pmf[-s1.lo]) if s1.lo <= 0 <= s1.hi else 0.0
-    alt_pts = _quantiles(s1, c1, _U) * unit
-    null_pts = _quantiles(s0, c0, _U) * unit
+    alt_pts = quantiles(s1, c1, _U) * unit
+    null_pts = quantiles(s0, c0, _U) * unit
     p_err = ci_err = p_near = ci_near = 0.0
     if near:  # the ties the rounding made (``_untie``) and the error terms, on the coarser lattice
         hc = h * ERROR_COARSEN
@@ -366,8 +236,8 @@ def _lattice_numbers(
         c_s0, rest0 = cv.powers(l0, n, want and not null.exact)
         p, p_near = _untie(p, s1, s0, c_s1, c_s0)
         s1, s0 = c_s1, c_s0
-        c1, c0 = _cdf(s1), _cdf(s0)
-        q = _quantiles(s1, c1, np.array([0.025, 0.975]))
+        c1, c0 = cdf(s1), cdf(s0)
+        q = quantiles(s1, c1, np.array([0.025, 0.975]))
         # the CI-width's change when the step doubles (first order in the step), at least one step per quantile
         ci_near = max(abs(float((q[1] - q[0]) * hc / (scale * n)) - ci), 2.0 * unit)
         h = hc
@@ -385,14 +255,14 @@ def _lattice_numbers(
     if want:
         ci_err = accuracy.ci_error(alt, ci)
         if small and not alt.exact:  # a quantile on an atom can jump to the next one if the law is a bit off
-            rest_cdf = _cdf(rest1)
+            rest_cdf = cdf(rest1)
             jumps = [
                 accuracy.quantile_jump(l1, rest1, c1, s1.lo, int(qi), u, n, alt.n_items, rest_cdf)
                 for qi, u in zip(q, (0.025, 0.975), strict=True)
             ]
             ci_err = float(np.hypot(ci_err, float(np.hypot(jumps[0], jumps[1])) * h / (scale * n)))
     p_err, ci_err = float(np.hypot(p_err, p_near)), float(np.hypot(ci_err, ci_near))
-    return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
+    return _numbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
 
 
 def _sum_moments(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[cv.Moments, cv.Moments, cv.Moments]:
@@ -430,7 +300,7 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     flip = float(cv.cornish_fisher(0.5, s0)) > float(cv.cornish_fisher(0.5, s1))
     var_t = s0.var + s1.var
     if var_t <= 0:
-        return CellNumbers(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, "edgeworth", 1.0, 0.0, 0.0, np.zeros(POINTS), np.zeros(POINTS))
+        return _numbers(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, "edgeworth", 1.0, 0.0, 0.0, np.zeros(POINTS), np.zeros(POINTS))
     k3 = s0.skew * s0.var**1.5 - s1.skew * s1.var**1.5
     k4 = s0.kurt * s0.var**2 + s1.kurt * s1.var**2
     t = cv.Moments(s0.mean - s1.mean, var_t, k3 / var_t**1.5, k4 / var_t**2)
@@ -456,7 +326,7 @@ def _edgeworth_numbers(alt: ItemLaw, null: ItemLaw, n: int, h: float = 0.0) -> C
     ci_err = accuracy.ci_error(alt, ci)
     alt_pts = cv.cornish_fisher(_U, s1) * unit
     null_pts = cv.cornish_fisher(_U, s0) * unit
-    return CellNumbers(p, 0.0, ci, repro, ties, 0.0, "edgeworth", p_err, 0.0, ci_err, alt_pts, null_pts)
+    return _numbers(p, 0.0, ci, repro, ties, 0.0, "edgeworth", p_err, 0.0, ci_err, alt_pts, null_pts)
 
 
-__all__ = ["POINTS", "CellNumbers", "cell_numbers", "result_fields"]
+__all__ = ["POINTS", "CellNumbers", "cell_numbers"]

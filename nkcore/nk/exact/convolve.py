@@ -48,9 +48,8 @@ only past 10,000 numbers), longer ones to numpy's own sum."""
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:
-    """sum(a * b): by BLAS for short vectors (2 us against 10 us, measured: the cells make thousands of these
-    calls), without it for long ones: a threaded BLAS dot of 25,000 numbers took 13 ms on a busy 2-core machine
-    (its threads fight the other processes) against 0.03 ms this way (measured).
+    """sum(a * b): by BLAS for short vectors (the cells make thousands of these calls), without it for long ones
+    (a threaded BLAS dot's threads fight the other processes on a busy machine; timings in docs/benchmarks.md).
 
     >>> dot(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     11.0
@@ -64,7 +63,7 @@ def integer_step(values: np.ndarray) -> int:
     """The largest h with every value a multiple of h: gcd(|v_1|, ..., |v_n|) (0 when all are 0).
 
     The gcd of the first 64 values first: on near-continuous values (the log metrics' units) it is already 1, and
-    the rest is never read (np.gcd.reduce over 32,768 such values took 3 ms, measured).
+    the rest is never read.
 
     >>> integer_step(np.array([-4, 0, 6])), integer_step(np.zeros(3, dtype=np.int64))
     (2, 0)

@@ -16,12 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from nkcore.common import limits
 from nkcore.errors import DataError
+from nkcore.nk.cell import make_cell
 from nkcore.nk.exact import split
-from nkcore.nk.exact.cells import cell_numbers, result_fields
+from nkcore.nk.exact.cells import cell_numbers
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
-from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.simulate import default_workers
 
@@ -33,23 +34,19 @@ SPLIT_MIN_S = 1.5
 """A grid of two K or more runs on two processes where the machine has two cores (``split``) when its expected
 work (``expected_seconds``) is at least this; a smaller one on one process, where the laws of the small K (one
 nested stream, which the parent computes alone) are most of the work and the fork and the transfer of the
-results are not repaid (measured on the Budget page's default grid, budgets to 2,500: Toxicity Accuracy 0.5 s on
-one process, 0.6-0.7 s on two; JobsQ3 Accuracy 1.0-1.2 s on both; Toxicity KL 1.6 s on one, 1.2-1.4 s on two)."""
-LAW_MS = {"acc": 8.0, "wins": 8.0, "tv": 12.0, "js": 25.0}
-"""Rough CPU milliseconds of one K's per-item law per metric, times (1 + M / 4) for M labels; 30 for the log
-metrics (orders of magnitude fitted to the grids measured for ``SPLIT_MIN_S``; for ``expected_seconds`` only)."""
-LOG_METRICS = ("kl", "kl_smooth", "ce", "js")
+results are not repaid (timings behind the threshold: docs/benchmarks.md)."""
 
 
 def expected_seconds(m: int, laws_missing: int, configs: int, metrics: Sequence[str]) -> float:
-    """Rough CPU seconds of a grid: its K whose laws are still to compute x ``LAW_MS`` per metric x (1 + M / 4),
-    plus 1 ms per cell (3 for the log metrics, whose few-item cells use a fine lattice). Decides one process or two.
+    """Rough CPU seconds of a grid: its K whose laws are still to compute x ``Metric.law_ms`` per metric x
+    (1 + M / 4) (orders of magnitude fitted to grids timed on the reference machine), plus 1 ms per cell (3 for the
+    metrics that take logs, whose few-item cells use a fine lattice). Decides one process or two.
 
     >>> round(expected_seconds(2, 35, 142, ["acc"]), 2), round(expected_seconds(12, 35, 142, ["kl"]), 2)
     (0.56, 4.63)
     """
-    per_k = sum(LAW_MS.get(mt, 30.0) for mt in metrics) * (1.0 + m / 4.0)
-    cells = configs * sum(3.0 if mt in LOG_METRICS else 1.0 for mt in metrics)
+    per_k = sum(METRICS[mt].law_ms for mt in metrics) * (1.0 + m / 4.0)
+    cells = configs * sum(3.0 if METRICS[mt].takes_logs else 1.0 for mt in metrics)
     return (laws_missing * per_k + cells) / 1000.0
 
 
@@ -70,12 +67,13 @@ def _laws_for_k(
     """The per-item laws of K (cached by ``item_laws``; ``laws`` False: already there) and the simulation's macro F1
     cells, if asked: the part of a K's work that is mostly numpy (draws, transforms) and so runs well on worker
     threads."""
-    item = [m for m in mts if m != "f1"]
+    item = [m for m in mts if METRICS[m].per_item]
     if item and laws:
         item_laws(alpha, eps, k, item)
-    if "f1" not in mts:
+    rest = [m for m in mts if not METRICS[m].per_item]
+    if not rest:
         return []
-    return [simulate_cell(alpha, eps, cfg.budget, cfg.k, ["f1"], FALLBACK_ROUNDS, 0)[0] for cfg in cfgs]
+    return [simulate_cell(alpha, eps, cfg.budget, cfg.k, [mt], FALLBACK_ROUNDS, 0)[0] for cfg in cfgs for mt in rest]
 
 
 def _cells_for_k(
@@ -86,25 +84,20 @@ def _cells_for_k(
     mts: Sequence[str],
     f1: Sequence[CellResult] | None = None,
 ) -> list:
-    item = [m for m in mts if m != "f1"]
+    item = [m for m in mts if METRICS[m].per_item]
+    rest = [m for m in mts if not METRICS[m].per_item]
     out: dict[tuple[int, str], CellResult] = {}
     if item:
         alt, null = item_laws(alpha, eps, k, item)
         for cfg in cfgs:
             for mt in item:
-                c = cell_numbers(alt[mt], null[mt], cfg.n)
-                out[(cfg.budget, mt)] = CellResult(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    reproducibility=c.reproducibility,
-                    **result_fields(c),  # type: ignore[arg-type]
+                out[(cfg.budget, mt)] = make_cell(
+                    cfg.budget, cfg.k, cfg.n, mt, cell_numbers(alt[mt], null[mt], cfg.n), 0
                 )
-    if "f1" in mts:
-        sims = _laws_for_k(alpha, eps, k, cfgs, ["f1"]) if f1 is None else f1
-        for cfg, sim in zip(cfgs, sims, strict=True):
-            out[(cfg.budget, "f1")] = sim
+    if rest:  # not a mean over items (macro F1): the simulation's cell
+        sims = _laws_for_k(alpha, eps, k, cfgs, rest) if f1 is None else f1
+        for sim in sims:
+            out[(sim.budget, sim.metric)] = sim
     return [out[(cfg.budget, mt)] for cfg in cfgs for mt in mts]
 
 
@@ -156,8 +149,8 @@ def exact_grid(
     ``pool.keep_prefixes``), and the child's laws join this process's cache. On one process, two phases: the
     per-item laws of every K (and the simulation's macro F1 cells) on ``workers`` threads (default: the cores; their
     draws and transforms are numpy calls that release the GIL), then the cells on the calling thread (many small
-    steps that hold the GIL: run beside the laws they cost ~40% more CPU and slowed the grid down, measured on the
-    2-core reference machine). The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
+    steps that hold the GIL: run beside the laws they cost more CPU and slowed the grid down, docs/benchmarks.md).
+    The numbers do not depend on either. Reference: docs/nk-method.md, "Exact
     engine".
     """
     mts = parse_metrics(metrics)
@@ -173,9 +166,9 @@ def exact_grid(
     total, acc = float(sum(weights.values())), 0.0
     order = sorted(by_k, key=lambda k: -weights[k])  # the costliest laws first keep the threads busy to the end
     nw = default_workers() if workers is None else min(max(1, int(workers)), 64)
-    law_share = LAW_SHARE if any(m != "f1" for m in mts) else 0.0
+    item = [m for m in mts if METRICS[m].per_item]
+    law_share = LAW_SHARE if item else 0.0
     f1: dict[int, list] = {}
-    item = [m for m in mts if m != "f1"]
     small = [k for k in order if k < POOL_MIN_K] if item else []
     if split.processes(processes) > 1 and len(by_k) >= 2 and item:
         work = expected_seconds(len(a), len(missing_laws(a, e, list(by_k), item)), len(cfgs), item)

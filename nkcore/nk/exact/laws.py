@@ -32,7 +32,7 @@ from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, tilted
-from nkcore.nk.exact.means import MEAN_METRICS, clear_means, exact_mean
+from nkcore.nk.exact.means import clear_means, exact_mean
 from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
 from nkcore.nk.exact.nested import nested_chunk
 from nkcore.nk.exact.pool import POOL_MIN_K, clear_pools, pooled_counts
@@ -72,7 +72,7 @@ def items_for(k: int, max_n: int = MAX_N) -> int:
 
 
 def _check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
-    bad = [m for m in metrics if m not in ITEM_METRICS]
+    bad = [m for m in metrics if m not in METRICS or not METRICS[m].per_item]
     if bad:
         known = [m for m in bad if m in METRICS]
         what = "is not a mean over items" if known else "is unknown"
@@ -131,7 +131,7 @@ def _laws(
 
 def exact_mean_known(metric: str) -> bool:
     """The metric's mean per-item gap is computed exactly (``means.exact_mean``), so pinned on estimated laws."""
-    return metric in MEAN_METRICS
+    return METRICS[metric].exact_mean
 
 
 def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
@@ -175,7 +175,7 @@ def _estimated_units(
     """Per K, the per-item units of each metric's first ``totals[K][metric]`` items of the side, and the scales.
     K below ``POOL_MIN_K``: every K from the one nested stream (``nested``: chunk c of its items drawn once, to
     the largest K still short of items there; on one thread: the chunks on two threads took more CPU and no less
-    time, measured); from there on, each K from its own stream (``_draw_units``)."""
+    time, docs/benchmarks.md); from there on, each K from its own stream (``_draw_units``)."""
     out = {k: _draw_units(a, eps, k, metrics, null, totals[k], adaptive) for k in ks if k >= POOL_MIN_K}
     small = sorted(k for k in ks if k < POOL_MIN_K)
     if not small:

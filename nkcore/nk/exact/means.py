@@ -25,11 +25,12 @@ import numpy as np
 from scipy.linalg import eigh_tridiagonal
 from scipy.special import gammaln
 
-from nkcore.nk.metrics import JEFFREYS, KL_EPS
-from nkcore.nk.scores import UNIT
+from nkcore.nk.metrics import METRICS, with_flag
+from nkcore.nk.score_kernels import UNIT
 
-MEAN_METRICS: tuple[str, ...] = ("tv", "kl", "kl_smooth", "ce")
-"""Metrics whose per-item mean is computed here."""
+MEAN_METRICS: tuple[str, ...] = with_flag("exact_mean")
+"""Metrics whose per-item mean is computed here (``Metric.exact_mean``): TV, and the KL family through its
+per-count weights (``Metric.log_weights``)."""
 NODES = 24
 """Gauss nodes per axis (beta_m, rho_m)."""
 NODES_LOW = 12
@@ -38,8 +39,8 @@ CONCENTRATED = 0.6
 """A category's Beta(a_m, a0 - a_m) counts as concentrated at K when r = sqrt(K / (a0 + 1)) <= this: r is its sd
 over the binomial's resolution in p, sqrt(p (1 - p) / K) (the same for every category). Every integrand in beta_m
 varies on that resolution, so a concentrated axis needs few nodes: ``BETA_NODES`` / ``BETA_NODES_LOW`` there
-(measured against 64 nodes at r <= 0.6, on JobsQ1, JobsQ3 and five priors with a_m from 0.05 to 3,000: relative
-error <= 3e-9 with 8 nodes, <= 1.2e-7 with 6; the rho axis keeps ``NODES``: its error dominates the estimate)."""
+(their error against 64 nodes: docs/benchmarks.md; the rho axis keeps ``NODES``: its error dominates the
+estimate)."""
 BETA_NODES = 8
 BETA_NODES_LOW = 6
 
@@ -140,15 +141,6 @@ def _binom_mixture(k: int, gam: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out.reshape(rows, k + 1)
 
 
-def _weights(metric: str, k: int, m: int) -> tuple[np.ndarray, np.ndarray]:
-    c = np.arange(k + 1.0)
-    if metric == "kl":
-        q = (c + KL_EPS) / (k + m * KL_EPS)
-        return q, np.log(q)
-    sm = (c + JEFFREYS) / (k + m * JEFFREYS)
-    return (sm if metric == "kl_smooth" else c / k), np.log(sm)
-
-
 @lru_cache(maxsize=256)
 def _nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``_beta_nodes``, cached: the same Beta laws serve every K and eps of a prior."""
@@ -167,7 +159,8 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     m = a.size
     a0 = float(a.sum())
     rx, rw = _nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
-    wl = {mt: _weights(mt, k, m) for mt in MEAN_METRICS if mt != "tv"}
+    flagged = with_flag("exact_mean")  # read at call time: a metric registered later is served too
+    wl = {mt: w(k, m) for mt in flagged if (w := METRICS[mt].log_weights) is not None}
     names = list(wl)
     lqs = np.stack([wl[mt][1] for mt in names], axis=1)  # (K + 1, metrics)
     ws = np.stack([wl[mt][0] for mt in names], axis=1)
@@ -186,15 +179,18 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
     rev = np.zeros((bx.size, k + 1))
     rev[:, :k] = np.cumsum(fb[:, ::-1], axis=1)[:, ::-1]
     e_bg = fb.sum(axis=1) + np.einsum("bx,x->b", mix, k - x) - 2.0 * np.einsum("bx,bx->b", mix, rev)
-    total = dict.fromkeys(MEAN_METRICS, 0.0)
-    total["tv"] = float(np.sum(bw * (e_bg - e_ag)))
+    total = dict.fromkeys(flagged, 0.0)
+    tv = float(np.sum(bw * (e_bg - e_ag)))
+    for mt in flagged:
+        if METRICS[mt].log_weights is None:  # TV: E|B - G| - E|A - G| per category, in counts
+            total[mt] = tv
     if names:
         ew, elq = np.einsum("bx,xq->bq", pb, ws), np.einsum("bx,xq->bq", pb, lqs)  # no BLAS (class doc)
         elq_b = np.einsum("bx,xq->bq", mix, lqs)
         contrib = (bw[:, None] * ew * (elq - elq_b)).sum(axis=0)
         for i, mt in enumerate(names):
             total[mt] = float(contrib[i])
-    return {mt: v * (1.0 if mt == "tv" else UNIT) for mt, v in total.items()}
+    return {mt: v * (1.0 if METRICS[mt].log_weights is None else UNIT) for mt, v in total.items()}
 
 
 @lru_cache(maxsize=1024)
@@ -202,7 +198,7 @@ def _cached(alpha: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[flo
     concentrated = np.sqrt(k / (sum(alpha) + 1.0)) <= CONCENTRATED
     hi = _means(alpha, eps, k, NODES, BETA_NODES if concentrated else NODES)
     lo = _means(alpha, eps, k, NODES_LOW, BETA_NODES_LOW if concentrated else NODES_LOW)
-    return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in MEAN_METRICS}
+    return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in hi}
 
 
 def clear_means() -> None:
@@ -221,7 +217,8 @@ def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple
     >>> round(mean / 2, 4), err < 1e-9  # TV at K = 1, M = 2: 2 units per disagreement, as Accuracy's gap
     (0.0405, True)
     """
-    if metric not in MEAN_METRICS:
+    info = METRICS.get(metric)
+    if info is None or not info.exact_mean:
         return None
     return _cached(tuple(float(x) for x in alpha), float(eps), int(k))[metric]
 

@@ -55,7 +55,7 @@ class _Urns:
         """One rating per item into the cumulative counts ``cum`` (M - 1, size): from rho with probability
         ``p_rho`` (a coin per item), else from beta. Category <= j exactly when U total < threshold_j; the draw
         adds 1 to every threshold and cumulative count from its category on. Both urns are compared for every
-        item and the coin masks one of them (measured: 2.6 times faster than gathering the rho items at M = 12)."""
+        item and the coin masks one of them (faster than gathering the rho items: docs/benchmarks.md)."""
         size = int(cum.shape[1])
         u = rng.random(size)
         ind = np.less(u * self.beta_total, self.beta)

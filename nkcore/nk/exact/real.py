@@ -34,13 +34,14 @@ from scipy.special import gammaln
 
 from nkcore.common import limits
 from nkcore.common.counting import distinct_counts
+from nkcore.nk.cell import RealPart, make_cell
 from nkcore.nk.exact import split
-from nkcore.nk.exact.cells import CellNumbers, cell_numbers, result_fields
+from nkcore.nk.exact.cells import CellNumbers, cell_numbers
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
 from nkcore.nk.exact.laws import ENGINE_SEED
 from nkcore.nk.grid import Config
-from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.outcomes import compositions
 from nkcore.nk.resample import (
     ALPHA,
@@ -243,9 +244,7 @@ def _numbers_of_k(
 
 SPLIT_MIN_KS = 4
 """A real-data grid of this many values of K or more runs on two processes where the machine has two cores
-(``split``): measured on the paper's K up to 100, budgets to 2,500, four metrics, laws not cached, medians of 3
-(wall, threads -> two processes): ChaosNLI SNLI 0.97 -> 0.67 s, Jobs Q1 0.43 -> 0.27 s, POPQUORN 0.51 -> 0.31 s;
-a second series 0.82 -> 0.64, 0.35 -> 0.25, 0.42 -> 0.30 s. Fewer K: threads (a fork is not repaid)."""
+(``split``; the wall times behind the threshold: docs/benchmarks.md). Fewer K: threads (a fork is not repaid)."""
 
 
 def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
@@ -289,13 +288,14 @@ def exact_resample_cells(
     """
     mts = parse_metrics(metrics)
     full = full_gaps(data, mts)
-    item = tuple(m for m in mts if m != "f1")
+    item = tuple(m for m in mts if METRICS[m].per_item)
+    rest = [m for m in mts if not METRICS[m].per_item]
     out: list[ResampleCell] = []
-    f1 = (
-        {(c.budget, c.k): c for c in resample_cells(data, configs, ["f1"], FALLBACK_ROUNDS, 0, alpha)}
-        if "f1" in mts
-        else {}
-    )
+    f1 = {
+        (c.budget, c.k, c.metric): c
+        for mt in rest
+        for c in resample_cells(data, configs, [mt], FALLBACK_ROUNDS, 0, alpha)
+    }
     by_k: dict[int, list[Config]] = {}
     for cfg in configs:
         by_k.setdefault(cfg.k, []).append(cfg)
@@ -330,9 +330,9 @@ def exact_resample_cells(
     for cfg in configs:
         laws, n_qual, numbers = done.get(cfg.k, ({}, 0, {}))
         for mt in mts:
-            if mt == "f1":
-                if (cfg.budget, cfg.k) in f1:
-                    out.append(f1[(cfg.budget, cfg.k)])
+            if not METRICS[mt].per_item:  # not a mean over items (macro F1): the resampler's cell
+                if (cfg.budget, cfg.k, mt) in f1:
+                    out.append(f1[(cfg.budget, cfg.k, mt)])
                 continue
             if n_qual == 0:
                 continue
@@ -340,22 +340,9 @@ def exact_resample_cells(
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
-            sig = sign_test_share(law, cfg.n, direction, alpha) if mt in ("acc", "wins") else float("nan")
-            out.append(
-                ResampleCell(
-                    budget=cfg.budget,
-                    k=cfg.k,
-                    n=cfg.n,
-                    metric=mt,
-                    reproducibility=repro,
-                    significant_share=sig,
-                    full_gap=full[mt],
-                    direction=direction,
-                    n_qualifying=n_qual,
-                    test=paired_test_name(mt),
-                    **result_fields(c),  # type: ignore[arg-type]
-                )
-            )
+            sig = sign_test_share(law, cfg.n, direction, alpha) if METRICS[mt].sign_test else float("nan")
+            real = RealPart(full[mt], direction, sig, n_qual, paired_test_name(mt))
+            out.append(make_cell(cfg.budget, cfg.k, cfg.n, mt, c, 0, reproducibility=repro, real=real))
     return out
 
 

@@ -3,7 +3,7 @@
 For a fixed K, the exact engine's p is a function of the number of items N alone; the smallest N with
 p < level is found by bracketing (doubling N from 1) and bisection, then the N just below it are checked one by
 one (``BACKTRACK``) because on a lattice p is not always monotone in N (tie and parity effects move it by
-small amounts; measured: see tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
+small amounts: tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
 Reference: spec "Grid" ("minimal budget": the smallest N x K for which some K reaches p < 0.05), on every
 budget instead of the paper's nine.
 """
@@ -16,11 +16,12 @@ import numpy as np
 from scipy import stats
 
 from nkcore.errors import DataError
+from nkcore.nk.best import BestK, MinimalBudget, best_k
 from nkcore.nk.exact.cells import cell_p
 from nkcore.nk.exact.engine import exact_grid
 from nkcore.nk.exact.laws import item_laws
-from nkcore.nk.grid import PAPER_KS, BestK, MinimalBudget, best_k
-from nkcore.nk.metrics import ITEM_METRICS, parse_metrics
+from nkcore.nk.grid import PAPER_KS
+from nkcore.nk.metrics import ITEM_METRICS, METRICS, parse_metrics
 from nkcore.nk.priors import validate_alpha
 from nkcore.nk.pvalue import SIGNIFICANCE
 
@@ -30,7 +31,7 @@ BACKTRACK = 8
 
 def _metric(metric: str) -> str:
     (mt,) = parse_metrics(metric)
-    if mt not in ITEM_METRICS:
+    if mt not in METRICS or not METRICS[mt].per_item:
         raise DataError(
             f"metric {mt!r} is not a mean over items: the continuous search takes {', '.join(ITEM_METRICS)}"
         )

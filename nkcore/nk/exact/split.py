@@ -2,17 +2,15 @@
 
 The cells of a grid depend on K only through the per-item laws of that K, so the K are independent tasks (the
 small K, which share one nested stream of items, are one task the parent takes first). Threads cannot share
-this work: the cells are many short numpy calls that hold the GIL (measured: two threads were slower than one).
+this work: the cells are many short numpy calls that hold the GIL (two threads were slower than one).
 Two processes can. ``run_shared`` forks one child (fork: the child starts with the parent's imports and caches,
 laws already computed included, at the cost of a few milliseconds), and both take K from the two ends of one
 shared queue until they meet, the parent from the low end and the child from the high end, so a costly K on
 either side does not leave the other idle (the laws' cost per K varies fourfold between priors). The two ends
 keep each process's K contiguous: the pool of items that serves the large K (``pool``) is drawn in nested
 blocks, so the child, which starts at the largest K, draws every block once and keeps the sums for the K below
-(``child_setup``), and the parent draws only the blocks up to where they meet. Measured on the paper's grid
-(four metrics): the two processes drew 70 blocks where one process draws 50, against 98 when both took K in turn
-from one counter and each drew every block to the largest K (block draws: DICES 0.76 -> 0.46 s of CPU, JobsQ3
-1.36-1.55 -> 0.97-1.14 s). The child stores each result in shared memory as soon as it has it (``_Arena``), with
+(``child_setup``), and the parent draws only the blocks up to where they meet (block counts and their CPU:
+docs/benchmarks.md). The child stores each result in shared memory as soon as it has it (``_Arena``), with
 whatever ``collect`` adds (the engine: the laws of that K, so the parent's cache has every K afterwards), sends the
 list of them at its end, and reports its progress through a shared number, so it never waits on a parent busy with
 its own share.
@@ -67,10 +65,7 @@ class _Arena:
     too, so at its end the child sends only the records (``Record``). The parent unpickles each result from the
     arena: its large arrays as arrays viewing that memory, which stays mapped while any of them lives, the small ones
     (``ARENA_MIN_BYTES``) copied out of the pickle, whose pages are then given back (``release``). Anything that
-    does not fit goes through the pipe. Measured on the paper's grid with seven metrics (the child's 60 MB of
-    per-item laws and 13 MB of cells): the parent received it all by pipe in 0.15 s of CPU; with the arrays in the
-    arena, 0.01-0.04 s, but it still waited 0.22-0.24 s after its last K for the child to pickle and send all at its
-    end, against 0.06-0.07 s with each K stored as it comes (median of 12 grids)."""
+    does not fit goes through the pipe (pipe against arena, timed: docs/benchmarks.md)."""
 
     def __init__(self, size: int) -> None:
         self.memory: mmap.mmap | None = None

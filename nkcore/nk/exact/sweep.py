@@ -1,11 +1,10 @@
 """Several grids at once (priors x eps, as the paper's sweep): whole grids on the cores, one process each.
 
 A grid on its own runs on two processes that share its values of K (``split``): the fastest way to one grid, but
-it costs about 13% more CPU than one process does (the pages both processes fault on again after the fork, the
-pool's low blocks drawn by both, the child's laws handed over; ``benchmarks/split_cost.py`` on JobsQ3, balanced12
-and Toxicity, eps 0.1 and 0.3: 27.5 against 24.4 s of CPU, medians of three). Several grids are independent tasks, so here each worker process computes whole grids
-on one process, taking the next from a shared queue, the costliest first (``engine.expected_seconds``), and the
-second core is never split. The numbers are those of ``exact_grid``, which do not depend on the process that
+it costs more CPU than one process does (the pages both processes fault on again after the fork, the pool's low
+blocks drawn by both, the child's laws handed over; docs/benchmarks.md). Several grids are independent tasks, so
+here each worker process computes whole grids on one process, taking the next from a shared queue, the costliest
+first (``engine.expected_seconds``), and the second core is never split. The numbers are those of ``exact_grid``, which do not depend on the process that
 computes them. Failure only costs time: if a worker dies, the grids it had not returned are computed here.
 Reference: docs/nk-method.md, "Exact engine".
 """
