@@ -16,9 +16,13 @@ from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_ta
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
-from ui import cache, charts_data, data_derive, data_flows, data_ratings, datasets, exports, page
+from ui.charts import data as charts_data
 from ui.charts import draw
-from ui.text import md, shorten_middle
+from ui.common import cache, datasets, exports, page
+from ui.common.text import md, shorten_middle
+from ui.data import derive as data_derive
+from ui.data import flows as data_flows
+from ui.data import ratings as data_ratings
 
 T = TypeVar("T")
 

@@ -2,7 +2,7 @@
 
 The verdict and the chart of paired differences lead; controls, the tests of each pair, each config's accuracy and
 the discordance tables follow, method notes in expanders. The words come from ``nkcore.paired.sentences``; every
-number from ``ui.cache.compute``. The accuracy section (the only part the interval choice changes) is a fragment; its
+number from ``ui.common.cache.compute``. The accuracy section (the only part the interval choice changes) is a fragment; its
 chart is drawn only while its expander is open."""
 
 from __future__ import annotations
@@ -18,18 +18,13 @@ import streamlit as st
 from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import sentences as words
-from ui import (
-    cache,
-    charts,
-    charts_paired,
-    compare_cases,
-    compare_controls,
-    compare_sequential,
-    datasets,
-    exports,
-    page,
-)
-from ui.text import md
+from ui import charts
+from ui.charts import paired as charts_paired
+from ui.common import cache, datasets, exports, page
+from ui.common.text import md
+from ui.compare import cases as compare_cases
+from ui.compare import controls as compare_controls
+from ui.compare import sequential as compare_sequential
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
 ds = datasets.choose_dataset("paired")

@@ -17,9 +17,11 @@ from nkcore import voting
 from nkcore.common.formatting import points_between
 from nkcore.voting import sentences as words
 from nkcore.voting.rules import as_tie_rule
-from ui import cache, charts, charts_voting, datasets, exports, page
-from ui.text import md
-from ui.voting_passk import passk_section
+from ui import charts
+from ui.charts import voting as charts_voting
+from ui.common import cache, datasets, exports, page
+from ui.common.text import md
+from ui.sampling.passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
 ds = datasets.choose_dataset("samples")

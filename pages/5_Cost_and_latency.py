@@ -15,8 +15,10 @@ import streamlit as st
 from nkcore import advice, cost, latency, voting
 from nkcore.cost import CostTable
 from nkcore.voting import sentences as words
-from ui import cache, charts, charts_voting, datasets, exports, page
-from ui.text import md
+from ui import charts
+from ui.charts import voting as charts_voting
+from ui.common import cache, datasets, exports, page
+from ui.common.text import md
 
 page.setup_page(
     "Cost & latency",

@@ -15,8 +15,11 @@ import streamlit as st
 from nkcore import paired, resolution
 from nkcore.resolution import repeats
 from nkcore.resolution import sentences as resolution_text
-from ui import cache, charts, charts_paired, datasets, exports, page, planner_sequential
-from ui.text import md
+from ui import charts
+from ui.charts import paired as charts_paired
+from ui.common import cache, datasets, exports, page
+from ui.common.text import md
+from ui.planner import sequential as planner_sequential
 
 page.setup_page(
     "Planner",

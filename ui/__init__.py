@@ -1,12 +1,12 @@
 """The Streamlit glue: the only code besides ``app.py`` and ``pages/`` that imports streamlit.
 
 Modules
-- ``page``: page set-up (:func:`ui.page.setup_page`, first on every page), the note about link values that could not
-  be used (:func:`ui.page.finish_page`, last on every page), user-error display (``user_errors``), the share link,
+- ``page``: page set-up (:func:`ui.common.page.setup_page`, first on every page), the note about link values that could not
+  be used (:func:`ui.common.page.finish_page`, last on every page), user-error display (``user_errors``), the share link,
   and the list of pages with their icons.
 - ``datasets``: the built-in samples and stored uploads, and the sidebar chooser of each kind of dataset
-  (:func:`ui.datasets.choose_dataset`), with the dataset id checked before any file access.
-- ``text``: the one escaping rule for user text (:func:`ui.text.md`). Every string that comes from a link, a file or
+  (:func:`ui.common.datasets.choose_dataset`), with the dataset id checked before any file access.
+- ``text``: the one escaping rule for user text (:func:`ui.common.text.md`). Every string that comes from a link, a file or
   a file name (dataset, config, model and label names, column names, link values, ``DataError`` messages quoting
   them, and nkcore's sentences, which embed those names) is escaped with it before it reaches an element that
   parses Markdown, or is shown through one that does not (dataframes, charts, selectbox options, ``st.code``).
@@ -20,12 +20,12 @@ URL-state convention: every input widget that defines a view has a ``key`` and `
 the query parameter's name, prefixed with a short page tag (``cmp_``, ``pln_``, ``smp_``, ``lat_``, ``bud_``, ``dat_``).
 
 Session-state tricks, all of them (``st.session_state`` keys; those starting with ``_`` are not widgets):
-- ``_nkp_url_at_start`` and ``_nkp_link_note`` (``ui.page``): ``setup_page`` records the link's parameters as they
+- ``_nkp_url_at_start`` and ``_nkp_link_note`` (``ui.common.page``): ``setup_page`` records the link's parameters as they
   were when the run started, and keeps an ``st.empty()`` placeholder (an element, not a value) near the top of the
   page. ``finish_page`` compares the recorded link with the URL after every bound widget has read it: a parameter
   Streamlit dropped (value out of range or not an option) is reported in that placeholder, so the note appears
   under the title although it is written at the end of the script.
-- ``_nkp_ds_<kind>`` and ``_nkp_chosen_<kind>`` (``ui.datasets``): the dataset id is kept in the URL by hand
+- ``_nkp_ds_<kind>`` and ``_nkp_chosen_<kind>`` (``ui.common.datasets``): the dataset id is kept in the URL by hand
   (``?<kind>=<id>``) rather than with ``bind="query-params"``, because a bound selectbox would put its displayed
   name in the link and the link must carry the id. The selectbox's state is set from the URL (or the session's last
   choice, ``_nkp_chosen_<kind>``) before it is drawn, and its ``on_change`` writes the id back to the URL; the last
@@ -42,6 +42,6 @@ Session-state tricks, all of them (``st.session_state`` keys; those starting wit
   ``DataError`` is raised again from its message.
 - ``_dat_flash`` (Data): the outcome of a Store or Delete button callback, shown once at the top of the next run
   (callbacks run before the script, where nothing can be drawn in place).
-- ``_work_cancelled_<digest>`` (``ui.work``): a Cancel pressed for one computation, so the page stops with a
+- ``_work_cancelled_<digest>`` (``ui.common.work``): a Cancel pressed for one computation, so the page stops with a
   "Compute it" button instead of starting it again on the next run.
 """

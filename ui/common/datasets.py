@@ -2,7 +2,7 @@
 
 A page asks for a dataset of one kind with :func:`choose_dataset`; the choice is a sidebar selectbox whose value is
 kept in the URL as ``?<kind>=<dataset id>`` (a sha256 hex id). A link's id is validated before any file access, and
-a link that names no usable dataset is explained in words (with user text escaped by :func:`ui.text.md`).
+a link that names no usable dataset is explained in words (with user text escaped by :func:`ui.common.text.md`).
 
 Several app servers may share one store (``NKP_DATA_DIR=s3://...``): nothing here assumes that a dataset was
 uploaded through this server. The list of datasets is read from the store on every run (one LIST; descriptions are
@@ -24,13 +24,13 @@ import streamlit as st
 from nkcore import io as nkio
 from nkcore import store
 from nkcore.errors import DataError
-from ui import exports
-from ui.text import md, shorten_middle
+from ui.common import exports
+from ui.common.text import md, shorten_middle
 
 Kind = Literal["samples", "paired", "ratings", "predictions"]
 KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_data"
 
 # The embedded default of each kind: file in sample_data/ and the name users see.
@@ -229,7 +229,7 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
 def _items(ds: Dataset) -> frozenset[str]:
     """The item ids of a ratings or predictions table (cached per dataset fingerprint)."""
     from nkcore.kinds.values import item_ids
-    from ui import cache
+    from ui.common import cache
 
     return cache.compute(item_ids, ds)
 
@@ -305,7 +305,7 @@ def match_partner(kind: Kind, partner: Dataset) -> str | None:
 def choose_dataset(kind: Kind, label: str | None = None) -> Dataset:
     """A sidebar selectbox of the datasets of ``kind``; the choice is in the URL as ``?<kind>=<id>``.
 
-    The choice is recorded for this run's downloads (:func:`ui.exports.note_dataset`): name, id, kind and models.
+    The choice is recorded for this run's downloads (:func:`ui.common.exports.note_dataset`): name, id, kind and models.
 
     The dataset id is kept in the URL by hand rather than with ``bind="query-params"``, because a bound selectbox
     stores its *displayed* label in the URL, and the link must carry the id. The URL wins when it names a dataset

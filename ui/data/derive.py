@@ -26,8 +26,8 @@ from nkcore.io import fingerprint
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
 from nkcore.paired import REPEAT_COLUMNS
 from nkcore.summary import ratings_of_table
-from ui import datasets, exports
-from ui.text import md, shorten_middle
+from ui.common import datasets, exports
+from ui.common.text import md, shorten_middle
 
 __all__ = [
     "KIND_WORDS",

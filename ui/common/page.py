@@ -14,14 +14,15 @@ from pathlib import Path
 import streamlit as st
 
 from nkcore.errors import DataError
-from ui import charts, exports, links, work
-from ui.datasets import KINDS
-from ui.text import link_value, md
+from ui import charts
+from ui.common import exports, links, work
+from ui.common.datasets import KINDS
+from ui.common.text import link_value, md
 
 # The tab's icon, served by the app itself (Streamlit's media endpoint, same origin). ":material/balance:" made
 # every viewer's browser fetch the icon from fonts.gstatic.com: broken without internet access, and every viewer's
 # address sent to that host. The sidebar's material icons are drawn with the font bundled in Streamlit.
-FAVICON = str(Path(__file__).resolve().parents[1] / "static" / "favicon.png")
+FAVICON = str(Path(__file__).resolve().parents[2] / "static" / "favicon.png")
 
 PAGE_ICONS: dict[str, str] = {
     "app.py": ":material/home:",
@@ -58,9 +59,9 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 def setup_page(title: str, purpose: str) -> None:
     """Call first on every page: page config, title, the plain-language purpose, the shared sidebar.
 
-    It also starts the run's export context with ``title`` (:func:`ui.exports.start_context`): every download on the
+    It also starts the run's export context with ``title`` (:func:`ui.common.exports.start_context`): every download on the
     page is named after it and the datasets chosen on it, and removes from the link the values no widget could take
-    (:func:`ui.links.clean_link`; :func:`finish_page` names them).
+    (:func:`ui.common.links.clean_link`; :func:`finish_page` names them).
     """
     st.set_page_config(page_title=f"{title} · NK Planner", page_icon=FAVICON, layout="wide")
     work.page_run_started()  # background work yields to a reader's page
@@ -110,7 +111,7 @@ def finish_page() -> None:
 
     Streamlit silently drops a bound parameter whose value is out of range or not an option; a teammate who opened
     a link must know that the view differs from the one that was shared. Each dropped ``key=value`` is shown
-    literally (escaped with :func:`ui.text.md`, cut to 80 characters): a crafted link cannot put an image, a link or
+    literally (escaped with :func:`ui.common.text.md`, cut to 80 characters): a crafted link cannot put an image, a link or
     coloured text into the warning.
     """
     start: dict[str, list[str]] = st.session_state.pop("_nkp_url_at_start", {})

@@ -3,7 +3,7 @@ difference, next to the fixed-n plan, and what peeking at the fixed-n test every
 
 One function, :func:`render`, called by ``pages/6_Planner.py`` with the planner's alpha, target difference,
 discordance and power. Numbers: :func:`nkcore.sequential.sequential_plan` (simulated, seeded) and
-:func:`nkcore.resolution.cases_for_power_exact`, both through ``ui.cache.compute_params``.
+:func:`nkcore.resolution.cases_for_power_exact`, both through ``ui.common.cache.compute_params``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import streamlit as st
 from nkcore import resolution, sequential
 from nkcore.common.formatting import percent
 from nkcore.errors import DataError
-from ui import cache
+from ui.common import cache
 
 
 def render(alpha: float, diff: float, discordance: float, power: float = 0.8) -> None:

@@ -10,11 +10,12 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, sentences
 from nkcore.nk import metrics as nkm
-from ui import budget_compute, cache, exports
-from ui.budget_cell import cell_words
-from ui.budget_compute import Answer, Grid
-from ui.budget_controls import Choices, metric_name
-from ui.text import md
+from ui.budget import compute as budget_compute
+from ui.budget.cell import cell_words
+from ui.budget.compute import Answer, Grid
+from ui.budget.controls import Choices, metric_name
+from ui.common import cache, exports
+from ui.common.text import md
 
 
 def draw_method(ch: Choices, g: Grid) -> None:

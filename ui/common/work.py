@@ -6,7 +6,7 @@ The session meanwhile shows a progress bar and a Cancel button and polls the wor
 Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button) or a closed tab stops the session.
 
 - **Once per key**: running work is listed in a process-wide table keyed on (function, dataset fingerprints,
-  parameters), the same key as :func:`ui.cache.compute`. A second session asking for the same key while it runs
+  parameters), the same key as :func:`ui.common.cache.compute`. A second session asking for the same key while it runs
   joins it and sees the same progress; it does not start another computation.
 - **Cancel**: the button stops this session's wait. The work itself stops (at its next progress report) once no
   session has waited for it for :data:`GRACE_S` seconds, so a quick rerun of the same view keeps it, and one
@@ -36,8 +36,8 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.nk.exact import split
-from ui import cache
-from ui.text import md
+from ui.common import cache
+from ui.common.text import md
 
 __all__ = [
     "GRACE_S",
@@ -132,7 +132,7 @@ JOIN_S = 0.5
 
 
 def page_run_started() -> None:
-    """Note that a page run started (``ui.page.setup_page`` calls it, for every session): a running background work
+    """Note that a page run started (``ui.common.page.setup_page`` calls it, for every session): a running background work
     stops at its first progress report after :data:`JOIN_S` (unless the page joined it), and the next one waits
     until the pages have been idle for :data:`IDLE_S`."""
     global _PAGE_RUNS, _LAST_PAGE_ACTIVITY

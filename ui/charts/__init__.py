@@ -2,7 +2,7 @@
 
 Page-specific builders live in ``ui/charts_<topic>.py``. Builders return Altair charts; pages draw them with
 :func:`draw` (the unvalidated spec at the container's width; ``st.altair_chart`` validates the chart on every rerun,
-which cost more than the rest of a rerun) and offer them with ``ui.exports.download_chart``.
+which cost more than the rest of a rerun) and offer them with ``ui.common.exports.download_chart``.
 
 Charts are read on a projector and on a phone as well as on a laptop, so:
 
@@ -165,7 +165,7 @@ def draw(
     on_select: Literal["ignore", "rerun"] = "ignore",
     selection_mode: str | Sequence[str] | None = None,
 ) -> Any:
-    """Draw a chart (an Altair chart, or a spec from :func:`spec` or ``ui.cache.chart_spec``) at the container's
+    """Draw a chart (an Altair chart, or a spec from :func:`spec` or ``ui.common.cache.chart_spec``) at the container's
     width; with ``on_select="rerun"``, a click on a selection (``selection_mode``: its name) reruns the page and
     the selection is returned (as ``st.vega_lite_chart`` returns it), otherwise None is returned.
 

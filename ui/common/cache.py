@@ -1,7 +1,7 @@
 """Caching at the UI boundary, in one place.
 
 Every heavy nkcore call from a page goes through :func:`compute` (or :func:`compute_params`; long computations
-with a progress bar and a Cancel button go through :func:`ui.work.compute_with_progress`). The cache key is the
+with a progress bar and a Cancel button go through :func:`ui.common.work.compute_with_progress`). The cache key is the
 function's qualified name, the datasets' sha256 fingerprints and the plain parameters: never a big array or frame
 (Streamlit hashes only a sample of large frames, so keying on them would be unsafe as well as slow).
 
@@ -69,7 +69,7 @@ Params = tuple[tuple[str, Any], ...]
 
 
 class HasFrame(Protocol):
-    """Anything with a fingerprint and a frame (``ui.datasets.Dataset``)."""
+    """Anything with a fingerprint and a frame (``ui.common.datasets.Dataset``)."""
 
     @property
     def fingerprint(self) -> str:

@@ -1,6 +1,6 @@
 """Budget page, its numbers: the grid's cells (exact engine or simulation) and the headline answer.
 
-All computations go through ``ui.cache`` / ``ui.work`` (cached on dataset fingerprints and small values, never on
+All computations go through ``ui.common.cache`` / ``ui.common.work`` (cached on dataset fingerprints and small values, never on
 big arrays), so a control that does not change the numbers redraws from the cache.
 """
 
@@ -15,9 +15,9 @@ from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
 from nkcore.nk.metrics import PAPER_METRICS
-from ui import cache, work
-from ui.budget_controls import ENGINE_METRICS, Choices
-from ui.text import md
+from ui.budget.controls import ENGINE_METRICS, Choices
+from ui.common import cache, work
+from ui.common.text import md
 
 SEARCH_MAX = max(grid.PAPER_BUDGETS)
 """The headline's smallest budget is searched on the continuous budget axis up to this many ratings."""

@@ -3,10 +3,10 @@
 ``ratings_summary(ds)`` draws the key numbers and returns them with the label and K charts; ``ratings_details(ds,
 min_k)`` then draws, for labels that are ordered numbers (``nkcore.nk.ordinal.is_ordinal_frame``), what the scale is
 and which metrics use the order, the bins of a wide scale (more than 11 values, e.g. -50..50) and the spread of the
-items' mean ratings, and finally the per-rater section (``ui.raters_section``).
+items' mean ratings, and finally the per-rater section (``ui.data.raters``).
 
 A wide scale is summarised on its bins (as the (N, K) engine sees it): the binned table is a derived ``Dataset``
-whose fingerprint is the source's plus the number of bins, so ``ui.cache`` keys stay exact. The items' mean ratings
+whose fingerprint is the source's plus the number of bins, so ``ui.common.cache`` keys stay exact. The items' mean ratings
 are read on the unbinned values. Controls are bound to the link: ``dat_min_k``, ``dat_bins``.
 """
 
@@ -24,11 +24,12 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import ordinal
 from nkcore.summary.ratings import RatingsSummary
-from ui import cache, charts_data, exports
+from ui.common import cache, exports
+from ui.charts import data as charts_data
 from ui.charts import EXPORT_WIDTH, PADDING, PALETTE, draw, title, title_px
-from ui.datasets import Dataset
-from ui.raters_section import raters_section
-from ui.text import md
+from ui.common.datasets import Dataset
+from ui.data.raters import raters_section
+from ui.common.text import md
 
 __all__ = [
     "BINS_MAX",

@@ -8,10 +8,13 @@ import streamlit as st
 
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import grid, sentences
-from ui import cache, charts, charts_nk, charts_plane, exports
-from ui.budget_compute import SEARCH_MAX, Answer, Grid
-from ui.budget_controls import COLOR_BY, ENGINE_METRICS, Choices
-from ui.text import md
+from ui import charts
+from ui.budget.compute import SEARCH_MAX, Answer, Grid
+from ui.budget.controls import COLOR_BY, ENGINE_METRICS, Choices
+from ui.charts import nk as charts_nk
+from ui.charts import plane as charts_plane
+from ui.common import cache, exports
+from ui.common.text import md
 
 GRID_TAB = "Heatmap: budget x K"
 PLANE_TAB = "Plane: items x K"

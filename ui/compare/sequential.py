@@ -1,8 +1,8 @@
 """Compare page section "As the cases came in": could the evaluation have stopped early, and when?
 
 One function, :func:`render`, called by the McNemar view (``pages/3_Compare.py``) and the case-level view
-(``ui/compare_cases.py``) with the pairs they compared. The section is an expander bound to the link; it computes
-only while open. Numbers: :func:`nkcore.sequential.sequential_compare` through ``ui.cache.compute``; words:
+(``ui/compare/cases.py``) with the pairs they compared. The section is an expander bound to the link; it computes
+only while open. Numbers: :func:`nkcore.sequential.sequential_compare` through ``ui.common.cache.compute``; words:
 :mod:`nkcore.sequential.sentences`.
 """
 
@@ -17,8 +17,10 @@ import streamlit as st
 
 from nkcore import sequential
 from nkcore.common.formatting import format_p, points
-from ui import cache, charts, charts_sequential, datasets, exports
-from ui.text import md
+from ui import charts
+from ui.charts import sequential as charts_sequential
+from ui.common import cache, datasets, exports
+from ui.common.text import md
 
 FILE_ORDER = "file order"
 _POINTS = 400

@@ -3,7 +3,7 @@
 ``passk_section(ds)`` draws a one-sentence verdict, one chart of pass@k, majority@k and pass^k against samples per
 case (k) with their 95% bands (score intervals over cases), and the flaky cases (most evenly split first) with a
 CSV download.
-Numbers come from ``nkcore.voting`` through ``ui.cache.compute``; user text (case ids, answers) reaches the page
+Numbers come from ``nkcore.voting`` through ``ui.common.cache.compute``; user text (case ids, answers) reaches the page
 only in tables and charts, which do not parse Markdown.
 """
 
@@ -16,11 +16,11 @@ from nkcore import voting
 from nkcore.common.formatting import percent, plural
 from nkcore.errors import DataError
 from nkcore.voting.rules import TieRule
-from ui import cache, exports
 from ui.charts import draw
-from ui.charts_passk import MAJORITY_AT_K, PASS_AT_K, PASS_HAT_K, passk_chart
-from ui.datasets import Dataset
-from ui.text import md
+from ui.charts.passk import MAJORITY_AT_K, PASS_AT_K, PASS_HAT_K, passk_chart
+from ui.common import cache, exports
+from ui.common.datasets import Dataset
+from ui.common.text import md
 
 __all__ = ["FLAKY_SHOWN", "curves_frame", "flaky_frame", "passk_section"]
 

@@ -3,7 +3,7 @@
 Drawn instead of the McNemar view when the chosen dataset has a repeat column or scores between 0 and 1
 (:func:`nkcore.paired.has_repeats`): the same controls under the same link keys, the verdict from the sign-flip test
 on the case means (:func:`nkcore.paired.compare_cases`, Holm over adjacent pairs as elsewhere), the case-bootstrap
-interval, the unit named in the headline and what the repeats bought. Every number comes from ``ui.cache.compute``.
+interval, the unit named in the headline and what the repeats bought. Every number comes from ``ui.common.cache.compute``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
 from nkcore.paired import case_sentences as case_words
 from nkcore.paired import sentences as words
-from ui import cache, charts, charts_paired, compare_controls, compare_sequential, datasets, exports
-from ui.text import md
+from ui import charts
+from ui.charts import paired as charts_paired
+from ui.common import cache, datasets, exports
+from ui.common.text import md
+from ui.compare import controls as compare_controls
+from ui.compare import sequential as compare_sequential
 
 ADJACENT = compare_controls.ADJACENT
 

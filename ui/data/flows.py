@@ -1,7 +1,7 @@
 """The Data page's upload flows: subsets of a file, an item key from several columns, label counts, duplicates.
 
 The rules live in :mod:`nkcore.kinds` (subsets, item keys, duplicates, label counts; the CLI uses the same ones
-and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.text.md`.
+and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.common.text.md`.
 
 - A file that holds several datasets or splits (a column named ``dataset``, ``split``, ``task`` or ``subset`` with
   2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value. The value chosen by
@@ -42,8 +42,8 @@ from nkcore.kinds import (
     to_text,
     with_key,
 )
-from ui import datasets, exports
-from ui.text import md
+from ui.common import datasets, exports
+from ui.common.text import md
 
 __all__ = [
     "KEY_COLUMN",

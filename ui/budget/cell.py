@@ -11,10 +11,12 @@ import streamlit as st
 
 from nkcore.nk import cell_words as cell_numbers
 from nkcore.nk import grid, sentences
-from ui import charts, charts_nk, exports
-from ui.budget_compute import Grid, simulated_cells
-from ui.budget_controls import Choices, rounds_and_seed
-from ui.text import md
+from ui import charts
+from ui.budget.compute import Grid, simulated_cells
+from ui.budget.controls import Choices, rounds_and_seed
+from ui.charts import nk as charts_nk
+from ui.common import exports
+from ui.common.text import md
 
 VERIFY_SEEDS = 10
 """The simulation that checks a cell runs this many seeds; their spread gives its Monte Carlo error."""

@@ -4,7 +4,7 @@
 95% interval's width per (budget, ratings per item (K)) with raters resampled and with items alone
 (:func:`nkcore.nk.crossed.crossed_frames`); for ordered numeric labels, the MAE, Wasserstein-1 and Spearman scores
 and the check of "MAE needs >= 25 ratings per item" (:func:`nkcore.nk.ordinal.ordinal_frames`). Numbers come through
-``ui.cache.compute``; names (user text) reach the page through ``ui.text.md`` or tables only.
+``ui.common.cache.compute``; names (user text) reach the page through ``ui.common.text.md`` or tables only.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import streamlit as st
 from nkcore.errors import DataError
 from nkcore.nk import crossed, ordinal
 from nkcore.nk.metrics import METRICS
-from ui import cache, exports
-from ui.datasets import Dataset
-from ui.text import md
+from ui.common import cache, exports
+from ui.common.datasets import Dataset
+from ui.common.text import md
 
 __all__ = ["BUDGETS", "KS", "ROUNDS", "crossed_section", "crossed_table", "ordinal_table"]
 

@@ -1,7 +1,7 @@
 """Downloads: every table as CSV, every chart as PNG and SVG (vl-convert), and the one-page summary of a view.
 
-Every file carries its context. :func:`start_context` (called by ``ui.page.setup_page``) records the page's title and
-:func:`note_dataset` (called by ``ui.datasets.choose_dataset``) each dataset chosen on it, in the session under one
+Every file carries its context. :func:`start_context` (called by ``ui.common.page.setup_page``) records the page's title and
+:func:`note_dataset` (called by ``ui.common.datasets.choose_dataset``) each dataset chosen on it, in the session under one
 private key, reset at every run of a page. From that record a file is named
 ``nk-planner_<page>_<datasets>_<YYYY-MM-DD>_<name>.<ext>``, a chart image's title names the page, the datasets and
 their models (with an optional line that explains its marks), and the one-page summary lists the datasets with their
@@ -38,7 +38,7 @@ from nkcore.io.export import (
     slug,
     titled_spec,
 )
-from ui.text import md
+from ui.common.text import md
 
 ChartOrBuilder = alt.TopLevelMixin | Callable[[], alt.TopLevelMixin]
 """A chart, or a function without arguments that builds it (see :func:`download_chart`)."""
@@ -58,7 +58,7 @@ def _in_a_run() -> bool:
 
 
 def start_context(page: str) -> None:
-    """Start this run's export context: the page's title, no dataset yet (``ui.page.setup_page`` calls it)."""
+    """Start this run's export context: the page's title, no dataset yet (``ui.common.page.setup_page`` calls it)."""
     if _in_a_run():
         st.session_state[CONTEXT_KEY] = ExportContext(page=page)
         st.session_state[FRAMES_KEY] = frozenset()
@@ -67,7 +67,7 @@ def start_context(page: str) -> None:
 def note_dataset(
     name: str, ds_id: str, kind: str, models: Iterable[str] = (), frame: pd.DataFrame | None = None
 ) -> None:
-    """Record a dataset chosen on this page (``ui.datasets.choose_dataset`` calls it): its name, id, kind and the
+    """Record a dataset chosen on this page (``ui.common.datasets.choose_dataset`` calls it): its name, id, kind and the
     models or configs it holds; ``frame``, when given, is downloaded as it is (see :func:`download_table`)."""
     if not _in_a_run():
         return
@@ -178,7 +178,7 @@ def download_chart(chart: ChartOrBuilder, name: str, *, explains: str = "") -> N
     """PNG and SVG download buttons for ``chart`` (rendered on click), named by :func:`file_name`.
 
     ``chart``: the chart, or a function without arguments that builds it (called on click only: a page that draws
-    a cached spec, ``ui.cache.chart_spec``, need not build the chart on every rerun).
+    a cached spec, ``ui.common.cache.chart_spec``, need not build the chart on every rerun).
 
     The image's title names the page, the datasets and their models or configs ("Compare: <dataset>",
     "configs: n=1, n=3"), under the chart's own title; ``explains``, one line saying what the marks are ("Bars: 95%

@@ -4,7 +4,7 @@ The chosen cell's budget and ratings per item (K) spread three ways (``nkcore.nk
 round by the plurality's margin, one rating at a time until the plurality is clear), with the same numbers and the
 same words as the cell above; on a prior, raters of two kinds (some answer at random) with and without weighting
 them down. Every number here is the CLI's (``nk ... --adaptive POLICY``, the command is shown), computed through
-``ui.work`` (cached, with a progress bar). Widgets keep their keys and link parameters (``bud_ad_*``).
+``ui.common.work`` (cached, with a progress bar). Widgets keep their keys and link parameters (``bud_ad_*``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.nk import adaptive, adaptive_resample, adaptive_sentences, grid, sentences
-from ui import work
-from ui.budget_compute import Grid
-from ui.budget_controls import PRECISION, Choices
-from ui.text import md
+from ui.budget.compute import Grid
+from ui.budget.controls import PRECISION, Choices
+from ui.common import work
+from ui.common.text import md
 
 MAX_COMPARE_BUDGET = 2_500
 """Budgets up to this are compared across (larger ones cost the page too much simulation)."""

@@ -6,7 +6,7 @@ element that parses Markdown (``st.markdown``, ``st.caption``, ``st.info`` / ``w
 through an element that does not parse Markdown (``st.dataframe``, ``st.text``, ``st.code``, Altair charts). That
 includes sentences built by ``nkcore``: they embed config, model and dataset names and carry no Markdown of their
 own, so a page escapes the whole sentence and writes its own emphasis around it. The HTML summary export
-(``ui.exports.summary_html``) escapes everything with ``html.escape`` instead.
+(``ui.common.exports.summary_html``) escapes everything with ``html.escape`` instead.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Compare page's controls, the same in its McNemar view (``pages/3_Compare.py``) and its case-level view
-(:mod:`ui.compare_cases`): what to compare, alpha, and the configs (in order, or one pair), under the same link keys.
+(:mod:`ui.compare.cases`): what to compare, alpha, and the configs (in order, or one pair), under the same link keys.
 
 Bound widgets keep their displayed option in the link, so the options are the words themselves.
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import page
+from ui.common import page
 
 ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 
@@ -35,7 +35,7 @@ class CompareChoice:
 
 def read_controls(configs: Sequence[str], alpha_help: str, order_label: str) -> CompareChoice:
     """Draw the controls (in the caller's container) for a dataset's ``configs`` and return the choice; remembered
-    choices that are not this dataset's configs are dropped first (:func:`ui.page.fit_choices`)."""
+    choices that are not this dataset's configs are dropped first (:func:`ui.common.page.fit_choices`)."""
     configs = list(configs)
     c1, c2 = st.columns([3, 2])
     mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")

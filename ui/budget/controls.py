@@ -13,7 +13,8 @@ import streamlit as st
 
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
-from ui import cache, charts_nk, datasets, exports, page
+from ui.charts import nk as charts_nk
+from ui.common import cache, datasets, exports, page
 
 SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
 REAL = SOURCES[2]

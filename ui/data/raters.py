@@ -2,7 +2,7 @@
 
 ``raters_section(ds)`` draws one sentence, the raters whose removal moves Krippendorff's alpha the most, and every
 rater in an expander with a CSV download. Numbers come from :func:`nkcore.summary.raters.raters_frame` through
-``ui.cache.compute``; rater ids (user text) reach the page only in tables, and sentences go through ``ui.text.md``.
+``ui.common.cache.compute``; rater ids (user text) reach the page only in tables, and sentences go through ``ui.common.text.md``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from nkcore.errors import DataError
 from nkcore.kinds.values import show_value
 from nkcore.ratings import quality as nkquality
 from nkcore.summary import raters as nkraters
-from ui import cache, exports
-from ui.datasets import Dataset
-from ui.text import md
+from ui.common import cache, exports
+from ui.common.datasets import Dataset
+from ui.common.text import md
 
 __all__ = ["MIN_SCORED", "TOP", "lowest_agreement", "raters_section", "raters_table"]
 
