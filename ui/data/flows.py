@@ -23,6 +23,7 @@ import streamlit as st
 
 from nkcore import store
 from nkcore.common.formatting import plural
+from nkcore.datafiles.choose import preferred_guess
 from nkcore.errors import DataError
 from nkcore.kinds import (
     KEY_COLUMN,
@@ -30,7 +31,6 @@ from nkcore.kinds import (
     ROLE_WORDS,
     SUBSET_NAMES,
     Duplicates,
-    KindGuess,
     detect_kind,
     drop_duplicates,
     duplicates,
@@ -58,7 +58,6 @@ __all__ = [
     "item_key_chooser",
     "mapping_editor",
     "matching_subset",
-    "preferred_guess",
     "stored_items",
     "subset_chooser",
     "subset_columns",
@@ -265,30 +264,14 @@ def duplicates_chooser(table: pd.DataFrame, token: str) -> pd.DataFrame | None:
     return drop_duplicates(table, choice)
 
 
-def preferred_guess(frame: pd.DataFrame, kind: str) -> KindGuess:
-    """:func:`nkcore.kinds.detect_kind` for ``kind``, with the item key column as the item when one was built (for
-    predictions detection already takes the model column that makes (item, model) unique).
-
-    >>> f = pd.DataFrame({"uid": [1, 1, 2, 2], "model": ["r", "r"] * 2, "model_run": ["r0", "r1"] * 2,
-    ...                   "pred_label": list("abab")})
-    >>> preferred_guess(f, "predictions").mapping["model"]
-    'model_run'
-    """
-    guess = detect_kind(frame, kind)
-    mapping = dict(guess.mapping)
-    if KEY_COLUMN in frame.columns and kind in ("ratings", "predictions"):
-        mapping = {r: c for r, c in mapping.items() if c != KEY_COLUMN}
-        mapping["item"] = KEY_COLUMN
-    return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, guess.missing, guess.layout)
-
-
 def mapping_editor(frame: pd.DataFrame, kind: str, token: str) -> dict[str, str]:
     """Selectboxes pre-filled with the detected column of each role; the user corrects them.
 
     An item key built from several columns (:data:`KEY_COLUMN`) is the item's default; for predictions the model
-    column is the one that makes (item, model) unique (ChaosNLI's ``model_run``, found by :func:`nkcore.kinds.detect_kind`).
+    column is the one that makes (item, model) unique (ChaosNLI's ``model_run``); the guess is
+    :func:`nkcore.datafiles.choose.preferred_guess`, the one the command line reads a file with.
     """
-    guess = preferred_guess(frame, kind)
+    guess = preferred_guess(frame, kind)  # the one pipeline the command line reads a file with
     columns = [str(c) for c in frame.columns]
     required, optional = kind_columns(kind)
     roles = [*required, *optional]
