@@ -39,7 +39,7 @@ with page.user_errors():
     if choices.real:
         # who rated (crossed resampling of items and raters) and ordered labels; no st.fragment here or in the
         # ui.budget_* sections: a fragment's run does not write its bound widgets into the link (seen in a browser)
-        crossed_section(choices.rds, choices.pds, (choices.model_a, choices.model_b))
+        crossed_section(*choices.data, (choices.model_a, choices.model_b))
     budget_notes.draw_method(choices, grid)
     mins = budget_notes.draw_tables(choices, grid)
     budget_notes.draw_summary(choices, grid, answer, cell, mins, chart)

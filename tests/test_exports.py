@@ -1,5 +1,5 @@
-"""Exports carry their context (nkcore.io.export, and the pure parts of ui.common.exports): plain names, rounding with the
-raw values kept, "never" for infinity, file names that survive hostile dataset names, the summary's datasets and
+"""Exports carry their context (nkcore.io.export, and the pure parts of ui.common.exports): plain names, rounding with
+the raw values kept, "never" for infinity, file names that survive hostile dataset names, the summary's datasets and
 parameters, p-value bounds, and chart titles that still render."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""ui.common.cache and ui.common.work: no frame registry (frames die with their calls), entries bounded by max_entries, one
-computation per key across concurrent callers, progress, cancel and errors of long work."""
+"""ui.common.cache and ui.common.work: no frame registry (frames die with their calls), entries bounded by
+max_entries, one computation per key across concurrent callers, progress, cancel and errors of long work."""
 
 from __future__ import annotations
 
@@ -405,7 +405,7 @@ def _page() -> None:
     import pandas as pd
     import streamlit as st
 
-    from ui.common import work
+    from ui.common import progress
 
     class D:
         fingerprint = "ab" * 32
@@ -414,7 +414,7 @@ def _page() -> None:
     st.session_state.setdefault("runs", 0)
     st.session_state["runs"] += 1
     helpers = __import__("nkcore._test_ui_cache_helpers", fromlist=["gated"])
-    value = work.compute_with_progress(helpers.gated, D(), progress_label="Summing", steps=5)
+    value = progress.compute_with_progress(helpers.gated, D(), progress_label="Summing", steps=5)
     st.markdown(f"sum = {value}")
 
 

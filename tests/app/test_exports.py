@@ -1,5 +1,6 @@
 """Downloads carry their context: file names say page, dataset and date; CSVs read plainly; PNGs and the summary
-name the datasets and their configs (ui.common.exports, recorded by ui.common.page.setup_page and ui.common.datasets.choose_dataset).
+name the datasets and their configs (ui.common.exports, recorded by ui.common.page.setup_page and
+ui.common.datasets.choose_dataset).
 
 Download buttons hand Streamlit a callable (the file is made on click); the tests record each registered callable
 with its file name, and call the ones they read, as a click would.

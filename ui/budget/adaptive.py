@@ -4,20 +4,21 @@ The chosen cell's budget and ratings per item (K) spread three ways (``nkcore.nk
 round by the plurality's margin, one rating at a time until the plurality is clear), with the same numbers and the
 same words as the cell above; on a prior, raters of two kinds (some answer at random) with and without weighting
 them down. Every number here is the CLI's (``nk ... --adaptive POLICY``, the command is shown), computed through
-``ui.common.work`` (cached, with a progress bar). Widgets keep their keys and link parameters (``bud_ad_*``).
+``ui.common.progress`` (cached, with a progress bar). Widgets keep their keys and link parameters (``bud_ad_*``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import streamlit as st
 
 from nkcore.nk import adaptive, adaptive_resample, adaptive_sentences, grid, sentences
-from ui.budget.compute import Grid
+from ui.budget.compute import Cell, Grid
 from ui.budget.controls import PRECISION, Choices
-from ui.common import work
+from ui.common import progress
 from ui.common.text import md
 
 MAX_COMPARE_BUDGET = 2_500
@@ -34,37 +35,53 @@ INTRO = (
 )
 
 
+AdaptiveResult = adaptive.AdaptiveCell | adaptive_resample.AdaptiveResampleCell
+"""One policy's cell: the prior simulated, or the real data resampled."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The section's controls: the first round's share, the contested share, rounds and seed; ``poor`` and
+    ``weighted`` (raters who answer at random, weighted down or not) on a prior only."""
+
+    first: float
+    contested: float
+    rounds: int
+    seed: int
+    poor: float = 0.0
+    weighted: bool = False
+
+
 def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings: dict[str, Any]) -> list[Any]:
+def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings: Settings) -> Sequence[AdaptiveResult]:
     """One policy's cells at ratings per item (K) = ``k`` on ``budgets``: the prior simulated or the data resampled."""
     params = {
         "budgets": budgets,
         "ks": (k,),
         "policy": policy,
-        "first_share": settings["first"],
-        "contested": settings["contested"],
+        "first_share": settings.first,
+        "contested": settings.contested,
         "metrics": (ch.metric,),
-        "rounds": settings["rounds"],
-        "seed": settings["seed"],
+        "rounds": settings.rounds,
+        "seed": settings.seed,
     }
     label = f"Simulating the {policy} policy"
     if ch.prior is not None:
-        return work.compute_with_progress(
+        return progress.compute_with_progress(
             adaptive.policy_grid,
             alpha=ch.prior.alpha,
             eps=ch.eps,
             progress_label=label,
-            poor_share=settings.get("poor", 0.0),
-            weighted=settings.get("weighted", False),
+            poor_share=settings.poor,
+            weighted=settings.weighted,
             **params,
         )
-    return work.compute_with_progress(
+    return progress.compute_with_progress(
         adaptive_resample.policy_grid_frames,
-        ch.rds,
-        ch.pds,
+        *ch.data,
         model_a=ch.model_a,
         model_b=ch.model_b,
         progress_label=label,
@@ -72,7 +89,7 @@ def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings:
     )
 
 
-def _row(what: str, c: Any, real: bool) -> dict[str, Any]:
+def _row(what: str, c: Cell | AdaptiveResult, real: bool) -> dict[str, str]:
     mean = getattr(c, "mean_ratings_per_item", float(c.k))
     most = getattr(c, "max_ratings_per_item", int(c.k))
     return {  # the verdict first: on a narrow screen the table scrolls sideways
@@ -87,19 +104,19 @@ def _row(what: str, c: Any, real: bool) -> dict[str, Any]:
     }
 
 
-def _policy_words(policy: str, c: Any, s: dict[str, Any]) -> str:
+def _policy_words(policy: str, c: AdaptiveResult, s: Settings) -> str:
     """A policy's row name: what it did with this cell's budget."""
     if policy == "margin":
-        return f"margin: {c.first_stage_k} first, the rest to the {s['contested']:.0%} most contested"
+        return f"margin: {c.first_stage_k} first, the rest to the {s.contested:.0%} most contested"
     return f"sequential: {c.first_stage_k} first, then until a lead of 2"
 
 
-def _repro(c: Any) -> str:
+def _repro(c: Cell | AdaptiveResult) -> str:
     r = c.reproducibility
     return "n/a" if r != r else f"{r:.0%}"
 
 
-def _command(ch: Choices, cell: Any, policy: str, s: dict[str, Any]) -> str:
+def _command(ch: Choices, cell: Cell, policy: str, s: Settings) -> str:
     if ch.prior is None:
         src = f"--ratings RATINGS --predictions PREDICTIONS --models {ch.model_a},{ch.model_b}"
     elif ch.prior.name in _preset_names():
@@ -109,8 +126,8 @@ def _command(ch: Choices, cell: Any, policy: str, s: dict[str, Any]) -> str:
     eps = "" if ch.prior is None else f" --eps {ch.eps:g}"
     return (
         f"python -m nkcore nk {src}{eps} --budget {cell.budget} --k {cell.k} --metric {ch.metric} "
-        f"--adaptive {policy} --first-share {s['first']:g} --contested {s['contested']:g} "
-        f"--rounds {s['rounds']} --seed {s['seed']} --json"
+        f"--adaptive {policy} --first-share {s.first:g} --contested {s.contested:g} "
+        f"--rounds {s.rounds} --seed {s.seed} --json"
     )
 
 
@@ -120,7 +137,7 @@ def _preset_names() -> tuple[str, ...]:
     return tuple(preset_names())
 
 
-def draw_adaptive(ch: Choices, g: Grid, cell: Any) -> None:
+def draw_adaptive(ch: Choices, g: Grid, cell: Cell) -> None:
     """The section, closed by default (its state is in the link): the chosen cell spread three ways, the budgets
     compared at this K, and (on a prior) raters who are not alike."""
     box = st.expander(
@@ -156,14 +173,14 @@ def draw_adaptive(ch: Choices, g: Grid, cell: Any) -> None:
             "Rounds", list(PRECISION), index=0, key="bud_ad_prec", bind="query-params", horizontal=False
         )
         seed = int(c4.number_input("Seed", 0, 2**31 - 1, 0, 1, key="bud_ad_seed", bind="query-params"))
-        s: dict[str, Any] = {"first": first, "contested": contested, "rounds": PRECISION[precision], "seed": seed}
+        s = Settings(first, contested, PRECISION[precision], seed)
         rows = [_row(f"fixed: {cell.k} on every item (the cell above)", cell, ch.real)]
-        found: dict[str, Any] = {}
+        found: dict[str, AdaptiveResult] = {}
         for policy in ("margin", "sequential"):
-            c = _cells(ch, policy, (cell.budget,), cell.k, s)
-            if c:
-                found[policy] = c[0]
-                rows.append(_row(_policy_words(policy, c[0], s), c[0], ch.real))
+            got = _cells(ch, policy, (cell.budget,), cell.k, s)
+            if got:
+                found[policy] = got[0]
+                rows.append(_row(_policy_words(policy, got[0], s), got[0], ch.real))
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
         for policy, c in found.items():
             st.markdown(f"**{policy.capitalize()}:** " + md(adaptive_sentences.adaptive_cell_sentence(c)))
@@ -177,13 +194,13 @@ def draw_adaptive(ch: Choices, g: Grid, cell: Any) -> None:
             _raters(ch, g, cell, s)
 
 
-def _compare(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
+def _compare(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:
     """The budgets of the grid (up to MAX_COMPARE_BUDGET) at this K: where does 'A beats B' become repeatable?"""
     budgets = tuple(b for b in ch.budgets if cell.k <= b <= MAX_COMPARE_BUDGET)
     if len(budgets) < 2:
         return
     fixed = [c for c in g.mcells if c.k == cell.k and c.budget in budgets]
-    best: list[Any] = []
+    best: list[AdaptiveResult] = []
     for b in budgets:
         options = [c for p in ("margin", "sequential") for c in _cells(ch, p, (b,), cell.k, s)]
         if options:
@@ -194,7 +211,7 @@ def _compare(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
     )
 
 
-def _raters(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
+def _raters(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:
     """Raters who are not alike (a prior only): a share answers at random; the plurality of all ratings, and the
     ratings weighted by their raters' quality (what Dawid-Skene estimates on real ratings: the Data page)."""
     st.markdown("**Raters who are not alike.** The paper assumes every rater is as good as every other.")
@@ -212,17 +229,17 @@ def _raters(ch: Choices, g: Grid, cell: Any, s: dict[str, Any]) -> None:
     rows = [_row(f"fixed: {cell.k} each, raters alike (the cell above)", cell, False)]
     got = {}
     for weighted in (False, True):
-        c = _cells(ch, "fixed", (cell.budget,), cell.k, s | {"poor": poor, "weighted": weighted})[0]
+        c = _cells(ch, "fixed", (cell.budget,), cell.k, replace(s, poor=poor, weighted=weighted))[0]
         got[weighted] = c
         what = "weighted down" if weighted else "counted like the others"
         rows.append(_row(f"fixed: {cell.k} each, {poor:.0%} of them random, {what}", c, False))
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     budgets = tuple(b for b in ch.budgets if cell.k <= b <= MAX_COMPARE_BUDGET)
     before = grid.minimal_budgets(
-        [c for b in budgets for c in _cells(ch, "fixed", (b,), cell.k, s | {"poor": poor})], [ch.metric]
+        [c for b in budgets for c in _cells(ch, "fixed", (b,), cell.k, replace(s, poor=poor))], [ch.metric]
     )[0]
     after = grid.minimal_budgets(
-        [c for b in budgets for c in _cells(ch, "fixed", (b,), cell.k, s | {"poor": poor, "weighted": True})],
+        [c for b in budgets for c in _cells(ch, "fixed", (b,), cell.k, replace(s, poor=poor, weighted=True))],
         [ch.metric],
     )[0]
     st.markdown(

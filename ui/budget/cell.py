@@ -4,15 +4,15 @@ the chart of its score gaps."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from nkcore.nk import cell_words as cell_numbers
 from nkcore.nk import grid, sentences
+from nkcore.nk.resample import ResampleCell
 from ui import charts
-from ui.budget.compute import Grid, simulated_cells
+from ui.budget.compute import Cell, Grid, simulated_cells
 from ui.budget.controls import Choices, rounds_and_seed
 from ui.charts import nk as charts_nk
 from ui.common import exports
@@ -25,7 +25,7 @@ AGREE_Z = 4.0
 t-distribution with 9 degrees of freedom exceeds 4 in 0.3% of checks)."""
 
 
-def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
+def draw_cell(ch: Choices, g: Grid, cell: Cell) -> None:
     """The chosen cell: heading, five numbers, how exact they are, what they say, verify, the gap chart."""
     st.subheader(sentences.cell_heading(cell))
     if grid.extrapolated(cell):
@@ -45,7 +45,7 @@ def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
         help="Delta in the paper: |mean of the score gap when A really is better|",
     )
     m[3].metric("CI-width", sentences.fmt_gap(cell.ci_width), help="width of the middle 95% of those gaps")
-    if g.run_info is not None:
+    if g.run_info is not None and isinstance(cell, ResampleCell):  # real data: its cells are resampled
         sig = cell.significant_share
         m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
     else:
@@ -64,7 +64,7 @@ def draw_cell(ch: Choices, g: Grid, cell: Any) -> None:
     gaps_section(ch, g, cell)
 
 
-def cell_words(ch: Choices, g: Grid, cell: Any) -> str:
+def cell_words(ch: Choices, g: Grid, cell: Cell) -> str:
     """What the cell says in one sentence (the real-data one names the two models)."""
     if g.run_info is not None:
         said = sentences.resample_sentence(cell, ch.model_a, ch.model_b)
@@ -72,7 +72,7 @@ def cell_words(ch: Choices, g: Grid, cell: Any) -> str:
     return sentences.cell_sentence(cell)
 
 
-def accuracy_words(cell: Any) -> str:
+def accuracy_words(cell: Cell) -> str:
     """p, the mean gap and the CI-width with their own errors, in one sentence."""
     parts = [
         ("p", sentences.fmt_error(cell.p, cell.p_error, sentences.fmt_p)),
@@ -88,8 +88,8 @@ def accuracy_words(cell: Any) -> str:
     )
 
 
-def _simulate(ch: Choices, cell: Any, rounds: int, seed: int) -> list[Any]:
-    runs: list[Any] = []
+def _simulate(ch: Choices, cell: Cell, rounds: int, seed: int) -> list[Cell]:
+    runs: list[Cell] = []
     for s in range(VERIFY_SEEDS):
         step = f"Simulating budget {cell.budget:,}, K = {cell.k}: seed {s + 1} of {VERIFY_SEEDS}"
         found, _ = simulated_cells(ch, (cell.budget,), (cell.k,), (ch.metric,), rounds, seed + s, step)
@@ -97,7 +97,7 @@ def _simulate(ch: Choices, cell: Any, rounds: int, seed: int) -> list[Any]:
     return runs
 
 
-def verify_section(ch: Choices, cell: Any) -> None:
+def verify_section(ch: Choices, cell: Cell) -> None:
     """'Verify this cell with simulation': the paper's simulation over several seeds beside the engine."""
     verify = st.toggle(
         "Verify this cell with simulation",
@@ -109,7 +109,7 @@ def verify_section(ch: Choices, cell: Any) -> None:
     )
     if not verify:
         return
-    rounds, seed = rounds_and_seed(st, "Rounds per seed", "First seed", index=1, horizontal=True)
+    rounds, seed = rounds_and_seed(None, "Rounds per seed", "First seed", index=1, horizontal=True)
     runs = _simulate(ch, cell, rounds, seed)
     shares = sentences.gap_shares(cell.alt, cell.null)
     rows = []
@@ -159,7 +159,7 @@ def verify_section(ch: Choices, cell: Any) -> None:
     )
 
 
-def gaps_section(ch: Choices, g: Grid, cell: Any) -> None:
+def gaps_section(ch: Choices, g: Grid, cell: Cell) -> None:
     """The score gaps of the cell, drawn only while the expander is open (its state is in the link)."""
     real = g.run_info is not None
     gaps_box = st.expander("Score gaps of this cell (chart)", key="bud_gaps", on_change="rerun", bind="query-params")

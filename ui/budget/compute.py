@@ -1,23 +1,29 @@
 """Budget page, its numbers: the grid's cells (exact engine or simulation) and the headline answer.
 
-All computations go through ``ui.common.cache`` / ``ui.common.work`` (cached on dataset fingerprints and small values, never on
-big arrays), so a control that does not change the numbers redraws from the cache.
+All computations go through ``ui.common.cache`` / ``ui.common.work`` (cached on dataset fingerprints and small values,
+never on big arrays), so a control that does not change the numbers redraws from the cache.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import streamlit as st
 
 from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
+from nkcore.nk.frames import ResampleRun
+from nkcore.nk.grid import CellResult, MinimalBudget
 from nkcore.nk.metrics import PAPER_METRICS
+from nkcore.nk.resample import ResampleCell
 from ui.budget.controls import ENGINE_METRICS, Choices
-from ui.common import cache, work
+from ui.common import cache, progress, work
 from ui.common.text import md
+
+Cell = CellResult | ResampleCell
+"""One cell of the grid: from a prior (the exact engine or the simulation), or from real data resampled."""
 
 SEARCH_MAX = max(grid.PAPER_BUDGETS)
 """The headline's smallest budget is searched on the continuous budget axis up to this many ratings."""
@@ -27,9 +33,9 @@ SEARCH_MAX = max(grid.PAPER_BUDGETS)
 class Grid:
     """The computed grid: every cell (all metrics), the chosen metric's cells, the real-data run (or None)."""
 
-    cells: list[Any]
-    mcells: list[Any]
-    run_info: Any = None
+    cells: list[Cell]
+    mcells: list[Cell]
+    run_info: ResampleRun | None = None
     exact_view: bool = False
     refused: list[tuple[int, str]] = field(default_factory=list)
 
@@ -38,35 +44,45 @@ class Grid:
 class Answer:
     """The headline: the smallest budget for the chosen metric, the words, and what was searched."""
 
-    mb: Any
+    mb: MinimalBudget
     verdict: str
     searched: str
     everything_tied: bool
 
 
-def _source_job(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> work.Job:
+def _source_job(
+    ch: Choices, from_prior: Callable[..., object], from_data: Callable[..., object], label: str, **params: object
+) -> work.Job:
     """The call the page's source asks for: ``from_prior`` (alpha, eps) or ``from_data`` (the ratings and
     predictions, models A and B), with ``params``; the one place that builds it, for the page and the prefetch."""
     if ch.prior is not None:
         return work.Job(from_prior, (), {"alpha": ch.prior.alpha, "eps": ch.eps, **params}, label)
-    return work.Job(from_data, (ch.rds, ch.pds), {"model_a": ch.model_a, "model_b": ch.model_b, **params}, label)
+    return work.Job(from_data, ch.data, {"model_a": ch.model_a, "model_b": ch.model_b, **params}, label)
 
 
-def _computed(ch: Choices, job: work.Job) -> tuple[list[Any], Any]:
+def _computed(ch: Choices, job: work.Job) -> tuple[list[Cell], ResampleRun | None]:
     """``job`` (from ``_source_job``) as one cached computation with a progress bar: the cells, and the real data's
     run (which says which items qualify) or None."""
-    found = work.compute_with_progress(job.func, *job.datasets, progress_label=job.label, **job.params)
+    found = progress.compute_with_progress(job.func, *job.datasets, progress_label=job.label, **job.params)
     return (list(found), None) if ch.prior is not None else (list(found.cells), found)
 
 
-def _from_source(ch: Choices, from_prior: Any, from_data: Any, label: str, **params: Any) -> tuple[list[Any], Any]:
+def _from_source(
+    ch: Choices, from_prior: Callable[..., object], from_data: Callable[..., object], label: str, **params: object
+) -> tuple[list[Cell], ResampleRun | None]:
     """``_computed`` of ``_source_job``: the source's cells (and the real data's run, or None)."""
     return _computed(ch, _source_job(ch, from_prior, from_data, label, **params))
 
 
 def simulated_cells(
-    ch: Choices, budgets: tuple[int, ...], ks: Any, metrics: Any, rounds: int, seed: int, label: str
-) -> tuple[list[Any], Any]:
+    ch: Choices,
+    budgets: tuple[int, ...],
+    ks: list[int] | tuple[int, ...],
+    metrics: tuple[str, ...],
+    rounds: int,
+    seed: int,
+    label: str,
+) -> tuple[list[Cell], ResampleRun | None]:
     """The simulation's cells of budgets x K: the paper's simulation from the prior, or resampling of the real data."""
     return _from_source(
         ch, grid.simulate_grid, frames.resample_frames, label,
@@ -74,7 +90,9 @@ def simulated_cells(
     )  # fmt: skip
 
 
-def _simulated_rows(ch: Choices, cells: list[Any], run_info: Any) -> tuple[Any, list[tuple[int, str]]]:
+def _simulated_rows(
+    ch: Choices, cells: list[Cell], run_info: ResampleRun | None
+) -> tuple[ResampleRun | None, list[tuple[int, str]]]:
     """A simulated grid, one budget row at a time: each row is its own cached computation (changing the largest
     budget reuses the rows already done); a row over the server's work limit is left out and said."""
     refused: list[tuple[int, str]] = []
@@ -98,7 +116,7 @@ def _engine_job(ch: Choices, metric: str) -> work.Job:
     )  # fmt: skip
 
 
-def _engine_cells(ch: Choices, metric: str) -> tuple[list[Any], Any]:
+def _engine_cells(ch: Choices, metric: str) -> tuple[list[Cell], ResampleRun | None]:
     """One metric's grid from the exact engine (its own cached computation: a metric not shown costs nothing)."""
     return _computed(ch, _engine_job(ch, metric))
 
@@ -119,7 +137,7 @@ def compute_grid(ch: Choices) -> Grid:
     alike); only the metrics it does not cover (macro F1) are simulated, and only then do rounds and seed matter.
     The other metrics are computed when a section asks for them (:func:`all_cells`).
     """
-    cells: list[Any] = []
+    cells: list[Cell] = []
     run_info = None
     if ch.metric in ENGINE_METRICS:
         cells, run_info = _engine_cells(ch, ch.metric)
@@ -140,7 +158,7 @@ def compute_grid(ch: Choices) -> Grid:
     return Grid(cells, mcells, run_info, exact_view, refused)
 
 
-def all_cells(ch: Choices, g: Grid) -> list[Any]:
+def all_cells(ch: Choices, g: Grid) -> list[Cell]:
     """Every metric's cells (the shown grid's, plus the engine's other metrics, each its own cached call)."""
     cells = list(g.cells)
     for m in ENGINE_METRICS:
@@ -170,8 +188,8 @@ def answer(ch: Choices, g: Grid) -> Answer:
         if mb.budget is None and ch.prior is None and ch.metric in ENGINE_METRICS and beyond:
             # real data: go on over the paper's larger budgets, as `nk --ratings ... --min-budget` does, so the page
             # and the CLI give one answer (flagged where it draws more items than the data has)
-            found = work.compute_with_progress(
-                frames.exact_resample_frames, ch.rds, ch.pds, progress_label="Searching larger budgets",
+            found = progress.compute_with_progress(
+                frames.exact_resample_frames, *ch.data, progress_label="Searching larger budgets",
                 model_a=ch.model_a, model_b=ch.model_b, budgets=tuple(beyond), ks=ch.ks, metrics=(ch.metric,),
             )  # fmt: skip
             mb = grid.minimal_budgets(list(found.cells), [ch.metric])[0]

@@ -7,9 +7,10 @@ test_share.py, test_budget.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
@@ -59,11 +60,11 @@ class Choices:
     sim_metrics: tuple[str, ...]
     rounds: int = 0
     seed: int = 0
-    rds: Any = None
-    pds: Any = None
+    rds: datasets.Dataset | None = None
+    pds: datasets.Dataset | None = None
     model_a: str = "A"
     model_b: str = "B"
-    fitted: Any = None
+    fitted: frames.FittedPrior | None = None
 
     @property
     def real(self) -> bool:
@@ -74,6 +75,20 @@ class Choices:
     def label(self) -> str:
         """The chosen metric's name."""
         return metric_name(self.metric)
+
+    @property
+    def ratings(self) -> datasets.Dataset:
+        """The ratings dataset (real data, or the one a prior was fitted to)."""
+        if self.rds is None:
+            raise ValueError("no ratings dataset: the numbers come from a preset prior")
+        return self.rds
+
+    @property
+    def data(self) -> tuple[datasets.Dataset, datasets.Dataset]:
+        """The ratings and predictions datasets of real data."""
+        if self.pds is None:
+            raise ValueError("no predictions dataset: the numbers come from a prior")
+        return self.ratings, self.pds
 
 
 def follow_link() -> None:
@@ -91,7 +106,18 @@ def follow_link() -> None:
         st.rerun()
 
 
-def _source_controls(source: str, s1: Any) -> dict[str, Any]:
+class _Source(TypedDict):
+    """What the source controls set in :class:`Choices` (the prior; or the datasets and models of real data)."""
+
+    prior: priors.Prior | None
+    rds: NotRequired[datasets.Dataset]
+    pds: NotRequired[datasets.Dataset]
+    model_a: NotRequired[str]
+    model_b: NotRequired[str]
+    fitted: NotRequired[frames.FittedPrior]
+
+
+def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
     if source == "Preset prior":
         name = s1.selectbox(
             "Kind of data: prior (alpha)",
@@ -196,9 +222,12 @@ def read_controls() -> Choices:
     return ch
 
 
-def rounds_and_seed(where: Any, rounds_label: str, seed_label: str, index: int, horizontal: bool) -> tuple[int, int]:
-    """The simulation's rounds (``bud_prec``) and seed (``bud_seed``) controls, side by side in ``where``."""
-    p1, p2 = where.columns([2, 1])
+def rounds_and_seed(
+    where: DeltaGenerator | None, rounds_label: str, seed_label: str, index: int, horizontal: bool
+) -> tuple[int, int]:
+    """The simulation's rounds (``bud_prec``) and seed (``bud_seed``) controls, side by side in ``where`` (None: the
+    main area)."""
+    p1, p2 = st.columns([2, 1]) if where is None else where.columns([2, 1])
     precision = p1.radio(
         rounds_label, list(PRECISION), index=index, key="bud_prec", bind="query-params", horizontal=horizontal
     )

@@ -3,8 +3,7 @@ claims checked, and the one-page summary."""
 
 from __future__ import annotations
 
-from typing import Any
-
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +11,7 @@ from nkcore.nk import frames, grid, sentences
 from nkcore.nk import metrics as nkm
 from ui.budget import compute as budget_compute
 from ui.budget.cell import cell_words
-from ui.budget.compute import Answer, Grid
+from ui.budget.compute import Answer, Cell, Grid
 from ui.budget.controls import Choices, metric_name
 from ui.common import cache, exports
 from ui.common.text import md
@@ -59,14 +58,14 @@ def draw_method(ch: Choices, g: Grid) -> None:
         if ch.metric == "kl":
             st.info(md(sentences.kl_artifact_sentence()))
     if ch.fitted is not None:
-        comparisons = cache.compute(frames.preset_comparisons, ch.rds)
+        comparisons = cache.compute(frames.preset_comparisons, ch.ratings)
         with st.expander("Where this prior comes from, how well it fits, and why the paper's preset differs"):
-            st.markdown(md(sentences.fit_source_sentence(ch.fitted, comparisons, ch.rds.name)))
+            st.markdown(md(sentences.fit_source_sentence(ch.fitted, comparisons, ch.ratings.name)))
         for w in ch.fitted.fit.warnings:
             st.warning(f"Fit warning: {md(w)}. The numbers may not describe this data well; try 'Resample'.")
 
 
-def draw_tables(ch: Choices, g: Grid) -> list[Any]:
+def draw_tables(ch: Choices, g: Grid) -> list[grid.MinimalBudget]:
     """The minimal budget of every metric and the paper's claims, each computed only while its expander is open
     (open or not is in the link: ``bud_all``, ``bud_claims``); returns the minimal budgets computed (the shown
     metric's alone while both are closed)."""
@@ -93,7 +92,7 @@ def draw_tables(ch: Choices, g: Grid) -> list[Any]:
     return mins
 
 
-def _minimal_table(ch: Choices, g: Grid, mins: list[Any]) -> None:
+def _minimal_table(ch: Choices, g: Grid, mins: list[grid.MinimalBudget]) -> None:
     st.markdown(f"**In one line:** {md(sentences.headline_sentence(mins))}")
     table = pd.DataFrame(
         [
@@ -115,12 +114,19 @@ def _minimal_table(ch: Choices, g: Grid, mins: list[Any]) -> None:
     )
 
 
-def _metrics_in(cells: list[Any]) -> list[str]:
+def _metrics_in(cells: list[Cell]) -> list[str]:
     present = {c.metric for c in cells}
     return [m for m in nkm.ALL_METRICS if m in present]
 
 
-def draw_summary(ch: Choices, g: Grid, ans: Answer, cell: Any, mins: list[Any], chart: Any) -> None:
+def draw_summary(
+    ch: Choices,
+    g: Grid,
+    ans: Answer,
+    cell: Cell | None,
+    mins: list[grid.MinimalBudget],
+    chart: alt.TopLevelMixin | None,
+) -> None:
     """The one-page summary download: the answer, the cell, every metric's minimal budget, the parameters."""
     numbers = [(f"answer: {ch.label}", "-" if ans.mb.budget is None else f"{ans.mb.budget:,}", ans.verdict)]
     numbers += [
@@ -129,7 +135,7 @@ def draw_summary(ch: Choices, g: Grid, ans: Answer, cell: Any, mins: list[Any], 
     ]
     if cell is not None:
         numbers.insert(1, (f"cell {cell.budget:,} / K {cell.k}", sentences.p_phrase(cell.p), cell_words(ch, g, cell)))
-    params: dict[str, Any] = {"source": ch.source, "metric": ch.label, "K": ch.ks_text}
+    params: dict[str, object] = {"source": ch.source, "metric": ch.label, "K": ch.ks_text}
     if ch.prior is not None:
         params["eps"] = ch.eps
         params["prior (alpha)"] = f"{ch.prior.name}: {list(ch.prior.alpha)}"

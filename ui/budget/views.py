@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import altair as alt
+import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import grid, sentences
 from ui import charts
-from ui.budget.compute import SEARCH_MAX, Answer, Grid
+from ui.budget.compute import SEARCH_MAX, Answer, Cell, Grid
 from ui.budget.controls import COLOR_BY, ENGINE_METRICS, Choices
 from ui.charts import nk as charts_nk
 from ui.charts import plane as charts_plane
@@ -36,7 +37,7 @@ HEATMAP_CAPTION = (
 )
 
 
-def draw_verdict(box: Any, ch: Choices, g: Grid, ans: Answer) -> None:
+def draw_verdict(box: DeltaGenerator, ch: Choices, g: Grid, ans: Answer) -> None:
     """The answer that leads the page, and in one line what it was computed on and how."""
     with box:
         st.markdown(f"#### {md(ans.verdict)}")
@@ -61,7 +62,9 @@ def draw_verdict(box: Any, ch: Choices, g: Grid, ans: Answer) -> None:
         st.caption(f"{md(who)}; searched {md(ans.searched)}; {how}.{beyond}")
 
 
-def _chosen_cell(shown: list[int], best: dict[int, Any], by_cell: dict[tuple[int, int], Any]) -> tuple[int, Any]:
+def _chosen_cell(
+    shown: list[int], best: dict[int, grid.BestK], by_cell: dict[tuple[int, int], Cell]
+) -> tuple[int, tuple[int, int] | None]:
     budget = int(
         st.select_slider(
             "Budget (N x K ratings): highlight a row and name its best K",
@@ -72,13 +75,16 @@ def _chosen_cell(shown: list[int], best: dict[int, Any], by_cell: dict[tuple[int
         )
     )
     raw = st.query_params.get("bud_cell", "")
-    chosen = tuple(int(v) for v in raw.split("x")) if raw.count("x") == 1 and raw.replace("x", "").isdigit() else None
+    chosen: tuple[int, int] | None = None
+    if raw.count("x") == 1 and raw.replace("x", "").isdigit():
+        b, k = raw.split("x")
+        chosen = (int(b), int(k))
     if chosen not in by_cell:
         chosen = (budget, best[budget].k) if budget in best else None
     return budget, chosen
 
 
-def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
+def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, alt.TopLevelMixin | None]:
     """The budget slider, the open tab's chart (heatmap or plane), the best K sentences; returns (the chosen
     cell or None, the chart shown or None)."""
     mcells, label = g.mcells, ch.label
@@ -97,7 +103,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
         st.query_params["bud_view"] = st.session_state["bud_view"] = OLD_TABS[old]
     st.caption(VIEW_CAPTION)
     tab_grid, tab_plane = st.tabs([GRID_TAB, PLANE_TAB], key="bud_view", bind="query-params", on_change="rerun")
-    shown_chart: Any = None
+    shown_chart: alt.TopLevelMixin | None = None
     if tab_grid.open is not False:
         with tab_grid:
             chart = charts_nk.heatmap(
@@ -134,7 +140,9 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Any, Any]:
     return (by_cell[chosen] if chosen else None), shown_chart
 
 
-def _plane(ch: Choices, df: Any, shown: list[int], chosen: Any, ans: Answer) -> Any:
+def _plane(
+    ch: Choices, df: pd.DataFrame, shown: list[int], chosen: tuple[int, int] | None, ans: Answer
+) -> alt.TopLevelMixin:
     mb = ans.mb
     point = (
         charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)

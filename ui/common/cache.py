@@ -1,8 +1,8 @@
 """Caching at the UI boundary, in one place.
 
 Every heavy nkcore call from a page goes through :func:`compute` (or :func:`compute_params`; long computations
-with a progress bar and a Cancel button go through :func:`ui.common.work.compute_with_progress`). The cache key is the
-function's qualified name, the datasets' sha256 fingerprints and the plain parameters: never a big array or frame
+with a progress bar and a Cancel button go through :func:`ui.common.progress.compute_with_progress`). The cache key is
+the function's qualified name, the datasets' sha256 fingerprints and the plain parameters: never a big array or frame
 (Streamlit hashes only a sample of large frames, so keying on them would be unsafe as well as slow).
 
 The frames themselves travel as the cached function's ``_frames`` argument: Streamlit does not hash an argument
@@ -65,7 +65,7 @@ COMPUTED: Counter[str] = Counter()
 """Key digest (:func:`key_digest`) -> how many times that computation actually ran in this process."""
 _COUNT_LOCK = threading.Lock()
 
-Params = tuple[tuple[str, Any], ...]
+Params = tuple[tuple[str, object], ...]
 
 
 class HasFrame(Protocol):
@@ -88,7 +88,7 @@ def _resolve(name: str) -> Callable[..., Any]:
     return obj
 
 
-def freeze(value: Any) -> Any:
+def freeze(value: object) -> object:
     """A hashable, order-stable form of a parameter: lists become tuples, dicts sorted tuples of pairs.
 
     >>> freeze({"b": [1, 2], "a": 0})
@@ -136,7 +136,7 @@ def _cached_call(name: str, fingerprints: tuple[str, ...], params: Params, _fram
         record_computation(name, fingerprints, params, time.perf_counter() - start)
 
 
-def name_of(func: Callable[..., Any]) -> str:
+def name_of(func: Callable[..., object]) -> str:
     """``module:qualname`` of a module-level nkcore function; TypeError for anything else (a page's bug)."""
     module = getattr(func, "__module__", "") or ""
     if not module.startswith("nkcore"):
@@ -144,12 +144,12 @@ def name_of(func: Callable[..., Any]) -> str:
     return f"{module}:{func.__qualname__}"
 
 
-def frozen_params(params: dict[str, Any]) -> Params:
+def frozen_params(params: dict[str, object]) -> Params:
     """The parameters as a sorted tuple of (name, frozen value) pairs: the hashed part of a cache key."""
     return tuple(sorted((k, freeze(v)) for k, v in params.items()))
 
 
-def compute(func: Callable[..., T], *datasets: HasFrame, **params: Any) -> T:
+def compute(func: Callable[..., T], *datasets: HasFrame, **params: object) -> T:
     """``func(*[d.frame for d in datasets], **params)``, cached on (name, fingerprints, params).
 
     ``func`` must be a module-level nkcore function; ``params`` plain hashable values (lists are frozen to tuples).
@@ -165,7 +165,7 @@ def compute(func: Callable[..., T], *datasets: HasFrame, **params: Any) -> T:
     return result
 
 
-def compute_params(func: Callable[..., T], **params: Any) -> T:
+def compute_params(func: Callable[..., T], **params: object) -> T:
     """``func(**params)`` cached on (name, params): for computations that need no dataset."""
     return compute(func, **params)
 
@@ -173,7 +173,7 @@ def compute_params(func: Callable[..., T], **params: Any) -> T:
 SPEC_ENTRIES = 256
 
 
-def _content(value: Any) -> Any:
+def _content(value: object) -> object:
     """A hashable stand-in for one argument of a chart builder: a frame, series or array by a hash of its content
     (values, index, columns, dtypes), anything else by :func:`freeze` and ``repr``."""
     if isinstance(value, pd.DataFrame | pd.Series):
@@ -197,7 +197,7 @@ def _content(value: Any) -> Any:
     return repr(freeze(value))
 
 
-def content_digest(*args: Any, **kwargs: Any) -> str:
+def content_digest(*args: object, **kwargs: object) -> str:
     """sha256 of the arguments' content (:func:`_content`): equal frames give equal digests whatever their
     identity, and one changed cell a different one.
 
@@ -209,7 +209,7 @@ def content_digest(*args: Any, **kwargs: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _builder_name(builder: Callable[..., Any]) -> str:
+def _builder_name(builder: Callable[..., object]) -> str:
     module = getattr(builder, "__module__", "") or ""
     if not module.startswith("ui.charts"):
         raise TypeError(f"cache.chart_spec takes builders of ui.charts*, not {module}.{builder.__qualname__}")

@@ -1,8 +1,9 @@
 """Downloads: every table as CSV, every chart as PNG and SVG (vl-convert), and the one-page summary of a view.
 
-Every file carries its context. :func:`start_context` (called by ``ui.common.page.setup_page``) records the page's title and
-:func:`note_dataset` (called by ``ui.common.datasets.choose_dataset``) each dataset chosen on it, in the session under one
-private key, reset at every run of a page. From that record a file is named
+Every file carries its context. :func:`start_context` (called by ``ui.common.page.setup_page``) records the page's
+title and :func:`note_dataset` (called by ``ui.common.datasets.choose_dataset``) each dataset chosen on it, in the
+session under
+one private key, reset at every run of a page. From that record a file is named
 ``nk-planner_<page>_<datasets>_<YYYY-MM-DD>_<name>.<ext>``, a chart image's title names the page, the datasets and
 their models (with an optional line that explains its marks), and the one-page summary lists the datasets with their
 ids. A CSV stays a plain table: plain column names, numbers rounded for reading with the raw values in
@@ -48,7 +49,7 @@ CONTEXT_KEY = "_nkp_export_context"
 FRAMES_KEY = "_nkp_export_frames"
 """Session-state key of the ``id()`` of each dataset frame chosen in this run (downloaded as it is)."""
 
-Applies = Callable[[str, Any], bool] | Iterable[str] | None
+Applies = Callable[[str, object], bool] | Iterable[str] | None
 
 
 def _in_a_run() -> bool:
@@ -237,7 +238,7 @@ _SUMMARY_CSS = (
 
 def summary_html(
     title: str,
-    params: dict[str, Any],
+    params: dict[str, object],
     numbers: list[tuple[str, str, str]],
     charts: Sequence[ChartOrBuilder],
     link: str = "",
@@ -316,7 +317,7 @@ def safe_link(url: str) -> str:
 
 def summary_download(
     title: str,
-    params: dict[str, Any],
+    params: dict[str, object],
     numbers: list[tuple[str, str, str]],
     charts: Sequence[ChartOrBuilder] | None = None,
     *,

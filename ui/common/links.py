@@ -5,8 +5,8 @@ its own conversion raises on some values a link can carry: ``?lat_m=`` followed 
 reach ``int(float("inf"))`` inside the number input and the page shows an exception box. :func:`clean_link` runs
 in :func:`ui.common.page.setup_page`, before any widget: a value that is not of its key's kind, not finite, outside the
 key's widest range, longer than :data:`MAX_CHARS` or repeated more than :data:`MAX_VALUES` times is removed from the
-link (the URL is corrected), so the widget shows its default and :func:`ui.common.page.finish_page` says which value could
-not be used.
+link (the URL is corrected), so the widget shows its default and :func:`ui.common.page.finish_page` says which value
+could not be used.
 
 :data:`LINK_KEYS` is the one table of bound keys; ``tests/test_ui_links.py`` keeps it equal to the keys the page
 scripts and ``ui/`` modules bind (an AST scan) and checks every literal range against it. A range set at run time
@@ -188,8 +188,8 @@ def clean_link() -> list[str]:
 
     Streamlit seeds a bound widget from the link it recorded when the page was opened (its initial query
     parameters), not from ``st.query_params``: both are cleaned, through Streamlit's query-parameter object (the
-    public ``st.query_params`` refuses to delete a key once a widget is bound to it). ``ui.common.page.finish_page`` then
-    names each removed ``key=value`` in its note.
+    public ``st.query_params`` refuses to delete a key once a widget is bound to it). ``ui.common.page.finish_page``
+    then names each removed ``key=value`` in its note.
     """
     from streamlit.runtime.state.session_state_proxy import get_session_state
 

@@ -59,8 +59,9 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 def setup_page(title: str, purpose: str) -> None:
     """Call first on every page: page config, title, the plain-language purpose, the shared sidebar.
 
-    It also starts the run's export context with ``title`` (:func:`ui.common.exports.start_context`): every download on the
-    page is named after it and the datasets chosen on it, and removes from the link the values no widget could take
+    It also starts the run's export context with ``title`` (:func:`ui.common.exports.start_context`): every download
+    on the page is named after it and the datasets chosen on it, and removes from the link the values no widget could
+    take
     (:func:`ui.common.links.clean_link`; :func:`finish_page` names them).
     """
     st.set_page_config(page_title=f"{title} · NK Planner", page_icon=FAVICON, layout="wide")
@@ -111,8 +112,8 @@ def finish_page() -> None:
 
     Streamlit silently drops a bound parameter whose value is out of range or not an option; a teammate who opened
     a link must know that the view differs from the one that was shared. Each dropped ``key=value`` is shown
-    literally (escaped with :func:`ui.common.text.md`, cut to 80 characters): a crafted link cannot put an image, a link or
-    coloured text into the warning.
+    literally (escaped with :func:`ui.common.text.md`, cut to 80 characters): a crafted link cannot put an image, a
+    link or coloured text into the warning.
     """
     start: dict[str, list[str]] = st.session_state.pop("_nkp_url_at_start", {})
     ignored = []

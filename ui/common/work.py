@@ -1,7 +1,8 @@
 """Long computations off the interactive path: a progress bar, a Cancel button, one computation per key.
 
-:func:`compute_with_progress` runs an nkcore function that reports progress (a ``progress`` keyword receiving the
-done fraction in [0, 1], as ``nkcore.nk.grid.simulate_grid`` does) on a worker thread, not in the session's script.
+:func:`ui.common.progress.compute_with_progress` runs an nkcore function that reports progress (a ``progress`` keyword
+receiving the done fraction in [0, 1], as ``nkcore.nk.grid.simulate_grid`` does) on a worker thread, not in the
+session's script.
 The session meanwhile shows a progress bar and a Cancel button and polls the work every 0.25 s; each poll is a
 Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button) or a closed tab stops the session.
 
@@ -24,11 +25,10 @@ Streamlit call, i.e. a point where a rerun (a changed widget, the Cancel button)
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -37,7 +37,6 @@ import streamlit as st
 
 from nkcore.nk.exact import split
 from ui.common import cache
-from ui.common.text import md
 
 __all__ = [
     "GRACE_S",
@@ -45,8 +44,8 @@ __all__ = [
     "SHOW_AFTER_S",
     "Job",
     "Work",
-    "compute_with_progress",
     "page_run_started",
+    "peek",
     "prefetch",
     "running",
     "start_or_join",
@@ -60,7 +59,6 @@ POLL_S = 0.25
 SHOW_AFTER_S = 0.4
 """The progress bar and the Cancel button appear only for a work still running after this many seconds."""
 MAX_ENTRIES = 64
-_MAX_RESTARTS = 3
 
 
 class _NotCached(Exception):
@@ -132,8 +130,8 @@ JOIN_S = 0.5
 
 
 def page_run_started() -> None:
-    """Note that a page run started (``ui.common.page.setup_page`` calls it, for every session): a running background work
-    stops at its first progress report after :data:`JOIN_S` (unless the page joined it), and the next one waits
+    """Note that a page run started (``ui.common.page.setup_page`` calls it, for every session): a running background
+    work stops at its first progress report after :data:`JOIN_S` (unless the page joined it), and the next one waits
     until the pages have been idle for :data:`IDLE_S`."""
     global _PAGE_RUNS, _LAST_PAGE_ACTIVITY
     with _WORK_LOCK:
@@ -157,7 +155,7 @@ def _not_cached() -> Any:
     raise _NotCached
 
 
-def _peek(name: str, fingerprints: tuple[str, ...], params: cache.Params) -> tuple[bool, Any]:
+def peek(name: str, fingerprints: tuple[str, ...], params: cache.Params) -> tuple[bool, Any]:
     """(True, value) if the result is in the cache, else (False, None); never computes."""
     try:
         return True, _stored(name, fingerprints, params, _not_cached)
@@ -208,7 +206,7 @@ def _run(
             work.done.set()
 
 
-def _takes_progress(func: Callable[..., Any]) -> bool:
+def _takes_progress(func: Callable[..., object]) -> bool:
     try:
         return "progress" in inspect.signature(func).parameters
     except (TypeError, ValueError):
@@ -216,7 +214,7 @@ def _takes_progress(func: Callable[..., Any]) -> bool:
 
 
 def start_or_join(
-    func: Callable[..., Any], *datasets: cache.HasFrame, label: str = "Computing", **params: Any
+    func: Callable[..., Any], *datasets: cache.HasFrame, label: str = "Computing", **params: object
 ) -> tuple[Work | None, Any]:
     """(None, value) when the result is cached; else (work, None) for the running work of this key, started now
     if none runs. The caller must :meth:`Work.join` (done here) and later :meth:`Work.leave` it."""
@@ -226,7 +224,7 @@ def start_or_join(
         raise TypeError("compute_with_progress passes its own progress callback")
     fps = tuple(d.fingerprint for d in datasets)
     frozen = cache.frozen_params(params)
-    hit, value = _peek(name, fps, frozen)
+    hit, value = peek(name, fps, frozen)
     if hit:
         return None, value
     digest = cache.key_digest(name, fps, frozen)
@@ -234,7 +232,7 @@ def start_or_join(
         work = _WORK.get(digest)
         if work is None:
             # a work may have finished between the peek and the lock: it cached its result before leaving the table
-            hit, value = _peek(name, fps, frozen)
+            hit, value = peek(name, fps, frozen)
             if hit:
                 return None, value
             work = Work(digest, label)
@@ -258,7 +256,7 @@ class Job:
 
     func: Callable[..., Any]
     datasets: tuple[cache.HasFrame, ...] = ()
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, object] = field(default_factory=dict)
     label: str = "Computing"
 
 
@@ -331,7 +329,7 @@ def _start_background(job: Job, generation: tuple[int, int]) -> Work | None:
     name = cache.name_of(job.func)
     fps = tuple(d.fingerprint for d in job.datasets)
     frozen = cache.frozen_params(job.params)
-    if _peek(name, fps, frozen)[0]:
+    if peek(name, fps, frozen)[0]:
         return None
     digest = cache.key_digest(name, fps, frozen)
     with _WORK_LOCK:
@@ -342,79 +340,3 @@ def _start_background(job: Job, generation: tuple[int, int]) -> Work | None:
     with split.one_process():  # the second core stays with the reader (a fork would take it)
         _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
     return work
-
-
-@contextlib.contextmanager
-def _waiting(work: Work) -> Iterator[None]:
-    try:
-        yield
-    finally:
-        work.leave()
-
-
-def compute_with_progress(
-    func: Callable[..., T], *datasets: cache.HasFrame, progress_label: str = "Computing", **params: Any
-) -> T:
-    """``func(*[d.frame for d in datasets], **params)`` with a progress bar and a Cancel button, once per key.
-
-    ``func`` is a module-level nkcore function; if it has a ``progress`` parameter it receives a callback taking
-    the done fraction in [0, 1] (the bar follows it, and cancelling stops the work at its next call). A cached
-    result returns at once, with no bar, and so does a work that finishes within :data:`SHOW_AFTER_S` (the bar and
-    the button are drawn only after that, so a quick computation does not flash them). After Cancel the page stops with a note and a button that starts again;
-    any changed setting (another key) computes as usual. Exceptions of ``func`` (e.g. ``DataError``) propagate.
-    Each call returns its own copy of the result (unpickled from the cache), as ``st.cache_data`` does.
-
-    The Budget page's grid, every budget at once (``simulate_grid`` reports progress per chunk of rounds)::
-
-        cells = work.compute_with_progress(
-            grid.simulate_grid, alpha=prior.alpha, eps=float(eps), budgets=tuple(budgets), ks=ks,
-            metrics=nkm.ALL_METRICS, rounds=rounds, seed=int(seed), progress_label="Computing the grid",
-        )
-    """
-    name = cache.name_of(func)
-    fps = tuple(d.fingerprint for d in datasets)
-    frozen = cache.frozen_params(params)
-    hit, value = _peek(name, fps, frozen)
-    if hit:
-        return value
-    digest = cache.key_digest(name, fps, frozen)
-    flag = f"_work_cancelled_{digest}"
-    cancel_key = f"_work_cancel_{digest}"
-    if st.session_state.get(flag):
-        _show_cancelled(progress_label, digest, flag)
-    if st.session_state.get(cancel_key):  # pressed while the previous run waited: that run stopped, this one too
-        st.session_state[flag] = True
-        _show_cancelled(progress_label, digest, flag)
-    box = st.empty()
-    bar: Any = None
-    for _ in range(_MAX_RESTARTS):
-        work, value = start_or_join(func, *datasets, label=progress_label, **params)
-        if work is None:
-            box.empty()
-            return value
-        with _waiting(work):
-            # a quick work finishes before anything is drawn: no bar and no button flash past
-            if bar is None and not work.done.wait(SHOW_AFTER_S):
-                with box.container():
-                    bar = st.progress(work.fraction, text=f"{progress_label}…")
-                    st.button("Cancel", key=cancel_key, help="Stop waiting for this computation")
-            while not work.done.wait(POLL_S):
-                bar.progress(work.fraction, text=f"{progress_label}… {work.fraction:.0%}")
-        if work.error is not None:
-            box.empty()
-            raise work.error
-        if not work.cancelled:
-            box.empty()
-            hit, value = _peek(name, fps, frozen)  # each session its own copy, as st.cache_data gives
-            return value if hit else work.result
-        # the work was abandoned just before this session joined it: start it again
-    raise RuntimeError(f"{progress_label}: the computation was cancelled repeatedly; reload the page")
-
-
-def _show_cancelled(label: str, digest: str, flag: str) -> None:
-    """The note shown after Cancel, with a button that starts the computation again; stops the run otherwise."""
-    if st.button("Compute it", key=f"_work_resume_{digest}", type="primary"):
-        del st.session_state[flag]
-        st.rerun()
-    st.info(f"{md(label)}: cancelled. Change a setting, or press 'Compute it' to start again.")
-    st.stop()

@@ -85,7 +85,7 @@ def _accuracy_section(view: PairedView) -> None:
         st.markdown(words.MARGINAL_NOTE)
 
     # The page leads with one chart, the paired differences; this one is drawn only while open (its state is a
-    # widget): a second chart redrawn on every change cost the browser about 100 ms a change.
+    # widget): a second chart redrawn on every change slowed every change in the browser (docs/benchmarks.md).
     acc_box = st.expander(
         "Chart: accuracy of each config with its interval",
         icon=":material/bar_chart:",

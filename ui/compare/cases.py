@@ -3,16 +3,16 @@
 Drawn instead of the McNemar view when the chosen dataset has a repeat column or scores between 0 and 1
 (:func:`nkcore.paired.has_repeats`): the same controls under the same link keys, the verdict from the sign-flip test
 on the case means (:func:`nkcore.paired.compare_cases`, Holm over adjacent pairs as elsewhere), the case-bootstrap
-interval, the unit named in the headline and what the repeats bought. Every number comes from ``ui.common.cache.compute``.
+interval, the unit named in the headline and what the repeats bought. Every number comes from
+``ui.common.cache.compute``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from nkcore import paired
 from nkcore.common.formatting import p_value_text, points
@@ -120,7 +120,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         tests = tests.drop(columns=["Holm p"])
     shown = tests.assign(**{c: tests[c].map(p_value_text) for c in ("p", "Holm p") if c in tests.columns})
 
-    def number(label: str, what: str, fmt: str = "%d") -> Any:
+    def number(label: str, what: str, fmt: str = "%d") -> ColumnConfig:
         return st.column_config.NumberColumn(label, format=fmt, width=58, help=what)
 
     exports.table(

@@ -5,11 +5,10 @@ numbers, the test of each pair (its table and method) and sequential stopping; t
 
 from __future__ import annotations
 
-from typing import Any
-
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
 from nkcore import paired
 from nkcore.common.formatting import p_value_text
@@ -124,10 +123,10 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
     main_cols = [c for c in tests_df.columns if c not in ("mid-p", "chi-square p")]
     narrow = 58
 
-    def number(label: str, what: str, fmt: str = "%d") -> Any:  # a column_config entry
+    def number(label: str, what: str, fmt: str = "%d") -> ColumnConfig:  # a column_config entry
         return st.column_config.NumberColumn(label, format=fmt, width=narrow, help=what)
 
-    def p_column(label: str, what: str) -> Any:
+    def p_column(label: str, what: str) -> ColumnConfig:
         return st.column_config.TextColumn(label, width=narrow, help=what)
 
     # p-values read as the page's sentences write them ("0.10", "< 0.001", "1.0"), not "0.1", "1" or "3.4e-05"

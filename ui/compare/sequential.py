@@ -9,13 +9,12 @@ only while open. Numbers: :func:`nkcore.sequential.sequential_compare` through `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from nkcore import sequential
+from nkcore import paired, sequential
 from nkcore.common.formatting import format_p, points
 from ui import charts
 from ui.charts import sequential as charts_sequential
@@ -26,9 +25,13 @@ FILE_ORDER = "file order"
 _POINTS = 400
 
 
-def _fixed(comp: Any) -> tuple[float, float, float, float]:
+Comparison = paired.PairedComparison | paired.CaseComparison
+"""A compared pair: McNemar's test on a 2 x 2 table, or the case-level comparison."""
+
+
+def _fixed(comp: Comparison) -> tuple[float, float, float, float]:
     """(p, diff, low, high) of a pair's fixed-n test: McNemar's exact p, or the case-level sign-flip p."""
-    p = comp.p_value if hasattr(comp, "p_value") else comp.p_exact
+    p = comp.p_value if isinstance(comp, paired.CaseComparison) else comp.p_exact
     return float(p), float(comp.diff), float(comp.diff_ci_low), float(comp.diff_ci_high)
 
 
@@ -43,7 +46,7 @@ def _chart_rows(path: sequential.SequentialPath) -> pd.DataFrame:
     )
 
 
-def render(ds: datasets.Dataset, comps: Sequence[Any], alpha: float) -> None:
+def render(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) -> None:
     """The section for the compared pairs ``comps`` (PairedComparison or CaseComparison) at level ``alpha``."""
     box = st.expander(
         "As the cases came in: could we have stopped early?",
@@ -56,7 +59,7 @@ def render(ds: datasets.Dataset, comps: Sequence[Any], alpha: float) -> None:
             _section(ds, comps, alpha)
 
 
-def _section(ds: datasets.Dataset, comps: Sequence[Any], alpha: float) -> None:
+def _section(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) -> None:
     labels = [f"{c.config_a} → {c.config_b}" for c in comps]
     c1, c2 = st.columns(2)
     label = labels[0]

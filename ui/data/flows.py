@@ -1,7 +1,8 @@
 """The Data page's upload flows: subsets of a file, an item key from several columns, label counts, duplicates.
 
 The rules live in :mod:`nkcore.kinds` (subsets, item keys, duplicates, label counts; the CLI uses the same ones
-and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from the file (column names, values) is escaped with :func:`ui.common.text.md`.
+and they are re-exported here); the ``*_chooser`` functions are the widgets that let the user apply them. Text from
+the file (column names, values) is escaped with :func:`ui.common.text.md`.
 
 - A file that holds several datasets or splits (a column named ``dataset``, ``split``, ``task`` or ``subset`` with
   2 to :data:`MAX_SUBSETS` values) can be cut to one value, or stored as one dataset per value. The value chosen by

@@ -2,7 +2,8 @@
 
 ``raters_section(ds)`` draws one sentence, the raters whose removal moves Krippendorff's alpha the most, and every
 rater in an expander with a CSV download. Numbers come from :func:`nkcore.summary.raters.raters_frame` through
-``ui.common.cache.compute``; rater ids (user text) reach the page only in tables, and sentences go through ``ui.common.text.md``.
+``ui.common.cache.compute``; rater ids (user text) reach the page only in tables, and sentences go through
+``ui.common.text.md``.
 """
 
 from __future__ import annotations

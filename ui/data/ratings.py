@@ -6,8 +6,8 @@ and which metrics use the order, the bins of a wide scale (more than 11 values, 
 items' mean ratings, and finally the per-rater section (``ui.data.raters``).
 
 A wide scale is summarised on its bins (as the (N, K) engine sees it): the binned table is a derived ``Dataset``
-whose fingerprint is the source's plus the number of bins, so ``ui.common.cache`` keys stay exact. The items' mean ratings
-are read on the unbinned values. Controls are bound to the link: ``dat_min_k``, ``dat_bins``.
+whose fingerprint is the source's plus the number of bins, so ``ui.common.cache`` keys stay exact. The items' mean
+ratings are read on the unbinned values. Controls are bound to the link: ``dat_min_k``, ``dat_bins``.
 """
 
 from __future__ import annotations

@@ -95,7 +95,8 @@ def summary_download(view: DataView) -> None:
     """The one-page summary of the view (nothing after an error in it)."""
     if view.summary is None:
         return
-    params: dict[str, object] = {"kind of data": KIND_WORDS[view.kind], "dataset": view.ds.name, "dataset id": view.ds.id}
+    params: dict[str, object] = {"kind of data": KIND_WORDS[view.kind], "dataset": view.ds.name, "dataset id":
+    view.ds.id}
     if isinstance(view.summary, nksummary.RatingsSummary):
         params["keep items with at least K ratings per item (K)"] = view.summary.min_k
         if "dat_bins" in st.session_state:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -28,7 +27,7 @@ class PlanNumbers:
     sentences: resolution_text.PlanSentences
     answer: resolution_text.CasesAnswer | None
     wide: pd.DataFrame
-    chart_spec: dict[str, Any]
+    chart_spec: dict[str, object]
     chart: Callable[[], alt.LayerChart]
 
 
