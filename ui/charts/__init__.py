@@ -1,8 +1,9 @@
 """One Altair theme for every chart, and the chart builders and helpers more than one page uses.
 
-Page-specific builders live in ``ui/charts_<topic>.py``. Builders return Altair charts; pages draw them with
-:func:`draw` (the unvalidated spec at the container's width; ``st.altair_chart`` validates the chart on every rerun,
-which cost more than the rest of a rerun) and offer them with ``ui.common.exports.download_chart``.
+One module per page family (``data``, ``nk``, ``plane``, ``paired``, ``sequential``, ``voting``, ``passk``) holds its
+builders. Builders return Altair charts; pages draw them with :func:`draw` (the unvalidated spec at the container's
+width; ``st.altair_chart`` validates the chart on every rerun, which cost more than the rest of a rerun) and offer
+them with ``ui.common.exports.download_chart``.
 
 Charts are read on a projector and on a phone as well as on a laptop, so:
 
