@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import datasets, exports, page
+from ui.common import datasets, exports, page
 
 page.setup_page(
     "NK Planner",

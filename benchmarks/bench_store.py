@@ -6,7 +6,7 @@ Run: ``.venv/bin/python benchmarks/bench_store.py`` (``--rows N``, ``--repeats R
 Set-up: moto's server mode on a loopback port (the S3 tests' store, installed by requirements-dev.txt), a fresh
 bucket, and a ratings table of ``--rows`` rows (50,000 items x 20 ratings per item, 2,000 raters, 3 labels) stored
 once with ``store.put``, as the first server's upload does. "The second server" is this process, which never stored
-it: the first open is ``ui.datasets.load_dataset`` with its cache cleared (one GET of the description, one GET of
+it: the first open is ``ui.common.datasets.load_dataset`` with its cache cleared (one GET of the description, one GET of
 the Parquet, decoded), the second is the same call again (``st.cache_resource``: no store access). Reference in
 the same process: the same two opens on a local-folder store. Medians over ``--repeats``; the ratio S3 / local.
 """
@@ -42,7 +42,7 @@ def _table(rows: int) -> pd.DataFrame:
 
 
 def _opens(root: str, ds_id: str, repeats: int) -> tuple[list[float], list[float]]:
-    from ui import datasets
+    from ui.common import datasets
 
     os.environ["NKP_DATA_DIR"] = root
     first, second = [], []

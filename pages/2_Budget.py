@@ -1,16 +1,22 @@
 """Budget (N x K): how many items (N) and ratings per item (K) make 'model A beats model B' reproducible.
 
-A thin page: the controls (ui.budget_controls), the cached numbers (ui.budget_compute), the answer and the chart
-(ui.budget_views), the chosen cell (ui.budget_cell), rater identity and ordered labels on real data
-(ui.crossed_section), and the notes and summary (ui.budget_notes).
+A thin page: the controls (ui.budget.controls), the cached numbers (ui.budget.compute), the answer and the chart
+(ui.budget.views), the chosen cell (ui.budget.cell), rater identity and ordered labels on real data
+(ui.budget.crossed), and the notes and summary (ui.budget.notes).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import budget_adaptive, budget_cell, budget_compute, budget_controls, budget_notes, budget_views, page
-from ui.crossed_section import crossed_section
+from ui.budget import adaptive as budget_adaptive
+from ui.budget import cell as budget_cell
+from ui.budget import compute as budget_compute
+from ui.budget import controls as budget_controls
+from ui.budget import notes as budget_notes
+from ui.budget import views as budget_views
+from ui.budget.crossed import crossed_section
+from ui.common import page
 
 budget_controls.follow_link()  # a heatmap click and an old or CLI metric name go into the link first
 
@@ -33,7 +39,7 @@ with page.user_errors():
     if choices.real:
         # who rated (crossed resampling of items and raters) and ordered labels; no st.fragment here or in the
         # ui.budget_* sections: a fragment's run does not write its bound widgets into the link (seen in a browser)
-        crossed_section(choices.rds, choices.pds, (choices.model_a, choices.model_b))
+        crossed_section(*choices.data, (choices.model_a, choices.model_b))
     budget_notes.draw_method(choices, grid)
     mins = budget_notes.draw_tables(choices, grid)
     budget_notes.draw_summary(choices, grid, answer, cell, mins, chart)

@@ -21,7 +21,13 @@ import pandas as pd
 import pytest
 
 from nkcore.common.formatting import distinguishing_names
-from ui import charts, charts_data, charts_nk, charts_paired, charts_passk, charts_plane, charts_voting
+from ui import charts
+from ui.charts import data as charts_data
+from ui.charts import nk as charts_nk
+from ui.charts import paired as charts_paired
+from ui.charts import passk as charts_passk
+from ui.charts import plane as charts_plane
+from ui.charts import voting as charts_voting
 
 vlc = pytest.importorskip("vl_convert")
 
@@ -415,7 +421,8 @@ def test_draw_with_a_selection_returns_the_selection_state() -> None:
         import streamlit as st
 
         from tests.test_charts import _cells
-        from ui import charts, charts_nk
+        from ui import charts
+        from ui.charts import nk as charts_nk
 
         chart = charts_nk.heatmap(_cells(), "p", 1000, 2, None, "Accuracy: how repeatable")
         state = charts.draw(chart, key="heat", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION)

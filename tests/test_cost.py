@@ -150,7 +150,7 @@ def test_table_uses_only_cases_with_enough_samples_and_free_calls() -> None:
 def test_accuracy_carries_its_wilson_interval_in_the_table_and_the_chart(worked_frame: pd.DataFrame) -> None:
     from statsmodels.stats.proportion import proportion_confint
 
-    from ui.charts_voting import cost_accuracy_chart
+    from ui.charts.voting import cost_accuracy_chart
 
     t = cost.build_table_from_frame(worked_frame)
     for r in t.rows:

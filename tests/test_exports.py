@@ -1,5 +1,5 @@
-"""Exports carry their context (nkcore.io.export, and the pure parts of ui.exports): plain names, rounding with the
-raw values kept, "never" for infinity, file names that survive hostile dataset names, the summary's datasets and
+"""Exports carry their context (nkcore.io.export, and the pure parts of ui.common.exports): plain names, rounding with
+the raw values kept, "never" for infinity, file names that survive hostile dataset names, the summary's datasets and
 parameters, p-value bounds, and chart titles that still render."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from nkcore.io.export import (
     slug,
     titled_spec,
 )
-from ui.exports import readable_csv, summary_html
+from ui.common.exports import readable_csv, summary_html
 
 DAY = dt.date(2026, 12, 1)
 SAFE_NAME = re.compile(r"[a-z0-9][a-z0-9._+-]*\.[a-z0-9]+")
@@ -322,7 +322,7 @@ def test_titled_spec_does_not_repeat_what_the_title_says_and_cuts_long_lines() -
 
 
 def test_a_titled_chart_still_renders_with_its_context() -> None:
-    from ui.exports import chart_png, chart_svg
+    from ui.common.exports import chart_png, chart_svg
 
     chart = _layered()
     svg = chart_svg(chart, context=["Sampling: team evals", "configs: a, b"], explains="Line: measured accuracy.")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import load_viewers
-from ui.cache import LOG_ENV
+from ui.common.cache import LOG_ENV
 
 pytestmark = pytest.mark.slow
 

@@ -94,8 +94,8 @@ def test_gold_file_problems_and_sentences() -> None:
 
 SCRIPT = """
 import pandas as pd
-from ui.datasets import Dataset
-from ui.raters_section import raters_section
+from ui.common.datasets import Dataset
+from ui.data.raters import raters_section
 frame = pd.read_csv({path!r})
 raters_section(Dataset("c" * 64, "crowd", "ratings", "fp-crowd-" + str(len(frame)), frame, False))
 """

@@ -136,7 +136,7 @@ def test_predictions_summary_reads_the_parsed_predictions() -> None:
 
 
 def test_summarize_is_cached_by_its_public_name() -> None:
-    """ui.cache resolves ``module:qualname``; the page's functions must resolve back to themselves."""
+    """ui.common.cache resolves ``module:qualname``; the page's functions must resolve back to themselves."""
     for func in (nkcore.summary.summarize, nkcore.summary.summarize_predictions):
         module = __import__(func.__module__, fromlist=["_"])
         assert getattr(module, func.__qualname__) is func

@@ -1,5 +1,5 @@
-"""ui.cache and ui.work: no frame registry (frames die with their calls), entries bounded by max_entries, one
-computation per key across concurrent callers, progress, cancel and errors of long work."""
+"""ui.common.cache and ui.common.work: no frame registry (frames die with their calls), entries bounded by
+max_entries, one computation per key across concurrent callers, progress, cancel and errors of long work."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from nkcore.common import formatting
 from nkcore.errors import DataError
 from nkcore.nk.exact import split
-from ui import cache, work
+from ui.common import cache, work
 
 MODULE = "nkcore._test_ui_cache_helpers"
 
@@ -405,7 +405,7 @@ def _page() -> None:
     import pandas as pd
     import streamlit as st
 
-    from ui import work
+    from ui.common import progress
 
     class D:
         fingerprint = "ab" * 32
@@ -414,7 +414,7 @@ def _page() -> None:
     st.session_state.setdefault("runs", 0)
     st.session_state["runs"] += 1
     helpers = __import__("nkcore._test_ui_cache_helpers", fromlist=["gated"])
-    value = work.compute_with_progress(helpers.gated, D(), progress_label="Summing", steps=5)
+    value = progress.compute_with_progress(helpers.gated, D(), progress_label="Summing", steps=5)
     st.markdown(f"sum = {value}")
 
 
@@ -487,7 +487,8 @@ def test_chart_spec_is_the_builders_spec_and_is_keyed_on_content(monkeypatch: py
     """Oracle: ``charts.spec`` of the builder called directly; builds counted by a wrapper of the builder."""
     import functools
 
-    from ui import charts, charts_paired
+    from ui import charts
+    from ui.charts import paired as charts_paired
 
     st.cache_data.clear()
     built = Calls()

@@ -26,7 +26,7 @@ RunPage = Callable[..., AppTest]
 def clear_streamlit_caches() -> None:
     """Streamlit's caches are per process: clear them so tests do not see each other's results (and stop the
     background work a page queued, which would otherwise run into the next test)."""
-    from ui import work
+    from ui.common import work
 
     assert work.stop_background(), "a background computation did not stop"
     st.cache_data.clear()
@@ -53,7 +53,7 @@ def run_page() -> Iterator[RunPage]:
 
 
 def plain(markdown: str) -> str:
-    """The text a reader sees for Markdown that shows user text literally (``ui.text.md`` escapes it)."""
+    """The text a reader sees for Markdown that shows user text literally (``ui.common.text.md`` escapes it)."""
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")
 
 

@@ -78,7 +78,7 @@ def test_gap_chart_legend_matches_its_data() -> None:
     """The detail chart's colour domain names the two samples it draws (else Vega drops the bars)."""
     import numpy as np
 
-    from ui.charts_nk import gap_distributions
+    from ui.charts.nk import gap_distributions
 
     names = ("real predictions", "predictions swapped at random (null)")
     spec = gap_distributions(np.array([0.1, 0.2]), np.array([0.0, -0.1]), "TV", "t", names).to_dict()
@@ -213,7 +213,7 @@ def test_best_k_on_real_data_is_a_split_the_data_can_measure(run_page: RunPage) 
     # oracle: among the cells that fit the pool, the smallest p (the sim-free engine's cells, recomputed here)
     from nkcore.nk import frames
     from nkcore.nk.grid import extrapolated
-    from ui import datasets
+    from ui.common import datasets
 
     rds, pds = datasets.load_dataset("ratings", None), datasets.load_dataset("predictions", None)
     run = frames.exact_resample_frames(rds.frame, pds.frame, model_a="model-a", model_b="model-b",
@@ -448,9 +448,9 @@ def test_an_old_link_with_the_engines_kl_label_opens_kl_under_its_plain_name(run
 def test_the_plane_module_doctests() -> None:
     import doctest
 
-    import ui.charts_plane
+    import ui.charts.plane
 
-    assert doctest.testmod(ui.charts_plane).failed == 0
+    assert doctest.testmod(ui.charts.plane).failed == 0
 
 
 def test_any_budget_gets_its_best_split(run_page: RunPage) -> None:
@@ -565,13 +565,13 @@ def test_the_other_paper_metrics_are_prefetched_and_a_metric_switch_finds_them(
     run_page: RunPage, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, query: dict[str, str], func: str
 ) -> None:
     """While the page is read, the grids of the paper's other three metrics are computed in the background
-    (``ui.work.prefetch``) under the keys the page asks for: switching the metric then computes no grid. On a
-    prior and on real data. Oracle: the server's log of computations actually run (``ui.cache.LOG_ENV``)."""
+    (``ui.common.work.prefetch``) under the keys the page asks for: switching the metric then computes no grid. On a
+    prior and on real data. Oracle: the server's log of computations actually run (``ui.common.cache.LOG_ENV``)."""
     import json
     import time
 
-    from ui import work
-    from ui.cache import LOG_ENV
+    from ui.common import work
+    from ui.common.cache import LOG_ENV
 
     log = tmp_path / "computations.jsonl"
     monkeypatch.setenv(LOG_ENV, str(log))

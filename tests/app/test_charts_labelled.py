@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.app.conftest import RunPage
-from ui.page import PAGES
+from ui.common.page import PAGES
 
 
 def _titles(spec: dict[str, Any]) -> Iterator[tuple[str, object]]:

@@ -95,7 +95,7 @@ def test_planner_section_shows_the_fixed_n_plan_and_naive_peeking() -> None:
     from nkcore.resolution import cases_for_power_exact
 
     def script() -> None:
-        from ui import planner_sequential
+        from ui.planner import sequential as planner_sequential
 
         planner_sequential.render(0.05, 0.04, 0.2, 0.8)
 

@@ -301,14 +301,14 @@ _UNESCAPED = re.compile(r"(?<!\\)!\\?\[|(?<!\\):red|(?<!\\)://|\\:/")
 def test_user_text_is_neither_markdown_on_the_page_nor_a_formula_in_the_csv_download(
     run_page: RunPage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ui import exports
+    from ui.common import exports
 
     downloaded: list[pd.DataFrame] = []
     real = exports.download_table
     monkeypatch.setattr(exports, "download_table", lambda df, name, **kw: (downloaded.append(df), real(df, name, **kw)))
     at = _upload_hostile_text(run_page(PAGE))
     assert not at.exception and not error_texts(at), error_texts(at)
-    summary = [m.value for m in at.markdown if m.value.startswith("- **")]  # ui.exports' summary of the view
+    summary = [m.value for m in at.markdown if m.value.startswith("- **")]  # ui.common.exports' summary of the view
     shown = [m.value for m in at.markdown if m.value not in summary] + [c.value for c in at.caption]
     shown += [s.value for s in at.success]
     assert any("n.png" in _plain(t) for t in shown) and any(":red" in _plain(t) for t in shown)
@@ -327,7 +327,7 @@ def test_the_summary_of_the_view_does_not_render_user_text_as_markdown(run_page:
     assert summary and not any(_UNESCAPED.search(t) for t in summary)
 
 
-# --- links: the dataset id is validated before any file access (ui.datasets.choose_dataset) -------------
+# --- links: the dataset id is validated before any file access (ui.common.datasets.choose_dataset) -------------
 
 HOSTILE_IDS = {
     "traversal": "../../etc/passwd",

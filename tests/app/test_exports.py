@@ -1,5 +1,6 @@
 """Downloads carry their context: file names say page, dataset and date; CSVs read plainly; PNGs and the summary
-name the datasets and their configs (ui.exports, recorded by ui.page.setup_page and ui.datasets.choose_dataset).
+name the datasets and their configs (ui.common.exports, recorded by ui.common.page.setup_page and
+ui.common.datasets.choose_dataset).
 
 Download buttons hand Streamlit a callable (the file is made on click); the tests record each registered callable
 with its file name, and call the ones they read, as a click would.
@@ -101,7 +102,7 @@ def test_compare_csv_reads_plainly_and_keeps_the_raw_numbers(run_page: RunPage, 
 def test_chart_png_names_page_dataset_and_configs(run_page: RunPage, downloads: list[Download]) -> None:
     import json
 
-    from ui import exports
+    from ui.common import exports
 
     at = run_page(COMPARE, timeout=120)
     assert not at.exception
@@ -121,7 +122,7 @@ def test_summary_names_the_dataset_with_its_id_and_configs(run_page: RunPage, do
     assert not at.exception
     page = _named(downloads, "summary.html").bytes().decode("utf-8")
     ds_id = next(iter(at.query_params.get("paired", []) or [None]), None)
-    from ui.datasets import load_dataset
+    from ui.common.datasets import load_dataset
 
     sample = load_dataset("paired", ds_id)
     assert sample.name in page and sample.id in page

@@ -182,7 +182,7 @@ def test_sampling_cost_and_home_show_hostile_answers_and_names_literally(run_pag
 def test_the_html_summary_escapes_every_text_and_links_only_http() -> None:
     from html.parser import HTMLParser
 
-    from ui.exports import summary_html
+    from ui.common.exports import summary_html
 
     class Tags(HTMLParser):
         def __init__(self) -> None:
@@ -205,7 +205,7 @@ def test_the_html_summary_escapes_every_text_and_links_only_http() -> None:
         assert "&lt;script&gt;" in page and DATASET_NAME in page  # shown, as typed
 
 
-# ------------------------------------------------------------------ link values no widget can take (ui.links)
+# ------------------------------------------------------------------ link values no widget can take (ui.common.links)
 OVERFLOWS = ("9" * 400, "1e309", "-1e309", "nan", "inf", "1" + "0" * 39 + "1")
 _WIDGET_KINDS = {
     "number_input": "number", "slider": "number",
@@ -245,7 +245,7 @@ def _bound_widgets() -> list[tuple[str, str, str, float | None, float | None]]:
     from tests.conftest import ROOT
 
     found = []
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").rglob("*.py"))]
     for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
@@ -266,7 +266,7 @@ def _bound_widgets() -> list[tuple[str, str, str, float | None, float | None]]:
 
 
 def test_the_link_table_names_every_bound_key_with_its_kind_and_range() -> None:
-    from ui.links import LINK_KEYS
+    from ui.common.links import LINK_KEYS
 
     widgets = _bound_widgets()
     assert len(widgets) > 60  # the scan sees the pages' widgets
@@ -284,7 +284,7 @@ def test_the_link_table_names_every_bound_key_with_its_kind_and_range() -> None:
 
 
 def test_no_overflow_value_of_a_number_key_is_usable() -> None:
-    from ui.links import LINK_KEYS, usable
+    from ui.common.links import LINK_KEYS, usable
 
     numeric = [k for k, b in LINK_KEYS.items() if b.kind in ("number", "numbers")]
     assert len(numeric) >= 25
@@ -303,7 +303,7 @@ def test_overflow_link_values_of_every_number_key_are_dropped_before_the_widgets
 ) -> None:
     """Every number key of the page in one link, each an overflow value: no exception box (it was an
     OverflowError in Streamlit's number-input deserialisation), and the note names every one of them."""
-    from ui.links import LINK_KEYS
+    from ui.common.links import LINK_KEYS
 
     keys = [k for k, b in LINK_KEYS.items() if k.startswith(prefix + "_") and b.kind in ("number", "numbers")]
     assert keys

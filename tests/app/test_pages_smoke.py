@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import RunPage
-from ui.page import PAGES
+from ui.common.page import PAGES
 
 ALL_PAGES = [("app.py", "NK Planner")] + [(path, name) for path, name, _ in PAGES]
 

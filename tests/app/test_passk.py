@@ -1,4 +1,4 @@
-"""AppTest of the pass@k section (``ui.voting_passk.passk_section``) in a tiny script, outside any page."""
+"""AppTest of the pass@k section (``ui.sampling.passk.passk_section``) in a tiny script, outside any page."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 from tests.app.conftest import clear_streamlit_caches, error_texts, plain, rendered_markdown
 
 SAMPLE_SCRIPT = """
-from ui import datasets
-from ui.voting_passk import passk_section
+from ui.common import datasets
+from ui.sampling.passk import passk_section
 
 passk_section(datasets.load_dataset("samples", None))
 """
@@ -20,8 +20,8 @@ passk_section(datasets.load_dataset("samples", None))
 FILE_SCRIPT = """
 import pandas as pd
 from nkcore import io
-from ui.datasets import Dataset
-from ui.voting_passk import passk_section
+from ui.common.datasets import Dataset
+from ui.sampling.passk import passk_section
 
 frame = pd.read_csv({path!r})
 fp = io.fingerprint(frame)

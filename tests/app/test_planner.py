@@ -248,7 +248,7 @@ def test_repeats_from_one_result_per_case_use_the_typed_variances(run_page: RunP
 
 def test_repeats_chart_is_a_valid_spec_with_the_best_split_marked() -> None:
     from nkcore import resolution
-    from ui import charts_paired
+    from ui.charts import paired as charts_paired
 
     frame = resolution.repeat_plan(1000, 0.0625, 0.1875, cases_available=200).to_frame()
     spec = charts_paired.repeats_chart(frame).to_dict(validate=True)

@@ -1,4 +1,4 @@
-"""AppTests of the rater sections (``ui.raters_section``, ``ui.crossed_section``) in tiny scripts, outside any page."""
+"""AppTests of the rater sections (``ui.data.raters``, ``ui.budget.crossed``) in tiny scripts, outside any page."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from tests.app.conftest import RunPage, clear_streamlit_caches, error_texts, pla
 from tests.conftest import ROOT
 
 RATERS_SCRIPT = """
-from ui import datasets
-from ui.raters_section import raters_section
+from ui.common import datasets
+from ui.data.raters import raters_section
 
 raters_section(datasets.load_dataset("ratings", None))
 """
 
 CROSSED_SCRIPT = """
-from ui import datasets
-from ui.crossed_section import crossed_section
+from ui.common import datasets
+from ui.budget.crossed import crossed_section
 
 crossed_section(
     datasets.load_dataset("ratings", None),
@@ -36,9 +36,9 @@ crossed_section(
 FILE_SCRIPT = """
 import pandas as pd
 from nkcore import io
-from ui.datasets import Dataset
-from ui.crossed_section import crossed_section
-from ui.raters_section import raters_section
+from ui.common.datasets import Dataset
+from ui.budget.crossed import crossed_section
+from ui.data.raters import raters_section
 
 def ds(path, kind):
     frame = pd.read_csv(path)

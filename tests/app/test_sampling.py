@@ -168,7 +168,7 @@ def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
     assert not at.exception
     where: dict[str, tuple[str, ...]] = {}
     outside_words = 0
-    in_passk = False  # the pass@k section (ui.voting_passk) is counted by its own tests
+    in_passk = False  # the pass@k section (ui.sampling.passk) is counted by its own tests
     for e, under in _shown(at):
         if e.type == "subheader":  # the pass@k section (its own expanders included) runs to this page's next section
             in_passk = "pass@k" in e.value.lower()  # "Pass@k and flaky cases"
@@ -256,7 +256,7 @@ def test_fragment_controls_read_the_link(run_page: RunPage) -> None:
 
 
 def test_the_pass_at_k_section_renders_below_the_verdict(run_page: RunPage) -> None:
-    """The pass@k section (ui.voting_passk) has its own heading after the verdict's chart and numbers, its chart,
+    """The pass@k section (ui.sampling.passk) has its own heading after the verdict's chart and numbers, its chart,
     and the flaky cases; it follows the page's tie rule."""
     at = run_page(PAGE, timeout=120)
     assert not at.exception and not error_texts(at)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.browser.conftest import expect, expect_title, expect_url, goto, wait_for_app_run
-from ui.budget_views import PLANE_TAB
+from ui.budget.views import PLANE_TAB
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page

@@ -39,7 +39,7 @@ from tests.browser.conftest import (
     metric_value,
     wait_for_app_run,
 )
-from ui.cache import LOG_ENV
+from ui.common.cache import LOG_ENV
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # a fresh server each, 20 contexts: a minute or two
 

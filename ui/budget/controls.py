@@ -1,0 +1,239 @@
+"""Budget page, its controls: where the numbers come from, the metric, the grid, and (when simulated) rounds and seed.
+
+Every widget keeps its key and its link parameter (``bud_*``): links are a contract (tests/browser/test_deeplink.py,
+test_share.py, test_budget.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from nkcore.nk import frames, grid, priors, sentences
+from nkcore.nk import metrics as nkm
+from ui.charts import nk as charts_nk
+from ui.common import cache, datasets, exports, page
+
+SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
+REAL = SOURCES[2]
+PRECISION = {"Quick preview (200 rounds)": 200, "Full precision (1,000 rounds, as the paper)": 1000}
+COLOR_BY = {"p-value": "p", "Reproducibility": "reproducibility"}
+CUSTOM = "custom alpha (type it)"
+ENGINE_METRICS = nkm.ITEM_METRICS
+"""The metrics of the instant engine: every metric that is a mean over items (macro F1 is not: it is simulated)."""
+OLD_LABELS = {"KL (paper, 1e-12)": "kl"}
+"""Metric names that older links carry (the engine's label before it got a plain name)."""
+METRIC_HELP = (
+    "How the two models are scored against the raters, per item i, then averaged over items (N):  \n"
+    "- Accuracy: 1 if the model's majority label equals the raters' majority label.  \n"
+    "- TV (total variation): mean over labels m of |P_model(m|i) - P_raters(m|i)|.  \n"
+    "- Wins: +1 where A is closer (per-item TV) to the raters than B, -1 where B is.  \n"
+    "- KL divergence (paper's version): sum_m P_raters log(P_raters / P_model), with 1e-12 added to every count, "
+    "so a label the model never gave costs about ln(1e12) = 27.6 nats (natural-log units).  \n"
+    "- KL (smoothed): the same with 1/2 added to every count.  \n"
+    "- Jensen-Shannon distance, cross-entropy, macro F1 of majority labels: beyond the paper."
+)
+
+
+def metric_name(metric: str) -> str:
+    """The metric's name on the selector and in the sentences (``METRICS[metric].label``)."""
+    return sentences.metric_label(metric)
+
+
+@dataclass
+class Choices:
+    """What the reader chose above the grid. ``prior`` is None for real data (then ``rds``, ``pds`` and the two
+    models are set); ``sim_metrics`` are the metrics that need the simulation (rounds and seed matter for them)."""
+
+    source: str
+    metric: str
+    color_by: str
+    prior: priors.Prior | None
+    eps: float
+    max_budget: int
+    ks_text: str
+    ks: list[int]
+    budgets: list[int]
+    sim_metrics: tuple[str, ...]
+    rounds: int = 0
+    seed: int = 0
+    rds: datasets.Dataset | None = None
+    pds: datasets.Dataset | None = None
+    model_a: str = "A"
+    model_b: str = "B"
+    fitted: frames.FittedPrior | None = None
+
+    @property
+    def real(self) -> bool:
+        """Whether the numbers come from resampling real ratings and predictions."""
+        return self.prior is None
+
+    @property
+    def label(self) -> str:
+        """The chosen metric's name."""
+        return metric_name(self.metric)
+
+    @property
+    def ratings(self) -> datasets.Dataset:
+        """The ratings dataset (real data, or the one a prior was fitted to)."""
+        if self.rds is None:
+            raise ValueError("no ratings dataset: the numbers come from a preset prior")
+        return self.rds
+
+    @property
+    def data(self) -> tuple[datasets.Dataset, datasets.Dataset]:
+        """The ratings and predictions datasets of real data."""
+        if self.pds is None:
+            raise ValueError("no predictions dataset: the numbers come from a prior")
+        return self.ratings, self.pds
+
+
+def follow_link() -> None:
+    """Put a heatmap click into the link (so the link names the cell shown) and read an old or CLI metric name.
+
+    A link may name the metric as the CLI does (``?bud_metric=kl``) or by an older label
+    (``?bud_metric=KL (paper, 1e-12)``); the bound selectbox reads its link value when a run starts, hence the rerun.
+    """
+    picked = (st.session_state.get("bud_heat") or {}).get("selection", {}).get(charts_nk.CELL_SELECTION) or []
+    if picked and {"budget", "k"} <= set(picked[0]):
+        st.query_params["bud_cell"] = f"{int(picked[0]['budget'])}x{int(picked[0]['k'])}"
+    raw = st.query_params.get("bud_metric")
+    if raw in nkm.METRICS or raw in OLD_LABELS:
+        st.query_params["bud_metric"] = metric_name(OLD_LABELS.get(raw, raw))
+        st.rerun()
+
+
+class _Source(TypedDict):
+    """What the source controls set in :class:`Choices` (the prior; or the datasets and models of real data)."""
+
+    prior: priors.Prior | None
+    rds: NotRequired[datasets.Dataset]
+    pds: NotRequired[datasets.Dataset]
+    model_a: NotRequired[str]
+    model_b: NotRequired[str]
+    fitted: NotRequired[frames.FittedPrior]
+
+
+def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
+    if source == "Preset prior":
+        name = s1.selectbox(
+            "Kind of data: prior (alpha)",
+            [*priors.preset_names(), CUSTOM],
+            key="bud_prior",
+            bind="query-params",
+            help="How the items' label shares vary, as Dirichlet parameters alpha (one per label) fitted by the "
+            "paper's authors to each dataset. alpha0 = sum(alpha): small = items differ a lot, large = items alike.",
+        )
+        typed = s1.text_input(
+            "alpha, one value per label", "2, 1, 1", key="bud_alpha", bind="query-params", disabled=name != CUSTOM
+        )
+        prior = priors.resolve_prior(alpha=typed) if name == CUSTOM else priors.get_prior(name)
+        exports.note_dataset(prior.name, "", "prior")  # exports name the preset (no dataset is chosen)
+        return {"prior": prior}
+    if source == "Prior fitted to ratings":
+        rds = datasets.choose_dataset("ratings")
+        fitted = cache.compute(frames.fit_prior_frame, rds)
+        prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit")
+        return {"prior": prior, "rds": rds, "fitted": fitted}
+    rds = datasets.choose_dataset("ratings")
+    matched = datasets.match_partner("predictions", rds)  # predictions that share no item would only fail
+    pds = datasets.choose_dataset("predictions")
+    if matched:
+        st.info(matched, icon=":material/link:")
+    models = list(cache.compute(frames.model_names, pds))
+    if len(models) < 2:
+        st.error("The predictions dataset needs at least two models to compare.")
+        st.stop()
+    page.fit_choices("bud_ma", models)  # models of another predictions dataset, remembered by the session
+    page.fit_choices("bud_mb", models)
+    model_a = s1.selectbox("Model A", models, index=0, key="bud_ma", bind="query-params")
+    model_b = s1.selectbox("Model B", models, index=1, key="bud_mb", bind="query-params")
+    return {"prior": None, "rds": rds, "pds": pds, "model_a": model_a, "model_b": model_b}
+
+
+def read_controls() -> Choices:
+    """Draw the controls and return the reader's choices (a bad value raises ``DataError`` for the page to show)."""
+    c1, c2, c3 = st.columns([1, 1.6, 0.9])  # the metric's name whole at 1024 px (a projector)
+    # opened on the user's own ratings by default (resampled with predictions when some are stored, else a prior
+    # fitted to them); the built-in prior only when no stored ratings dataset is chosen
+    own = datasets.stored_choice("ratings")
+    first = 0 if own is None else 2 if len(datasets.dataset_options("predictions")) > 1 else 1
+    source = c1.radio("Where the numbers come from", SOURCES, index=first, key="bud_src", bind="query-params")
+    metric = c2.selectbox(
+        "Metric",
+        nkm.ALL_METRICS,
+        format_func=metric_name,
+        key="bud_metric",
+        bind="query-params",
+        help=METRIC_HELP,
+    )
+    color_by = c3.radio("Colour the cells by", list(COLOR_BY), key="bud_color", bind="query-params")
+    s1, s2 = st.columns([1.2, 2])
+    picked = _source_controls(source, s1)
+    eps = 0.3
+    if source != REAL:
+        eps = s1.slider(
+            "How much worse model B is (eps)",
+            min_value=0.0,
+            max_value=1.0,
+            value=0.3,
+            step=0.01,
+            key="bud_eps",
+            bind="query-params",
+            help="Model B answers from (1 - eps) x the item's true label shares + eps x random label shares "
+            "(Dirichlet noise); model A answers like the raters. 0 = B is as good as A; 1 = B answers pure noise. "
+            "The paper's tables use 0.3.",
+        )
+    max_budget = s2.select_slider(
+        "Largest budget on the grid (N x K ratings)",
+        options=list(grid.PAPER_BUDGETS),
+        value=2500,
+        key="bud_maxb",
+        bind="query-params",
+    )
+    ks_text = s2.text_input(
+        "Ratings per item (K) to try",
+        "1-10,20-500:20",
+        key="bud_ks",
+        bind="query-params",
+        help="Numbers and ranges: 1-10 means 1 to 10; 20-500:20 means 20, 40, ..., 500 (the paper's list).",
+    )
+    ks = grid.parse_int_list(ks_text, "ratings per item (K)")
+    # The instant engine covers every metric that is a mean over items, presets and real data alike; macro F1 is
+    # simulated, and only then do the number of rounds and the seed matter (and show).
+    sim_metrics = tuple(m for m in (metric,) if m not in ENGINE_METRICS)
+    ch = Choices(
+        source=source,
+        metric=metric,
+        color_by=color_by,
+        eps=float(eps),
+        max_budget=int(max_budget),
+        ks_text=ks_text,
+        ks=list(ks),
+        budgets=[b for b in grid.PAPER_BUDGETS if b <= max_budget],
+        sim_metrics=sim_metrics,
+        **picked,
+    )
+    if sim_metrics:
+        ch.rounds, ch.seed = rounds_and_seed(s2, "Rounds", "Seed", index=0, horizontal=False)
+    return ch
+
+
+def rounds_and_seed(
+    where: DeltaGenerator | None, rounds_label: str, seed_label: str, index: int, horizontal: bool
+) -> tuple[int, int]:
+    """The simulation's rounds (``bud_prec``) and seed (``bud_seed``) controls, side by side in ``where`` (None: the
+    main area)."""
+    p1, p2 = st.columns([2, 1]) if where is None else where.columns([2, 1])
+    precision = p1.radio(
+        rounds_label, list(PRECISION), index=index, key="bud_prec", bind="query-params", horizontal=horizontal
+    )
+    seed = int(
+        p2.number_input(
+            seed_label, min_value=0, max_value=2**31 - 1, value=0, step=1, key="bud_seed", bind="query-params"
+        )
+    )
+    return PRECISION[precision], seed
