@@ -10,7 +10,7 @@ import streamlit as st
 
 from nkcore.nk import cell_words as cell_numbers
 from nkcore.nk import grid, sentences
-from nkcore.nk.resample import ResampleCell
+from nkcore.nk.metrics import METRICS
 from ui import charts
 from ui.budget.compute import Cell, Grid, simulated_cells
 from ui.budget.controls import Choices, rounds_and_seed
@@ -45,7 +45,7 @@ def draw_cell(ch: Choices, g: Grid, cell: Cell) -> None:
         help="Delta in the paper: |mean of the score gap when A really is better|",
     )
     m[3].metric("CI-width", sentences.fmt_gap(cell.ci_width), help="width of the middle 95% of those gaps")
-    if g.run_info is not None and isinstance(cell, ResampleCell):  # real data: its cells are resampled
+    if g.run_info is not None and cell.real is not None:  # real data: its cells are resampled
         sig = cell.significant_share
         m[4].metric("paired test agrees", "n/a" if sig != sig else f"{sig:.0%}", help=md(cell.test))
     else:
@@ -183,7 +183,7 @@ def gaps_section(ch: Choices, g: Grid, cell: Cell) -> None:
             )
             + " The less they overlap, the smaller the p-value: one evaluation of this size can tell A from B."
             + (" The engine draws each distribution as 1,000 evenly spaced quantiles." if g.exact_view else "")
-            + (f" {md(sentences.kl_jump_sentence(cell.n))}" if ch.metric == "kl" else "")
+            + (f" {md(sentences.kl_jump_sentence(cell.n))}" if METRICS[ch.metric].kl_artifact else "")
         )
         exports.download_chart(
             dist,

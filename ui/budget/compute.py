@@ -14,16 +14,13 @@ import streamlit as st
 from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
+from nkcore.nk.cell import Cell
 from nkcore.nk.frames import ResampleRun
-from nkcore.nk.grid import CellResult, MinimalBudget
+from nkcore.nk.grid import MinimalBudget
 from nkcore.nk.metrics import PAPER_METRICS
-from nkcore.nk.resample import ResampleCell
 from ui.budget.controls import ENGINE_METRICS, Choices
 from ui.common import cache, progress, work
 from ui.common.text import md
-
-Cell = CellResult | ResampleCell
-"""One cell of the grid: from a prior (the exact engine or the simulation), or from real data resampled."""
 
 SEARCH_MAX = max(grid.PAPER_BUDGETS)
 """The headline's smallest budget is searched on the continuous budget axis up to this many ratings."""
@@ -154,7 +151,7 @@ def compute_grid(ch: Choices) -> Grid:
     if not mcells:
         st.error("No cell could be computed: no item has that many ratings per item (K). Try smaller K.")
         st.stop()
-    exact_view = all(getattr(c, "method", "simulate") != "simulate" for c in mcells)
+    exact_view = all(c.method != "simulate" for c in mcells)
     return Grid(cells, mcells, run_info, exact_view, refused)
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 
 from nkcore.errors import DataError
 from nkcore.nk import crossed, ordinal
+from nkcore.nk.cell import Cell
 from nkcore.nk.metrics import METRICS
 from ui.common import cache, exports
 from ui.common.datasets import Dataset
@@ -29,7 +30,7 @@ ROUNDS = 500
 _METRICS = ("acc", "tv", "wins", "kl", "js", "ce")
 
 
-def crossed_table(cells: Sequence[crossed.CrossedCell], metric: str) -> pd.DataFrame:
+def crossed_table(cells: Sequence[Cell], metric: str) -> pd.DataFrame:
     """One row per (budget, K) of ``metric``: p and CI-width with raters resampled and with items alone."""
     rows = [
         {

@@ -55,7 +55,7 @@ def draw_method(ch: Choices, g: Grid) -> None:
                 f"Fitted to {ch.fitted.n_items:,} items ({ch.fitted.ratings_per_item[1]:.0f} ratings per item (K) "
                 f"typical) over labels {md(', '.join(ch.fitted.labels))}."
             )
-        if ch.metric == "kl":
+        if nkm.METRICS[ch.metric].kl_artifact:
             st.info(md(sentences.kl_artifact_sentence()))
     if ch.fitted is not None:
         comparisons = cache.compute(frames.preset_comparisons, ch.ratings)
