@@ -10,7 +10,7 @@ value) of the run, so the viewers' numbers can be compared.
 
 The server is started here (``tests.browser.idle.streamlit_server``: ``python -m ui.serve`` on a free loopback
 port, a fresh data folder), measured from ``/proc/<pid>``: CPU seconds (user + system) over the load and the peak
-resident memory (``VmHWM``); ``$NKP_CACHE_LOG`` counts the computations it ran (``ui.cache``).
+resident memory (``VmHWM``); ``$NKP_CACHE_LOG`` counts the computations it ran (``ui.common.cache``).
 
     python benchmarks/load_viewers.py [--viewers 50] [--link '/Budget?bud_maxb=1000&bud_seed=7&bud_cell=1000x1']
 
@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:
 
 LINK = "/Budget?bud_maxb=1000&bud_seed=7&bud_cell=1000x1"
 GRID_FUNCS = ("nkcore.nk.grid:simulate_grid", "nkcore.nk.exact.engine:exact_grid")
-LOG_ENV = "NKP_CACHE_LOG"  # ui.cache.LOG_ENV (not imported: ui.cache imports streamlit's caches)
+LOG_ENV = "NKP_CACHE_LOG"  # ui.common.cache.LOG_ENV (not imported: ui.common.cache imports streamlit's caches)
 RESULTS = ROOT / "benchmarks" / "results" / "load_viewers.txt"
 
 
