@@ -131,3 +131,37 @@ def promptfoo_empty_dicts(n: int) -> bytes:
 def jsonl_padded_cells(lines: int, pad: int) -> bytes:
     """A JSON Lines table whose rows each carry a cell of ``pad`` empty objects."""
     return b"".join(b'{"item": %d, "label": "a", "x": [%s]}\n' % (i, b",".join([b"{}"] * pad)) for i in range(lines))
+
+
+def eval_padded_samples(n: int, pad: int) -> bytes:
+    """``n`` samples, each entry holding ``pad`` empty objects in its metadata: every entry under the JSON-values
+    limit, all of them together over it (counted per entry, they added up unbounded)."""
+    return eval_log([sample(c, 1, metadata={"pad": [{}] * pad}) for c in range(n)])
+
+
+def jsonl_flat_rows(rows: int, columns: int) -> bytes:
+    """A JSON Lines ratings table of ``rows`` flat rows (item, rater, label and more columns): 2 x columns values a
+    line, so a million rows of four columns passed the JSON-values limit though the row limit allows them."""
+    extra = "".join(f', "c{j}": {j}' for j in range(columns - 3))
+    return "".join(
+        f'{{"item": "i{i // 2}", "rater": "r{i % 2}", "label": "L{i % 3}"{extra}}}\n' for i in range(rows)
+    ).encode()
+
+
+def ratings_csv(rows: int, labels: int = 10) -> bytes:
+    """A ratings CSV of ``rows`` rows, two raters per item, ``labels`` labels (1,000,000 rows took 1.6 GB in
+    ``data``: Krippendorff's alpha built an items x labels x labels array)."""
+    return b"item,rater,label\n" + b"".join(
+        b"i%d,r%d,L%d\n" % (i // 2, i % 2, (i * 7919) % labels) for i in range(rows)
+    )
+
+
+def samples_csv(cases: int, per_case: int, groups: int = 5) -> bytes:
+    """A raw-samples CSV: ``cases`` x ``per_case`` samples, answers spread over the gold and ``groups`` wrong
+    answers with case-dependent weights (2,000 x 500 took 65 s in ``vote``)."""
+    out = [b"case,sample,answer,gold\n"]
+    for c in range(cases):
+        for s in range(per_case):
+            k = (c * 31 + s * s * 17 + s * c) % (groups + 2 + c % 3)
+            out.append(b"%d,%d,%s,g\n" % (c, s + 1, b"g" if k < 2 else b"w%d" % (k % groups)))
+    return b"".join(out)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import signal
 
 from nkcore.common import limits
 from nkcore.voting.rules import TieRule, check_tie
@@ -23,6 +22,7 @@ __all__ = [
     "case_credit_first_n",
     "credit_from_stats",
     "exact_case_curve",
+    "exact_work",
     "first_n_stats",
 ]
 
@@ -64,13 +64,7 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
         small = sum(g for g in wrong_sizes if g < a)
         big = [g for g in wrong_sizes if g >= a]
         if split:
-            poly = comb[small, : small + 1][:, None].copy()  # (z degree, tie count t)
-            for g in big:
-                kernel = np.zeros((a + 1, 2))
-                kernel[:a, 0] = comb[g, :a]
-                kernel[a, 1] = comb[g, a]
-                poly = signal.convolve2d(poly, kernel)
-            credit = poly @ (1.0 / np.arange(1, poly.shape[1] + 1))
+            credit = _tie_credit(comb, small, big, a)
         else:
             credit = comb[small, : small + 1].copy()
             for g in big:
@@ -80,6 +74,59 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
     n = np.arange(m + 1)
     out[1:] /= comb[m, n[1:]]
     return out
+
+
+def _tie_credit(comb: np.ndarray, small: int, big: list[int], a: int) -> np.ndarray:
+    """sum_t coef[z^d w^t] / (t + 1) of C(small, .)(z) prod_{g in big} [sum_{x<a} C(g, x) z^x + w C(g, a) z^a], for
+    every degree d: one row per tie count t, each group's factor applied as a 1-D convolution (the x < a part) plus
+    the w z^a term (a shift of the row below)."""
+    poly = comb[small, : small + 1][None, :].copy()  # (tie count t, z degree)
+    for g in big:
+        rows, width = poly.shape
+        grown = np.zeros((rows + 1, width + a))
+        kernel = comb[g, :a]
+        if rows <= a:  # one convolution per row, or one shifted row block per kernel term: the fewer calls
+            for t in range(rows):
+                grown[t, : width + a - 1] += np.convolve(poly[t], kernel)
+        else:
+            for x in range(a):
+                grown[:rows, x : x + width] += kernel[x] * poly
+        grown[1:, a : a + width] += comb[g, a] * poly
+        poly = grown
+    return (1.0 / np.arange(1, poly.shape[0] + 1)) @ poly
+
+
+CALL_WORK = 5_000
+"""Multiply-adds one numpy call of the exact curve is counted as (its fixed cost, about 5 microseconds)."""
+_TOUCH = 3  # each step also allocates, shifts and adds its (rows x width) polynomial: counted as 3 more terms
+
+
+def exact_work(n_gold: int, wrong_sizes: tuple[int, ...], split: bool = True) -> float:
+    """The work of :func:`exact_case_curve` in multiply-adds, from the group sizes alone (before any is done).
+
+    For each gold count a = 1..n_gold the j-th wrong group of size >= a multiplies a (rows x width) polynomial,
+    rows = j (tie counts; 1 for the ``wrong`` rule) and width = small + (j - 1) a + 1 (small: the samples of the
+    groups below a), by a kernel of a terms: rows x width x (a + 3) multiply-adds (3 for making, shifting and
+    adding the polynomial) and min(rows, a) numpy calls, each counted as :data:`CALL_WORK`. Summed over j in closed form (sums of j and j^2), vectorised over a.
+
+    >>> exact_work(2, (1, 1)) > 0, exact_work(3, ())
+    (True, 0.0)
+    """
+    if n_gold <= 0 or not wrong_sizes:
+        return 0.0
+    sizes = np.sort(np.asarray(wrong_sizes, dtype=np.float64))
+    a = np.arange(1, n_gold + 1, dtype=np.float64)
+    below = np.searchsorted(sizes, a, side="left")  # groups smaller than a
+    small = np.concatenate([[0.0], np.cumsum(sizes)])[below]
+    b = len(sizes) - below  # groups of a or more
+    if split:
+        s1, s2 = b * (b + 1) / 2, b * (b + 1) * (2 * b + 1) / 6  # sum of j, of j^2
+        macs = (a + _TOUCH) * ((small + 1 - a) * s1 + a * s2)
+        calls = np.where(b <= a, s1, 0.0) + np.where(b > a, b * a, 0.0)
+    else:
+        macs = (a + _TOUCH) * (b * (small + 1) + a * b * (b - 1) / 2)
+        calls = b
+    return float((macs + CALL_WORK * (calls + 1)).sum())
 
 
 def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
@@ -106,6 +153,7 @@ def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
     flat = samples.codes.ravel()
     keep = flat >= 0
     np.add.at(counts, (rows[keep], flat[keep]), 1)
+    keys = []
     for i in range(samples.n_cases):
         gc = int(samples.gold_code[i])
         row = counts[i]
@@ -113,7 +161,10 @@ def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
         wrong = row.copy()
         if gc >= 0:
             wrong[gc] = 0
-        key = (n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True)))
+        keys.append((n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True))))
+    work = sum(exact_work(n_gold, sizes, rule == "split") for n_gold, sizes in set(keys))
+    limits.check("vote_work", work, "the exact majority-vote curve of these samples")
+    for i, key in enumerate(keys):
         curve = memo.get(key)
         if curve is None:
             curve = exact_case_curve(key[0], key[1], rule)
