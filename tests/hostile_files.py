@@ -165,3 +165,30 @@ def samples_csv(cases: int, per_case: int, groups: int = 5) -> bytes:
             k = (c * 31 + s * s * 17 + s * c) % (groups + 2 + c % 3)
             out.append(b"%d,%d,%s,g\n" % (c, s + 1, b"g" if k < 2 else b"w%d" % (k % groups)))
     return b"".join(out)
+
+
+def parquet_repeated_text(rows: int, chars: int) -> bytes:
+    """A Parquet ratings file whose rater column holds one text of ``chars`` characters in every row: stored once
+    in a dictionary page, so 465 KB (200,000 rows x 20,000 characters) decoded to 4 GB and took 6 GB."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {"item": pa.array(range(rows)), "rater": pa.array(["r" * chars] * rows), "label": ["a", "b"] * (rows // 2)}
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def samples_distinct_answers(cases: int, per_case: int, gold_counts: int = 40) -> bytes:
+    """Raw samples where every wrong answer is different (free-form answers): case c has 1 + c % ``gold_counts``
+    gold samples and one-sample answer groups for the rest, the most work for the exact vote curve (one
+    computation per distinct gold count) and for first-n counts over many distinct answers."""
+    out = [b"case,sample,answer,gold\n"]
+    for c in range(cases):
+        gold = 1 + c % gold_counts
+        for s in range(per_case):
+            answer = b"g" if s < gold else b"a%d_%d" % (c, s)
+            out.append(b"%d,%d,%s,g\n" % (c, s + 1, answer))
+    return b"".join(out)

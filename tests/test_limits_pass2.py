@@ -183,3 +183,41 @@ def test_vote_on_2000_cases_x_500_samples_stays_under_30_s_of_cpu(tmp_path: Path
     code, cpu, peak, err = _measured(["vote", str(path), "--json"])
     assert code == 0, err
     assert cpu < 30 and peak < 1024, (cpu, peak)
+
+
+def test_parquet_text_repeated_from_a_dictionary_is_refused_before_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dictionary page holds a long text once for every row: 465 KB decoded to 4 GB and took 6 GB."""
+    data = hf.parquet_repeated_text(2_000, 1_000)  # 2 MB of text once decoded, a few KB on disk
+    assert len(data) < 50_000
+    monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "1000000")
+    with pytest.raises(
+        DataError, match=r"r\.parquet: the text of the Parquet file decodes to more than .*NKP_MAX_UNPACKED"
+    ):
+        read_table(data, "r.parquet")
+    monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "3000000")
+    assert read_table(data, "r.parquet").shape == (2_000, 3)
+
+
+def test_parquet_nested_lists_count_value_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    buf = io.BytesIO()
+    pd.DataFrame({"item": range(100), "x": [[0] * 50] * 100}).to_parquet(buf)
+    monkeypatch.setenv("NKP_MAX_CELLS", "2000")
+    with pytest.raises(DataError, match=r"r\.parquet: the Parquet file .* has 5,100 cells .*NKP_MAX_CELLS"):
+        read_table(buf.getvalue(), "r.parquet")
+
+
+def test_first_n_counts_do_not_grow_with_the_number_of_distinct_answers() -> None:
+    """Free-form answers (every wrong answer different): the one-hot counts took cases x samples x answers."""
+    from nkcore.voting import case_credit_first_n
+
+    frame = pd.read_csv(pd.io.common.BytesIO(hf.samples_distinct_answers(200, 400)))
+    samples = parse_samples(frame)
+    gold = (1 + np.arange(200) % 40)[:, None]  # the first samples are gold, then one-sample answers
+    n = np.arange(1, 401)[None, :]
+    # by hand: gold leads alone once it has 2 samples; with 1 it ties with every other answer seen
+    assert np.allclose(case_credit_first_n(samples, "split"), np.where(gold >= 2, 1.0, 1.0 / n))
+    assert np.array_equal(case_credit_first_n(samples, "wrong"), np.where((gold >= 2) | (n == 1), 1.0, 0.0))
+    assert np.array_equal(case_credit_first_n(samples, "first"), np.ones((200, 400)))
+    assert _peak_bytes(lambda: case_credit_first_n(samples, "first")) < 8 * 2**20

@@ -187,11 +187,14 @@ class FirstNStats:
     winner: np.ndarray
 
 
-def first_n_stats(samples: SampleSet, block: int = 4_000_000) -> FirstNStats:
-    """:class:`FirstNStats` of ``samples``, by cumulative one-hot counts over blocks of cases.
+def first_n_stats(samples: SampleSet) -> FirstNStats:
+    """:class:`FirstNStats` of ``samples``, by running counts updated one sample position at a time for every case
+    at once (cases x distinct answers integers; work cases x samples, whatever the number of distinct answers).
 
     count_a(n) = #{j < n : code_j = a}; top(n) = max_a count_a(n); winner(n) = the smallest code a with
-    count_a(n) = top(n) (codes number answers by first occurrence, so that is the earliest seen).
+    count_a(n) = top(n) (codes number answers by first occurrence, so that is the earliest seen). Adding sample n
+    raises one count c: top, n_top and winner change only when c reaches the top (c > top: c alone; c = top: one
+    more at the top, the smaller code wins).
 
     >>> from nkcore.voting.samples import parse_samples
     >>> import pandas as pd
@@ -201,23 +204,30 @@ def first_n_stats(samples: SampleSet, block: int = 4_000_000) -> FirstNStats:
     """
     c, m = samples.codes.shape
     g = int(samples.codes.max()) + 1
+    limits.check_memory(4 * c * (g + 4 * m), "the first-n vote counts")
+    counts = np.zeros((c, g), dtype=np.int32)
     gold_cnt = np.zeros((c, m), dtype=np.int32)
     top = np.zeros((c, m), dtype=np.int32)
     n_top = np.zeros((c, m), dtype=np.int32)
-    winner = np.full((c, m), -1, dtype=np.int32)
-    step = max(1, block // max(1, m * g))
-    for lo in range(0, c, step):
-        codes = samples.codes[lo : lo + step]
-        onehot = (codes[:, :, None] == np.arange(g)[None, None, :]).astype(np.int32)
-        cnt = np.cumsum(onehot, axis=1)
-        gc = samples.gold_code[lo : lo + step]
-        gidx = np.clip(gc, 0, None)
-        gcount = np.take_along_axis(cnt, np.broadcast_to(gidx[:, None, None], (len(gc), m, 1)), axis=2)[:, :, 0]
-        gold_cnt[lo : lo + step] = np.where(gc[:, None] >= 0, gcount, 0)
-        mx = cnt.max(axis=2)
-        top[lo : lo + step] = mx
-        n_top[lo : lo + step] = (cnt == mx[:, :, None]).sum(axis=2)
-        winner[lo : lo + step] = cnt.argmax(axis=2)
+    winner = np.zeros((c, m), dtype=np.int32)
+    gc = samples.gold_code
+    rows = np.arange(c)
+    cur_gold = np.zeros(c, dtype=np.int32)
+    cur_top = np.zeros(c, dtype=np.int32)
+    cur_n = np.full(c, g, dtype=np.int32)  # every count is 0: all answers share the top
+    cur_win = np.zeros(c, dtype=np.int32)
+    for j in range(m):
+        code = samples.codes[:, j]
+        live = code >= 0
+        r, a = rows[live], code[live]
+        counts[r, a] += 1
+        now = counts[r, a]
+        cur_gold[r] += (a == gc[r]).astype(np.int32)
+        above, equal = now > cur_top[r], now == cur_top[r]
+        cur_n[r] = np.where(above, 1, np.where(equal, cur_n[r] + 1, cur_n[r]))
+        cur_win[r] = np.where(above, a, np.where(equal, np.minimum(cur_win[r], a), cur_win[r]))
+        cur_top[r] = np.maximum(cur_top[r], now)
+        gold_cnt[:, j], top[:, j], n_top[:, j], winner[:, j] = cur_gold, cur_top, cur_n, cur_win
     return FirstNStats(gold_count=gold_cnt, top=top, n_top=n_top, winner=winner)
 
 
