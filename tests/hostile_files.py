@@ -156,14 +156,22 @@ def ratings_csv(rows: int, labels: int = 10) -> bytes:
     )
 
 
-def samples_csv(cases: int, per_case: int, groups: int = 5) -> bytes:
-    """A raw-samples CSV: ``cases`` x ``per_case`` samples, answers spread over the gold and ``groups`` wrong
-    answers with case-dependent weights (2,000 x 500 took 65 s in ``vote``)."""
+def samples_csv(cases: int, per_case: int, seed: int = 0) -> bytes:
+    """A raw-samples CSV: ``cases`` x ``per_case`` samples, each case with its own difficulty (Beta(1.5, 0.6)) and
+    1-5 wrong answers with Dirichlet(0.5) weights, so nearly every case has its own answer-group sizes (2,000 x 500
+    took 65 s in ``vote``: one exact computation per distinct group sizes)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    p = rng.beta(1.5, 0.6, size=cases)
+    n_wrong = rng.integers(1, 6, size=cases)
     out = [b"case,sample,answer,gold\n"]
     for c in range(cases):
-        for s in range(per_case):
-            k = (c * 31 + s * s * 17 + s * c) % (groups + 2 + c % 3)
-            out.append(b"%d,%d,%s,g\n" % (c, s + 1, b"g" if k < 2 else b"w%d" % (k % groups)))
+        right = rng.random(per_case) < p[c]
+        wrong = rng.choice(int(n_wrong[c]), size=per_case, p=rng.dirichlet(np.full(int(n_wrong[c]), 0.5)))
+        out.append(
+            b"".join(b"%d,%d,%s,g\n" % (c, s + 1, b"g" if right[s] else b"w%d" % wrong[s]) for s in range(per_case))
+        )
     return b"".join(out)
 
 

@@ -72,7 +72,7 @@ LIMITS: dict[str, Limit] = {
         _L(
             "vote_work",
             "NKP_MAX_VOTE_WORK",
-            12 * 10**9,
+            8 * 10**9,
             "multiply-adds",
             "use fewer samples per case or fewer cases (or group equivalent answers)",
         ),
@@ -83,7 +83,7 @@ configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold
 (above K = 40 the samplers draw a chain of M binomials per item, which costs about as much as 40 ratings).
 ``vote_work`` counts the multiply-adds of the exact majority-vote curve over all n-subsets, estimated from each
 case's answer-group sizes before it is computed (:func:`nkcore.voting.exact.exact_work`; about 1 to 2.5 per
-nanosecond, so the default is about 5 to 12 s of CPU). ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
+nanosecond on the reference machine, 0.7 when it is loaded, so the default is about 3 to 12 s of CPU). ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
 ``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
 archive's entries together), as the brackets, commas and colons outside strings (a Python object costs 30 to 100 bytes
 per value counted so; see :func:`nkcore.io.json_safe.count_json_values`). ``archive_entries`` counts the entries of
