@@ -11,6 +11,10 @@ CPU times much less.
 
     .venv/bin/python benchmarks/bench_limits.py            # every case (a few minutes)
     .venv/bin/python benchmarks/bench_limits.py sim io     # cases whose name contains one of the words
+    .venv/bin/python benchmarks/bench_limits.py harness    # the evaluation-harness readers only
+
+Modes (words): ``harness`` (inspect_ai, lm-eval, promptfoo), ``io`` (CSV, JSONL, JSON, Parquet, gzip), ``vote``
+(the exact vote curve), ``labels``, ``sim``, ``resample``.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from nkcore.common import limits
+from nkcore.ratings import COUNT_TABLE_BYTES_PER_CELL
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -138,6 +143,21 @@ def _resample_files(tmp: Path, items: int, per_item: int) -> None:
                 fh.write(f"{i},{model},{1 - q:.6f},{q:.6f}\n")
 
 
+def _parquet_of(csv_path: Path, out: Path) -> None:
+    """The long-names CSV (made first when absent) as Parquet."""
+    if not csv_path.exists():
+        _long_names_csv(csv_path, limits.get("rows"), limits.get("file_bytes") - 2**20)
+    import pandas as pd
+
+    pd.read_csv(csv_path).to_parquet(out)
+
+
+def _json_array(n: int) -> bytes:
+    """A JSON array of ``n`` ratings records, one a line (7 values each, counted as brackets, commas and colons)."""
+    body = ",\n".join(f'{{"item":"i{i // 2}","rater":"r{i % 2}","label":"L{i % 3}"}}' for i in range(n))
+    return ("[\n" + body + "\n]\n").encode()
+
+
 def _once(path: Path, make: Callable[[Path], None]) -> Callable[[Path], None]:
     """``make`` unless ``path`` already exists (cases that share an input make it once)."""
     return lambda tmp: None if path.exists() else make(tmp)
@@ -148,13 +168,16 @@ def cases(tmp: Path) -> list[Case]:
     mib = 2**20
     f = str
     uniform100 = ",".join(["1"] * limits.get("labels"))
-    lab_items = int(limits.get("memory_bytes") / (48 * limits.get("labels")))
+    lab_items = int(limits.get("memory_bytes") / (COUNT_TABLE_BYTES_PER_CELL * limits.get("labels")))
     mem_items = int(limits.get("memory_bytes") / (64 * 100 * 2))
     rows_csv = _once(
         tmp / "rows.csv", lambda t: _ratings_csv(t / "rows.csv", limits.get("rows"), limits.get("rows") // 2, 10)
     )
     values = limits.get("json_values")
     entries = limits.get("archive_entries")
+    text_csv = _once(
+        tmp / "text.csv", lambda t: _long_names_csv(t / "text.csv", limits.get("rows"), limits.get("file_bytes") - mib)
+    )
     harness = [
         Case(
             "harness-eval-samples",
@@ -220,8 +243,65 @@ def cases(tmp: Path) -> list[Case]:
             ("data", f(tmp / "empty.json"), "--json"),
         ),
     ]
+    rows = limits.get("rows")
     return [
         *harness,
+        Case(
+            "io-parquet",
+            "rows, unpacked_bytes",
+            f"data: {rows:,} rows of long names, Parquet (decoding to {limits.get('file_bytes') // mib - 1} MiB)",
+            lambda t: _parquet_of(t / "text.csv", t / "text.parquet"),
+            ("data", f(tmp / "text.parquet"), "--json"),
+        ),
+        Case(
+            "io-parquet-bomb",
+            "unpacked_bytes (decoded text)",
+            "data: 465 KB Parquet of one 20,000-character text in 200,000 rows (refused: decoded size)",
+            _write(tmp / "bomb.parquet", lambda: hf.parquet_repeated_text(200_000, 20_000)),
+            ("data", f(tmp / "bomb.parquet"), "--json"),
+        ),
+        Case(
+            "io-jsonl-wide",
+            "rows, cells (not json_values)",
+            f"data: {rows:,} ratings rows of 4 columns, JSONL (8,000,000 values: refused before)",
+            _write(tmp / "wide.jsonl", lambda: hf.jsonl_flat_rows(rows, 4)),
+            ("data", f(tmp / "wide.jsonl"), "--json"),
+        ),
+        Case(
+            "io-json-array",
+            "json_values",
+            f"data: JSON array of {values // 8:,} ratings records (a document: every value counted)",
+            _write(tmp / "array.json", lambda: _json_array(values // 8)),
+            ("data", f(tmp / "array.json"), "--json"),
+        ),
+        Case(
+            "vote-rows",
+            "rows, vote_work",
+            "vote: 2,000 cases x 500 samples (1,000,000 rows; 65 s before)",
+            _write(tmp / "s2000.csv", lambda: hf.samples_csv(2_000, 500)),
+            ("vote", f(tmp / "s2000.csv"), "--json"),
+        ),
+        Case(
+            "vote-per-case",
+            "samples_per_case, rows, vote_work",
+            "vote: 1,000 cases x 1,000 samples (1,000,000 rows)",
+            _write(tmp / "s1000.csv", lambda: hf.samples_csv(1_000, 1_000)),
+            ("vote", f(tmp / "s1000.csv"), "--json"),
+        ),
+        Case(
+            "vote-work",
+            "vote_work",
+            "vote: 1,000 cases x 1,000 samples, every wrong answer different, 1-6 gold (7.96e9 of 8e9 work)",
+            _write(tmp / "swork.csv", lambda: hf.samples_distinct_answers(1_000, 1_000, gold_counts=6)),
+            ("vote", f(tmp / "swork.csv"), "--json"),
+        ),
+        Case(
+            "vote-distinct",
+            "vote_work",
+            "vote: 1,000 cases x 1,000 samples, every wrong answer different, 1-40 gold (refused: work)",
+            _write(tmp / "sdist.csv", lambda: hf.samples_distinct_answers(1_000, 1_000)),
+            ("vote", f(tmp / "sdist.csv"), "--json"),
+        ),
         Case(
             "io-rows-csv",
             "rows, file_bytes",
@@ -247,7 +327,7 @@ def cases(tmp: Path) -> list[Case]:
             "io-text",
             "rows, file_bytes",
             f"data: {limits.get('rows'):,} rows of long names, {limits.get('file_bytes') // mib - 1} MiB",
-            lambda t: _long_names_csv(t / "text.csv", limits.get("rows"), limits.get("file_bytes") - mib),
+            text_csv,
             ("data", f(tmp / "text.csv"), "--json"),
         ),
         Case(

@@ -131,3 +131,72 @@ def promptfoo_empty_dicts(n: int) -> bytes:
 def jsonl_padded_cells(lines: int, pad: int) -> bytes:
     """A JSON Lines table whose rows each carry a cell of ``pad`` empty objects."""
     return b"".join(b'{"item": %d, "label": "a", "x": [%s]}\n' % (i, b",".join([b"{}"] * pad)) for i in range(lines))
+
+
+def eval_padded_samples(n: int, pad: int) -> bytes:
+    """``n`` samples, each entry holding ``pad`` empty objects in its metadata: every entry under the JSON-values
+    limit, all of them together over it (counted per entry, they added up unbounded)."""
+    return eval_log([sample(c, 1, metadata={"pad": [{}] * pad}) for c in range(n)])
+
+
+def jsonl_flat_rows(rows: int, columns: int) -> bytes:
+    """A JSON Lines ratings table of ``rows`` flat rows (item, rater, label and more columns): 2 x columns values a
+    line, so a million rows of four columns passed the JSON-values limit though the row limit allows them."""
+    extra = "".join(f', "c{j}": {j}' for j in range(columns - 3))
+    return "".join(
+        f'{{"item": "i{i // 2}", "rater": "r{i % 2}", "label": "L{i % 3}"{extra}}}\n' for i in range(rows)
+    ).encode()
+
+
+def ratings_csv(rows: int, labels: int = 10) -> bytes:
+    """A ratings CSV of ``rows`` rows, two raters per item, ``labels`` labels (1,000,000 rows took 1.6 GB in
+    ``data``: Krippendorff's alpha built an items x labels x labels array)."""
+    return b"item,rater,label\n" + b"".join(
+        b"i%d,r%d,L%d\n" % (i // 2, i % 2, (i * 7919) % labels) for i in range(rows)
+    )
+
+
+def samples_csv(cases: int, per_case: int, seed: int = 0) -> bytes:
+    """A raw-samples CSV: ``cases`` x ``per_case`` samples, each case with its own difficulty (Beta(1.5, 0.6)) and
+    1-5 wrong answers with Dirichlet(0.5) weights, so nearly every case has its own answer-group sizes (2,000 x 500
+    took 65 s in ``vote``: one exact computation per distinct group sizes)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    p = rng.beta(1.5, 0.6, size=cases)
+    n_wrong = rng.integers(1, 6, size=cases)
+    out = [b"case,sample,answer,gold\n"]
+    for c in range(cases):
+        right = rng.random(per_case) < p[c]
+        wrong = rng.choice(int(n_wrong[c]), size=per_case, p=rng.dirichlet(np.full(int(n_wrong[c]), 0.5)))
+        out.append(
+            b"".join(b"%d,%d,%s,g\n" % (c, s + 1, b"g" if right[s] else b"w%d" % wrong[s]) for s in range(per_case))
+        )
+    return b"".join(out)
+
+
+def parquet_repeated_text(rows: int, chars: int) -> bytes:
+    """A Parquet ratings file whose rater column holds one text of ``chars`` characters in every row: stored once
+    in a dictionary page, so 465 KB (200,000 rows x 20,000 characters) decoded to 4 GB and took 6 GB."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {"item": pa.array(range(rows)), "rater": pa.array(["r" * chars] * rows), "label": ["a", "b"] * (rows // 2)}
+    )
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def samples_distinct_answers(cases: int, per_case: int, gold_counts: int = 40) -> bytes:
+    """Raw samples where every wrong answer is different (free-form answers): case c has 1 + c % ``gold_counts``
+    gold samples and one-sample answer groups for the rest, the most work for the exact vote curve (one
+    computation per distinct gold count) and for first-n counts over many distinct answers."""
+    out = [b"case,sample,answer,gold\n"]
+    for c in range(cases):
+        gold = 1 + c % gold_counts
+        for s in range(per_case):
+            answer = b"g" if s < gold else b"a%d_%d" % (c, s)
+            out.append(b"%d,%d,%s,g\n" % (c, s + 1, answer))
+    return b"".join(out)

@@ -23,7 +23,7 @@ def _inspect() -> None:
 def test_eval_sample_of_empty_objects_is_refused_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NKP_MAX_JSON_VALUES", "10000")
     with pytest.raises(
-        DataError, match=r"x\.eval: .*samples/c0_epoch_1\.json: the JSON has more than 10,000 JSON values"
+        DataError, match=r"x\.eval: the archive up to samples/c0_epoch_1\.json has more than 10,000 JSON values"
     ):
         read_harness([("x.eval", hf.eval_empty_dicts_in_metadata(20_000))])
     res = read_harness([("x.eval", hf.eval_empty_dicts_in_metadata(1_000))])  # under the limit: read
@@ -33,7 +33,8 @@ def test_eval_sample_of_empty_objects_is_refused_before_parsing(monkeypatch: pyt
 def test_eval_header_of_integers_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NKP_MAX_JSON_VALUES", "10000")
     with pytest.raises(
-        DataError, match=r"header\.json: the JSON has more than 10,000 JSON values.*NKP_MAX_JSON_VALUES"
+        DataError,
+        match=r"x\.eval: the archive up to header\.json has more than 10,000 JSON values.*NKP_MAX_JSON_VALUES",
     ):
         read_harness([("x.eval", hf.eval_integer_header(50_000))])
 
@@ -87,7 +88,10 @@ def test_promptfoo_list_of_empty_objects_is_refused(monkeypatch: pytest.MonkeyPa
 
 def test_jsonl_table_cells_of_objects_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NKP_MAX_JSON_VALUES", "10000")
-    with pytest.raises(DataError, match=r"t\.jsonl: the file up to line \d+ has more than 10,000 JSON values"):
+    with pytest.raises(
+        DataError,
+        match=r"t\.jsonl: the file up to line \d+ \(values nested in its cells\) has more than 10,000 JSON values",
+    ):
         read_table(hf.jsonl_padded_cells(100, 1_000), "t.jsonl")
     assert read_table(hf.jsonl_padded_cells(100, 10), "t.jsonl").shape == (100, 3)
 

@@ -69,12 +69,21 @@ LIMITS: dict[str, Limit] = {
         _L("grids", "NKP_MAX_GRIDS", 60, "grids (priors x eps values)", "ask for fewer priors or eps values"),
         _L("sim_work", "NKP_MAX_SIM_WORK", 12 * 10**9, "draws", "use fewer rounds, smaller budgets or fewer K"),
         _L("memory_bytes", "NKP_MAX_MEMORY_BYTES", 2**30, "bytes of memory", "ask for a smaller computation"),
+        _L(
+            "vote_work",
+            "NKP_MAX_VOTE_WORK",
+            8 * 10**9,
+            "multiply-adds",
+            "use fewer samples per case or fewer cases (or group equivalent answers)",
+        ),
     )
 }
 """The limits by key. ``sim_work`` counts the category draws of a simulation or a resampling: the sum over its
 configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold, A, B) x M labels x min(K, 40)
 (above K = 40 the samplers draw a chain of M binomials per item, which costs about as much as 40 ratings).
-``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
+``vote_work`` counts the multiply-adds of the exact majority-vote curve over all n-subsets, estimated from each
+case's answer-group sizes before it is computed (:func:`nkcore.voting.exact.exact_work`; about 1 to 2.5 per
+nanosecond on the reference machine, 0.7 when it is loaded, so the default is about 3 to 12 s of CPU). ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
 ``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
 archive's entries together), as the brackets, commas and colons outside strings (a Python object costs 30 to 100 bytes
 per value counted so; see :func:`nkcore.io.json_safe.count_json_values`). ``archive_entries`` counts the entries of

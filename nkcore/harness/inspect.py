@@ -31,6 +31,7 @@ from nkcore.errors import DataError
 from nkcore.harness.reading import fail, limit, load_json, plain_bytes
 from nkcore.harness.result import Run, run_frame
 from nkcore.io.archive import Archive, entry_count, open_archive
+from nkcore.io.json_safe import JsonBudget
 
 __all__ = ["INSTALL_HINT", "is_eval_zip", "looks_like_log", "read_log", "score_value"]
 
@@ -144,22 +145,28 @@ def _validator() -> tuple[Any, Any, dict[str, Any]]:
     return EvalLog, EvalSample, context
 
 
-def _json_entry(archive: Archive, entry: str, name: str) -> object:
-    """One archive entry's JSON: inflated under the archive's budget, scanned (depth, values), then parsed."""
+def _json_entry(archive: Archive, entry: str, name: str, budget: JsonBudget) -> object:
+    """One archive entry's JSON: inflated under the archive's budget, scanned (depth, values: spent from the
+    archive's one ``budget``, so many entries each under the limit cannot add up past it), then parsed."""
     raw = archive.read(entry)
     try:
-        return load_json(raw, entry, max_bytes=limits.get("unpacked_bytes"))
+        return load_json(
+            raw, entry, max_bytes=limits.get("unpacked_bytes"), budget=budget, what=f"the archive up to {entry}"
+        )
     except DataError as exc:
+        if budget.used > budget.cap:  # the archive's count: its sentence names the archive and the entry
+            raise
         raise fail(name, f"not a readable inspect_ai log ({exc})") from None
 
 
 def _archive_documents(name: str, data: bytes) -> tuple[object, Iterator[object]]:
     """(header document, its samples' documents one at a time) of an ``.eval`` archive."""
     archive = open_archive(data, name)
+    budget = JsonBudget(name)  # one count of JSON values for the whole archive (the request)
     if "header.json" in archive.entries:
-        header = _json_entry(archive, "header.json", name)
+        header = _json_entry(archive, "header.json", name, budget)
     elif "_journal/start.json" in archive.entries:
-        start = _json_entry(archive, "_journal/start.json", name)
+        start = _json_entry(archive, "_journal/start.json", name, budget)
         header = (
             {k: v for k, v in start.items() if k in ("version", "eval", "plan")} if isinstance(start, dict) else start
         )
@@ -170,7 +177,7 @@ def _archive_documents(name: str, data: bytes) -> tuple[object, Iterator[object]
 
     def samples() -> Iterator[object]:
         for entry in names:
-            yield _json_entry(archive, entry, name)
+            yield _json_entry(archive, entry, name, budget)
 
     return header, samples()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -14,8 +15,12 @@ import pandas as pd
 __all__ = ["fingerprint"]
 
 
-def _column_bytes(col: pd.Series) -> tuple[str, bytes]:
-    """(dtype family, canonical bytes) of one column; stable across pandas/numpy versions."""
+_TEXT_CHUNK = 16_384  # text values serialised at a time
+
+
+def _column_bytes(col: pd.Series) -> tuple[str, bytes | _TextBlock]:
+    """(dtype family, canonical bytes) of one column; stable across pandas/numpy versions. A text column's bytes
+    (a JSON list) are made and hashed in pieces (:class:`_TextBlock`), never held as one string."""
     dtype = col.dtype
     if pd.api.types.is_bool_dtype(dtype) and not col.isna().any():
         return "bool", col.to_numpy(dtype=np.uint8).tobytes()
@@ -29,8 +34,27 @@ def _column_bytes(col: pd.Series) -> tuple[str, bytes]:
     if pd.api.types.is_datetime64_any_dtype(dtype):
         values = [None if pd.isna(v) else pd.Timestamp(v).isoformat() for v in col]
         return "datetime", json.dumps(values, ensure_ascii=False).encode("utf-8")
-    values = [None if _missing(v) else str(v) for v in col.tolist()]
-    return "str", json.dumps(values, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return "str", _TextBlock(col)
+
+
+class _TextBlock:
+    """The JSON list of a column's values as text (``str(value)``, null when missing), compact and not ASCII-escaped,
+    produced in pieces of :data:`_TEXT_CHUNK` values: the same bytes as one ``json.dumps`` of the whole list."""
+
+    def __init__(self, col: pd.Series) -> None:
+        self.col = col
+
+    def pieces(self) -> Iterator[bytes]:
+        """The serialisation in pieces: ``[``, the values joined by ``,``, ``]``."""
+        yield b"["
+        for start in range(0, len(self.col), _TEXT_CHUNK):
+            values = [None if _missing(v) else str(v) for v in self.col.iloc[start : start + _TEXT_CHUNK].tolist()]
+            inner = json.dumps(values, ensure_ascii=False, separators=(",", ":"))[1:-1].encode("utf-8")
+            yield (b"," + inner) if start else inner
+        yield b"]"
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.pieces())
 
 
 def _missing(v: object) -> bool:
@@ -63,5 +87,6 @@ def fingerprint(frame: pd.DataFrame) -> str:
         family, payload = _column_bytes(frame[name])
         for block in (str(name).encode("utf-8"), family.encode("ascii"), payload):
             h.update(len(block).to_bytes(8, "little"))
-            h.update(block)
+            for piece in block.pieces() if isinstance(block, _TextBlock) else (block,):
+                h.update(piece)
     return h.hexdigest()

@@ -228,7 +228,9 @@ def check_json_depth(text: bytes, name: str, first_line: int = 1, advice: str = 
         raise _too_deep(text, shape.too_deep_at, name, first_line, advice)
 
 
-def load_json(data: bytes | str, name: str, max_bytes: int | None = None, budget: JsonBudget | None = None) -> object:
+def load_json(
+    data: bytes | str, name: str, max_bytes: int | None = None, budget: JsonBudget | None = None, what: str = "the JSON"
+) -> object:
     """Parse one JSON document under the size and depth limits, or raise a one-line ``DataError`` naming ``name``.
 
     Order: size (``max_bytes`` when given, else ``limits.get("file_bytes")``), UTF-8 decoding (a byte-order mark is
@@ -254,7 +256,7 @@ def load_json(data: bytes | str, name: str, max_bytes: int | None = None, budget
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise fail(name, f"not UTF-8 text (byte {exc.start:,}): save the file as UTF-8 JSON") from None
-    scan_json(raw, name, budget=budget)
+    scan_json(raw, name, budget=budget, what=what)
     try:
         return json.loads(text)
     except RecursionError:

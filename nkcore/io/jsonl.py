@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
@@ -18,7 +18,7 @@ from nkcore.io.checks import check_columns, check_rows, fail, limit, row_cap
 from nkcore.io.json_safe import JsonBudget, check_json_depth, json_shape, load_json, scan_json
 from nkcore.io.text import line_too_long
 
-__all__ = ["KEY_COLUMN", "iter_json_lines", "json_lines", "read_json"]
+__all__ = ["KEY_COLUMN", "iter_json_lines", "json_lines", "nested_values", "read_json"]
 
 # The column that holds each record's key when a file is a JSON object of records keyed by id (LeWiDi's files).
 KEY_COLUMN = "key"
@@ -44,7 +44,7 @@ _SMALL_LINE_VALUES = 4096  # below this many brackets, commas and colons a line'
 
 
 def iter_json_lines(
-    data: bytes, name: str, max_bytes: int | None = None, budget: JsonBudget | None = None
+    data: bytes, name: str, max_bytes: int | None = None, budget: JsonBudget | None = None, table: bool = False
 ) -> Iterator[tuple[int, dict[str, object]]]:
     """Yield (line number, object) for every non-blank line of a JSON Lines file; every line must hold one object.
 
@@ -54,6 +54,11 @@ def iter_json_lines(
     json_shape`: once over the whole file; when that finds too many values or too deep a line, line by line, so
     the error names the line), and rows (``rows``). A byte-order mark on line 1 is dropped. Errors are one-line
     :class:`nkcore.errors.DataError` naming the file and the line.
+
+    ``table``: the lines are a table's rows (``read_table``), bounded like a CSV file's by rows, cells and the line
+    length; only the values nested inside a row's cells (lists, objects) are spent from the JSON-values budget,
+    counted on each parsed line (at most ``line_bytes`` of it), so a million flat rows of any width are not
+    refused by a limit meant for nested documents.
 
     >>> list(iter_json_lines(b'{"a": 1}\\n\\n{"a": [2]}\\n', "x.jsonl"))
     [(1, {'a': 1}), (3, {'a': [2]})]
@@ -69,10 +74,12 @@ def iter_json_lines(
         budget = JsonBudget(name)
     line_cap = limits.get("line_bytes")
     rows_cap = limits.get("rows")
-    whole = json_shape(data)
-    per_line = whole.too_deep_at is not None or budget.used + whole.values > budget.cap
-    if not per_line:
-        budget.spend(whole.values, "the file")
+    per_line = True
+    if not table:
+        whole = json_shape(data)
+        per_line = whole.too_deep_at is not None or budget.used + whole.values > budget.cap
+        if not per_line:
+            budget.spend(whole.values, "the file")
     rows = 0
     advice = " (one object per row with plain values)"
     for lineno, raw in json_lines(data):
@@ -80,7 +87,9 @@ def iter_json_lines(
             raise line_too_long(name, lineno)
         if not raw.strip():
             continue
-        if per_line:
+        if table:
+            check_json_depth(raw, name, first_line=lineno, advice=advice)
+        elif per_line:
             raw_count = raw.count(b"{") + raw.count(b"[") + raw.count(b",") + raw.count(b":")
             if raw_count < _SMALL_LINE_VALUES:
                 check_json_depth(raw, name, first_line=lineno, advice=advice)
@@ -106,7 +115,31 @@ def iter_json_lines(
         rows += 1
         if rows > rows_cap:
             limit(name, "rows", rows, "the file", more_than=True)
+        if table:
+            nested = nested_values(obj)
+            if nested:
+                budget.spend(nested, f"the file up to line {lineno:,} (values nested in its cells)")
         yield lineno, obj
+
+
+def nested_values(record: dict[str, object]) -> int:
+    """The JSON values nested inside a record's cells: every element of a list or object that is a cell's value,
+    at any depth (the cells themselves are counted by the cell limit). Iterative (the depth is checked before).
+
+    >>> nested_values({"item": 1, "ratings": [1, 2, {"a": 3}]}), nested_values({"item": 1, "label": "x"})
+    (4, 0)
+    """
+    count = 0
+    stack: list[object] = [v for v in record.values() if isinstance(v, (list, dict))]
+    while stack:
+        value = stack.pop()
+        items = value.values() if isinstance(value, dict) else value
+        assert isinstance(items, Iterable)
+        for item in items:
+            count += 1
+            if isinstance(item, (list, dict)):
+                stack.append(item)
+    return count
 
 
 def _json_records(objs: Iterator[tuple[int | None, object]], name: str) -> pd.DataFrame:
@@ -217,4 +250,4 @@ def read_json(text: bytes, name: str) -> pd.DataFrame:
         if _is_keyed(only):
             assert isinstance(only, dict)
             return _json_records(_keyed(only), name)
-    return _json_records(iter_json_lines(body, name, max_bytes=len(body)), name)
+    return _json_records(iter_json_lines(body, name, max_bytes=len(body), table=True), name)

@@ -98,9 +98,24 @@ def to_text(series: pd.Series) -> pd.Series:
     if pd.api.types.is_integer_dtype(series.dtype):
         return series.astype("str")
     if pd.api.types.is_string_dtype(series.dtype) and series.dtype != object:
-        return series.str.strip()
+        return _stripped(series)
     out_obj = series.map(lambda v: v if v is None or (isinstance(v, float) and v != v) else str(v), na_action="ignore")
-    return out_obj.astype("str").str.strip()
+    return _stripped(out_obj.astype("str"))
+
+
+def _stripped(text: pd.Series) -> pd.Series:
+    """``text.str.strip()``, or ``text`` itself when no value starts or ends with white space: a million ids need no
+    second copy (the first and last character of each value are looked at, by the same white-space rule).
+
+    >>> _stripped(pd.Series([" a", "b"], dtype="str")).tolist(), _stripped(pd.Series(["a", None], dtype="str")).tolist()
+    (['a', 'b'], ['a', nan])
+    """
+    if len(text) == 0:
+        return text.str.strip()
+    for end in (0, -1):
+        if bool(text.str[end].str.isspace().fillna(False).any()):
+            return text.str.strip()
+    return text
 
 
 def bounded_text(series: pd.Series, what: str, limit: int) -> pd.Series:

@@ -83,7 +83,7 @@ def ratings_from_frame(df: pd.DataFrame) -> Ratings:
             "need at least 2 different labels"
         )
     counts = np.bincount(item_codes * n_labels + label_codes, minlength=n_items * n_labels).reshape(n_items, n_labels)
-    return Ratings(item_names, label_names, counts.astype(np.int64), len(df), int(n_raters))
+    return Ratings(item_names, label_names, counts.astype(np.int64, copy=False), len(df), int(n_raters))
 
 
 def _prob_label(col: str) -> str:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import signal
 
 from nkcore.common import limits
 from nkcore.voting.rules import TieRule, check_tie
@@ -23,6 +22,7 @@ __all__ = [
     "case_credit_first_n",
     "credit_from_stats",
     "exact_case_curve",
+    "exact_work",
     "first_n_stats",
 ]
 
@@ -64,13 +64,7 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
         small = sum(g for g in wrong_sizes if g < a)
         big = [g for g in wrong_sizes if g >= a]
         if split:
-            poly = comb[small, : small + 1][:, None].copy()  # (z degree, tie count t)
-            for g in big:
-                kernel = np.zeros((a + 1, 2))
-                kernel[:a, 0] = comb[g, :a]
-                kernel[a, 1] = comb[g, a]
-                poly = signal.convolve2d(poly, kernel)
-            credit = poly @ (1.0 / np.arange(1, poly.shape[1] + 1))
+            credit = _tie_credit(comb, small, big, a)
         else:
             credit = comb[small, : small + 1].copy()
             for g in big:
@@ -80,6 +74,59 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
     n = np.arange(m + 1)
     out[1:] /= comb[m, n[1:]]
     return out
+
+
+def _tie_credit(comb: np.ndarray, small: int, big: list[int], a: int) -> np.ndarray:
+    """sum_t coef[z^d w^t] / (t + 1) of C(small, .)(z) prod_{g in big} [sum_{x<a} C(g, x) z^x + w C(g, a) z^a], for
+    every degree d: one row per tie count t, each group's factor applied as a 1-D convolution (the x < a part) plus
+    the w z^a term (a shift of the row below)."""
+    poly = comb[small, : small + 1][None, :].copy()  # (tie count t, z degree)
+    for g in big:
+        rows, width = poly.shape
+        grown = np.zeros((rows + 1, width + a))
+        kernel = comb[g, :a]
+        if rows <= a:  # one convolution per row, or one shifted row block per kernel term: the fewer calls
+            for t in range(rows):
+                grown[t, : width + a - 1] += np.convolve(poly[t], kernel)
+        else:
+            for x in range(a):
+                grown[:rows, x : x + width] += kernel[x] * poly
+        grown[1:, a : a + width] += comb[g, a] * poly
+        poly = grown
+    return (1.0 / np.arange(1, poly.shape[0] + 1)) @ poly
+
+
+CALL_WORK = 5_000
+"""Multiply-adds one numpy call of the exact curve is counted as (its fixed cost, about 5 microseconds)."""
+_TOUCH = 3  # each step also allocates, shifts and adds its (rows x width) polynomial: counted as 3 more terms
+
+
+def exact_work(n_gold: int, wrong_sizes: tuple[int, ...], split: bool = True) -> float:
+    """The work of :func:`exact_case_curve` in multiply-adds, from the group sizes alone (before any is done).
+
+    For each gold count a = 1..n_gold the j-th wrong group of size >= a multiplies a (rows x width) polynomial,
+    rows = j (tie counts; 1 for the ``wrong`` rule) and width = small + (j - 1) a + 1 (small: the samples of the
+    groups below a), by a kernel of a terms: rows x width x (a + 3) multiply-adds (3 for making, shifting and
+    adding the polynomial) and min(rows, a) numpy calls, each counted as :data:`CALL_WORK`. Summed over j in closed form (sums of j and j^2), vectorised over a.
+
+    >>> exact_work(2, (1, 1)) > 0, exact_work(3, ())
+    (True, 0.0)
+    """
+    if n_gold <= 0 or not wrong_sizes:
+        return 0.0
+    sizes = np.sort(np.asarray(wrong_sizes, dtype=np.float64))
+    a = np.arange(1, n_gold + 1, dtype=np.float64)
+    below = np.searchsorted(sizes, a, side="left")  # groups smaller than a
+    small = np.concatenate([[0.0], np.cumsum(sizes)])[below]
+    b = len(sizes) - below  # groups of a or more
+    if split:
+        s1, s2 = b * (b + 1) / 2, b * (b + 1) * (2 * b + 1) / 6  # sum of j, of j^2
+        macs = (a + _TOUCH) * ((small + 1 - a) * s1 + a * s2)
+        calls = np.where(b <= a, s1, 0.0) + np.where(b > a, b * a, 0.0)
+    else:
+        macs = (a + _TOUCH) * (b * (small + 1) + a * b * (b - 1) / 2)
+        calls = b
+    return float((macs + CALL_WORK * (calls + 1)).sum())
 
 
 def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
@@ -106,6 +153,7 @@ def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
     flat = samples.codes.ravel()
     keep = flat >= 0
     np.add.at(counts, (rows[keep], flat[keep]), 1)
+    keys = []
     for i in range(samples.n_cases):
         gc = int(samples.gold_code[i])
         row = counts[i]
@@ -113,7 +161,10 @@ def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
         wrong = row.copy()
         if gc >= 0:
             wrong[gc] = 0
-        key = (n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True)))
+        keys.append((n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True))))
+    work = sum(exact_work(n_gold, sizes, rule == "split") for n_gold, sizes in set(keys))
+    limits.check("vote_work", work, "the exact majority-vote curve of these samples")
+    for i, key in enumerate(keys):
         curve = memo.get(key)
         if curve is None:
             curve = exact_case_curve(key[0], key[1], rule)
@@ -136,11 +187,14 @@ class FirstNStats:
     winner: np.ndarray
 
 
-def first_n_stats(samples: SampleSet, block: int = 4_000_000) -> FirstNStats:
-    """:class:`FirstNStats` of ``samples``, by cumulative one-hot counts over blocks of cases.
+def first_n_stats(samples: SampleSet) -> FirstNStats:
+    """:class:`FirstNStats` of ``samples``, by running counts updated one sample position at a time for every case
+    at once (cases x distinct answers integers; work cases x samples, whatever the number of distinct answers).
 
     count_a(n) = #{j < n : code_j = a}; top(n) = max_a count_a(n); winner(n) = the smallest code a with
-    count_a(n) = top(n) (codes number answers by first occurrence, so that is the earliest seen).
+    count_a(n) = top(n) (codes number answers by first occurrence, so that is the earliest seen). Adding sample n
+    raises one count c: top, n_top and winner change only when c reaches the top (c > top: c alone; c = top: one
+    more at the top, the smaller code wins).
 
     >>> from nkcore.voting.samples import parse_samples
     >>> import pandas as pd
@@ -150,23 +204,30 @@ def first_n_stats(samples: SampleSet, block: int = 4_000_000) -> FirstNStats:
     """
     c, m = samples.codes.shape
     g = int(samples.codes.max()) + 1
+    limits.check_memory(4 * c * (g + 4 * m), "the first-n vote counts")
+    counts = np.zeros((c, g), dtype=np.int32)
     gold_cnt = np.zeros((c, m), dtype=np.int32)
     top = np.zeros((c, m), dtype=np.int32)
     n_top = np.zeros((c, m), dtype=np.int32)
-    winner = np.full((c, m), -1, dtype=np.int32)
-    step = max(1, block // max(1, m * g))
-    for lo in range(0, c, step):
-        codes = samples.codes[lo : lo + step]
-        onehot = (codes[:, :, None] == np.arange(g)[None, None, :]).astype(np.int32)
-        cnt = np.cumsum(onehot, axis=1)
-        gc = samples.gold_code[lo : lo + step]
-        gidx = np.clip(gc, 0, None)
-        gcount = np.take_along_axis(cnt, np.broadcast_to(gidx[:, None, None], (len(gc), m, 1)), axis=2)[:, :, 0]
-        gold_cnt[lo : lo + step] = np.where(gc[:, None] >= 0, gcount, 0)
-        mx = cnt.max(axis=2)
-        top[lo : lo + step] = mx
-        n_top[lo : lo + step] = (cnt == mx[:, :, None]).sum(axis=2)
-        winner[lo : lo + step] = cnt.argmax(axis=2)
+    winner = np.zeros((c, m), dtype=np.int32)
+    gc = samples.gold_code
+    rows = np.arange(c)
+    cur_gold = np.zeros(c, dtype=np.int32)
+    cur_top = np.zeros(c, dtype=np.int32)
+    cur_n = np.full(c, g, dtype=np.int32)  # every count is 0: all answers share the top
+    cur_win = np.zeros(c, dtype=np.int32)
+    for j in range(m):
+        code = samples.codes[:, j]
+        live = code >= 0
+        r, a = rows[live], code[live]
+        counts[r, a] += 1
+        now = counts[r, a]
+        cur_gold[r] += (a == gc[r]).astype(np.int32)
+        above, equal = now > cur_top[r], now == cur_top[r]
+        cur_n[r] = np.where(above, 1, np.where(equal, cur_n[r] + 1, cur_n[r]))
+        cur_win[r] = np.where(above, a, np.where(equal, np.minimum(cur_win[r], a), cur_win[r]))
+        cur_top[r] = np.maximum(cur_top[r], now)
+        gold_cnt[:, j], top[:, j], n_top[:, j], winner[:, j] = cur_gold, cur_top, cur_n, cur_win
     return FirstNStats(gold_count=gold_cnt, top=top, n_top=n_top, winner=winner)
 
 
