@@ -11,9 +11,10 @@ from nkcore.cli.common import print_json
 from nkcore.cli.nk_common import CI_WIDTH_WORDS, cell_json, fixed_keys, header, prior_of
 from nkcore.common import limits
 from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.exact.engine import expected_seconds
 from nkcore.nk.exact.sweep import exact_grids
-from nkcore.nk.grid import minimal_budget_search, minimal_budgets, simulate_cell, simulate_grid
-from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.grid import configurations, minimal_budget_search, minimal_budgets, simulate_cell, simulate_grid
+from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import Prior, get_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence
 
@@ -45,10 +46,35 @@ def run_cell(args: argparse.Namespace, prior: Prior, extra: dict[str, Any]) -> i
     return 0
 
 
+def check_grid_work(
+    ms: Sequence[int], budgets: Sequence[int], ks: Sequence[int], metrics: Sequence[str], what: str = "the grid"
+) -> None:
+    """Refuse exact grids whose estimated CPU time is over ``NKP_MAX_GRID_WORK`` before any law is computed: the sum
+    over the grids (one per number of labels M in ``ms``) of ``expected_seconds(M, every K of the grid, its
+    configurations, the per-item metrics)`` (no law cached: the worst case; the estimate is about twice the measured
+    time on the reference machine, docs/reliability.md).
+
+    >>> check_grid_work([2], (1000,), (1, 2, 3), ("acc",))
+    >>> check_grid_work([2], range(1000, 10001, 1000), range(1, 501), ("acc", "tv", "wins", "kl"))
+    Traceback (most recent call last):
+    ...
+    nkcore.errors.DataError: the grid has 73,500 estimated CPU milliseconds of exact grids; the limit is 30,000 \
+estimated CPU milliseconds of exact grids (server setting NKP_MAX_GRID_WORK): ask for fewer budgets, K, metrics or \
+grids (the paper's whole sweep: raise the setting for that run)
+    """
+    item = [mt for mt in metrics if METRICS[mt].per_item]
+    if not item:
+        return
+    cfgs = configurations(budgets, ks)
+    n_k = len({c.k for c in cfgs})
+    limits.check("grid_work", round(1000 * sum(expected_seconds(m, n_k, len(cfgs), item) for m in ms)), what)
+
+
 def run_grid(args: argparse.Namespace, prior: Prior, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:
     """``--grid``: every cell of budgets x ks for each metric (default acc, tv, wins, kl), then the minimal budgets."""
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     if args.method == "exact":
+        check_grid_work([len(prior.alpha)], budgets, ks, metrics)
         cells = exact_grid(prior.alpha, args.eps, budgets, ks, metrics)
     else:
         cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
@@ -66,6 +92,7 @@ def run_min_budget(args: argparse.Namespace, prior: Prior, budgets: tuple[int, .
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     exact = args.method == "exact"
     if exact:
+        check_grid_work([len(prior.alpha)], budgets, ks, metrics)
         found = minimal_budgets(exact_grid(prior.alpha, args.eps, budgets, ks, metrics), metrics)
     else:
         found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
@@ -115,6 +142,7 @@ def run_grids(
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     jobs = [(prior, eps) for prior in priors for eps in eps_values]
     limits.check("grids", len(jobs), "the request (priors x eps values)")
+    check_grid_work([len(prior.alpha) for prior, _ in jobs], budgets, ks, metrics, "the request (priors x eps values)")
     grids = exact_grids([(prior.alpha, eps) for prior, eps in jobs], budgets, ks, metrics)
     if args.json:
         print_json(

@@ -67,6 +67,13 @@ LIMITS: dict[str, Limit] = {
         _L("budget", "NKP_MAX_BUDGET", 1_000_000, "ratings (N x K)", "ask about a smaller budget"),
         _L("configs", "NKP_MAX_CONFIGS", 5_000, "configurations (budget x K cells)", "ask for fewer budgets or K"),
         _L("grids", "NKP_MAX_GRIDS", 60, "grids (priors x eps values)", "ask for fewer priors or eps values"),
+        _L(
+            "grid_work",
+            "NKP_MAX_GRID_WORK",
+            30_000,
+            "estimated CPU milliseconds of exact grids",
+            "ask for fewer budgets, K, metrics or grids (the paper's whole sweep: raise the setting for that run)",
+        ),
         _L("sim_work", "NKP_MAX_SIM_WORK", 12 * 10**9, "draws", "use fewer rounds, smaller budgets or fewer K"),
         _L("memory_bytes", "NKP_MAX_MEMORY_BYTES", 2**30, "bytes of memory", "ask for a smaller computation"),
         _L(
@@ -81,7 +88,9 @@ LIMITS: dict[str, Limit] = {
 """The limits by key. ``sim_work`` counts the category draws of a simulation or a resampling: the sum over its
 configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold, A, B) x M labels x min(K, 40)
 (above K = 40 the samplers draw a chain of M binomials per item, which costs about as much as 40 ratings).
-``vote_work`` counts the multiply-adds of the exact majority-vote curve over all n-subsets, estimated from each
+``grid_work`` bounds the exact engine's grids of one request by their estimated CPU time
+(:func:`nkcore.nk.exact.engine.expected_seconds` with no law cached, summed over the grids; the estimate is about
+twice the measured time). ``vote_work`` counts the multiply-adds of the exact majority-vote curve over all n-subsets, estimated from each
 case's answer-group sizes before it is computed (:func:`nkcore.voting.exact.exact_work`; about 1 to 2.5 per
 nanosecond on the reference machine, 0.7 when it is loaded, so the default is about 3 to 12 s of CPU). ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
 ``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
