@@ -221,3 +221,25 @@ def test_first_n_counts_do_not_grow_with_the_number_of_distinct_answers() -> Non
     assert np.array_equal(case_credit_first_n(samples, "wrong"), np.where((gold >= 2) | (n == 1), 1.0, 0.0))
     assert np.array_equal(case_credit_first_n(samples, "first"), np.ones((200, 400)))
     assert _peak_bytes(lambda: case_credit_first_n(samples, "first")) < 8 * 2**20
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--prior", "Toxicity", "--grid", "--budgets", "1000-10000:1000", "--ks", "1-500"],  # 35 s of CPU before
+        ["--prior", "all", "--eps", "0.1,0.2,0.3,0.4", "--grid"],  # the paper's sweep: about 230 s before
+    ],
+)
+def test_exact_grids_over_their_estimated_work_are_refused_before_any_law(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The exact grids of one request are bounded by their estimated CPU time (NKP_MAX_GRID_WORK): the 5,000-cell
+    grid and the 60-grid sweep exit 2 at once with the setting named; the paper's grid is accepted."""
+    from nkcore.cli import main
+    from nkcore.cli.nk_grid import check_grid_work
+    from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS
+
+    assert main(["nk", *argv]) == 2  # refused before any law is computed (the old code computed and exited 0)
+    assert "NKP_MAX_GRID_WORK" in capsys.readouterr().err
+    for m in (2, 3, 12):  # the paper's grid of every preset size (M labels) fits one request
+        check_grid_work([m], PAPER_BUDGETS, PAPER_KS, ("acc", "tv", "wins", "kl"))
