@@ -106,6 +106,9 @@ def test_adaptive_sequential_text_grid_min_budget_and_real_data(capsys: pytest.C
         "k",
         "p",
         "policy",
+        "n",
+        "extrapolated",
+        "pool",
     }
     real = _as_list(
         _json(
@@ -184,3 +187,39 @@ def test_crowdtruth_dawid_skene_accuracy_equals_crowdkit(
         assert out["aggregate"]["accuracy"] == pytest.approx(theirs, abs=1e-12)
         assert out["aggregate"]["plurality_accuracy"] == pytest.approx(plurality, abs=5e-4)  # the README's table
         assert out["aggregate"]["n_gold_items"] == gold.size
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        ["--ratings", str(RATINGS), "--predictions", str(PREDS), "--budgets", "20000", "--ks", "2"],
+        ["--prior", "Toxicity", "--budgets", "5000", "--ks", "5"],
+    ],
+)
+def test_adaptive_min_budget_n_extrapolated_pool_as_without_the_flag(
+    source: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The adaptive ``--min-budget`` JSON's ``n``, ``extrapolated`` and ``pool`` mean what the non-adaptive ones mean:
+    the policy ``fixed`` run through the adaptive code path (``run_adaptive``, which the CLI reaches only for margin
+    and sequential) lands on the same cell as the engine without the flag (budgets where p is far below 0.05), and
+    the three keys are identical (sample data: 500 items of 40 ratings, so K = 2 at 20,000 draws 10,000 items from a
+    pool of 500: extrapolated)."""
+    from nkcore.cli import build_parser
+    from nkcore.cli.nk_adaptive import run_adaptive
+    from nkcore.nk.grid import parse_int_list
+
+    common = ["nk", *source, "--min-budget", "--metric", "acc,tv", "--rounds", "200", "--json"]
+    plain = _as_list(_json([*common, "--method", "simulate"], capsys))
+    args = build_parser().parse_args([*common, "--adaptive", "fixed"])
+    args.eps = 0.3
+    assert run_adaptive(args, parse_int_list(args.budgets, "b"), parse_int_list(args.ks, "k")) == 0
+    adaptive = _as_list(json.loads(capsys.readouterr().out))
+    assert [r["metric"] for r in adaptive] == [r["metric"] for r in plain] == ["acc", "tv"]
+    for a, f in zip(plain, adaptive, strict=True):
+        assert f["policy"] == "fixed" and a["budget"] is not None
+        # on a prior the non-adaptive JSON has no n / extrapolated / pool: N = budget // K, no pool to run out of
+        want = a if "pool" in a else a | {"n": a["budget"] // a["k"], "extrapolated": False, "pool": None}
+        keys = ("budget", "k", "n", "extrapolated", "pool")
+        assert {k: f[k] for k in keys} == {k: want[k] for k in keys}
+    if "pool" in plain[0]:
+        assert plain[0]["extrapolated"] is True and plain[0]["pool"] == 500  # K = 2: 10,000 items from 500
