@@ -30,7 +30,8 @@ with ``fixed`` returns the engine's cells (the exact engine or the simulation, a
 Raters who are not alike (``RaterMix``): each gold rating comes from a rater drawn from a population of types
 (share w_t, quality q_t): with probability q_t the rating is a draw from beta_i, else a uniform random label (the
 one-coin model of Dawid & Skene, 1979, in the "informative or random" form: a one-coin accuracy s is
-q = (s - 1/M) / (1 - 1/M)). ``weighted`` counts each rating with its rater's quality q_t as weight (the
+q = (s - 1/M) / (s* - 1/M), s* the accuracy of an informative rater; ``nkcore.ratings.population`` fits the
+population to real ratings, and ``population_shift`` says how it moves the minimal budget and best K). ``weighted`` counts each rating with its rater's quality q_t as weight (the
 model-weighted gold), else every rating counts 1 (the plurality of identical raters).
 """
 
