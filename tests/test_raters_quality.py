@@ -84,7 +84,7 @@ def test_gold_file_problems_and_sentences() -> None:
     with pytest.raises(DataError, match="no item of the ratings"):
         gold_accuracy(agg, pd.DataFrame({"item_id": ["zz"], "gold_label": ["0"]}))
     with pytest.raises(DataError, match="--aggregate must be one of"):
-        aggregate_ratings(rater_ratings([0], [0], [0]), "mace")
+        aggregate_ratings(rater_ratings([0], [0], [0]), "majority")
     assert gold_accuracy(agg, pd.DataFrame({"item_id": [0.0, 1.0], "gold_label": [0, 1]})).accuracy == 0.5
     assert informative_share(1 / 3, 3) == 0.0 and informative_share(1.0, 3) == 1.0
     frame, _ = _crowd(seed=1, items=60)

@@ -1,5 +1,10 @@
 """``nk --adaptive margin|sequential``: a policy spreading the budget's ratings unevenly over the items, simulated on
-the prior or resampled from real data (:mod:`nkcore.nk.adaptive`, :mod:`nkcore.nk.adaptive_resample`)."""
+the prior or resampled from real data (:mod:`nkcore.nk.adaptive`, :mod:`nkcore.nk.adaptive_resample`).
+
+With ``--min-budget --json`` each metric's row is ``{metric, budget, k, p, policy, n, extrapolated, pool}``: ``n`` the
+items (N) of the minimal cell, ``extrapolated`` and ``pool`` as in the non-adaptive ``--min-budget`` on real data
+(``nkcore.nk.best.MinimalBudget``: the cell draws more items than the pool of items with K ratings holds; on a
+prior ``extrapolated`` is false and ``pool`` null)."""
 
 from __future__ import annotations
 
@@ -59,6 +64,7 @@ def run_adaptive(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[i
             print_json(
                 [
                     {"metric": mb.metric, "budget": mb.budget, "k": mb.k, "p": mb.p, "policy": policy.name}
+                    | {"n": mb.n, "extrapolated": mb.extrapolated, "pool": mb.pool}
                     for mb in found
                 ]
             )

@@ -16,10 +16,17 @@ JSON keys (extra keys may be added, never renamed):
   reproducibility, mean_gap, item_p, item_delta, item_ci_width, item_ci_low, item_ci_high, item_reproducibility,
   ci_width_ratio, short_share, item_short_share, full_gap, direction, rounds, rounds_used}`` (``item_*``: items
   resampled alone; ``ci_width_ratio`` = ci_width / item_ci_width);
-- ``aggregate`` (with ``--aggregate plurality|dawid-skene|one-coin``): ``method``, ``n_items`` and, with ``--gold``
+- ``aggregate`` (with ``--aggregate plurality|dawid-skene|one-coin|mace|glad``): ``method``, ``n_items`` and, with ``--gold``
   (an ``item_id, gold_label`` file), ``accuracy`` (the aggregate's labels) and ``plurality_accuracy`` against it
   (also at the top level) and ``n_gold_items``; ``rater_quality``: one row per rater ``{rater, quality,
-  n_ratings}`` (``nkcore.ratings.quality``: crowd-kit's Dawid-Skene and one-coin Dawid-Skene);
+  n_ratings}`` (``nkcore.ratings.quality``: crowd-kit's Dawid-Skene, one-coin Dawid-Skene, MACE (quality = the
+  rater's competence) and GLAD (quality = the chance to be right on a random item));
+- ``population`` (with ``--population``; ``nkcore.ratings.population``): ``method``, ``n_labels``,
+  ``reference_skill``, ``n_raters``, ``n_flagged``, ``classes`` (``{name, n_raters, share, quality, skill}``),
+  ``raters`` (``{rater, skill, quality, flagged, disagreement, n_ratings}``), ``sentence`` and, with ``--shift``,
+  ``shift``: ``{prior_alpha, eps, budgets, ks, rounds, seed, metrics}`` with ``metrics`` a list of ``{metric, alike,
+  unweighted, weighted, best_k, sentence}`` (each minimal budget ``{budget, k, p, n}``; ``best_k`` per variant a
+  list of ``{budget, k, p}``), else ``null``;
 - ``ordinal`` (with ``--ordinal``): ``labels``, ``values``, ``bins`` (the bins in words, or ``null``), ``n_items``,
   ``k_max``, ``scores`` (per model ``{model, mae, wasserstein, spearman, n_items}``), ``check`` (with two models:
   ``{n, rounds, full_gap, p_by_k, smallest_k, holds, sentence}``) and ``sentence``.
@@ -76,10 +83,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--aggregate",
-        choices=("plurality", "dawid-skene", "one-coin"),
+        choices=("plurality", "dawid-skene", "one-coin", "mace", "glad"),
         help="fit a rater-quality model (crowd-kit): each rater's quality and each item's label (plurality; "
-        "Dawid-Skene, a confusion matrix per rater; one-coin Dawid-Skene, one accuracy per rater)",
+        "Dawid-Skene, a confusion matrix per rater; one-coin Dawid-Skene, one accuracy per rater; MACE, each "
+        "rater's competence; GLAD, each rater's ability as a chance to be right)",
     )
+    p.add_argument(
+        "--population",
+        action="store_true",
+        help="fit the rater population (one-coin Dawid-Skene skills as quality classes with their shares of the "
+        "ratings), the rater mix the Budget page simulates",
+    )
+    p.add_argument(
+        "--shift",
+        action="store_true",
+        help="with --population: the minimal budget and best K on the prior fitted to the ratings with raters alike, "
+        "with the fitted population, and with it weighted by quality (simulated over --budgets x --ks)",
+    )
+    p.add_argument("--eps", type=float, default=0.3, help="with --shift: the simulation's eps (default 0.3)")
     p.add_argument(
         "--gold",
         type=Path,
@@ -122,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise DataError(f"--top must be at least 1 (raters listed), got {args.top}")
     if args.gold is not None and args.aggregate is None:
-        raise DataError("--gold goes with --aggregate plurality|dawid-skene|one-coin (the labels to score)")
+        raise DataError("--gold goes with --aggregate plurality|dawid-skene|one-coin|mace|glad (the labels to score)")
     from nkcore.datafiles import read_predictions_table, read_ratings_table
 
     ratings = read_ratings_table(args.ratings, args.subset, args.item_key, args.keep)
@@ -159,6 +180,12 @@ def run(args: argparse.Namespace) -> int:
         }
     if args.aggregate is not None:
         out |= _aggregate(ratings, args.aggregate, args.gold)
+    if args.shift and not args.population:
+        raise DataError("--shift goes with --population (the fitted raters whose effect it simulates)")
+    if args.population:
+        from nkcore.cli.raters_population import population_json
+
+        out["population"] = population_json(ratings, args)
     if args.crossed:
         assert preds is not None
         from nkcore.nk.crossed import crossed_frames
@@ -278,3 +305,11 @@ def _print_text(out: dict[str, Any]) -> None:
                 f"Spearman {_f(s['spearman'])} over {s['n_items']} items"
             )
         print(o["sentence"])
+    pop = out.get("population")
+    if pop is not None:
+        print()
+        print(pop["sentence"])
+        for c in pop["classes"]:
+            print(f"- {c['name']}: {c['n_raters']} raters, {c['share']:.0%} of the ratings, quality {c['quality']:.2f}")
+        for s in (pop["shift"] or {}).get("metrics", []):
+            print(s["sentence"])

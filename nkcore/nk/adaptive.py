@@ -30,19 +30,22 @@ with ``fixed`` returns the engine's cells (the exact engine or the simulation, a
 Raters who are not alike (``RaterMix``): each gold rating comes from a rater drawn from a population of types
 (share w_t, quality q_t): with probability q_t the rating is a draw from beta_i, else a uniform random label (the
 one-coin model of Dawid & Skene, 1979, in the "informative or random" form: a one-coin accuracy s is
-q = (s - 1/M) / (1 - 1/M)). ``weighted`` counts each rating with its rater's quality q_t as weight (the
+q = (s - 1/M) / (s* - 1/M), s* the accuracy of an informative rater; ``nkcore.ratings.population`` fits the
+population to real ratings, and ``population_shift`` says how it moves the minimal budget and best K). ``weighted`` counts each rating with its rater's quality q_t as weight (the
 model-weighted gold), else every rating counts 1 (the plurality of identical raters).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
 from nkcore.errors import DataError
+from nkcore.nk.best import BestK, MinimalBudget, best_k, minimal_budgets
 from nkcore.nk.cell import Cell, PolicyPart, make_cell
 from nkcore.nk.grid import configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
@@ -72,6 +75,7 @@ __all__ = [
     "POLICY_WORDS",
     "AdaptiveCell",
     "Policy",
+    "PopulationShift",
     "RaterMix",
     "adaptive_cells",
     "allocate",
@@ -80,6 +84,7 @@ __all__ = [
     "multinomial_rows",
     "plurality_margin",
     "policy_grid",
+    "population_shift",
     "simulate_policy",
 ]
 
@@ -250,20 +255,79 @@ def policy_grid(
     seed: int = 0,
     poor_share: float = 0.0,
     weighted: bool = False,
+    shares: Sequence[float] = (),
+    qualities: Sequence[float] = (),
 ) -> list[AdaptiveCell]:
     """Every (budget, K) of ``budgets`` x ``ks`` (K <= budget) of one policy, from plain parameters (the page's
     cached call; the CLI's ``nk --adaptive`` makes the same calls). ``poor_share`` > 0: that share of the ratings
     comes from raters who answer at random (quality 0), the rest from raters of quality 1 (``RaterMix``), weighted
-    by their quality when ``weighted``.
+    by their quality when ``weighted``. ``shares`` and ``qualities`` (one per type; e.g. the population fitted by
+    ``nkcore.ratings.population``): that population instead.
 
     >>> [(c.budget, c.k, c.policy) for c in policy_grid((2.0, 1.0), 0.3, [20], [2, 4], "margin", rounds=20)]
     [(20, 2, 'margin'), (20, 4, 'margin')]
     """
     pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
     mix = None
-    if poor_share > 0:
+    if len(shares) or len(qualities):
+        mix = RaterMix(tuple(float(x) for x in shares), tuple(float(x) for x in qualities), bool(weighted))
+    elif poor_share > 0:
         if not (0.0 < poor_share < 1.0):
             raise DataError(f"the share of raters who answer at random must be below 1, got {poor_share}")
         mix = RaterMix((1.0 - poor_share, poor_share), (1.0, 0.0), bool(weighted))
     cells = [(c.budget, c.k) for c in configurations(budgets, ks)]
     return adaptive_cells(alpha, eps, cells, pol, metrics, rounds, seed, None, mix)
+
+
+@dataclass(frozen=True, slots=True)
+class PopulationShift:
+    """One metric's minimal budget (``nkcore.nk.best.MinimalBudget``) and best K per budget (``BestK``) with raters
+    alike (the paper), with the rater population counted like the others (``unweighted``) and weighted by quality."""
+
+    metric: str
+    alike: MinimalBudget
+    unweighted: MinimalBudget
+    weighted: MinimalBudget
+    best_alike: tuple[BestK, ...]
+    best_unweighted: tuple[BestK, ...]
+    best_weighted: tuple[BestK, ...]
+
+
+def population_shift(
+    alpha: Sequence[float],
+    eps: float,
+    budgets: Sequence[int],
+    ks: Sequence[int],
+    shares: Sequence[float],
+    qualities: Sequence[float],
+    metrics: Sequence[str] | str | None = ("acc",),
+    rounds: int = 1000,
+    seed: int = 0,
+) -> list[PopulationShift]:
+    """How a rater population moves the minimal budget and the best K on a prior: the grid ``budgets`` x ``ks``
+    (K <= budget) simulated with K ratings per item (the ``fixed`` policy) three times, with the same seeds: raters
+    alike, the population (``RaterMix(shares, qualities)``) counted like the others, and weighted by quality.
+    Minimal budget: ``nkcore.nk.best.minimal_budgets`` (the smallest budget where some K has p < 0.05); best K:
+    ``best_k``. One ``PopulationShift`` per metric.
+
+    >>> sh = population_shift((2.0, 1.0), 0.3, [40], [2], (0.5, 0.5), (1.0, 0.0), ["acc"], rounds=20)[0]
+    >>> sh.alike.metric, [b.k for b in sh.best_weighted]
+    ('acc', [2])
+    """
+    mts = parse_metrics(metrics)
+    pol = make_policy("fixed")
+    cells = [(c.budget, c.k) for c in configurations(budgets, ks)]
+    runs = [
+        adaptive_cells(alpha, eps, cells, pol, mts, rounds, seed, None, mix)
+        for mix in (
+            None,
+            RaterMix(tuple(shares), tuple(qualities), False),
+            RaterMix(tuple(shares), tuple(qualities), True),
+        )
+    ]
+    out = []
+    for mt in mts:
+        mb = [minimal_budgets(r, [mt])[0] for r in runs]
+        bk = [tuple(best_k(r, mt)) for r in runs]
+        out.append(PopulationShift(mt, mb[0], mb[1], mb[2], bk[0], bk[1], bk[2]))
+    return out

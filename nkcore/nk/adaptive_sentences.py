@@ -20,6 +20,7 @@ __all__ = [
     "minimal_budget_shift_sentence",
     "policy_comparison_sentence",
     "policy_spend_sentence",
+    "population_shift_sentence",
     "rater_weighting_sentence",
 ]
 
@@ -146,4 +147,30 @@ def rater_weighting_sentence(n_poor: int, n_raters: int, share_items: float) -> 
     return (
         f"{n_poor:,} rater{'s' if n_poor != 1 else ''} of {n_raters:,} disagree{'s' if n_poor == 1 else ''} with the "
         f"others on most of the items they rated ({share_items:.0%} on average)."
+    )
+
+
+def population_shift_sentence(shift: Any) -> str:
+    """A fitted rater population's effect on the minimal budget (``nkcore.nk.adaptive.PopulationShift``), in words:
+    raters alike, the population counted like the others, then weighting the poorer raters down.
+
+    >>> from types import SimpleNamespace as S
+    >>> mb = MinimalBudget
+    >>> population_shift_sentence(S(metric="tv", alike=mb("tv", 500, 20, 0.01), unweighted=mb("tv", 2500, 10, 0.02),
+    ...                             weighted=mb("tv", 1000, 20, 0.03)))
+    'With raters alike (the paper), TV (total variation) first reaches p < 0.05 at 500 ratings (K = 20); with these raters, counted like the others, it first reaches p < 0.05 at 2,500 ratings (K = 10). For TV (total variation), weighting the poorer raters down changes the minimal budget from 2,500 ratings (K = 10) to 1,000 ratings (K = 20).'
+    """
+
+    def say(mb: MinimalBudget) -> str:
+        if mb.budget is None:
+            return f"does not reach p < {SIGNIFICANCE} within the budgets tried"
+        return f"first reaches p < {SIGNIFICANCE} at {fmt_int(mb.budget)} ratings (K = {mb.k})"
+
+    name = metric_label(shift.metric)
+    head = (
+        f"With raters alike (the paper), {name} {say(shift.alike)}; with these raters, counted like the others, it "
+        f"{say(shift.unweighted)}."
+    )
+    return (
+        head + " " + minimal_budget_shift_sentence("weighting the poorer raters down", shift.unweighted, shift.weighted)
     )

@@ -11,10 +11,19 @@ whom, and give each item the label the model believes most (the "gold" beside th
   EM; an item's label = argmax_m p_m prod_r pi_r(l_r | m). A rater's quality = sum_m p_m pi_r(m | m), the chance
   that their rating is right on a random item;
 - ``one-coin``: the one-coin Dawid-Skene model (a single accuracy s_r per rater, errors uniform over the other
-  labels; crowd-kit ``OneCoinDawidSkene``); a rater's quality = s_r.
+  labels; crowd-kit ``OneCoinDawidSkene``); a rater's quality = s_r;
+- ``mace``: MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy, "Learning Whom to Trust with MACE", NAACL 2013): rater r
+  gives the true label with probability theta_r (their competence), else "spams" a label from their own
+  distribution xi_r; a rater's quality = theta_r (crowd-kit ``MACE``: ``spamming_[r, 1]``, the posterior share of
+  not spamming);
+- ``glad``: GLAD (Whitehill, Ruvolo, Wu, Bergsma & Movellan, "Whose Vote Should Count More", NIPS 2009): rater r
+  is right on item j with probability sigma(alpha_r beta_j) (crowd-kit reparameterises beta_j = exp(b_j)); a
+  rater's quality = (1/N) sum_j sigma(alpha_r exp(b_j)), their ability as the chance to be right on a random item
+  (the Dawid-Skene quality's meaning; sigma(alpha_r) alone would be an item of difficulty exp(b) = 1).
 
-crowd-kit's defaults are kept (100 EM iterations, tolerance 1e-5), so the labels equal crowd-kit's own run on the
-same table. Reference: crowd-kit (Ustalov et al., "Learning from Crowds with Crowd-Kit", JOSS 2024).
+crowd-kit's defaults are kept (Dawid-Skene: 100 EM iterations, tolerance 1e-5; MACE: 10 restarts of 50 iterations,
+variational Bayes, ``random_state`` 0; GLAD: 100 iterations, tolerance 1e-5), so the labels equal crowd-kit's own
+run on the same table. Reference: crowd-kit (Ustalov et al., "Learning from Crowds with Crowd-Kit", JOSS 2024).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from nkcore.ratings.raters import RaterRatings
 __all__ = [
     "AGGREGATES",
     "CROWDKIT_INSTALL",
+    "METHOD_NAMES",
     "Aggregate",
     "GoldAccuracy",
     "RaterQuality",
@@ -41,8 +51,16 @@ __all__ = [
     "quality_sentence",
 ]
 
-AGGREGATES: tuple[str, ...] = ("plurality", "dawid-skene", "one-coin")
+AGGREGATES: tuple[str, ...] = ("plurality", "dawid-skene", "one-coin", "mace", "glad")
 """The aggregation methods, as ``raters --aggregate`` takes them."""
+METHOD_NAMES: dict[str, str] = {
+    "plurality": "plurality",
+    "dawid-skene": "Dawid-Skene",
+    "one-coin": "one-coin Dawid-Skene",
+    "mace": "MACE",
+    "glad": "GLAD",
+}
+"""Each method's name in sentences."""
 CROWDKIT_INSTALL = "pip install crowd-kit"
 """The install command named when crowd-kit is missing."""
 
@@ -143,14 +161,38 @@ def _fit(
             if w in errors.index.get_level_values(0):
                 e = errors.loc[w]
                 qual[w] = float(sum(priors[m] * e.loc[m, m] for m in priors.index if m in e.index))
-    else:
+    elif method == "one-coin":
         model = agg.OneCoinDawidSkene(n_iter=100)  # type: ignore[attr-defined]
         got = model.fit_predict(df)
         skills = model.skills_
         qual = np.array([float(skills.get(w, np.nan)) for w in range(rr.n_raters)])
+    elif method == "mace":
+        model = agg.MACE(random_state=0)  # type: ignore[attr-defined]
+        got = model.fit_predict(df)
+        # MACE's workers are df's in order of first appearance (pd.factorize); spamming_[:, 1] = P(not spamming)
+        order = pd.unique(df["worker"])
+        qual = np.full(rr.n_raters, np.nan)
+        qual[np.asarray(order, dtype=np.int64)] = np.asarray(model.spamming_, dtype=float)[:, 1]
+    else:
+        model = agg.GLAD(n_iter=100)  # type: ignore[attr-defined]
+        got = model.fit_predict(df)
+        alphas, inv_difficulty = model.alphas_, np.exp(np.asarray(model.betas_, dtype=float))
+        qual = np.array(
+            [
+                float(np.mean(_expit(float(alphas[w]) * inv_difficulty))) if w in alphas.index else np.nan
+                for w in range(rr.n_raters)
+            ]
+        )
     labels = np.full(len(rr.ratings.items), -1, dtype=np.int64)
     labels[got.index.to_numpy(dtype=np.int64)] = got.to_numpy(dtype=np.int64)
     return Aggregate(method, rr.ratings.items, rr.ratings.labels, labels, plur, _qualities(rr, qual, n_per))
+
+
+def _expit(x: np.ndarray) -> np.ndarray:
+    """The logistic function 1 / (1 + exp(-x)), without overflow."""
+    from scipy.special import expit
+
+    return np.asarray(expit(x), dtype=float)
 
 
 def _qualities(rr: RaterRatings, qual: np.ndarray, n_per: np.ndarray) -> tuple[RaterQuality, ...]:
@@ -229,7 +271,7 @@ def quality_sentence(agg: Aggregate, below: float = 0.5) -> str:
     n = len(agg.raters)
     labelled = agg.labels >= 0
     differ = float(np.mean(agg.labels[labelled] != agg.plurality[labelled])) if labelled.any() else 0.0
-    name = {"dawid-skene": "Dawid-Skene", "one-coin": "one-coin Dawid-Skene"}.get(agg.method, agg.method)
+    name = METHOD_NAMES.get(agg.method, agg.method)
     who = (
         f"no rater of {n:,} is right on fewer than half of the items"
         if n_low == 0

@@ -7,6 +7,8 @@ import json
 import shlex
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -118,3 +120,64 @@ def test_real_data_rows_say_same_winner_and_match_the_resampler(
             row["ratings per item (mean / most)"]
             == f"{got['mean_ratings_per_item']:.1f} / {got['max_ratings_per_item']}"
         )
+
+
+def _population_frame() -> pd.DataFrame:
+    """200 items x 11 raters, 3 labels: 8 raters answer from the item's distribution, 3 at random."""
+    rng = np.random.default_rng(7)
+    beta = rng.dirichlet((1.0, 0.3, 0.3), 200)
+    rows = []
+    for i in range(200):
+        for r in range(11):
+            lab = rng.choice(3, p=beta[i]) if r < 8 else rng.integers(3)
+            rows.append((f"i{i}", f"r{r:02d}", "abc"[lab]))
+    return pd.DataFrame(rows, columns=["item", "rater", "label"])
+
+
+def test_fitted_raters_replace_the_typed_share_and_match_the_cli(
+    run_page: RunPage, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from nkcore import store
+
+    frame = _population_frame()
+    ds = store.put(frame, "ratings", "three random raters").id
+    query = {
+        "bud_src": "Prior fitted to ratings",
+        "ratings": ds,
+        "bud_maxb": "500",
+        "bud_ks": "2,5",
+        "bud_cell": "500x5",
+        "bud_adaptive": "true",
+    }
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at)
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "3 raters of 11 are well below the others" in text
+    assert not [s for s in at.select_slider if s.key == "bud_ad_poor"]  # the fitted population, not the typed share
+    rows = [t for t in _tables(at) if t and "how the ratings are spread" in t[0]][-1]
+    assert [str(r["how the ratings are spread"]) for r in rows][1:] == [
+        "fixed: 5 each, these raters, counted like the others",
+        "fixed: 5 each, these raters, weighted by quality",
+    ]
+    command = next(c.value for c in at.code if "--population" in c.value)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    capsys.readouterr()
+    assert main(shlex.split(command.replace("RATINGS", str(path)))[3:]) == 0
+    got = json.loads(capsys.readouterr().out)["population"]
+    assert got["sentence"] in text  # the same fit
+    shift = got["shift"]["metrics"][0]
+    assert plain(shift["sentence"]) in text  # the same minimal budgets, in the same words
+    best = next(t for t in _tables(at) if t and "best K, raters alike" in t[0])
+    assert [r["best K, these raters"] for r in best] == [b["k"] for b in shift["best_k"]["unweighted"]]
+    assert [r["best K, weighted by quality"] for r in best] == [b["k"] for b in shift["best_k"]["weighted"]]
+
+
+def test_raters_alike_keep_the_typed_share(run_page: RunPage) -> None:
+    query = {"bud_src": "Prior fitted to ratings", "bud_maxb": "500", "bud_ks": "2,5", "bud_cell": "500x5"}
+    at = run_page(PAGE, query=query | {"bud_adaptive": "true"}, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert "No rater of 120 is clearly below the others" in text  # the sample's raters are alike by construction
+    assert [s for s in at.select_slider if s.key == "bud_ad_poor"]

@@ -15,10 +15,11 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import streamlit as st
 
+from nkcore.errors import DataError
 from nkcore.nk import adaptive, adaptive_resample, adaptive_sentences, grid, sentences
 from ui.budget.compute import Cell, Grid
 from ui.budget.controls import PRECISION, Choices
-from ui.common import progress
+from ui.common import cache, progress
 from ui.common.text import md
 
 MAX_COMPARE_BUDGET = 2_500
@@ -50,6 +51,8 @@ class Settings:
     seed: int
     poor: float = 0.0
     weighted: bool = False
+    shares: tuple[float, ...] = ()
+    qualities: tuple[float, ...] = ()
 
 
 def _pct(x: float) -> str:
@@ -77,6 +80,7 @@ def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings:
             progress_label=label,
             poor_share=settings.poor,
             weighted=settings.weighted,
+            **({"shares": settings.shares, "qualities": settings.qualities} if settings.shares else {}),
             **params,
         )
     return progress.compute_with_progress(
@@ -213,8 +217,12 @@ def _compare(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:
 
 def _raters(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:
     """Raters who are not alike (a prior only): a share answers at random; the plurality of all ratings, and the
-    ratings weighted by their raters' quality (what Dawid-Skene estimates on real ratings: the Data page)."""
+    ratings weighted by their raters' quality (what Dawid-Skene estimates on real ratings: the Data page). A prior
+    fitted to ratings with rater ids: the raters' population fitted to them (``_fitted_raters``) instead, and the
+    typed share only when those raters look alike."""
     st.markdown("**Raters who are not alike.** The paper assumes every rater is as good as every other.")
+    if ch.rds is not None and "rater" in ch.rds.frame.columns and _fitted_raters(ch, cell, s):
+        return
     poor = st.select_slider(
         "Share of ratings from raters who answer at random",
         POOR_SHARES,
@@ -250,3 +258,88 @@ def _raters(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:
             )
         )
     )
+
+
+FITTED_KS = 6
+"""At most this many ratings per item (K) of the grid are simulated for the fitted raters (the cost of the page)."""
+
+
+def _shift_ks(ks: Sequence[int], k: int) -> tuple[int, ...]:
+    """The grid's K values, at most ``FITTED_KS`` of them (evenly spread, the chosen cell's K kept)."""
+    ks = sorted(set(int(x) for x in ks))
+    if len(ks) > FITTED_KS:
+        picks = {ks[round(i * (len(ks) - 1) / (FITTED_KS - 2))] for i in range(FITTED_KS - 1)}
+        ks = sorted(picks | {int(k)})
+    return tuple(ks)
+
+
+def _fitted_raters(ch: Choices, cell: Cell, s: Settings) -> bool:
+    """The raters of the ratings the prior was fitted to (``nkcore.ratings.population``): their classes and, when
+    some are below the others, the cell with them counted like the others and weighted down, and how the minimal
+    budget and best K move (``nkcore.nk.adaptive.population_shift``, the command shown). False when the raters
+    look alike or cannot be fitted: the typed share follows."""
+    from nkcore.ratings import population
+
+    assert ch.rds is not None and ch.prior is not None
+    try:
+        pop = cache.compute(population.population_frame, ch.rds)
+    except DataError as exc:
+        st.caption(md(f"The raters' quality could not be fitted: {exc}"))
+        return False
+    st.markdown(md(population.population_sentence(pop)))
+    if pop.alike:
+        st.caption("To see what poorer raters would do, choose a share of random ratings:")
+        return False
+    fit = replace(s, shares=pop.shares, qualities=pop.mix_qualities)
+    rows = [_row(f"fixed: {cell.k} each, raters alike (the cell above)", cell, False)]
+    for weighted in (False, True):
+        c = _cells(ch, "fixed", (cell.budget,), cell.k, replace(fit, weighted=weighted))[0]
+        what = "weighted by quality" if weighted else "counted like the others"
+        rows.append(_row(f"fixed: {cell.k} each, these raters, {what}", c, False))
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    classes = "; ".join(
+        f"{c.name}: {c.n_raters:,} raters, {c.share:.0%} of the ratings, {c.quality:.0%} informative"
+        for c in pop.classes
+    )
+    st.caption(md(f"The simulated raters, fitted to the data (one-coin Dawid-Skene): {classes}."))
+    budgets = tuple(b for b in ch.budgets if b <= MAX_COMPARE_BUDGET)
+    ks = _shift_ks(ch.ks, cell.k)
+    if len(budgets) < 2:
+        return True
+    shift = progress.compute_with_progress(
+        adaptive.population_shift,
+        alpha=ch.prior.alpha,
+        eps=ch.eps,
+        budgets=budgets,
+        ks=ks,
+        shares=pop.shares,
+        qualities=pop.mix_qualities,
+        metrics=(ch.metric,),
+        rounds=s.rounds,
+        seed=s.seed,
+        progress_label="Simulating the fitted raters",
+    )[0]
+    st.markdown(
+        f"**Budgets {budgets[0]:,} to {budgets[-1]:,}, ratings per item (K) {', '.join(map(str, ks))}:** "
+        + md(adaptive_sentences.population_shift_sentence(shift))
+    )
+    best = pd.DataFrame(
+        {
+            "budget": [f"{b.budget:,}" for b in shift.best_alike],
+            "best K, raters alike": [b.k for b in shift.best_alike],
+            "best K, these raters": [b.k for b in shift.best_unweighted],
+            "best K, weighted by quality": [b.k for b in shift.best_weighted],
+        }
+    )
+    st.dataframe(best, hide_index=True, width="stretch")
+    st.caption(
+        "Simulated with K ratings per item on every item, the rounds and seed above (the same seeds for the three). "
+        "The prior was fitted to all the ratings, the poorer raters' included. The same numbers from the command line:"
+    )
+    st.code(
+        f"python -m nkcore raters --ratings RATINGS --population --shift --eps {ch.eps:g} "
+        f"--budgets {','.join(map(str, budgets))} --ks {','.join(map(str, ks))} --metric {ch.metric} "
+        f"--rounds {s.rounds} --seed {s.seed} --json",
+        language="bash",
+    )
+    return True

@@ -36,9 +36,14 @@ COLUMNS = {
 }
 
 
-def raters_table(rows: tuple[nkraters.RaterRow, ...], quality: dict[str, float] | None = None) -> pd.DataFrame:
+def raters_table(
+    rows: tuple[nkraters.RaterRow, ...],
+    quality: dict[str, float] | None = None,
+    more: dict[str, dict[str, float]] | None = None,
+) -> pd.DataFrame:
     """One row per rater with plain column names; agreement in percent (NaN when no other rater shares an item);
-    with ``quality`` (rater -> Dawid-Skene quality, 0..1), its column in percent."""
+    with ``quality`` (rater -> Dawid-Skene quality, 0..1), its column in percent; ``more``: further columns (title ->
+    rater -> quality, 0..1), in percent."""
     frame = pd.DataFrame(
         [
             {
@@ -55,7 +60,10 @@ def raters_table(rows: tuple[nkraters.RaterRow, ...], quality: dict[str, float] 
     )
     if quality is None:
         frame = frame.drop(columns=["quality"])
-    return frame.rename(columns=COLUMNS)
+    frame = frame.rename(columns=COLUMNS)
+    for title, values in (more or {}).items():
+        frame[title] = [100.0 * values.get(r.rater, math.nan) for r in rows]
+    return frame
 
 
 _CONFIG = {
@@ -77,6 +85,39 @@ _CONFIG = {
         "to who agrees with whom. Low quality: the model-weighted label counts this rater's ratings less.",
     ),
 }
+
+
+OTHER_MODELS = {
+    "one-coin": "one accuracy per rater (errors spread evenly over the other labels)",
+    "mace": "MACE: each rater's competence, the chance they give the true label rather than a label of their own habit",
+    "glad": "GLAD: each rater's ability with each item's difficulty; here the chance to be right on a random item",
+}
+"""The other rater-quality models the section offers beside Dawid-Skene (``raters --aggregate``), in words."""
+
+
+def _other_quality(ds: Dataset) -> dict[str, dict[str, float]]:
+    """The quality columns of the models the reader added (a multiselect; each fit is cached): title -> rater ->
+    quality. A model that cannot be fitted is said in a caption and left out."""
+    chosen = st.multiselect(
+        "Also estimate quality with",
+        list(OTHER_MODELS),
+        default=[],
+        format_func=lambda m: nkquality.METHOD_NAMES[m],
+        key="data_rater_models",
+        help="Other rater-quality models from crowd-kit, as `raters --aggregate one-coin|mace|glad` gives them: "
+        + "; ".join(OTHER_MODELS.values())
+        + ". Each adds a column; MACE and GLAD take a while on large files.",
+    )
+    out: dict[str, dict[str, float]] = {}
+    for method in chosen:
+        try:
+            agg = cache.compute(nkquality.quality_frame, ds, method=method)
+        except DataError as exc:
+            st.caption(md(str(exc)))
+            continue
+        out[f"estimated quality ({nkquality.METHOD_NAMES[method]})"] = {q.rater: q.quality for q in agg.raters}
+        st.caption(md(nkquality.quality_sentence(agg)))
+    return out
 
 
 def _quality(ds: Dataset) -> tuple[dict[str, float] | None, str | None]:
@@ -141,6 +182,12 @@ def raters_section(ds: Dataset) -> None:
         )
     more = ", with their estimated quality" if quality is not None else ""
     with st.expander(f"All {summary.n_raters:,} raters, most ratings first{more}"):
+        other = _other_quality(ds) if quality is not None else {}
+        config = _CONFIG | {t: st.column_config.NumberColumn(format="%.0f%%") for t in other}
         exports.table(
-            raters_table(summary.raters, quality), "raters", hide_index=True, width="stretch", column_config=_CONFIG
+            raters_table(summary.raters, quality, other),
+            "raters",
+            hide_index=True,
+            width="stretch",
+            column_config=config,
         )
