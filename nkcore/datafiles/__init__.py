@@ -3,9 +3,10 @@
 - :mod:`nkcore.datafiles.read`: a ratings or predictions file read with ``--subset``, ``--item-key``, ``--keep``
   and ``--map`` (kind and columns detected, nested ratings made flat, repeated rows refused or kept once);
 - :mod:`nkcore.datafiles.inspect`: one file read, validated and summarised (the ``data FILE`` document);
-- :mod:`nkcore.datafiles.derive`: paired results or raw samples derived from a predictions file and gold labels.
+- :mod:`nkcore.datafiles.derive`: paired results or raw samples derived from a predictions file and gold labels;
+- :mod:`nkcore.datafiles.choose`: the column guess and the preferred reading of a file (the Data page's and the CLI's).
 
-The ``data`` subcommand itself (arguments, printing) is :mod:`nkcore.cli_data`.
+The ``data`` subcommand itself (arguments, printing) is :mod:`nkcore.cli.data`.
 """
 
 from nkcore.datafiles.derive import derive_files

@@ -2,7 +2,7 @@
 rounded for reading, and the context of the view (page, datasets, date) carried by every file.
 
 Reference: OWASP, "CSV Injection" (:func:`csv_safe`); Vega-Lite title and subtitle (:func:`titled_spec`).
-Nothing here draws: ``ui.exports`` turns these into download buttons.
+Nothing here draws: ``ui.common.exports`` turns these into download buttons.
 
 Modules, one idea each (every name is importable from here):
 - :mod:`~nkcore.io.spreadsheet`     spreadsheet-safe, readable tables: :func:`csv_safe`, :func:`readable_table`

@@ -1,4 +1,4 @@
-"""DataFrame-in entry points of the (N, K) engine, for the page (through ``ui.cache``) and the CLI.
+"""DataFrame-in entry points of the (N, K) engine, for the page (through ``ui.common.cache``) and the CLI.
 
 Each function takes canonical frames (ratings: item, rater, label, or label counts: item + one ``count_<label>``
 column per label; predictions: item, model, pred_label and/or p_<label>) plus plain hashable parameters, converts them with ``nkcore.ratings`` and calls the numpy engine.

@@ -22,7 +22,7 @@ Modules (one concept each):
 - ``adaptive``   the "draw n0, add m more" rule
 - ``passk``      pass@k (at least one of k right), pass^k (all k right) and majority@k, with score intervals over cases (nkcore.common.bounded_mean)
 - ``flaky``      cases whose samples disagree, and their noise in a single-sample score
-- ``frames``     DataFrame-in entry points for the pages (through ``ui.cache``) and the CLI
+- ``frames``     DataFrame-in entry points for the pages (through ``ui.common.cache``) and the CLI
 - ``sentences``  the plain-language sentences beside the numbers
 - ``rho_sentences`` the sentences on rho, N_eff, the what-if rho, the next-step check and the models' gap
 """

@@ -149,7 +149,7 @@ def flaky_cases(samples: SampleSet) -> FlakyCases:
 
 
 def flaky_from_frame(frame: pd.DataFrame) -> FlakyCases:
-    """:func:`flaky_cases` on a samples table (a module-level entry point for ``ui.cache``)."""
+    """:func:`flaky_cases` on a samples table (a module-level entry point for ``ui.common.cache``)."""
     return flaky_cases(parse_samples(frame))
 
 

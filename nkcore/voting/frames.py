@@ -1,4 +1,4 @@
-"""DataFrame-in entry points of the vote analysis, for the Sampling and Cost pages (through ``ui.cache``) and the CLI.
+"""DataFrame-in entry points of the vote analysis, for the Sampling and Cost pages (through ``ui.common.cache``) and the CLI.
 
 Each function takes a samples table plus plain hashable parameters, parses it with
 :func:`nkcore.voting.samples.parse_samples` and calls the array engine. Results are frozen dataclasses (picklable,

@@ -326,7 +326,7 @@ def passk_from_frame(
     majority: bool = True,
     interval: IntervalMethod = "score",
 ) -> PassKCurves:
-    """:func:`pass_k_curves` on a samples table (a module-level entry point for ``ui.cache`` and the CLI)."""
+    """:func:`pass_k_curves` on a samples table (a module-level entry point for ``ui.common.cache`` and the CLI)."""
     return pass_k_curves(parse_samples(frame), tie, n_boot, seed, majority, interval)
 
 
