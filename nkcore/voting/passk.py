@@ -33,7 +33,7 @@ import pandas as pd
 
 from nkcore.common import limits
 from nkcore.common.bounded_mean import bounded_mean_intervals
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.common.formatting import percent, plural
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
@@ -216,7 +216,7 @@ def case_bootstrap_bands(
     ([1.0], [1.0], [1.0])
     """
     check_boot(n_boot)
-    check_level(level)
+    check_confidence(level)
     x = np.asarray(values, dtype=float)
     if x.ndim == 1:
         x = x[:, None]
