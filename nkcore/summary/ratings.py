@@ -60,8 +60,8 @@ class RatingsSummary:
     alpha_level: str = "nominal"  # "ordinal" for an ordered numeric scale (1-5), else "nominal"
 
 
-def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.ndarray | None = None) -> float:
-    """Krippendorff's alpha from per-item label counts, via the ``krippendorff`` package, at ``level`` (nominal, or
+def krippendorff_alpha(counts: np.ndarray, scale_level: str = "nominal", values: np.ndarray | None = None) -> float:
+    """Krippendorff's alpha from per-item label counts, via the ``krippendorff`` package, at ``scale_level`` (nominal, or
     ordinal / interval with the labels' numeric ``values``, one per column).
 
     alpha = 1 - D_o / D_e, with the coincidence matrix o_ck = sum_u n_uc (n_uk - [c = k]) / (m_u - 1) over items u
@@ -80,9 +80,9 @@ def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.nd
     pairable = counts[counts.sum(axis=1) >= 2]
     if len(pairable) == 0 or np.count_nonzero(pairable.sum(axis=0)) < 2:
         return float("nan")
-    if level != "nominal":
+    if scale_level != "nominal":
         if values is None or len(values) != counts.shape[1]:
-            raise DataError(f"{level} agreement needs one number per label")
+            raise DataError(f"{scale_level} agreement needs one number per label")
         order = np.argsort(np.asarray(values, dtype=float), kind="stable")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -90,7 +90,7 @@ def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.nd
                 krippendorff.alpha(
                     value_counts=pairable[:, order],
                     value_domain=np.asarray(values, dtype=float)[order],
-                    level_of_measurement=level,  # type: ignore[arg-type]
+                    level_of_measurement=scale_level,  # type: ignore[arg-type]
                 )
             )
     with warnings.catch_warnings():
@@ -109,13 +109,13 @@ def alpha_level(labels: tuple[str, ...]) -> str:
 
 
 def scale_alpha(ratings: Ratings) -> tuple[float, str]:
-    """(alpha, level): Krippendorff's alpha at the level the labels call for (:func:`alpha_level`)."""
-    level = alpha_level(tuple(ratings.labels))
-    values = label_values(ratings.labels) if level != "nominal" else None
-    return krippendorff_alpha(ratings.counts, level, values), level
+    """(alpha, scale_level): Krippendorff's alpha at the level the labels call for (:func:`alpha_level`)."""
+    scale_level = alpha_level(tuple(ratings.labels))
+    values = label_values(ratings.labels) if scale_level != "nominal" else None
+    return krippendorff_alpha(ratings.counts, scale_level, values), scale_level
 
 
-def agreement_sentence(alpha: float, level: str = "nominal") -> str:
+def agreement_sentence(alpha: float, scale_level: str = "nominal") -> str:
     """Plain words for Krippendorff's alpha, using Krippendorff's own thresholds (0.667 and 0.8).
 
     Reference: K. Krippendorff, "Content Analysis: An Introduction to Its Methodology" (2nd ed., 2004), the
@@ -127,8 +127,8 @@ def agreement_sentence(alpha: float, level: str = "nominal") -> str:
     if not math.isfinite(alpha):
         return "Agreement cannot be computed: no item has two ratings with different possible labels."
     scale = "(1 = perfect agreement, 0 = no better than chance)"
-    if level != "nominal":
-        scale = f"({level} alpha, for ordered labels: a near miss counts less than a far one; {scale[1:]}"
+    if scale_level != "nominal":
+        scale = f"({scale_level} alpha, for ordered labels: a near miss counts less than a far one; {scale[1:]}"
     if alpha >= 0.8:
         return f"Raters agree well: alpha {alpha:.3f} is at least 0.8, Krippendorff's bar for reliable data {scale}."
     if alpha >= 0.667:
@@ -173,7 +173,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     counts = ratings.counts
     k = counts.sum(axis=1)
     labels = label_shares(ratings.labels, counts.sum(axis=0))
-    alpha, level = scale_alpha(ratings)
+    alpha, scale_level = scale_alpha(ratings)
     n_tied = int(tied_plurality(counts).sum())
     n = len(ratings.items)
     tied_share = n_tied / n
@@ -219,7 +219,10 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
             f"({share_text(top.share)} of all ratings).",
         ),
         SummaryNumber(
-            f"agreement (Krippendorff's alpha, {level})", alpha, _alpha_text(alpha), agreement_sentence(alpha, level)
+            f"agreement (Krippendorff's alpha, {scale_level})",
+            alpha,
+            _alpha_text(alpha),
+            agreement_sentence(alpha, scale_level),
         ),
         SummaryNumber(
             "items with a tied plurality",
@@ -244,7 +247,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         tied_share,
         numbers,
         tuple((int(a), int(b)) for a, b in zip(k_values, k_counts, strict=True)),
-        alpha_level=level,
+        alpha_level=scale_level,
     )
 
 
