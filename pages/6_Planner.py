@@ -31,6 +31,6 @@ label_error.label_error_section(
 )
 
 with page.user_errors():
-    repeats.repeats_section(choices.alpha, choices.power, choices.ds if choices.from_data else None)
-    sequential.render(choices.alpha, choices.target_pts / 100.0, choices.discordance, choices.power)
+    repeats.repeats_section(choices.significance, choices.power, choices.ds if choices.from_data else None)
+    sequential.render(choices.significance, choices.target_pts / 100.0, choices.discordance, choices.power)
 page.finish_page()

@@ -73,13 +73,13 @@ def _brute_force(t: cost.CostTable, budget: float, alpha: float) -> str | None:
 @pytest.mark.parametrize("budget", [4.0, 5.0, 6.5, 7.5, 8.0, 60.0])
 def test_pick_equals_brute_force(worked_frame: pd.DataFrame, budget: float, alpha: float) -> None:
     t = _table(worked_frame)
-    assert advice.advise(t, budget, alpha=alpha).pick == _brute_force(t, budget, alpha)
+    assert advice.advise(t, budget, significance=alpha).pick == _brute_force(t, budget, alpha)
 
 
 def test_alpha_decides_whether_a_gain_is_paid_for(worked_frame: pd.DataFrame) -> None:
     t = _table(worked_frame)
-    assert advice.advise(t, 6.5, alpha=0.05).pick == "n=3"  # n=1 -> n=3: p = 0.034 < 0.05
-    strict = advice.advise(t, 6.5, alpha=0.01)
+    assert advice.advise(t, 6.5, significance=0.05).pick == "n=3"  # n=1 -> n=3: p = 0.034 < 0.05
+    strict = advice.advise(t, 6.5, significance=0.01)
     assert strict.pick == "n=1" and "cannot tell" in strict.sentence
 
 
@@ -95,7 +95,7 @@ def test_the_family_of_cheaper_settings_is_holm_adjusted_and_named(worked_frame:
     want = multipletests([g.p, a.gap.p], method="holm")[1]
     assert (g.p_holm, a.gap.p_holm) == pytest.approx(tuple(want))
     assert "p = 0.017, p = 0.033 after Holm's adjustment for the 2 cheaper settings compared with 3+2" in a.sentence
-    assert advice.advise(t, 8.0, alpha=0.03).pick == "n=1"
+    assert advice.advise(t, 8.0, significance=0.03).pick == "n=1"
     alone = advice.advise(t, 7.0)  # one cheaper setting: nothing to adjust, and the sentence says so
     assert (
         alone.pick == "n=3" and "p = 0.034, the one comparison this decision makes, so no adjustment" in alone.sentence

@@ -213,7 +213,7 @@ def test_presets_and_alpha_parsing() -> None:
     assert get_prior("unbalanced12").alpha == (10.0,) + (3.0,) * 11
     assert get_prior("balanced_3").alpha == (3.0, 3.0, 3.0)
     assert parse_alpha("1.5; 2 3") == (1.5, 2.0, 3.0)
-    assert resolve_prior(alpha="2,2").m == 2
+    assert resolve_prior(concentration="2,2").m == 2
     for bad in ("1", "1,-2", "a,b", "1,nan"):
         with pytest.raises(DataError):
             parse_alpha(bad)

@@ -31,7 +31,7 @@ def test_alpha_at_the_ceiling_is_accepted_as_the_fit_returns_it() -> None:
     assert validate_alpha([at_bound, 1.0]) == (at_bound, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        prior = resolve_prior(alpha=(MAX_ALPHA, MAX_ALPHA))
+        prior = resolve_prior(concentration=(MAX_ALPHA, MAX_ALPHA))
     assert prior.alpha0 == 2 * MAX_ALPHA and math.isfinite(prior.alpha0)
 
 

@@ -156,9 +156,9 @@ def test_verdict_names_bootstrap_and_exact_disagreement() -> None:
         s.startswith("cannot tell B from A") and "the bootstrap interval misses zero" in s and "exact test decides" in s
     )
     # a 'beats' at alpha = 0.1 whose 95% interval reaches zero is called borderline
-    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 3, 10, 37), "A", "B", level=0.95)
+    c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 3, 10, 37), "A", "B", confidence=0.95)
     assert 0.05 < c.p_exact < 0.1 and c.diff_ci_low <= 0
-    s = pr.verdict_sentence(c, alpha=0.1)
+    s = pr.verdict_sentence(c, significance=0.1)
     assert s.startswith("B beats A") and s.endswith(
         "the bootstrap interval reaches zero, so the evidence is borderline"
     )
@@ -239,7 +239,7 @@ def test_interval_errors() -> None:
     with pytest.raises(DataError, match="0 <= correct <= n"):
         pr.proportion_interval(11, 10)
     with pytest.raises(DataError, match="level"):
-        pr.proportion_interval(3, 10, level=95)
+        pr.proportion_interval(3, 10, confidence=95)
 
 
 # ---------------------------------------------------------------------------------------------- McNemar
@@ -370,7 +370,7 @@ def test_the_worked_example_file_gives_the_chapter_numbers(worked_paired_frame: 
 
 
 def test_config_accuracy_carries_the_summary_names_and_the_interval() -> None:
-    a = pr.accuracy_of("n=5", 158, 200, level=0.9, method="exact")
+    a = pr.accuracy_of("n=5", 158, 200, confidence=0.9, method="exact")
     assert (a.n_correct, a.n_cases, a.correct, a.n, a.accuracy) == (158, 200, 158, 200, 0.79)
     lo, hi = proportion_confint(158, 200, alpha=0.1, method="beta")
     assert (a.ci_low, a.ci_high, a.method) == (

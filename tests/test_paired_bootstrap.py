@@ -148,7 +148,7 @@ def test_exact_bootstrap_degenerate_and_bad_input() -> None:
     with pytest.raises(DataError, match="n_cases"):
         pr.exact_paired_bootstrap(6, 6, 10)
     with pytest.raises(DataError, match="level"):
-        pr.exact_paired_bootstrap(1, 2, 10, level=1.5)
+        pr.exact_paired_bootstrap(1, 2, 10, confidence=1.5)
 
     with pytest.raises(DataError, match="n_cases"):
         difference_pmf(6, 6, 10)

@@ -297,7 +297,7 @@ def test_plan_sentences_for_tiny_evaluations() -> None:
         ({"cases": 0, "discordance": 0.06}, "whole number of at least 1"),
         ({"cases": 200, "discordance": 6}, r"0.06 for 6%"),
         ({"cases": 200, "discordance": 0.0}, "above 0"),
-        ({"cases": 200, "discordance": 0.06, "alpha": 1.5}, "alpha"),
+        ({"cases": 200, "discordance": 0.06, "significance": 1.5}, "alpha"),
         ({"cases": 200, "discordance": 0.06, "power": 0.3}, "power"),
         ({"cases": 200, "discordance": 0.06, "target_diff": 0.1}, "never differ by more than"),
         ({"cases": 200, "discordance": 0.06, "target_diff": -0.01}, "target difference"),

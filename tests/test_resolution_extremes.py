@@ -213,7 +213,7 @@ def test_cases_limit_follows_the_server_setting(monkeypatch: pytest.MonkeyPatch)
         {"points": 1},
         {"cases_min": math.inf},
         {"cases_max": 1e308},
-        {"alpha": math.nan},
+        {"significance": math.nan},
         {"power": math.inf},
     ],
 )
@@ -223,7 +223,7 @@ def test_resolution_curve_refuses_extremes(kwargs: dict[str, float]) -> None:
 
 
 def test_resolution_curve_at_the_edges() -> None:
-    c = rs.resolution_curve(5e-324, alpha=5e-324, cases_min=1, cases_max=10**7, points=5)
+    c = rs.resolution_curve(5e-324, significance=5e-324, cases_min=1, cases_max=10**7, points=5)
     assert all(math.isinf(x) for x in c.min_resolvable_diff)  # no discordant case at all
     assert rs.resolution_curve(0.06, points=200.0).cases[0] == 50  # type: ignore[arg-type]
 

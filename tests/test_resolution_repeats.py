@@ -231,7 +231,7 @@ def test_design_sentence_names_every_number() -> None:
         ({"calls": 10.5}, "calls per config"),
         ({"cases_available": 0}, "cases available"),
         ({"max_repeats": 10**6}, "repeats per case must be a whole number from 1 to 1,000"),
-        ({"alpha": 1.0}, "alpha"),
+        ({"significance": 1.0}, "alpha"),
         ({"power": 0.3}, "power"),
     ],
 )

@@ -26,7 +26,7 @@ def test_headline_of_the_worked_example_is_tentative_after_holm() -> None:
 
 
 def test_headline_when_nothing_wins_and_when_a_win_survives_holm() -> None:
-    o = pr.compare_ordered(worked_table(), alpha=0.01)
+    o = pr.compare_ordered(worked_table(), significance=0.01)
     assert sentences.headline_sentence(o.comparisons, o.p_holm, 0.01, 200) == (
         "These 200 paired cases cannot tell n=3 from n=1, n=5 from n=3 or n=7 from n=5."
     )

@@ -33,7 +33,7 @@ def test_headline_without_target_is_the_smallest_resolvable_difference() -> None
     )
     # a larger evaluation at alpha 0.01: k by brute force again
     k = _critical(60, 0.01)
-    assert rs.plan_headline(resolution.plan(1000, 0.06, alpha=0.01)).startswith(
+    assert rs.plan_headline(resolution.plan(1000, 0.06, significance=0.01)).startswith(
         f"1,000 cases at 6% discordance can resolve a difference of {(2 * k - 60) / 10:.1f} points or more at p < 0.01"
     )
 

@@ -124,7 +124,7 @@ def test_mcnemar_critical_counts_match_scipy_binomtest() -> None:
 @pytest.mark.parametrize("kind", ["binary", "scores"])
 def test_null_rejection_within_alpha_and_naive_peeking_far_above(kind: str) -> None:
     """Fast profile: 1,000 runs x 1,000 looks (the long profile: 10,000 x 2,000 in benchmarks/)."""
-    r = simulate(kind, runs=1000, looks=1000, alpha=0.05, seed=11)
+    r = simulate(kind, runs=1000, looks=1000, significance=0.05, seed=11)
     assert r.rejected <= 0.05 + 3 * r.rejected_se
     assert r.naive >= 3 * 0.05
     assert 0.03 <= r.fixed_n <= 0.07  # the fixed-n test checked once holds its level
@@ -141,7 +141,7 @@ def test_a_real_difference_is_decided_and_by_the_right_side() -> None:
 
 def test_monitor_rejects_bad_input_with_data_errors() -> None:
     with pytest.raises(DataError, match="alpha"):
-        Monitor(alpha=1.5)
+        Monitor(significance=1.5)
     with pytest.raises(DataError, match="kind"):
         Monitor(kind="fancy")
     m = Monitor()

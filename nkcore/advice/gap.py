@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nkcore.common.checks import check_alpha, check_level
+from nkcore.common.checks import check_confidence, check_significance
 from nkcore.common.formatting import format_p, points
 from nkcore.errors import DataError
 from nkcore.paired.bootstrap import exact_paired_bootstrap
@@ -39,7 +39,7 @@ class Gap:
     """The paired difference accuracy(dearer) - accuracy(cheaper) on the same cases.
 
     ``cheaper_only`` / ``dearer_only``: the discordant cases only that row gets right; ``low``/``high``: the exact
-    paired bootstrap interval of ``diff`` at ``level``; ``p``: McNemar's exact two-sided p; ``p_holm``: that p
+    paired bootstrap interval of ``diff`` at ``confidence``; ``p``: McNemar's exact two-sided p; ``p_holm``: that p
     adjusted by Holm's method over the ``family`` comparisons the decision makes (the product's one rule for a family
     of comparisons, as on the Compare page); ``resolved``: the dearer row is more accurate and the adjusted p is
     below alpha.
@@ -54,7 +54,7 @@ class Gap:
     low: float
     high: float
     p: float
-    level: float
+    confidence: float
     resolved: bool
     p_holm: float | None = None
     family: int = 1
@@ -78,8 +78,8 @@ def paired_gap(
     dearer: np.ndarray,
     cheaper_label: str = "A",
     dearer_label: str = "B",
-    alpha: float = 0.05,
-    level: float = 0.95,
+    significance: float = 0.05,
+    confidence: float = 0.95,
 ) -> Gap:
     """The paired difference of two 0/1 per-case results on the same cases: McNemar exact p and the exact paired
     bootstrap interval of accuracy(dearer) - accuracy(cheaper).
@@ -91,8 +91,8 @@ def paired_gap(
     >>> paired_gap(a, b, "n=3", "n=5").words()
     '+1.0 points (-2.5 to +4.5), p = 0.77'
     """
-    check_alpha(alpha)
-    check_level(level)
+    check_significance(significance)
+    check_confidence(confidence)
     a = _binary(np.asarray(cheaper, dtype=float).ravel())
     b = _binary(np.asarray(dearer, dtype=float).ravel())
     if a.size != b.size or a.size == 0:
@@ -100,11 +100,11 @@ def paired_gap(
     a_only = int((a & ~b).sum())
     b_only = int((b & ~a).sum())
     n = int(a.size)
-    boot = exact_paired_bootstrap(a_only, b_only, n, level)
+    boot = exact_paired_bootstrap(a_only, b_only, n, confidence)
     p = mcnemar(a_only, b_only).p_exact
     diff = (b_only - a_only) / n
-    return Gap(cheaper_label, dearer_label, a_only, b_only, n, diff, boot.low, boot.high, p, level,
-               diff > 0 and p < alpha)  # fmt: skip
+    return Gap(cheaper_label, dearer_label, a_only, b_only, n, diff, boot.low, boot.high, p, confidence,
+               diff > 0 and p < significance)  # fmt: skip
 
 
 def row_intervals(table: CostTable) -> tuple[RowInterval, ...]:

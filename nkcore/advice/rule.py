@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from nkcore.advice.gap import Gap, RowInterval, paired_gap, row_intervals
 from nkcore.advice.texts import PERCENTILES
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.common.formatting import format_p, percent, points
 from nkcore.errors import DataError
 from nkcore.paired.compare import holm
@@ -138,7 +138,11 @@ def _holm_words(g: Gap, best: str) -> str:
 
 
 def advise(
-    table: CostTable, latency_budget_s: float, percentile: str = "p95", alpha: float = 0.05, level: float = 0.95
+    table: CostTable,
+    latency_budget_s: float,
+    percentile: str = "p95",
+    significance: float = 0.05,
+    confidence: float = 0.95,
 ) -> Advice:
     """What to ship under a ``percentile`` latency budget: the cheapest row within the budget that is not resolvably
     worse than the most accurate one there (McNemar exact p >= alpha on the same cases), with the paired interval.
@@ -151,7 +155,7 @@ def advise(
         raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
     if not latency_budget_s > 0 or not math.isfinite(latency_budget_s):
         raise DataError(f"the latency budget must be a positive number of seconds, got {latency_budget_s}")
-    check_alpha(alpha)
+    check_significance(significance)
     rows = list(table.rows)
     if table.credit.shape != (table.n_cases, len(rows)):
         raise DataError("this cost table carries no per-case credit; build it with nkcore.cost.build_table")
@@ -167,10 +171,10 @@ def advise(
             f"{lat[fastest.label]:.1f} s."
         )
         why = "Raise the budget or find a faster model."
-        return Advice(None, None, percentile, latency_budget_s, alpha, None, (), None, intervals, head, why)
+        return Advice(None, None, percentile, latency_budget_s, significance, None, (), None, intervals, head, why)
 
     def gap(cheap: CostRow, dear: CostRow) -> Gap:
-        return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, alpha, level)
+        return paired_gap(col[cheap.label], col[dear.label], cheap.label, dear.label, significance, confidence)
 
     best = max(fits, key=lambda r: (r.accuracy, -r.calls, not r.adaptive))
     # the family: every strictly cheaper candidate (only those can save money) against the best, Holm-adjusted
@@ -178,7 +182,7 @@ def advise(
     raw = [gap(r, best) for r in cheaper]
     adjusted = holm([g.p for g in raw]) if raw else ()
     family = [
-        replace(g, p_holm=a, family=len(raw), resolved=g.diff > 0 and a < alpha)
+        replace(g, p_holm=a, family=len(raw), resolved=g.diff > 0 and a < significance)
         for g, a in zip(raw, adjusted, strict=True)
     ]
     worse: list[Gap] = []
@@ -192,7 +196,7 @@ def advise(
     outside = [r for r in rows if r not in fits and r.accuracy > pick.accuracy]
     over = gap(pick, max(outside, key=lambda r: (r.accuracy, -r.calls))) if outside else None
     ival = next(i for i in intervals if i.label == pick.label)
-    lvl = f"{level:.0%}"
+    lvl = f"{confidence:.0%}"
     head = (
         f"Under {where}, ship {_what(pick)}: {percent(pick.accuracy)} accuracy (95% interval "
         f"{percent(ival.low)} to {percent(ival.high)}), {pick.calls:.2f} calls per request, {percentile} "
@@ -236,7 +240,7 @@ def advise(
         best.label,
         percentile,
         latency_budget_s,
-        alpha,
+        significance,
         versus,
         tuple(worse),
         over,

@@ -73,5 +73,5 @@ def fixed_keys(args: argparse.Namespace, cell: Any) -> dict[str, Any]:
 
 def header(prior: Prior, eps: float) -> str:
     """The first line of the text output: the prior's name, alpha, the number of labels M and eps."""
-    alpha = ", ".join(f"{a:.4g}" for a in prior.alpha)
-    return f"Prior (alpha) {prior.name}: [{alpha}] (M = {prior.m} labels), eps = {eps}"
+    concentration = ", ".join(f"{a:.4g}" for a in prior.alpha)
+    return f"Prior (alpha) {prior.name}: [{concentration}] (M = {prior.m} labels), eps = {eps}"

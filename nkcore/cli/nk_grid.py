@@ -122,7 +122,7 @@ def run_min_budget(args: argparse.Namespace, prior: Prior, budgets: tuple[int, .
     return 0
 
 
-def any_budget(alpha: Sequence[float], eps: float, metric: str, ks: Sequence[int]) -> dict[str, Any] | None:
+def any_budget(prior: Sequence[float], eps: float, metric: str, ks: Sequence[int]) -> dict[str, Any] | None:
     """The smallest budget at any whole N (the exact engine's continuous search, as the Budget page answers), as a
     JSON object (budget, k, p; null values when none up to 50,000), or None for a metric the engine does not cover."""
     from nkcore.nk.exact.search import min_budget_continuous
@@ -130,7 +130,7 @@ def any_budget(alpha: Sequence[float], eps: float, metric: str, ks: Sequence[int
 
     if metric not in ITEM_METRICS:
         return None
-    mb = min_budget_continuous(alpha, eps, metric, ks, max_budget=50_000)
+    mb = min_budget_continuous(prior, eps, metric, ks, max_budget=50_000)
     return {"budget": mb.budget, "k": mb.k, "p": mb.p}
 
 

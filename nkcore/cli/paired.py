@@ -124,22 +124,22 @@ def _choose_configs(frame: pd.DataFrame, a: str | None, b: str | None) -> tuple[
 
 
 def compare_report(
-    frame: pd.DataFrame, a: str | None, b: str | None, alpha: float = 0.05, interval: str = "wilson"
+    frame: pd.DataFrame, a: str | None, b: str | None, significance: float = 0.05, interval: str = "wilson"
 ) -> dict[str, Any]:
     """The ``compare`` JSON document for a paired-results table (config a -> config b)."""
-    if not (0.0 < alpha < 1.0):
-        raise DataError(f"--alpha must be between 0 and 1, e.g. 0.05; got {alpha}")
-    if 1.0 - alpha == 1.0:  # alpha below ~1.1e-16: the interval's level 1 - alpha rounds to 1 (a 100% interval)
+    if not (0.0 < significance < 1.0):
+        raise DataError(f"--alpha must be between 0 and 1, e.g. 0.05; got {significance}")
+    if 1.0 - significance == 1.0:  # alpha below ~1.1e-16: the interval's level 1 - alpha rounds to 1 (a 100% interval)
         raise DataError(
-            f"--alpha {alpha:g} is too small: the intervals are at 1 - alpha, which rounds to 1 below about 1e-16; "
+            f"--alpha {significance:g} is too small: the intervals are at 1 - alpha, which rounds to 1 below about 1e-16; "
             "give --alpha 1e-16 or more, e.g. 0.05"
         )
     ca, cb = _choose_configs(frame, a, b)
     if paired.has_repeats(frame):
-        return case_report(frame, ca, cb, alpha)
+        return case_report(frame, ca, cb, significance)
     table = paired.parse_paired(frame, (ca, cb))
-    comp = paired.compare_pair(table, ca, cb, level=1.0 - alpha, ci_method=interval)
-    res = resolution.critical_count(comp.discordant, alpha) if comp.discordant else None
+    comp = paired.compare_pair(table, ca, cb, confidence=1.0 - significance, ci_method=interval)
+    res = resolution.critical_count(comp.discordant, significance) if comp.discordant else None
     test = paired.mcnemar(comp.a_only, comp.b_only)
     return {
         "n_cases": comp.n_cases,
@@ -160,14 +160,14 @@ def compare_report(
         "chi2_cc_rule": CHI2_CC_RULE,
         "diff_ci_low": comp.diff_ci_low,
         "diff_ci_high": comp.diff_ci_high,
-        "level": comp.level,
+        "level": comp.confidence,
         "bootstrap": "exact",
         "unpaired_ci_low": comp.unpaired_ci_low,
         "unpaired_ci_high": comp.unpaired_ci_high,
-        "alpha": alpha,
+        "alpha": significance,
         "critical_count": res,
         "min_resolvable_diff": (2 * res - comp.discordant) / comp.n_cases if res is not None else math.inf,
-        "verdict": paired.verdict_sentence(comp, alpha),
+        "verdict": paired.verdict_sentence(comp, significance),
         "unit": "case",
         "repeats": {c: {"min": 1, "max": 1} for c in (comp.config_a, comp.config_b)},
         "test": "McNemar exact",

@@ -25,7 +25,7 @@ _P_METHODS = {
 }
 
 
-def case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[str, Any]:
+def case_report(frame: pd.DataFrame, ca: str, cb: str, significance: float) -> dict[str, Any]:
     """``compare``'s document for results with repeats or scores in [0, 1]: the case-level comparison.
 
     The McNemar keys (``a_only``, ``b_only``, ``both_*``, ``p_exact``, ``p_midp``, ``p_chi2_cc``, ``chi2_cc``,
@@ -35,11 +35,11 @@ def case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[str
     z_{1-alpha/2} sd(d) / sqrt(n).
     """
     table = paired.parse_cases(frame, (ca, cb))
-    comp = paired.compare_cases(table, ca, cb, level=1.0 - alpha)
+    comp = paired.compare_cases(table, ca, cb, confidence=1.0 - significance)
     word = paired.repeat_word(table.repeat_column)
     d = table.means[:, 1] - table.means[:, 0]
     n = comp.n_cases
-    z = z_two_sided(alpha)
+    z = z_two_sided(significance)
 
     def side(x: paired.CaseMean, j: int) -> dict[str, Any]:
         total = float(table.sums[:, j].sum())
@@ -75,17 +75,17 @@ def case_report(frame: pd.DataFrame, ca: str, cb: str, alpha: float) -> dict[str
         "chi2_cc": None,
         "diff_ci_low": comp.diff_ci_low,
         "diff_ci_high": comp.diff_ci_high,
-        "level": comp.level,
+        "level": comp.confidence,
         "bootstrap": "exact case bootstrap"
         if comp.ci_method == "exact"
         else f"case bootstrap on a 1/{round(0.5 / comp.ci_error):,} lattice",
         "bootstrap_error": comp.ci_error,
         "unpaired_ci_low": comp.unpaired_ci_low,
         "unpaired_ci_high": comp.unpaired_ci_high,
-        "alpha": alpha,
+        "alpha": significance,
         "critical_count": None,
         "min_resolvable_diff": z * float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf,
-        "verdict": paired.case_verdict_sentence(comp, alpha, word),
+        "verdict": paired.case_verdict_sentence(comp, significance, word),
         "unit": "case",
         "repeat_word": word,
         "repeats": {

@@ -26,7 +26,7 @@ def sequential_doc(frame: pd.DataFrame, doc: dict[str, Any], order: str | None =
         "high": run.high,
         "diff": run.diff,
         "n_cases": run.n_cases,
-        "alpha": run.alpha,
+        "alpha": run.significance,
         "method": run.method,
         "order": order if order is not None else "file order",
         "sentence": sequential.room_sentence(run, doc["p_value"], doc["diff"]),

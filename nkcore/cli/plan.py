@@ -69,13 +69,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def plan_report(
     cases: int,
     discordance: float,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
     target_diff: float | None = None,
     label_error: float | None = None,
 ) -> dict[str, Any]:
     """The ``plan`` JSON document."""
-    p = resolution.plan(cases, discordance, alpha, power, target_diff)
+    p = resolution.plan(cases, discordance, significance, power, target_diff)
     doc = dataclasses.asdict(p)
     if target_diff is None:
         for key in [k for k in doc if k == "target_diff" or k.startswith("cases_for_target")]:
@@ -95,7 +95,7 @@ def case_plan_report(
     cases: int | None = None,
     repeats: int = 1,
     calls: int | None = None,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
     cases_available: int | None = None,
     max_repeats: int | None = None,
@@ -104,11 +104,11 @@ def case_plan_report(
     with ``calls``, ``splits``, ``best_split`` and ``budget``; their sentences under ``sentences``."""
     doc: dict[str, Any] = {"sentences": {}}
     if cases is not None:
-        design = rp.repeat_design(cases, repeats, between_var, within_var, alpha, power)
+        design = rp.repeat_design(cases, repeats, between_var, within_var, significance, power)
         doc["case_level"] = dataclasses.asdict(design)
         doc["sentences"]["case_level"] = rp.repeat_design_sentence(design)
     if calls is not None:
-        plan = rp.repeat_plan(calls, between_var, within_var, alpha, power, cases_available, max_repeats)
+        plan = rp.repeat_plan(calls, between_var, within_var, significance, power, cases_available, max_repeats)
         doc["splits"] = [dataclasses.asdict(s) for s in plan.splits]
         doc["best_split"] = dataclasses.asdict(plan.best)
         doc["budget"] = {

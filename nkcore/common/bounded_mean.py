@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.errors import DataError
 
 __all__ = [
@@ -62,11 +62,11 @@ class BoundedMeanInterval:
     ratio: float
 
 
-def bounded_mean_intervals(values: np.ndarray, level: float = 0.95) -> BoundedMeanIntervals:
+def bounded_mean_intervals(values: np.ndarray, confidence: float = 0.95) -> BoundedMeanIntervals:
     """Wilson score interval with an effective number of cases for the mean of each column of ``values``.
 
     ``values`` is cases x columns (a 1-d array is one column); NaN marks a case absent from a column. Per column,
-    with n present values x_i in [0, 1], xbar their mean and z = Phi^-1((1 + level) / 2):
+    with n present values x_i in [0, 1], xbar their mean and z = Phi^-1((1 + confidence) / 2):
 
         m' = (sum x_i + w) / (n + 2w),  d' = sum x_i (1 - x_i) / (n + 2w),
         r = s2' / (m' (1 - m')) = 1 - d' / (m' (1 - m'))   (s2' the variance of the n + 2w values),
@@ -83,7 +83,7 @@ def bounded_mean_intervals(values: np.ndarray, level: float = 0.95) -> BoundedMe
     >>> r.mean.round(4).tolist(), r.low.round(4).tolist(), r.high.round(4).tolist(), r.n.tolist()
     ([0.75, 0.75], [0.3006, 0.332], [0.9544, 0.9477], [4, 3])
     """
-    check_level(level)
+    check_confidence(confidence)
     x = np.asarray(values, dtype=float)
     if x.ndim == 1:
         x = x[:, None]
@@ -101,7 +101,7 @@ def bounded_mean_intervals(values: np.ndarray, level: float = 0.95) -> BoundedMe
     present = ~np.isnan(x)
     x = np.clip(np.where(present, x, 0.0), 0.0, 1.0)
     n = present.sum(axis=0)
-    z = float(stats.norm.isf((1.0 - level) / 2))
+    z = float(stats.norm.isf((1.0 - confidence) / 2))
     z2 = z * z
     w = PSEUDO_CASES
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -124,7 +124,7 @@ def bounded_mean_intervals(values: np.ndarray, level: float = 0.95) -> BoundedMe
     return BoundedMeanIntervals(mean=xbar, low=low, high=high, n=n.astype(np.int64), ratio=ratio)
 
 
-def bounded_mean_interval(values: np.ndarray | list[float], level: float = 0.95) -> BoundedMeanInterval:
+def bounded_mean_interval(values: np.ndarray | list[float], confidence: float = 0.95) -> BoundedMeanInterval:
     """:func:`bounded_mean_intervals` for one list of values in [0, 1] (NaN values are dropped).
 
     Every value 1 gives Wilson's interval at n of n, [n / (n + z^2), 1]; 0/1 values give Wilson's interval.
@@ -136,7 +136,7 @@ def bounded_mean_interval(values: np.ndarray | list[float], level: float = 0.95)
     x = np.asarray(values, dtype=float).ravel()
     if not (~np.isnan(x)).any():
         raise DataError("an interval for a mean needs at least one value; got none")
-    r = bounded_mean_intervals(x[:, None], level)
+    r = bounded_mean_intervals(x[:, None], confidence)
     return BoundedMeanInterval(
         mean=float(r.mean[0]), low=float(r.low[0]), high=float(r.high[0]), n=int(r.n[0]), ratio=float(r.ratio[0])
     )

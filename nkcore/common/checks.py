@@ -6,33 +6,33 @@ import math
 
 from nkcore.errors import DataError
 
-__all__ = ["check_alpha", "check_level", "check_power"]
+__all__ = ["check_confidence", "check_power", "check_significance"]
 
 
 def _finite(x: float) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_alpha(alpha: float) -> float:
+def check_significance(significance: float) -> float:
     """The significance level, strictly between 0 and 1.
 
-    >>> check_alpha(0.05)
+    >>> check_significance(0.05)
     0.05
     """
-    if not (_finite(alpha) and 0.0 < alpha < 1.0):
-        raise DataError(f"alpha (the significance level) must be between 0 and 1, e.g. 0.05; got {alpha}")
-    return float(alpha)
+    if not (_finite(significance) and 0.0 < significance < 1.0):
+        raise DataError(f"alpha (the significance level) must be between 0 and 1, e.g. 0.05; got {significance}")
+    return float(significance)
 
 
-def check_level(level: float) -> float:
+def check_confidence(confidence: float) -> float:
     """An interval's confidence level, strictly between 0 and 1.
 
-    >>> check_level(0.95)
+    >>> check_confidence(0.95)
     0.95
     """
-    if not (_finite(level) and 0.0 < level < 1.0):
-        raise DataError(f"the interval level must be between 0 and 1 (e.g. 0.95); got {level}")
-    return float(level)
+    if not (_finite(confidence) and 0.0 < confidence < 1.0):
+        raise DataError(f"the interval level must be between 0 and 1 (e.g. 0.95); got {confidence}")
+    return float(confidence)
 
 
 def check_power(power: float) -> float:

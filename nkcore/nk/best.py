@@ -93,7 +93,7 @@ def _ratio(c: object) -> float:
     return d / w if w > 0 else (np.inf if d > 0 else 0.0)
 
 
-def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, level: float = SIGNIFICANCE) -> list:
+def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, significance: float = SIGNIFICANCE) -> list:
     """Per metric, the smallest budget at which some K reaches p < ``level`` (spec: "minimal budget").
 
     The K reported is that budget's best K (smallest p). Metrics that never reach it get ``budget=None``. On real
@@ -104,7 +104,7 @@ def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, level
     present = [m for m in METRICS if any(c.metric == m for c in cells)]
     out: list[MinimalBudget] = []
     for mt in metrics or present:
-        hit = next((bk for bk in best_k(cells, mt) if bk.p < level), None)
+        hit = next((bk for bk in best_k(cells, mt) if bk.p < significance), None)
         out.append(
             MinimalBudget(mt, hit.budget, hit.k, hit.p, hit.n, hit.extrapolated, hit.pool)
             if hit

@@ -66,7 +66,7 @@ def _check_counts(counts: object) -> np.ndarray:
     return c
 
 
-def dm_log_likelihood(counts: np.ndarray, alpha: np.ndarray) -> float:
+def dm_log_likelihood(counts: np.ndarray, prior: np.ndarray) -> float:
     """Dirichlet-multinomial log-likelihood of the items' counts (the multinomial coefficient included).
 
     Formula: sum_i [ln n_i! - sum_m ln x_im! + ln G(a0) - ln G(n_i + a0) + sum_m (ln G(x_im + a_m) - ln G(a_m))].
@@ -76,7 +76,7 @@ def dm_log_likelihood(counts: np.ndarray, alpha: np.ndarray) -> float:
     -1.098612
     """
     c = np.asarray(counts, dtype=float)
-    a = np.asarray(alpha, dtype=float)
+    a = np.asarray(prior, dtype=float)
     n = c.sum(axis=1)
     a0 = a.sum()
     coef = special.gammaln(n + 1) - special.gammaln(c + 1).sum(axis=1)
@@ -143,17 +143,17 @@ def fit_dirichlet(counts: object, method: str = "ml", prior_rate: float = 1e-3) 
 
     bounds = [(np.log(1e-4), np.log(MAX_ALPHA))] * m
     res = optimize.minimize(neg, x0, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 2000})
-    alpha = np.exp(res.x)
+    prior = np.exp(res.x)
     at_bound = bool(np.any(res.x > np.log(MAX_ALPHA) - 1e-6))
     converged = bool(res.success) and not at_bound
-    return _assess(c, n, alpha, theta, method, converged)
+    return _assess(c, n, prior, theta, method, converged)
 
 
 def _assess(
-    c: np.ndarray, n: np.ndarray, alpha: np.ndarray, theta: np.ndarray, method: str, converged: bool
+    c: np.ndarray, n: np.ndarray, prior: np.ndarray, theta: np.ndarray, method: str, converged: bool
 ) -> DirichletFit:
-    a0 = float(alpha.sum())
-    mean = alpha / a0
+    a0 = float(prior.sum())
+    mean = prior / a0
     mab = float(np.mean(np.abs(theta - mean)))
     # beta-binomial check of the per-item spread, on the items with the most common number of ratings
     vals, freq = np.unique(n.astype(int), return_counts=True)
@@ -162,7 +162,7 @@ def _assess(
     tvs, allow = [], []
     support = np.arange(k_mode + 1)
     for j in range(c.shape[1]):
-        pmf = stats.betabinom.pmf(support, k_mode, alpha[j], a0 - alpha[j])
+        pmf = stats.betabinom.pmf(support, k_mode, prior[j], a0 - prior[j])
         obs = np.bincount(sub[:, j].astype(int), minlength=k_mode + 1) / sub.shape[0]
         tvs.append(0.5 * np.abs(obs - pmf).sum())
         allow.append(0.5 * np.sum(np.sqrt(2 * pmf * (1 - pmf) / (np.pi * sub.shape[0]))))
@@ -181,21 +181,21 @@ def _assess(
             np.sum(special.gammaln(n + 1) - special.gammaln(c + 1).sum(axis=1))
             + np.sum(np.where(c > 0, c * np.log(np.where(theta > 0, theta, 1.0)), 0.0))
         )
-    spread_lr = dm_log_likelihood(c, alpha) - multinomial
+    spread_lr = dm_log_likelihood(c, prior) - multinomial
     if not converged or spread_lr < 1.92:
         warnings.append(
             "the items look alike: the data show no clear spread of labels between items, so alpha0 (the sum of "
             "alpha) is not pinned down; any larger value fits as well"
         )
     return DirichletFit(
-        alpha=tuple(float(v) for v in alpha),
+        alpha=tuple(float(v) for v in prior),
         alpha0=a0,
         mean=tuple(float(v) for v in mean),
         empirical=tuple(float(v) for v in theta),
         mab=mab,
         marginal_tv=marginal_tv,
         marginal_tv_allowance=allowance,
-        log_likelihood=dm_log_likelihood(c, alpha),
+        log_likelihood=dm_log_likelihood(c, prior),
         spread_lr=spread_lr,
         n_items=int(c.shape[0]),
         n_ratings=int(n.sum()),
@@ -206,12 +206,12 @@ def _assess(
     )
 
 
-def assess_alpha(counts: object, alpha: object) -> DirichletFit:
+def assess_alpha(counts: object, prior: object) -> DirichletFit:
     """The same quality numbers for a given alpha (e.g. a paper preset) on these counts (method "given")."""
     c = _check_counts(counts)
     n = c.sum(axis=1)
     c, n = c[n > 0], n[n > 0]
-    a = np.asarray(alpha, dtype=float)
+    a = np.asarray(prior, dtype=float)
     if a.size != c.shape[1]:
         raise DataError(f"alpha has {a.size} values but the counts have {c.shape[1]} categories")
     return _assess(c, n, a, c.sum(axis=0) / n.sum(), "given", True)

@@ -174,7 +174,7 @@ def resample_frames(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     rounds: int = 1000,
     seed: int = 0,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     use_probabilities: bool = True,
 ) -> ResampleRun:
     """Resample real ratings and compare two models' predictions on a grid of budgets x K.
@@ -190,7 +190,7 @@ def resample_frames(
         ks,
         metrics,
         use_probabilities,
-        lambda data, configs, mts: resample_cells(data, configs, mts, rounds, seed, alpha),
+        lambda data, configs, mts: resample_cells(data, configs, mts, rounds, seed, significance),
     )
 
 
@@ -202,7 +202,7 @@ def exact_resample_frames(
     budgets: Sequence[int] = (100, 250, 500, 1000, 2500),
     ks: Sequence[int] = PAPER_KS,
     metrics: Sequence[str] | str | None = PAPER_METRICS,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     use_probabilities: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> ResampleRun:
@@ -223,8 +223,8 @@ def exact_resample_frames(
     >>> cell.n, cell.rounds, round(cell.delta, 4)  # per-item Accuracy gap: item 1 +1, item 2 0, item 3 +1 or -1
     (4, 0, 0.3333)
     """
-    if not (0 < alpha < 1):
-        raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
+    if not (0 < significance < 1):
+        raise DataError(f"alpha (significance level) must be between 0 and 1, got {significance}")
     return _run(
         ratings,
         predictions,
@@ -233,7 +233,7 @@ def exact_resample_frames(
         ks,
         metrics,
         use_probabilities,
-        lambda data, configs, mts: exact_resample_cells(data, configs, mts, alpha, progress),
+        lambda data, configs, mts: exact_resample_cells(data, configs, mts, significance, progress),
     )
 
 

@@ -100,10 +100,10 @@ def law_fits(k: int, m: int) -> bool:
     return small and (k + 1) ** (3 * m) < 2**62
 
 
-def _log_moment(alpha: np.ndarray, n: np.ndarray) -> np.ndarray:
+def _log_moment(prior: np.ndarray, n: np.ndarray) -> np.ndarray:
     """ln E[prod_m x_m^n_m] for x ~ Dirichlet(alpha); ``n`` (..., M) whole numbers."""
-    a0 = alpha.sum()
-    return (gammaln(alpha + n) - gammaln(alpha)).sum(axis=-1) - (gammaln(a0 + n.sum(axis=-1)) - gammaln(a0))
+    a0 = prior.sum()
+    return (gammaln(prior + n) - gammaln(prior)).sum(axis=-1) - (gammaln(a0 + n.sum(axis=-1)) - gammaln(a0))
 
 
 def _log_coef(c: np.ndarray) -> np.ndarray:
@@ -127,8 +127,8 @@ def _splits(k: int, m: int, p_rho: float) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 @lru_cache(maxsize=64)
-def _law(alpha: tuple[float, ...], eps: float, k: int, null: bool) -> OutcomeLaw:
-    a = np.asarray(alpha, dtype=float)
+def _law(prior: tuple[float, ...], eps: float, k: int, null: bool) -> OutcomeLaw:
+    a = np.asarray(prior, dtype=float)
     m = a.size
     # every term holds 3 machines' counts (int64), their beta / rho sums and keys: about 12 M + 8 numbers
     limits.check_memory(n_terms(k, m, null) * (12 * m + 8) * 8, f"the exact outcome law of K = {k:,}, M = {m:,}")
@@ -163,14 +163,14 @@ def _law(alpha: tuple[float, ...], eps: float, k: int, null: bool) -> OutcomeLaw
     return OutcomeLaw(k, null, tg[first], ta[first], tb[first], prob)
 
 
-def outcome_law(alpha: Sequence[float] | np.ndarray, eps: float, k: int, null: bool) -> OutcomeLaw:
+def outcome_law(prior: Sequence[float] | np.ndarray, eps: float, k: int, null: bool) -> OutcomeLaw:
     """The exact law of one item's (gold, A, B) counts under the alternative or the null (cached).
 
     >>> law = outcome_law((1.37658107, 1.33054633), 0.3, 1, null=False)
     >>> law.prob.size, round(float(law.prob @ ((law.a == law.gold).all(1) * 1.0 - (law.b == law.gold).all(1))), 4)
     (8, 0.0405)
     """
-    return _law(tuple(float(x) for x in alpha), float(eps), int(k), bool(null))
+    return _law(tuple(float(x) for x in prior), float(eps), int(k), bool(null))
 
 
 def type_gaps(law: OutcomeLaw, type_counts: np.ndarray, n: int, metrics: Sequence[str]) -> dict[str, np.ndarray]:

@@ -110,7 +110,7 @@ engine's Gauss-Jacobi rule (1 + alpha_m - 1 + alpha0 - alpha_m - 1 rounds to 0 n
 floor is 1e-4 (``fit``)."""
 
 
-def validate_alpha(alpha: object) -> tuple[float, ...]:
+def validate_alpha(prior: object) -> tuple[float, ...]:
     """Check a Dirichlet parameter vector: at least 2 finite values, all >= :data:`MIN_ALPHA` (1e-10) and at most
     :data:`~nkcore.nk.fit.MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
     floats.
@@ -119,9 +119,9 @@ def validate_alpha(alpha: object) -> tuple[float, ...]:
     (1.0, 2.5)
     """
     try:
-        arr = np.asarray(alpha, dtype=float).ravel()
+        arr = np.asarray(prior, dtype=float).ravel()
     except (TypeError, ValueError) as exc:
-        raise DataError(f"alpha must be numbers, got {alpha!r}") from exc
+        raise DataError(f"alpha must be numbers, got {prior!r}") from exc
     if arr.size < 2:
         raise DataError(f"alpha needs at least 2 categories (M >= 2), got {arr.size}")
     limits.check("labels", arr.size, "the prior (alpha)")
@@ -160,17 +160,18 @@ def parse_alpha(text: str) -> tuple[float, ...]:
     return validate_alpha(values)
 
 
-def resolve_prior(name: str | None = None, alpha: str | tuple[float, ...] | None = None) -> Prior:
-    """A preset by name, or a typed alpha (string or numbers), exactly one of the two."""
-    if (name is None) == (alpha is None):
+def resolve_prior(name: str | None = None, concentration: str | tuple[float, ...] | None = None) -> Prior:
+    """A preset by ``name``, or a typed ``concentration`` (the Dirichlet vector alpha, as a string or numbers),
+    exactly one of the two."""
+    if (name is None) == (concentration is None):
         raise DataError("give either a preset prior name or an alpha, not both or neither")
     if name is not None:
         return get_prior(name)
-    vals = parse_alpha(alpha) if isinstance(alpha, str) else validate_alpha(alpha)
+    vals = parse_alpha(concentration) if isinstance(concentration, str) else validate_alpha(concentration)
     return Prior("custom", vals, "typed alpha")
 
 
-def expected_accuracy_gap_k1(alpha: tuple[float, ...] | np.ndarray, eps: float) -> float:
+def expected_accuracy_gap_k1(prior: tuple[float, ...] | np.ndarray, eps: float) -> float:
     """Closed-form expected Accuracy gap at K = 1: eps * (sum_m a_m (a_m + 1) / (a0 (a0 + 1)) - 1/M).
 
     Derivation: P(A_i = G_i) = E sum_m beta_m^2; P(B_i = G_i) = (1 - eps) E sum beta_m^2 + eps/M,
@@ -179,6 +180,6 @@ def expected_accuracy_gap_k1(alpha: tuple[float, ...] | np.ndarray, eps: float) 
     >>> round(expected_accuracy_gap_k1((1.37658107, 1.33054633), 0.3), 4)
     0.0405
     """
-    a = np.asarray(alpha, dtype=float)
+    a = np.asarray(prior, dtype=float)
     a0 = a.sum()
     return float(eps * (np.sum(a * (a + 1)) / (a0 * (a0 + 1)) - 1.0 / a.size))

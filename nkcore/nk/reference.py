@@ -34,7 +34,7 @@ def _categorical(rng: np.random.Generator, p: np.ndarray, k: int) -> np.ndarray:
 
 
 def reference_dataset(
-    rng: np.random.Generator, alpha: Sequence[float], eps: float, n: int, k: int, null: bool
+    rng: np.random.Generator, prior: Sequence[float], eps: float, n: int, k: int, null: bool
 ) -> Responses:
     """One dataset, response by response, exactly as the spec states it.
 
@@ -42,7 +42,7 @@ def reference_dataset(
     alternative: A from beta_i, B from gamma_i; null: each response of A flips a fair coin between beta_i and
     gamma_i, B an independent coin with the roles swapped.
     """
-    a = np.asarray(alpha, dtype=float)
+    a = np.asarray(prior, dtype=float)
     m = a.size
     beta = rng.dirichlet(a, size=n)
     rho = rng.dirichlet(np.full(m, 1.0 / m), size=n)
@@ -65,7 +65,7 @@ def response_counts(responses: np.ndarray, m: int) -> np.ndarray:
 
 
 def reference_gaps(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     n: int,
     k: int,
@@ -77,7 +77,7 @@ def reference_gaps(
 
     Metrics use the generic float implementations in ``nkcore.nk.scores`` (not the fast kernel).
     """
-    a = validate_alpha(alpha)
+    a = validate_alpha(prior)
     m = len(a)
     rng = np.random.default_rng(seed)
     sides: list[dict[str, np.ndarray]] = []

@@ -7,7 +7,7 @@ both models are scored against that K-rating sample. Per cell (budget, K):
 - reproducibility: the share of rounds that agree with the full data's direction (the seed's definition:
   "the share of resampling rounds that reach the same conclusion"); NaN when the full data shows no difference
   (there is no conclusion to reproduce, and counting tied rounds as agreement would overstate it);
-- significant_share: the share of rounds in which a paired test at ``alpha`` finds that direction significant.
+- significant_share: the share of rounds in which a paired test at ``significance`` finds that direction significant.
   Test: exact sign test on the items where the models differ (McNemar's exact test) for Accuracy and Wins;
   paired t-test on the per-item score differences for TV, KL, smoothed KL, JS and cross-entropy; none for
   macro F1 (not a mean over items: NaN);
@@ -66,7 +66,7 @@ def paired_test_name(metric: str) -> str:
     return "none (not a per-item mean)"
 
 
-def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float) -> np.ndarray:
+def _paired_significant(d: np.ndarray, metric: str, direction: int, significance: float) -> np.ndarray:
     """Per round (rows of ``d``: per-item gaps), does the paired test find ``direction`` significant at alpha?"""
     if direction == 0:
         return np.zeros(d.shape[0], dtype=bool)
@@ -75,7 +75,7 @@ def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float
         n_disc = plus + minus
         p = np.minimum(1.0, 2.0 * stats.binom.cdf(np.minimum(plus, minus), np.maximum(n_disc, 1), 0.5))
         p = np.where(n_disc == 0, 1.0, p)
-        return (p < alpha) & (np.sign(plus - minus) == direction)
+        return (p < significance) & (np.sign(plus - minus) == direction)
     n = d.shape[1]
     if n < 2:
         return np.zeros(d.shape[0], dtype=bool)
@@ -84,7 +84,7 @@ def _paired_significant(d: np.ndarray, metric: str, direction: int, alpha: float
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / np.sqrt(n))
     p = np.where(sd > 0, 2.0 * stats.t.sf(np.abs(t), n - 1), np.where(mean != 0, 0.0, 1.0))
-    return (p < alpha) & (np.sign(mean) == direction)
+    return (p < significance) & (np.sign(mean) == direction)
 
 
 def _round_gaps(
@@ -143,7 +143,7 @@ def resample_cells(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     rounds: int = 1000,
     seed: int | np.random.Generator = 0,
-    alpha: float = ALPHA,
+    significance: float = ALPHA,
     workers: int | None = None,
 ) -> list[ResampleCell]:
     """Resample every configuration (budget, K, N); one ``ResampleCell`` per configuration and metric.
@@ -156,8 +156,8 @@ def resample_cells(
     mts = parse_metrics(metrics)
     if int(rounds) < 2:
         raise DataError(f"rounds must be at least 2, got {rounds}")
-    if not (0 < alpha < 1):
-        raise DataError(f"alpha (significance level) must be between 0 and 1, got {alpha}")
+    if not (0 < significance < 1):
+        raise DataError(f"alpha (significance level) must be between 0 and 1, got {significance}")
     entropy = as_entropy(seed)
     m = int(data.counts.shape[1])
     nw = worker_count(workers)
@@ -193,7 +193,7 @@ def resample_cells(
         res = _round_gaps(data, cum_items, qual, cfg.n, cfg.k, size, rng, side == 1, mts)
         if side == 0:  # keep only what is needed: the gaps, and per round "significant in the full direction?"
             return {
-                mt: (g, None if d is None else _paired_significant(d, mt, int(np.sign(full[mt])), alpha))
+                mt: (g, None if d is None else _paired_significant(d, mt, int(np.sign(full[mt])), significance))
                 for mt, (g, d) in res.items()
             }
         return {mt: (g, None) for mt, (g, _) in res.items()}

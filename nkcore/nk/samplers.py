@@ -35,7 +35,7 @@ SAMPLERS: tuple[str, ...] = ("auto", "types", "urn", "dirichlet")
 """Sampler names: "auto" picks by a fixed rule on (N, K, M); the others force one sampler."""
 
 
-def draw_dirichlet(rng: np.random.Generator, alpha: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def draw_dirichlet(rng: np.random.Generator, prior: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """Dirichlet(alpha) draws, CATEGORY-MAJOR: shape (M, *shape) (each category slice contiguous).
 
     Formula: g_m ~ Gamma(alpha_m, 1), beta_m = g_m / sum(g) (float64 gamma draws written in place, batched over
@@ -43,18 +43,18 @@ def draw_dirichlet(rng: np.random.Generator, alpha: np.ndarray, shape: tuple[int
     (ln Gamma(a) = ln Gamma(a + 1) + ln(U) / a) so that they cannot all underflow to 0.
     For alpha = (1/2, 1/2) (the noise rho at M = 2) this is Beta(1/2, 1/2): sin^2(pi U / 2), the arcsine law.
     """
-    m = alpha.size
-    if m == 2 and alpha[0] == 0.5 and alpha[1] == 0.5:
+    m = prior.size
+    if m == 2 and prior[0] == 0.5 and prior[1] == 0.5:
         r1 = np.sin(rng.random(shape) * (np.pi / 2)) ** 2
         return np.stack([r1, 1.0 - r1])
     g = np.empty((m, *shape))
-    if alpha.max() < _LOG_GAMMA_BELOW:
-        for j, a in enumerate(alpha):
+    if prior.max() < _LOG_GAMMA_BELOW:
+        for j, a in enumerate(prior):
             g[j] = np.log(rng.standard_gamma(a + 1.0, shape)) + np.log(rng.random(shape)) / a
         g -= g.max(axis=0)
         np.exp(g, out=g)
     else:
-        for j, a in enumerate(alpha):
+        for j, a in enumerate(prior):
             rng.standard_gamma(a, out=g[j])
     g /= g.sum(axis=0)
     return g
@@ -183,7 +183,7 @@ def urn_thresholds(prior: np.ndarray, size: int) -> np.ndarray:
 
 
 def _urn_dataset(
-    rng: np.random.Generator, alpha: np.ndarray, eps: float, size: int, k: int, null: bool
+    rng: np.random.Generator, prior: np.ndarray, eps: float, size: int, k: int, null: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gold, A and B counts (M, size) with beta and rho integrated out (Polya urns): exact, no Dirichlet draw.
 
@@ -194,11 +194,11 @@ def _urn_dataset(
     probability eps/2 each (a fair coin between beta and gamma); so per machine c ~ Binomial(K, eps or eps/2)
     responses go to the rho urn and K - c to the beta urn that gold also draws from.
     """
-    m = alpha.size
-    a0 = float(alpha.sum())
+    m = prior.size
+    a0 = float(prior.sum())
     cum_dtype = np.int8 if k <= 127 else np.int64
     cum_g, cum_a, cum_b = (np.zeros((m - 1, size), dtype=cum_dtype) for _ in range(3))
-    thr = urn_thresholds(np.cumsum(alpha)[: m - 1], size)
+    thr = urn_thresholds(np.cumsum(prior)[: m - 1], size)
     _urn_draws(rng, thr, a0, k, cum_g)  # gold: K draws from beta
     p_rho = 0.5 * eps if null else eps
     rho_a = rng.binomial(k, p_rho, size) if null else np.zeros(size, dtype=np.int64)
@@ -221,11 +221,11 @@ def _urn_dataset(
 
 
 def _dirichlet_dataset(
-    rng: np.random.Generator, alpha: np.ndarray, eps: float, size: int, k: int, null: bool
+    rng: np.random.Generator, prior: np.ndarray, eps: float, size: int, k: int, null: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gold, A and B counts (M, size) from explicit draws of beta, rho and gamma (the spec step by step)."""
-    beta = draw_dirichlet(rng, alpha, (size,))
-    rho = draw_noise(rng, alpha.size, (size,))
+    beta = draw_dirichlet(rng, prior, (size,))
+    rho = draw_noise(rng, prior.size, (size,))
     if null:
         rho *= 0.5 * eps  # the mixture (beta + gamma) / 2 = (1 - eps/2) beta + (eps/2) rho
         rho += (1.0 - 0.5 * eps) * beta
@@ -252,7 +252,7 @@ def urn_max_k(m: int) -> int:
 
 def draw_dataset(
     rng: np.random.Generator,
-    alpha: np.ndarray,
+    prior: np.ndarray,
     eps: float,
     n: int,
     k: int,
@@ -268,13 +268,13 @@ def draw_dataset(
     response-level transcription), only the speed differs.
     """
     if sampler == "types":
-        law = outcomes.outcome_law(alpha, eps, k, null)
+        law = outcomes.outcome_law(prior, eps, k, null)
         idx = outcomes.draw_item_types(rng, law, n, rounds)
         gold, a, b = (np.moveaxis(x[idx], -1, 0) for x in (law.gold, law.a, law.b))
         return gold, a, b
-    use_urn = k <= urn_max_k(alpha.size) if sampler == "auto" else sampler == "urn"
+    use_urn = k <= urn_max_k(prior.size) if sampler == "auto" else sampler == "urn"
     draw = _urn_dataset if use_urn else _dirichlet_dataset
-    counts = draw(rng, alpha, float(eps), rounds * n, k, null)
+    counts = draw(rng, prior, float(eps), rounds * n, k, null)
     return tuple(c.reshape(c.shape[0], rounds, n) for c in counts)  # type: ignore[return-value]
 
 

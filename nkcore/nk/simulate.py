@@ -124,7 +124,7 @@ def default_workers() -> int:
 
 
 def simulate_counts(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     n: int,
     k: int,
@@ -143,7 +143,7 @@ def simulate_counts(
     >>> s.gold.shape, int(s.gold.sum(axis=-1).max())
     ((2, 4, 2), 3)
     """
-    a = np.asarray(validate_alpha(alpha))
+    a = np.asarray(validate_alpha(prior))
     _check(eps, n, k, rounds)
     if hypothesis not in ("alternative", "null"):
         raise DataError(f"hypothesis must be 'alternative' or 'null', got {hypothesis!r}")
@@ -189,7 +189,7 @@ def _chunks(n: int, k: int, m: int, rounds: int, sampler: str = "auto") -> list[
 
 def _task(
     entropy: int,
-    alpha: np.ndarray,
+    prior: np.ndarray,
     eps: float,
     n: int,
     k: int,
@@ -200,10 +200,10 @@ def _task(
     metrics: tuple,
 ) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(n, k, side, chunk)))
-    if _types_for(n, k, alpha.size, sampler):  # whole datasets as counts of outcome types: exact, and cheaper
-        law = outcomes.outcome_law(alpha, eps, k, side == NULL)
+    if _types_for(n, k, prior.size, sampler):  # whole datasets as counts of outcome types: exact, and cheaper
+        law = outcomes.outcome_law(prior, eps, k, side == NULL)
         return outcomes.type_gaps(law, outcomes.draw_type_counts(rng, law, n, size), n, metrics)
-    gold, a, b = draw_dataset(rng, alpha, eps, n, k, size, side == NULL, sampler)
+    gold, a, b = draw_dataset(rng, prior, eps, n, k, size, side == NULL, sampler)
     return gaps_from_counts_cm(gold, a, b, k, metrics)
 
 
@@ -213,7 +213,7 @@ def _types_for(n: int, k: int, m: int, sampler: str) -> bool:
 
 
 def simulate_gaps(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     cells: Sequence[tuple[int, int]],
     rounds: int = 1000,
@@ -233,7 +233,7 @@ def simulate_gaps(
     Reference: spec "p-value, effect size, interval" (R alternative and R null datasets).
     """
     _check_sampler(sampler)
-    a = np.asarray(validate_alpha(alpha))
+    a = np.asarray(validate_alpha(prior))
     metrics = tuple(metrics)
     entropy = as_entropy(seed)
     cells = [(int(n), int(k)) for n, k in cells]

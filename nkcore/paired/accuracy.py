@@ -17,7 +17,7 @@ __all__ = ["ConfigAccuracy", "accuracy_of", "config_accuracy"]
 
 @dataclass(frozen=True, slots=True)
 class ConfigAccuracy:
-    """Accuracy of one config: ``correct`` of ``n`` cases, with a ``level`` interval (``method``).
+    """Accuracy of one config: ``correct`` of ``n`` cases, with a ``confidence`` interval (``method``).
 
     ``n_correct`` and ``n_cases`` are the same two counts under the names the data summary uses.
     """
@@ -41,7 +41,7 @@ class ConfigAccuracy:
         return self.n
 
 
-def accuracy_of(config: str, correct: int, n: int, level: float = 0.95, method: str = "wilson") -> ConfigAccuracy:
+def accuracy_of(config: str, correct: int, n: int, confidence: float = 0.95, method: str = "wilson") -> ConfigAccuracy:
     """The accuracy ``correct / n`` of one config with its interval (:func:`nkcore.common.intervals.proportion_interval`).
 
     ``method``: "wilson" (default; Wilson 1927, JASA 22:209) or "clopper-pearson" (also "exact", "beta"; Clopper &
@@ -51,13 +51,13 @@ def accuracy_of(config: str, correct: int, n: int, level: float = 0.95, method: 
     >>> a.accuracy, round(a.ci_low, 4), round(a.ci_high, 4), a.method
     (0.79, 0.7284, 0.8407, 'wilson')
     """
-    lo, hi = proportion_interval(correct, n, level, method)
+    lo, hi = proportion_interval(correct, n, confidence, method)
     return ConfigAccuracy(
         config, correct, n, correct / n, lo, hi, "wilson" if method == "wilson" else "clopper-pearson"
     )
 
 
-def config_accuracy(table: PairedTable, level: float = 0.95, method: str = "wilson") -> tuple[ConfigAccuracy, ...]:
+def config_accuracy(table: PairedTable, confidence: float = 0.95, method: str = "wilson") -> tuple[ConfigAccuracy, ...]:
     """Accuracy of each config over the paired cases, with its marginal interval (see :func:`accuracy_of`).
 
     >>> from nkcore.paired import paired_table_from_counts
@@ -66,5 +66,5 @@ def config_accuracy(table: PairedTable, level: float = 0.95, method: str = "wils
     """
     n = table.n_cases
     return tuple(
-        accuracy_of(cfg, int(table.correct[:, j].sum()), n, level, method) for j, cfg in enumerate(table.configs)
+        accuracy_of(cfg, int(table.correct[:, j].sum()), n, confidence, method) for j, cfg in enumerate(table.configs)
     )

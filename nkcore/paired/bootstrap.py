@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.paired.mcnemar import check_discordant
@@ -33,7 +33,7 @@ class BootstrapInterval:
 
     low: float
     high: float
-    level: float
+    confidence: float
     method: str  # "exact" or "monte-carlo"
     reps: int | None  # Monte Carlo resamples; None for the exact computation
 
@@ -100,7 +100,7 @@ def difference_pmf(a_only: int, b_only: int, n_cases: int) -> tuple[int, np.ndar
     return lo, pmf
 
 
-def exact_paired_bootstrap(a_only: int, b_only: int, n_cases: int, level: float = 0.95) -> BootstrapInterval:
+def exact_paired_bootstrap(a_only: int, b_only: int, n_cases: int, confidence: float = 0.95) -> BootstrapInterval:
     """The case-resampling paired bootstrap interval on diff = acc(B) - acc(A), computed exactly (no Monte Carlo).
 
     Resampling n cases with replacement draws each case's type (only A right, only B right, same result)
@@ -111,7 +111,7 @@ def exact_paired_bootstrap(a_only: int, b_only: int, n_cases: int, level: float 
     bounds the mass outside the window by 1e-16 (for small n the window is all of [-n, n] and nothing is truncated).
     Floating-point error in the cdf is ~1e-13. The interval is read exactly as the chapter's ``paired_bootstrap``
     reads its sorted resamples, ``diffs[int(0.025 * reps)]`` and ``diffs[int(0.975 * reps)]``, in the limit
-    reps -> infinity: low = min{d : F(d) > (1-level)/2}/n, high = min{d : F(d) > 1-(1-level)/2}/n.
+    reps -> infinity: low = min{d : F(d) > (1-confidence)/2}/n, high = min{d : F(d) > 1-(1-confidence)/2}/n.
     Deterministic; about 1 ms for 1,000,000 cases. Source: the chapter's section "Two intervals" (Efron &
     Tibshirani 1993, ch. 13, percentile interval).
 
@@ -119,18 +119,18 @@ def exact_paired_bootstrap(a_only: int, b_only: int, n_cases: int, level: float 
     >>> round(r.low, 3), round(r.high, 3)
     (0.01, 0.13)
     """
-    check_level(level)
+    check_confidence(confidence)
     a, b, n = _check_counts(a_only, b_only, n_cases)
     if a + b == 0:
-        return BootstrapInterval(0.0, 0.0, level, "exact", None)
+        return BootstrapInterval(0.0, 0.0, confidence, "exact", None)
     lo, pmf = difference_pmf(a, b, n)
     cdf = np.maximum.accumulate(np.cumsum(pmf))
-    q_lo = (1.0 - level) / 2.0
+    q_lo = (1.0 - confidence) / 2.0
     q_hi = 1.0 - q_lo
     i_lo = int(np.searchsorted(cdf, q_lo, side="right"))
     i_hi = int(np.searchsorted(cdf, q_hi, side="right"))
     i_hi = min(i_hi, cdf.size - 1)
-    return BootstrapInterval((lo + i_lo) / n, (lo + i_hi) / n, level, "exact", None)
+    return BootstrapInterval((lo + i_lo) / n, (lo + i_hi) / n, confidence, "exact", None)
 
 
 def paired_bootstrap_mc(
@@ -138,12 +138,12 @@ def paired_bootstrap_mc(
     b_correct: np.ndarray,
     reps: int = 20_000,
     seed: int | np.random.Generator = 0,
-    level: float = 0.95,
+    confidence: float = 0.95,
 ) -> BootstrapInterval:
     """Monte Carlo paired bootstrap (resampling cases, the same index list for both configs); for cross-checks.
 
     The chapter's ``paired_bootstrap`` in numpy: ``reps`` resamples of the n cases with replacement, diff* =
-    mean(b*) - mean(a*), sorted, read at ``diffs[int(q * reps)]`` for q = (1-level)/2 and 1-(1-level)/2.
+    mean(b*) - mean(a*), sorted, read at ``diffs[int(q * reps)]`` for q = (1-confidence)/2 and 1-(1-confidence)/2.
     Source: the chapter's section "Two intervals".
 
     >>> a = np.array([1] * 142 + [0] * 58, bool); b = a.copy(); b[:12] = False; b[142:168] = True
@@ -151,7 +151,7 @@ def paired_bootstrap_mc(
     >>> round(r.low, 3), round(r.high, 3)
     (0.01, 0.13)
     """
-    check_level(level)
+    check_confidence(confidence)
     a = np.asarray(a_correct, dtype=bool).ravel()
     b = np.asarray(b_correct, dtype=bool).ravel()
     if a.size != b.size or a.size == 0:
@@ -168,11 +168,11 @@ def paired_bootstrap_mc(
         idx = rng.integers(0, n, size=(stop - start, n))
         diffs[start:stop] = step[idx].sum(axis=1) / n
     diffs.sort()
-    q_lo = (1.0 - level) / 2.0
+    q_lo = (1.0 - confidence) / 2.0
     return BootstrapInterval(
         float(diffs[int(q_lo * reps)]),
         float(diffs[min(int((1.0 - q_lo) * reps), int(reps) - 1)]),
-        level,
+        confidence,
         "monte-carlo",
         int(reps),
     )

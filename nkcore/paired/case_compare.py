@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
 from nkcore.paired.case_test import CaseComparison, CaseMean, case_mean, compare_cases
 from nkcore.paired.cases import parse_cases
@@ -34,12 +34,12 @@ class OrderedCaseComparison:
     comparisons: tuple[CaseComparison, ...]
     p_holm: tuple[float, ...]
     repeat_column: str | None
-    alpha: float
-    level: float
+    significance: float
+    confidence: float
 
 
 def analyse_cases(
-    frame: pd.DataFrame, configs: Sequence[str] | None = None, alpha: float = 0.05, level: float = 0.95
+    frame: pd.DataFrame, configs: Sequence[str] | None = None, significance: float = 0.05, confidence: float = 0.95
 ) -> OrderedCaseComparison:
     """Parse results with repeats (:func:`nkcore.paired.parse_cases`) and compare adjacent configs case by case.
 
@@ -49,26 +49,26 @@ def analyse_cases(
     >>> [round(c.diff, 3) for c in o.comparisons], o.p_holm
     ([0.667, 0.167], (0.5, 1.0))
     """
-    check_alpha(alpha)
+    check_significance(significance)
     table = parse_cases(frame, None if configs is None else tuple(configs))
     order = table.configs
     if len(order) < 2:
         raise DataError(f"an ordered comparison needs at least two configs; got {len(order)}")
-    comps = tuple(compare_cases(table, order[i], order[i + 1], level) for i in range(len(order) - 1))
+    comps = tuple(compare_cases(table, order[i], order[i + 1], confidence) for i in range(len(order) - 1))
     return OrderedCaseComparison(
         configs=order,
         n_cases=table.n_cases,
         dropped_cases=table.dropped_cases,
-        means=tuple(case_mean(table, c, level) for c in order),
+        means=tuple(case_mean(table, c, confidence) for c in order),
         comparisons=comps,
         p_holm=holm([c.p_value for c in comps]),
         repeat_column=table.repeat_column,
-        alpha=alpha,
-        level=level,
+        significance=significance,
+        confidence=confidence,
     )
 
 
-def compare_frame_cases(frame: pd.DataFrame, a: str, b: str, level: float = 0.95) -> CaseComparison:
+def compare_frame_cases(frame: pd.DataFrame, a: str, b: str, confidence: float = 0.95) -> CaseComparison:
     """Parse results with repeats, keep configs ``a`` and ``b`` (their shared cases) and compare a -> b by case.
 
     >>> df = pd.DataFrame({"case": [1, 1, 2, 2], "repeat": [1, 2, 1, 2], "A": [1, 0, 1, 1], "B": [0.5, 1, 1, 1]})
@@ -76,4 +76,4 @@ def compare_frame_cases(frame: pd.DataFrame, a: str, b: str, level: float = 0.95
     (0.125, 2)
     """
     table = parse_cases(frame, (a, b))
-    return compare_cases(table, table.configs[0], table.configs[1], level)
+    return compare_cases(table, table.configs[0], table.configs[1], confidence)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.common.formatting import format_p, plural, points
 from nkcore.paired.case_test import CaseComparison
 
@@ -63,7 +63,7 @@ def unit_sentence(c: CaseComparison, word: str = "repeat") -> str:
     return f"{plural(c.n_cases, 'case')} x {_repeats_text(lo, hi, word)} per config; case means compared"
 
 
-def case_verdict_sentence(c: CaseComparison, alpha: float = 0.05, word: str = "repeat") -> str:
+def case_verdict_sentence(c: CaseComparison, significance: float = 0.05, word: str = "repeat") -> str:
     """One sentence on a case-level comparison A -> B; the sign-flip p decides, the interval qualifies.
 
     "B beats A: +21.7 points (95% interval +13.3 to +30.0), p < 0.001 (60 cases x 3 epochs per config; case means
@@ -75,8 +75,8 @@ def case_verdict_sentence(c: CaseComparison, alpha: float = 0.05, word: str = "r
     >>> case_verdict_sentence(compare_cases(parse_cases(df), "A", "B"), word="epoch")
     'cannot tell B from A: +25.0 points (95% interval 0.0 to +50.0), p = 1.0 (2 cases x 2 epochs per config; case means compared)'
     """
-    check_alpha(alpha)
-    pct = f"{round(100 * c.level):g}%"
+    check_significance(significance)
+    pct = f"{round(100 * c.confidence):g}%"
     unit = unit_sentence(c, word)
     p = format_p(c.p_value) + {"exact": "", "monte-carlo": " (Monte Carlo)"}.get(c.p_method, " (normal form)")
     if c.b_better + c.a_better == 0:
@@ -84,7 +84,7 @@ def case_verdict_sentence(c: CaseComparison, alpha: float = 0.05, word: str = "r
             f"cannot tell {c.config_b} from {c.config_a}: every one of the {plural(c.n_cases, 'case')} has the same "
             f"mean score for both ({unit})"
         )
-    if c.p_value < alpha:
+    if c.p_value < significance:
         if c.diff >= 0:
             winner, loser, d, lo, hi = c.config_b, c.config_a, c.diff, c.diff_ci_low, c.diff_ci_high
         else:
@@ -131,7 +131,7 @@ def repeats_sentence(c: CaseComparison, word: str = "repeat") -> str | None:
 
 
 def case_headline_sentence(
-    comparisons: Sequence[CaseComparison], p_holm: Sequence[float | None], alpha: float, word: str = "repeat"
+    comparisons: Sequence[CaseComparison], p_holm: Sequence[float | None], significance: float, word: str = "repeat"
 ) -> str:
     """The Compare page's verdict for case-level comparisons: which configs beat which (tentatively when Holm's
     adjusted p over the adjacent pairs is not below alpha, the rule of :func:`nkcore.paired.headline_sentence`) and
@@ -145,15 +145,15 @@ def case_headline_sentence(
     >>> case_headline_sentence(o.comparisons, o.p_holm, 0.05, "epoch")
     'These 3 cases x 2 epochs per config (case means compared) cannot tell B from A or C from B.'
     """
-    check_alpha(alpha)
+    check_significance(significance)
     if len(comparisons) == 1:
-        return case_verdict_sentence(comparisons[0], alpha, word)
+        return case_verdict_sentence(comparisons[0], significance, word)
     wins, ties = [], []
     for c, p_adj in zip(comparisons, p_holm, strict=True):
-        if c.a_better + c.b_better and c.p_value < alpha:
+        if c.a_better + c.b_better and c.p_value < significance:
             winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
             text = f"{winner} beats {loser} by {points(d)} points"
-            if p_adj is not None and p_adj >= alpha:
+            if p_adj is not None and p_adj >= significance:
                 text += (
                     f", but only tentatively (with Holm's adjustment for {len(comparisons)} pairs {format_p(p_adj)})"
                 )

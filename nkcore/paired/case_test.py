@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.paired.cases import CaseTable
@@ -80,7 +80,7 @@ class VarianceComponents:
 @dataclass(frozen=True, slots=True)
 class CaseMean:
     """One config's mean score over the paired cases (each case's mean over its repeats, cases weighted equally),
-    with the case-bootstrap percentile interval at ``level``; ``scores`` counts the repeats read."""
+    with the case-bootstrap percentile interval at ``confidence``; ``scores`` counts the repeats read."""
 
     config: str
     mean: float
@@ -90,7 +90,7 @@ class CaseMean:
     scores: int
     repeats_min: int
     repeats_max: int
-    level: float
+    confidence: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +98,7 @@ class CaseComparison:
     """Config A -> config B at case level: ``diff`` = mean over cases of (B's case mean - A's case mean).
 
     ``p_value`` is the two-sided sign-flip p (``p_method`` "exact", "monte-carlo" with standard error, or "normal"
-    with its Berry-Esseen bound, in ``p_error``); ``diff_ci_*`` the case-bootstrap percentile interval at ``level``
+    with its Berry-Esseen bound, in ``p_error``); ``diff_ci_*`` the case-bootstrap percentile interval at ``confidence``
     (``ci_method`` "exact", or "rounded" within ``ci_error`` of the exact one); ``b_better`` / ``a_better`` /
     ``ties``: cases whose mean is higher for B / for A / equal; ``lattice``: the L of the 1/L steps the d_i lie on
     (None: none found);
@@ -120,7 +120,7 @@ class CaseComparison:
     diff_ci_high: float
     ci_method: str
     ci_error: float
-    level: float
+    confidence: float
     b_better: int
     a_better: int
     ties: int
@@ -171,7 +171,7 @@ def sign_flip_test(d: np.ndarray, seed: int | np.random.Generator = 0) -> tuple[
     return p, "monte-carlo", math.sqrt(p * (1 - p) / _MC_FLIPS)
 
 
-def case_bootstrap(values: np.ndarray, level: float = 0.95) -> tuple[float, float, str, float]:
+def case_bootstrap(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, str, float]:
     """(low, high, method, error bound) of the case-resampling percentile interval of the mean of per-case values.
 
     Exact on the values' lattice (:func:`nkcore.paired.lattice.bootstrap_sum_pmf`); when they lie on none (or its
@@ -182,7 +182,7 @@ def case_bootstrap(values: np.ndarray, level: float = 0.95) -> tuple[float, floa
     >>> case_bootstrap(np.array([0.0, 0.5, 1.0, 1.0]), 0.5)
     (0.5, 0.75, 'exact', 0.0)
     """
-    check_level(level)
+    check_confidence(confidence)
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise DataError("the bootstrap needs at least one case")
@@ -190,19 +190,19 @@ def case_bootstrap(values: np.ndarray, level: float = 0.95) -> tuple[float, floa
     if step is not None:
         law = bootstrap_sum_pmf(np.round(x * step).astype(np.int64))
         if law is not None:
-            low, high = percentile_interval(law[0], law[1], step * x.size, level)
+            low, high = percentile_interval(law[0], law[1], step * x.size, confidence)
             return low, high, "exact", 0.0
     L = _ROUNDING
     while L >= 1:
         law = bootstrap_sum_pmf(np.round(x * L).astype(np.int64))
         if law is not None:
-            low, high = percentile_interval(law[0], law[1], L * x.size, level)
+            low, high = percentile_interval(law[0], law[1], L * x.size, confidence)
             return low, high, "rounded", 0.5 / L
         L //= 2
     raise DataError("too many cases for the case bootstrap: split the evaluation")  # pragma: no cover
 
 
-def case_mean(table: CaseTable, config: str, level: float = 0.95) -> CaseMean:
+def case_mean(table: CaseTable, config: str, confidence: float = 0.95) -> CaseMean:
     """One config's mean over cases of its case means, with the case-bootstrap interval (:func:`case_bootstrap`).
 
     >>> from nkcore.paired.cases import parse_cases
@@ -213,7 +213,7 @@ def case_mean(table: CaseTable, config: str, level: float = 0.95) -> CaseMean:
     """
     j = table.index_of(config)
     values = table.means[:, j]
-    low, high, _, _ = case_bootstrap(values, level)
+    low, high, _, _ = case_bootstrap(values, confidence)
     reps = table.repeats[:, j]
     return CaseMean(
         table.configs[j],
@@ -224,7 +224,7 @@ def case_mean(table: CaseTable, config: str, level: float = 0.95) -> CaseMean:
         int(reps.sum()),
         int(reps.min()),
         int(reps.max()),
-        level,
+        confidence,
     )
 
 
@@ -276,7 +276,7 @@ def variance_components(table: CaseTable, a: str, b: str) -> VarianceComponents:
 
 
 def compare_cases(
-    table: CaseTable, a: str, b: str, level: float = 0.95, seed: int | np.random.Generator = 0
+    table: CaseTable, a: str, b: str, confidence: float = 0.95, seed: int | np.random.Generator = 0
 ) -> CaseComparison:
     """Config ``a`` -> config ``b`` at case level: diff = mean_i(b_i - a_i), the sign-flip p, the case-bootstrap
     interval, who wins how many cases, and the variance components (see the module docstring).
@@ -288,15 +288,15 @@ def compare_cases(
     >>> round(c.diff, 4), c.p_value, c.p_method, (c.b_better, c.a_better, c.ties)
     (0.6667, 0.25, 'exact', (3, 0, 0))
     """
-    check_level(level)
+    check_confidence(confidence)
     ia, ib = table.index_of(a), table.index_of(b)
     if ia == ib:
         raise DataError(f"compare two different configs; both are {a!r}")
     d = table.means[:, ib] - table.means[:, ia]
     p, p_method, p_error = sign_flip_test(d, seed)
-    low, high, ci_method, ci_error = case_bootstrap(d, level)
+    low, high, ci_method, ci_error = case_bootstrap(d, confidence)
     n = table.n_cases
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    z = float(stats.norm.isf((1.0 - confidence) / 2.0))
     spread = math.sqrt((table.means[:, ia].var(ddof=1) + table.means[:, ib].var(ddof=1)) / n) if n > 1 else math.inf
     mean = float(d.mean())
     return CaseComparison(
@@ -304,8 +304,8 @@ def compare_cases(
         config_b=table.configs[ib],
         n_cases=table.n_cases,
         dropped_cases=table.dropped_cases,
-        a=case_mean(table, table.configs[ia], level),
-        b=case_mean(table, table.configs[ib], level),
+        a=case_mean(table, table.configs[ia], confidence),
+        b=case_mean(table, table.configs[ib], confidence),
         diff=float(d.mean()),
         p_value=p,
         p_method=p_method,
@@ -314,7 +314,7 @@ def compare_cases(
         diff_ci_high=high,
         ci_method=ci_method,
         ci_error=ci_error,
-        level=level,
+        confidence=confidence,
         b_better=int(np.count_nonzero(d > 1e-12)),
         a_better=int(np.count_nonzero(d < -1e-12)),
         ties=int(np.count_nonzero(np.abs(d) <= 1e-12)),

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of
 from nkcore.paired.bootstrap import exact_paired_bootstrap
@@ -42,7 +42,7 @@ class PairedComparison:
 
     ``a_only``: cases only A gets right; ``b_only``: cases only B gets right (the discordant cases);
     ``diff`` = accuracy(B) - accuracy(A) = (b_only - a_only) / n_cases. ``diff_ci_*`` is the exact paired
-    bootstrap interval at ``level``; ``unpaired_ci_*`` is the (wrong-instrument) interval that treats the two
+    bootstrap interval at ``confidence``; ``unpaired_ci_*`` is the (wrong-instrument) interval that treats the two
     accuracies as independent samples, shown to make the chapter's point; ``a`` and ``b`` carry the marginal
     interval of each config.
     """
@@ -64,7 +64,7 @@ class PairedComparison:
     diff_ci_high: float
     unpaired_ci_low: float
     unpaired_ci_high: float
-    level: float
+    confidence: float
 
     @property
     def discordant(self) -> int:
@@ -93,12 +93,12 @@ class OrderedComparison:
     tied_run: tuple[str, ...]
     tied_run_chance: float
     mean_discordance: float
-    alpha: float
-    level: float
+    significance: float
+    confidence: float
 
 
 def compare_pair(
-    table: PairedTable, a: str, b: str, level: float = 0.95, ci_method: str = "wilson"
+    table: PairedTable, a: str, b: str, confidence: float = 0.95, ci_method: str = "wilson"
 ) -> PairedComparison:
     """Config ``a`` -> config ``b`` on the paired cases: counts, diff, McNemar p-values, intervals.
 
@@ -122,12 +122,12 @@ def compare_pair(
     b_only = int(np.count_nonzero(cb & ~ca))
     both = int(np.count_nonzero(ca & cb))
     neither = n - a_only - b_only - both
-    acc_a = accuracy_of(table.configs[ia], int(ca.sum()), n, level, ci_method)
-    acc_b = accuracy_of(table.configs[ib], int(cb.sum()), n, level, ci_method)
+    acc_a = accuracy_of(table.configs[ia], int(ca.sum()), n, confidence, ci_method)
+    acc_b = accuracy_of(table.configs[ib], int(cb.sum()), n, confidence, ci_method)
     test = mcnemar(a_only, b_only)
-    boot = exact_paired_bootstrap(a_only, b_only, n, level)
+    boot = exact_paired_bootstrap(a_only, b_only, n, confidence)
     diff = (b_only - a_only) / n
-    z = float(stats.norm.isf((1.0 - level) / 2.0))
+    z = float(stats.norm.isf((1.0 - confidence) / 2.0))
     pa, pb = acc_a.accuracy, acc_b.accuracy
     half = z * math.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
     return PairedComparison(
@@ -148,7 +148,7 @@ def compare_pair(
         diff_ci_high=boot.high,
         unpaired_ci_low=max(-1.0, diff - half),
         unpaired_ci_high=min(1.0, diff + half),
-        level=level,
+        confidence=confidence,
     )
 
 
@@ -191,8 +191,8 @@ def ordering_chance(k: int) -> float:
 def compare_ordered(
     table: PairedTable,
     configs: Sequence[str] | None = None,
-    alpha: float = 0.05,
-    level: float = 0.95,
+    significance: float = 0.05,
+    confidence: float = 0.95,
     ci_method: str = "wilson",
 ) -> OrderedComparison:
     """Adjacent paired comparisons of configs in the given order, Holm-adjusted, with the 1/k! ordering chance.
@@ -208,22 +208,22 @@ def compare_ordered(
     >>> o.tied_run, o.tied_run_chance
     (('n=3', 'n=5'), 0.5)
     """
-    check_alpha(alpha)
+    check_significance(significance)
     order = tuple(table.configs) if configs is None else tuple(str(c) for c in configs)
     idx = [table.index_of(c) for c in order]
     if len(order) < 2:
         raise DataError(f"an ordered comparison needs at least two configs; got {len(order)}")
-    comps = tuple(compare_pair(table, order[i], order[i + 1], level, ci_method) for i in range(len(order) - 1))
+    comps = tuple(compare_pair(table, order[i], order[i + 1], confidence, ci_method) for i in range(len(order) - 1))
     p_holm = holm([c.p_exact for c in comps])
     best_start, best_len, start = 0, 1, 0
     for i, c in enumerate(comps):
-        if c.p_exact < alpha:
+        if c.p_exact < significance:
             start = i + 1
         elif i + 2 - start > best_len:
             best_start, best_len = start, i + 2 - start
     run = order[best_start : best_start + best_len] if best_len >= 2 else ()
     accs = tuple(
-        accuracy_of(c, int(table.correct[:, j].sum()), table.n_cases, level, ci_method)
+        accuracy_of(c, int(table.correct[:, j].sum()), table.n_cases, confidence, ci_method)
         for c, j in zip(order, idx, strict=True)
     )
     per_config = tuple(table.cases_per_config[j] for j in idx)
@@ -239,16 +239,16 @@ def compare_ordered(
         tied_run=run,
         tied_run_chance=ordering_chance(len(run)) if run else 1.0,
         mean_discordance=float(np.mean([c.discordant / c.n_cases for c in comps])),
-        alpha=alpha,
-        level=level,
+        significance=significance,
+        confidence=confidence,
     )
 
 
 def analyse_paired(
     frame: pd.DataFrame,
     configs: tuple[str, ...] | None = None,
-    alpha: float = 0.05,
-    level: float = 0.95,
+    significance: float = 0.05,
+    confidence: float = 0.95,
     ci_method: str = "wilson",
 ) -> OrderedComparison:
     """Parse a paired-results frame and compare its configs in order (:func:`parse_paired` + :func:`compare_ordered`).
@@ -261,11 +261,11 @@ def analyse_paired(
     [(0, 1)]
     """
     table = parse_paired(frame, configs)
-    return compare_ordered(table, table.configs, alpha, level, ci_method)
+    return compare_ordered(table, table.configs, significance, confidence, ci_method)
 
 
 def compare_frame_pair(
-    frame: pd.DataFrame, a: str, b: str, level: float = 0.95, ci_method: str = "wilson"
+    frame: pd.DataFrame, a: str, b: str, confidence: float = 0.95, ci_method: str = "wilson"
 ) -> PairedComparison:
     """Parse a paired-results frame, keep configs ``a`` and ``b`` (pairing only their cases) and compare a -> b.
 
@@ -275,4 +275,4 @@ def compare_frame_pair(
     (2, 1, 1)
     """
     table = parse_paired(frame, (a, b))
-    return compare_pair(table, table.configs[0], table.configs[1], level, ci_method)
+    return compare_pair(table, table.configs[0], table.configs[1], confidence, ci_method)

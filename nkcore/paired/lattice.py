@@ -23,7 +23,7 @@ import math
 import numpy as np
 from scipy import signal, stats
 
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.errors import DataError
 from nkcore.resolution import bernstein_halfwidth
 
@@ -158,16 +158,16 @@ def bootstrap_sum_pmf(m: np.ndarray) -> tuple[int, np.ndarray] | None:
     return result
 
 
-def percentile_interval(lo: int, pmf: np.ndarray, scale: float, level: float = 0.95) -> tuple[float, float]:
-    """The percentile interval of a lattice law: low = min{d : F(d) > (1-level)/2} / scale, high likewise at
-    1 - (1-level)/2 (the reading of :func:`nkcore.paired.exact_paired_bootstrap`, the limit of sorted resamples).
+def percentile_interval(lo: int, pmf: np.ndarray, scale: float, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of a lattice law: low = min{d : F(d) > (1-confidence)/2} / scale, high likewise at
+    1 - (1-confidence)/2 (the reading of :func:`nkcore.paired.exact_paired_bootstrap`, the limit of sorted resamples).
 
     >>> percentile_interval(0, np.array([0.25, 0.5, 0.25]), 2.0, 0.5)
     (0.5, 1.0)
     """
-    check_level(level)
+    check_confidence(confidence)
     cdf = np.maximum.accumulate(np.cumsum(pmf))
-    q = (1.0 - level) / 2.0
+    q = (1.0 - confidence) / 2.0
     i_lo = int(np.searchsorted(cdf, q, side="right"))
     i_hi = min(int(np.searchsorted(cdf, 1.0 - q, side="right")), cdf.size - 1)
     return (lo + i_lo) / scale, (lo + i_hi) / scale

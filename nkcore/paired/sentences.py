@@ -12,7 +12,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.common.formatting import format_p, plural, points
 from nkcore.paired.accuracy import ConfigAccuracy
 from nkcore.paired.compare import OrderedComparison, PairedComparison
@@ -71,7 +71,7 @@ DIFFERENCE_CHART_EXPLAINS = (
 )
 
 
-def accuracy_sentence(acc: ConfigAccuracy, level: float = 0.95) -> str:
+def accuracy_sentence(acc: ConfigAccuracy, confidence: float = 0.95) -> str:
     """One config's accuracy in words: "n=5: 158 of 200 correct = 79.0% (95% Wilson interval 72.8% to 84.1%)".
 
     >>> from nkcore.paired import config_accuracy, paired_table_from_counts
@@ -81,13 +81,13 @@ def accuracy_sentence(acc: ConfigAccuracy, level: float = 0.95) -> str:
     method = "Wilson" if acc.method == "wilson" else "Clopper-Pearson"
     return (
         f"{acc.config}: {acc.correct:,} of {acc.n:,} correct = {100 * acc.accuracy:.1f}% "
-        f"({round(100 * level):g}% {method} interval {100 * acc.ci_low:.1f}% to {100 * acc.ci_high:.1f}%)"
+        f"({round(100 * confidence):g}% {method} interval {100 * acc.ci_low:.1f}% to {100 * acc.ci_high:.1f}%)"
     )
 
 
 def verdict_sentence(
     comparison: PairedComparison,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     p_adjusted: float | None = None,
     comparisons: int | None = None,
 ) -> str:
@@ -112,16 +112,16 @@ def verdict_sentence(
     >>> print(verdict_sentence(c, p_adjusted=0.1008, comparisons=3)[68:])
     but that p is for this pair on its own: with Holm's adjustment for the 3 adjacent comparisons p = 0.10, not below alpha = 0.05, so treat the win as tentative
     """
-    check_alpha(alpha)
+    check_significance(significance)
     c = comparison
-    pct = f"{round(100 * c.level):g}%"
+    pct = f"{round(100 * c.confidence):g}%"
     m = c.discordant
     if m == 0:
         return (
             f"cannot tell {c.config_b} from {c.config_a}: they agree on all {plural(c.n_cases, 'case')} (no discordant "
             "case), so these data say nothing about which is better"
         )
-    if c.p_exact < alpha:
+    if c.p_exact < significance:
         if c.diff >= 0:
             winner, loser, d, lo, hi = c.config_b, c.config_a, c.diff, c.diff_ci_low, c.diff_ci_high
         else:
@@ -130,16 +130,16 @@ def verdict_sentence(
             f"{winner} beats {loser}: {points(d)} points ({pct} interval {points(lo)} to {points(hi)}), "
             f"{format_p(c.p_exact)}"
         )
-        if p_adjusted is not None and p_adjusted >= alpha:
+        if p_adjusted is not None and p_adjusted >= significance:
             family = f"the {comparisons} adjacent comparisons" if comparisons else "the other comparisons"
             text += (
                 f"; but that p is for this pair on its own: with Holm's adjustment for {family} "
-                f"{format_p(p_adjusted)}, not below alpha = {alpha:g}, so treat the win as tentative"
+                f"{format_p(p_adjusted)}, not below alpha = {significance:g}, so treat the win as tentative"
             )
         if lo <= 0:
             text += "; the bootstrap interval reaches zero, so the evidence is borderline"
         return text
-    k = critical_count(m, alpha)
+    k = critical_count(m, significance)
     head = (
         f"cannot tell {c.config_b} from {c.config_a}: {points(c.diff)} points "
         f"({pct} interval {points(c.diff_ci_low)} to {points(c.diff_ci_high)}, {format_p(c.p_exact)})"
@@ -147,7 +147,7 @@ def verdict_sentence(
     if k is None:
         text = (
             f"{head}; with only {plural(m, 'discordant case')} among {plural(c.n_cases, 'case')} no split of them "
-            f"can reach p < {alpha:g}"
+            f"can reach p < {significance:g}"
         )
     else:
         net = 2 * k - m
@@ -229,7 +229,7 @@ def ordering_sentence(ordered: OrderedComparison) -> str:
         r = len(run)
         order = "non-decreasing" if way == "rising" else "non-increasing"
         text = (
-            f"{names} cannot be told apart (every adjacent comparison has p >= {o.alpha:g}). {r} measurements "
+            f"{names} cannot be told apart (every adjacent comparison has p >= {o.significance:g}). {r} measurements "
             f"with no real difference come out in {order} order by luck 1 time in {math.factorial(r):,}, so "
             f"a {way} sequence among them is not evidence of a trend."
         )
@@ -241,13 +241,13 @@ def ordering_sentence(ordered: OrderedComparison) -> str:
         return ""
     order = "non-decreasing" if way == "rising" else "non-increasing"
     return (
-        f"Every adjacent comparison reaches p < {o.alpha:g}. For reference, {k} measurements with no real difference "
+        f"Every adjacent comparison reaches p < {o.significance:g}. For reference, {k} measurements with no real difference "
         f"come out in {order} order by luck 1 time in {math.factorial(k):,}."
     )
 
 
 def headline_sentence(
-    comparisons: Sequence[PairedComparison], p_holm: Sequence[float | None], alpha: float, n_cases: int
+    comparisons: Sequence[PairedComparison], p_holm: Sequence[float | None], significance: float, n_cases: int
 ) -> str:
     """The Compare page's verdict in one sentence: which configs beat which (firmly, or only tentatively when
     Holm's adjusted p is not below alpha) and which pairs these cases cannot tell apart.
@@ -262,15 +262,15 @@ def headline_sentence(
     >>> print(headline_sentence([c, d], holm([c.p_exact, d.p_exact]), 0.05, 200))
     On these 200 paired cases, n=3 beats n=1 by +7.0 points, but only tentatively (with Holm's adjustment for 2 pairs p = 0.067); they cannot tell n=5 from n=3.
     """
-    check_alpha(alpha)
+    check_significance(significance)
     if len(comparisons) == 1:
-        return verdict_sentence(comparisons[0], alpha)
+        return verdict_sentence(comparisons[0], significance)
     wins, ties = [], []
     for c, p_adj in zip(comparisons, p_holm, strict=True):
-        if c.discordant and c.p_exact < alpha:
+        if c.discordant and c.p_exact < significance:
             winner, loser, d = (c.config_b, c.config_a, c.diff) if c.diff >= 0 else (c.config_a, c.config_b, -c.diff)
             text = f"{winner} beats {loser} by {points(d)} points"
-            if p_adj is not None and p_adj >= alpha:
+            if p_adj is not None and p_adj >= significance:
                 text += (
                     f", but only tentatively (with Holm's adjustment for {len(comparisons)} pairs {format_p(p_adj)})"
                 )
@@ -288,10 +288,10 @@ def headline_sentence(
     return f"On these {cases}, " + "; ".join(wins) + "."
 
 
-def verdict_note(alpha: float, several: bool) -> str:
+def verdict_note(significance: float, several: bool) -> str:
     """How the verdict is reached (McNemar's exact p against alpha; Holm's adjustment when ``several`` pairs)."""
     text = (
-        f"**The verdict** rests on McNemar's exact test: a difference counts when its p is below alpha = {alpha:g}. "
+        f"**The verdict** rests on McNemar's exact test: a difference counts when its p is below alpha = {significance:g}. "
         "Only the discordant cases, where one config is right and the other wrong, carry evidence about which config "
         "is better; cases both get right (or both wrong) cancel out."
     )
@@ -303,10 +303,10 @@ def verdict_note(alpha: float, several: bool) -> str:
     return text
 
 
-def chart_note(level: float) -> str:
-    """How to read the paired-differences chart at interval level ``level`` (blue paired, grey marginal)."""
+def chart_note(confidence: float) -> str:
+    """How to read the paired-differences chart at interval level ``confidence`` (blue paired, grey marginal)."""
     return (
-        f"**The chart.** Blue: the {round(100 * level):g}% interval of the difference in accuracy (B minus A, in "
+        f"**The chart.** Blue: the {round(100 * confidence):g}% interval of the difference in accuracy (B minus A, in "
         "percentage points) from resampling cases, the same resampled cases for both configs, computed exactly from "
         "the distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two marginal "
         "intervals imply if the configs had been measured on different cases; it is wider because it is charged for "
@@ -315,7 +315,7 @@ def chart_note(level: float) -> str:
     )
 
 
-def tests_method_note(level: float, holm: bool) -> str:
+def tests_method_note(confidence: float, holm: bool) -> str:
     """The method behind the tests table: exact p, mid-p, chi-square p (Edwards), Holm p when ``holm``."""
     text = (
         "McNemar's test asks: if the two configs were equally good, each discordant case would be a fair coin flip "
@@ -330,7 +330,7 @@ def tests_method_note(level: float, holm: bool) -> str:
             "false 'beats' among them stays below alpha."
         )
     return text + (
-        f" The interval (from, to) is the {round(100 * level):g}% paired bootstrap interval of B minus A, in "
+        f" The interval (from, to) is the {round(100 * confidence):g}% paired bootstrap interval of B minus A, in "
         "percentage points. Hover a column's header for its formula."
     )
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.resolution.critical import critical_counts, discordant_of, round_half_up
 from nkcore.resolution.inputs import SEARCH_CEILING, check_discordance, check_target
 
@@ -42,7 +42,7 @@ _CHUNK = 1 << 16  # discordant counts handled per vectorised step (bounds memory
 _BLOCK = 16 * _CHUNK  # discordant counts ruled in or out at once by the certified lower bound
 
 
-def net_lower_bound(m: np.ndarray, alpha: float) -> np.ndarray:
+def net_lower_bound(m: np.ndarray, significance: float) -> np.ndarray:
     """A certified lower bound on the net 2k - m needed by m discordant cases (k = critical count); nondecreasing in m.
 
     Berry-Esseen for Binomial(m, 1/2) (rho / sigma^3 = 1; constant 0.4748, Shevtsova 2011) gives
@@ -53,12 +53,12 @@ def net_lower_bound(m: np.ndarray, alpha: float) -> np.ndarray:
     [16.58, 190.45]
     """
     m = np.asarray(m, dtype=float)
-    q = alpha / 2.0 + BERRY_ESSEEN / np.sqrt(m)
+    q = significance / 2.0 + BERRY_ESSEEN / np.sqrt(m)
     zp = np.where(q < 0.5, special.ndtri(1.0 - np.minimum(q, 0.5)), 0.0)
     return np.maximum(1.0, zp * np.sqrt(m) + 2.0)
 
 
-def net_upper_slope(m: float, alpha: float) -> float:
+def net_upper_slope(m: float, significance: float) -> float:
     """Z with net = 2k - m <= Z sqrt(m) + 4 for every m' >= m (k = critical count of m'), when m' >= 1 is resolvable.
 
     Hoeffding: P(X >= k) <= exp(-2 (k - m/2)^2 / m), below alpha/2 once k - m/2 > sqrt(m ln(2/alpha) / 2), so
@@ -69,8 +69,8 @@ def net_upper_slope(m: float, alpha: float) -> float:
     >>> round(net_upper_slope(1, 0.05), 3), round(net_upper_slope(10**6, 0.05), 3)
     (2.716, 1.968)
     """
-    z = math.sqrt(2.0 * (math.log(2.0) - math.log(alpha)))  # ln(2 / alpha), finite for denormal alphas
-    q = alpha / 2.0 - BERRY_ESSEEN / math.sqrt(max(m, 1.0))
+    z = math.sqrt(2.0 * (math.log(2.0) - math.log(significance)))  # ln(2 / alpha), finite for denormal alphas
+    q = significance / 2.0 - BERRY_ESSEEN / math.sqrt(max(m, 1.0))
     if q > 0:
         z = min(z, float(stats.norm.isf(q)))
     return z
@@ -112,12 +112,12 @@ def _scan(m: np.ndarray, t: float, d: float, a: float) -> tuple[np.ndarray, np.n
     return first, last, np.maximum(first, need)
 
 
-def _target_inputs(target_diff: float, discordance: float, alpha: float) -> tuple[float, float, float]:
+def _target_inputs(target_diff: float, discordance: float, significance: float) -> tuple[float, float, float]:
     d = check_discordance(discordance)
-    return check_target(target_diff, d), d, check_alpha(alpha)
+    return check_target(target_diff, d), d, check_significance(significance)
 
 
-def cases_for_target(target_diff: float, discordance: float, alpha: float = 0.05) -> int | None:
+def cases_for_target(target_diff: float, discordance: float, significance: float = 0.05) -> int | None:
     """Smallest number of cases at which an observed ``target_diff`` can reach p < alpha
     (:func:`~nkcore.resolution.critical.min_resolvable_diff`); None above 1,000,000,000 cases.
 
@@ -132,7 +132,7 @@ def cases_for_target(target_diff: float, discordance: float, alpha: float = 0.05
     >>> cases_for_target(0.01, 0.06)
     2600
     """
-    t, d, a = _target_inputs(target_diff, discordance, alpha)
+    t, d, a = _target_inputs(target_diff, discordance, significance)
     if t * SEARCH_CEILING < 1.0:  # cases >= net / t >= 1 / t
         return None
     m_cap = discordant_of(SEARCH_CEILING, d)  # every number of cases up to the ceiling has round(n d) <= m_cap
@@ -155,7 +155,7 @@ def cases_for_target(target_diff: float, discordance: float, alpha: float = 0.05
     return None
 
 
-def cases_for_target_stable(target_diff: float, discordance: float, alpha: float = 0.05) -> int | None:
+def cases_for_target_stable(target_diff: float, discordance: float, significance: float = 0.05) -> int | None:
     """Smallest number of cases from which every larger evaluation also resolves ``target_diff`` (p < alpha reachable).
 
     :func:`~nkcore.resolution.critical.min_resolvable_diff` zigzags (the net 2k - m takes the parity of m), so after
@@ -169,7 +169,7 @@ def cases_for_target_stable(target_diff: float, discordance: float, alpha: float
     >>> cases_for_target_stable(0.01, 0.06)
     2800
     """
-    t, d, a = _target_inputs(target_diff, discordance, alpha)
+    t, d, a = _target_inputs(target_diff, discordance, significance)
     return _stable_from(cases_for_target(t, d, a), t, d, a)
 
 
@@ -206,13 +206,13 @@ class TargetCases:
     stable: int | None
 
 
-def target_cases(target_diff: float, discordance: float, alpha: float = 0.05) -> TargetCases:
+def target_cases(target_diff: float, discordance: float, significance: float = 0.05) -> TargetCases:
     """:func:`cases_for_target` and :func:`cases_for_target_stable` together, the first search done once.
 
     >>> target_cases(0.01, 0.06)
     TargetCases(first=2600, stable=2800)
     """
-    t, d, a = _target_inputs(target_diff, discordance, alpha)
+    t, d, a = _target_inputs(target_diff, discordance, significance)
     first = cases_for_target(t, d, a)
     return TargetCases(first, _stable_from(first, t, d, a))
 

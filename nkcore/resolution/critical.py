@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
 from nkcore.resolution.inputs import check_cases, check_discordance
 
@@ -62,7 +62,7 @@ def two_sided_p(k: np.ndarray, m: np.ndarray) -> np.ndarray:
     return 2.0 * special.bdtrc(k - 1, m, 0.5)
 
 
-def z_two_sided(alpha: float) -> float:
+def z_two_sided(significance: float) -> float:
     """The two-sided critical value z_{1 - alpha/2} = Phi_bar^-1(alpha / 2) of a standard normal.
 
     For the smallest alphas, where alpha / 2 underflows to 0 (alpha = 5e-324), the one-sided value plus the first
@@ -71,13 +71,13 @@ def z_two_sided(alpha: float) -> float:
     >>> round(z_two_sided(0.05), 4), round(z_two_sided(5e-324), 1)
     (1.96, 38.5)
     """
-    if alpha / 2.0 > 0.0:
-        return float(stats.norm.isf(alpha / 2.0))
-    z1 = float(stats.norm.isf(alpha))
+    if significance / 2.0 > 0.0:
+        return float(stats.norm.isf(significance / 2.0))
+    z1 = float(stats.norm.isf(significance))
     return z1 + math.log(2.0) / z1
 
 
-def critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
+def critical_counts(m: np.ndarray, significance: float) -> np.ndarray:
     """Vectorised :func:`critical_count` for discordant counts m >= 1; m + 1 marks "no split reaches p < alpha".
 
     Starts from the normal approximation with continuity correction, ceil(m/2 + 1/2 + z sqrt(m)/2), which is exact
@@ -89,23 +89,23 @@ def critical_counts(m: np.ndarray, alpha: float) -> np.ndarray:
     """
     m = np.asarray(m, dtype=np.int64)
     half = m // 2
-    z = z_two_sided(alpha)
+    z = z_two_sided(significance)
     k = np.ceil(np.minimum(m / 2.0 + 0.5 + 0.5 * z * np.sqrt(m), m + 1.0)).astype(np.int64)
     k = np.minimum(np.maximum(k, half + 1), m + 1)
     idx = np.flatnonzero(k - 1 > half)
     while idx.size:
-        idx = idx[two_sided_p(k[idx] - 1, m[idx]) < alpha]
+        idx = idx[two_sided_p(k[idx] - 1, m[idx]) < significance]
         k[idx] -= 1
         idx = idx[k[idx] - 1 > half[idx]]
     idx = np.flatnonzero(k <= m)
     while idx.size:
-        idx = idx[two_sided_p(k[idx], m[idx]) >= alpha]
+        idx = idx[two_sided_p(k[idx], m[idx]) >= significance]
         k[idx] += 1
         idx = idx[k[idx] <= m[idx]]
     return k
 
 
-def critical_count(discordant: int, alpha: float = 0.05) -> int | None:
+def critical_count(discordant: int, significance: float = 0.05) -> int | None:
     """Smallest k such that k of ``discordant`` cases falling one way gives exact two-sided p < alpha.
 
     Under "no difference" each discordant case is a fair coin: p(k of m) = 2 P(X >= k), X ~ Binomial(m, 1/2)
@@ -115,7 +115,7 @@ def critical_count(discordant: int, alpha: float = 0.05) -> int | None:
     >>> critical_count(12), critical_count(5), critical_count(6)
     (10, None, 6)
     """
-    check_alpha(alpha)
+    check_significance(significance)
     whole = isinstance(discordant, (int, float, np.integer, np.floating)) and not isinstance(discordant, bool)
     if not whole or not math.isfinite(discordant) or int(discordant) != discordant or discordant < 0:
         raise DataError(f"the number of discordant cases must be a whole number >= 0; got {discordant}")
@@ -123,7 +123,7 @@ def critical_count(discordant: int, alpha: float = 0.05) -> int | None:
         raise DataError(f"the number of discordant cases must be below 2.3e18; got {discordant:.3g}")
     if discordant == 0:
         return None
-    k = int(critical_counts(np.array([int(discordant)]), alpha)[0])
+    k = int(critical_counts(np.array([int(discordant)]), significance)[0])
     return None if k > discordant else k
 
 
@@ -150,7 +150,7 @@ def discordant_of(cases: int, discordance: float) -> int:
 
 @dataclass(frozen=True, slots=True)
 class ResolvableDifference:
-    """The smallest difference ``cases`` cases at ``discordance`` can bring to p < ``alpha`` at all.
+    """The smallest difference ``cases`` cases at ``discordance`` can bring to p < ``significance`` at all.
 
     ``expected_discordant`` = cases x discordance; ``discordant`` is it rounded to the nearest whole number (halves
     up: 10.5 -> 11, :func:`round_half_up`); ``critical_count`` of them must fall one way (None: no split of so few
@@ -161,7 +161,7 @@ class ResolvableDifference:
 
     cases: int
     discordance: float
-    alpha: float
+    significance: float
     expected_discordant: float
     discordant: int
     critical_count: int | None
@@ -170,7 +170,7 @@ class ResolvableDifference:
     sqrt_law_diff: float
 
 
-def min_resolvable_diff(cases: int, discordance: float, alpha: float = 0.05) -> ResolvableDifference:
+def min_resolvable_diff(cases: int, discordance: float, significance: float = 0.05) -> ResolvableDifference:
     """The smallest difference ``cases`` cases can bring to p < alpha at all (exact binomial critical count).
 
     cases x discordance discordant cases are expected, m of them rounded to the nearest whole number (halves up:
@@ -186,7 +186,7 @@ def min_resolvable_diff(cases: int, discordance: float, alpha: float = 0.05) -> 
     """
     n = check_cases(cases)
     d = check_discordance(discordance)
-    a = check_alpha(alpha)
+    a = check_significance(significance)
     m = discordant_of(n, d)
     k = critical_count(m, a) if m > 0 else None
     net = None if k is None else 2 * k - m
@@ -194,7 +194,7 @@ def min_resolvable_diff(cases: int, discordance: float, alpha: float = 0.05) -> 
     return ResolvableDifference(
         cases=n,
         discordance=d,
-        alpha=a,
+        significance=a,
         expected_discordant=n * d,
         discordant=m,
         critical_count=k,

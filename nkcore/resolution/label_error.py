@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nkcore.common import limits
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.common.intervals import clopper_pearson
 from nkcore.errors import DataError
 
@@ -60,7 +60,7 @@ class LabelErrorEstimate:
     error_rate: float
     ci_low: float
     ci_high: float
-    level: float
+    confidence: float
 
 
 def label_error_floor(error_rate: float) -> LabelErrorFloor:
@@ -104,7 +104,7 @@ def _whole(x: object) -> bool:
 
 
 def estimate_label_error(
-    items: int, disagreements: int, model: str = "binary", level: float = 0.95
+    items: int, disagreements: int, model: str = "binary", confidence: float = 0.95
 ) -> LabelErrorEstimate:
     """Estimate the label error rate e from ``items`` double-labelled items with ``disagreements``.
 
@@ -126,9 +126,9 @@ def estimate_label_error(
         raise DataError(f"disagreements must be a whole number from 0 to {items}; got {disagreements}")
     if model not in LABEL_ERROR_MODELS:
         raise DataError(f"unknown label-error model {model!r}; use 'binary' or 'distinct'")
-    check_level(level)
+    check_confidence(confidence)
     m, d = int(items), int(disagreements)
-    q_lo, q_hi = clopper_pearson(d, m, level)
+    q_lo, q_hi = clopper_pearson(d, m, confidence)
     q = d / m
     return LabelErrorEstimate(
         items=m,
@@ -138,5 +138,5 @@ def estimate_label_error(
         error_rate=invert_disagreement(q, model),
         ci_low=invert_disagreement(q_lo, model),
         ci_high=invert_disagreement(q_hi, model),
-        level=level,
+        confidence=confidence,
     )

@@ -61,5 +61,5 @@ def label_estimate_sentence(est: LabelErrorEstimate) -> str:
     return (
         f"{est.disagreements:,} disagreements in {est.items:,} double-labelled items "
         f"({100 * est.disagreement_rate:.1f}%) mean a label error rate of about {100 * est.error_rate:.1f}% "
-        f"({100 * est.level:.0f}% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%), assuming {model}."
+        f"({100 * est.confidence:.0f}% interval {100 * est.ci_low:.1f}% to {100 * est.ci_high:.1f}%), assuming {model}."
     )

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from nkcore.common.checks import check_alpha, check_power
+from nkcore.common.checks import check_power, check_significance
 from nkcore.errors import DataError
 from nkcore.resolution.cases import sqrt_law_cases, target_cases
 from nkcore.resolution.critical import critical_counts, min_resolvable_diff, z_two_sided
@@ -87,7 +87,9 @@ class Plan:
     smallest_at: tuple[int, ...] = ()
 
 
-def discordant_spread(cases: int, discordance: float, alpha: float = 0.05) -> tuple[int, int, float, tuple[int, ...]]:
+def discordant_spread(
+    cases: int, discordance: float, significance: float = 0.05
+) -> tuple[int, int, float, tuple[int, ...]]:
     """How the discordant count varies from run to run, and the smallest difference resolvable within that range.
 
     The discordant count of ``cases`` cases at ``discordance`` is Binomial(cases, discordance); (low, high) are its
@@ -106,7 +108,7 @@ def discordant_spread(cases: int, discordance: float, alpha: float = 0.05) -> tu
     m = np.arange(max(low, 1), max(high, 1) + 1, dtype=np.int64)
     if high < 1:
         return low, high, math.inf, ()
-    k = critical_counts(m, alpha)
+    k = critical_counts(m, significance)
     ok = k <= m
     if not ok.any():
         return low, high, math.inf, ()
@@ -118,7 +120,7 @@ def discordant_spread(cases: int, discordance: float, alpha: float = 0.05) -> tu
 def plan(
     cases: int,
     discordance: float,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
     target_diff: float | None = None,
 ) -> Plan:
@@ -133,28 +135,28 @@ def plan(
     >>> p.cases_for_target_at_power, p.cases_for_target_at_power_exact
     (4707, 4876)
     """
-    r = min_resolvable_diff(cases, discordance, alpha)
+    r = min_resolvable_diff(cases, discordance, significance)
     pw = check_power(power)
-    mde = mde_at_power(r.cases, r.discordance, r.alpha, pw)
-    exact_at = power_at(power_parts(r.cases, r.discordance, r.alpha), mde) if math.isfinite(mde) else math.nan
-    mde_exact = mde_at_power_exact(r.cases, r.discordance, r.alpha, pw)
+    mde = mde_at_power(r.cases, r.discordance, r.significance, pw)
+    exact_at = power_at(power_parts(r.cases, r.discordance, r.significance), mde) if math.isfinite(mde) else math.nan
+    mde_exact = mde_at_power_exact(r.cases, r.discordance, r.significance, pw)
     n_target = n_stable = n_power = n_power_exact = n_sqrt = None
     t = None
     if target_diff is not None:
         t = check_target(target_diff, r.discordance)
-        exact_cases = target_cases(t, r.discordance, r.alpha)
+        exact_cases = target_cases(t, r.discordance, r.significance)
         n_target, n_stable = exact_cases.first, exact_cases.stable
-        connor = connor_cases(t, r.discordance, r.alpha, pw)
+        connor = connor_cases(t, r.discordance, r.significance, pw)
         if connor <= 2.0 * SEARCH_CEILING:
             n_power = math.ceil(connor - 1e-9)
             n_power = n_power if n_power <= SEARCH_CEILING else None
-        n_power_exact = cases_for_power_exact(t, r.discordance, r.alpha, pw)
+        n_power_exact = cases_for_power_exact(t, r.discordance, r.significance, pw)
         n_sqrt = sqrt_law_cases(r.cases, r.min_diff, t)
-    spread = discordant_spread(r.cases, r.discordance, r.alpha)
+    spread = discordant_spread(r.cases, r.discordance, r.significance)
     return Plan(
         cases=r.cases,
         discordance=r.discordance,
-        alpha=r.alpha,
+        alpha=r.significance,
         power=pw,
         expected_discordant=r.expected_discordant,
         discordant=r.discordant,
@@ -187,7 +189,7 @@ class ResolutionCurve:
     """
 
     discordance: float
-    alpha: float
+    significance: float
     power: float
     cases: tuple[int, ...]
     min_resolvable_diff: tuple[float, ...]
@@ -208,7 +210,7 @@ class ResolutionCurve:
 
 def resolution_curve(
     discordance: float,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
     cases_min: int = 50,
     cases_max: int = 20_000,
@@ -225,7 +227,7 @@ def resolution_curve(
     ((200, 400, 800, 1600, 3200), [0.04, 0.03, 0.02, 0.014, 0.009])
     """
     d = check_discordance(discordance)
-    a = check_alpha(alpha)
+    a = check_significance(significance)
     pw = check_power(power)
     lo, hi = check_cases(cases_min), check_cases(cases_max)
     real = isinstance(points, (int, float, np.integer, np.floating)) and not isinstance(points, bool)

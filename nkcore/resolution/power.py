@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from nkcore.common.checks import check_alpha, check_power
+from nkcore.common.checks import check_power, check_significance
 from nkcore.errors import DataError
 from nkcore.resolution.critical import bernstein_halfwidth, critical_counts, z_two_sided
 from nkcore.resolution.inputs import check_cases, check_discordance, check_target, max_cases
@@ -32,7 +32,7 @@ __all__ = [
 _BISECTIONS = 200  # more than enough for 1e-5 relative on any positive double; stops denormal inputs looping
 
 
-def connor_cases(diff: float, discordance: float, alpha: float = 0.05, power: float = 0.8) -> float:
+def connor_cases(diff: float, discordance: float, significance: float = 0.05, power: float = 0.8) -> float:
     """Cases needed for McNemar's test to detect ``diff`` at ``power`` (Connor 1987, Biometrics 43:207-211, p. 209).
 
     n = [z_{1-alpha/2} sqrt(psi) + z_{power} sqrt(psi - delta^2)]^2 / delta^2, with psi = p10 + p01 the discordance
@@ -53,7 +53,7 @@ def connor_cases(diff: float, discordance: float, alpha: float = 0.05, power: fl
     delta = check_target(abs(diff), d) if diff != 0 else 0.0
     if delta == 0.0:
         raise DataError("a difference of zero cannot be detected at any number of cases")
-    za = z_two_sided(check_alpha(alpha))
+    za = z_two_sided(check_significance(significance))
     zb = float(stats.norm.ppf(check_power(power)))
     dd = delta * delta
     if dd < 1e-290:  # delta below 1e-145: n >= za^2 d / delta^2 >= za^2 / delta > 1e113 for any alpha below 1
@@ -61,7 +61,7 @@ def connor_cases(diff: float, discordance: float, alpha: float = 0.05, power: fl
     return (za * math.sqrt(d) + zb * math.sqrt(d - dd)) ** 2 / dd
 
 
-def mde_at_power(cases: int, discordance: float, alpha: float = 0.05, power: float = 0.8) -> float:
+def mde_at_power(cases: int, discordance: float, significance: float = 0.05, power: float = 0.8) -> float:
     """Minimum detectable difference at ``power``: Connor's formula (:func:`connor_cases`) solved for delta.
 
     With A = z_{1-alpha/2} sqrt(psi), B = z_power and s = sqrt(psi - delta^2), n delta^2 = (A + B s)^2 becomes
@@ -74,7 +74,7 @@ def mde_at_power(cases: int, discordance: float, alpha: float = 0.05, power: flo
     """
     n = check_cases(cases)
     psi = check_discordance(discordance)
-    a = z_two_sided(check_alpha(alpha)) * math.sqrt(psi)
+    a = z_two_sided(check_significance(significance)) * math.sqrt(psi)
     b = float(stats.norm.ppf(check_power(power)))
     qa, qb, qc = n + b * b, 2.0 * a * b, a * a - n * psi
     disc = qb * qb - 4.0 * qa * qc
@@ -101,7 +101,7 @@ class PowerParts:
     k: np.ndarray
 
 
-def power_parts(cases: int, psi: float, alpha: float) -> PowerParts:
+def power_parts(cases: int, psi: float, significance: float) -> PowerParts:
     """M ~ Binomial(cases, psi) on the window outside which Bernstein bounds its mass by 1e-16, with critical counts.
 
     Inputs already checked (:func:`exact_power` checks them). The weights are exp of the log pmf: scipy's pmf
@@ -114,7 +114,7 @@ def power_parts(cases: int, psi: float, alpha: float) -> PowerParts:
     m = np.arange(max(0, math.floor(cases * psi - t)), min(cases, math.ceil(cases * psi + t)) + 1, dtype=np.int64)
     w = np.exp(stats.binom.logpmf(m, cases, psi))
     m, w = m[m > 0], w[m > 0]
-    k = critical_counts(m, alpha)
+    k = critical_counts(m, significance)
     ok = k <= m
     return PowerParts(psi, m[ok], w[ok], k[ok])
 
@@ -132,7 +132,7 @@ def power_at(parts: PowerParts, delta: float) -> float:
     return float(np.clip(np.sum(parts.weight * reject), 0.0, 1.0))
 
 
-def exact_power(cases: int, discordance: float, diff: float, alpha: float = 0.05) -> float:
+def exact_power(cases: int, discordance: float, diff: float, significance: float = 0.05) -> float:
     """Exact power of McNemar's exact test (p < alpha) when the true difference is ``diff``.
 
     Unconditional on the number of discordant cases: M ~ Binomial(cases, psi), and given M the cases only B gets
@@ -146,14 +146,14 @@ def exact_power(cases: int, discordance: float, diff: float, alpha: float = 0.05
     """
     n = check_cases(cases)
     psi = check_discordance(discordance)
-    a = check_alpha(alpha)
+    a = check_significance(significance)
     delta = abs(float(diff))
     if not delta <= psi:
         raise DataError(f"the difference {diff:g} cannot exceed the discordance {psi:g}")
     return power_at(power_parts(n, psi, a), delta)
 
 
-def mde_at_power_exact(cases: int, discordance: float, alpha: float = 0.05, power: float = 0.8) -> float:
+def mde_at_power_exact(cases: int, discordance: float, significance: float = 0.05, power: float = 0.8) -> float:
     """The smallest difference whose :func:`exact_power` reaches ``power`` (bisection to 1e-5 relative; inf if none).
 
     Exact power grows with the difference (for each M the two tails of a binomial with a rejection region symmetric
@@ -165,7 +165,7 @@ def mde_at_power_exact(cases: int, discordance: float, alpha: float = 0.05, powe
     """
     n = check_cases(cases)
     psi = check_discordance(discordance)
-    a = check_alpha(alpha)
+    a = check_significance(significance)
     pw = check_power(power)
     parts = power_parts(n, psi, a)
     if power_at(parts, psi) < pw:
@@ -183,7 +183,7 @@ def mde_at_power_exact(cases: int, discordance: float, alpha: float = 0.05, powe
 
 
 def cases_for_power_exact(
-    target_diff: float, discordance: float, alpha: float = 0.05, power: float = 0.8, limit: int | None = None
+    target_diff: float, discordance: float, significance: float = 0.05, power: float = 0.8, limit: int | None = None
 ) -> int | None:
     """Smallest number of cases at which :func:`exact_power` at ``target_diff`` reaches ``power``; None above ``limit``
     (default: the cases limit, :func:`~nkcore.resolution.inputs.max_cases`).
@@ -198,7 +198,7 @@ def cases_for_power_exact(
     """
     d = check_discordance(discordance)
     t = check_target(target_diff, d)
-    a = check_alpha(alpha)
+    a = check_significance(significance)
     pw = check_power(power)
     cap = max_cases() if limit is None else int(limit)
 

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats
 
 from nkcore.common import limits
-from nkcore.common.checks import check_alpha, check_power
+from nkcore.common.checks import check_power, check_significance
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
 from nkcore.resolution.critical import z_two_sided
@@ -142,12 +142,14 @@ class RepeatDesign:
     equivalent_cases: float
 
 
-def _design(cases: int, repeats: int, b: float, w: float, alpha: float, power: float) -> RepeatDesign:
+def _design(cases: int, repeats: int, b: float, w: float, significance: float, power: float) -> RepeatDesign:
     var = (b + w / repeats) / cases
     se = math.sqrt(var)
-    za, zp = z_two_sided(alpha), float(stats.norm.ppf(power))
+    za, zp = z_two_sided(significance), float(stats.norm.ppf(power))
     eq = cases * (b + w) / (b + w / repeats)
-    return RepeatDesign(cases, repeats, cases * repeats, b, w, alpha, power, var, se, za * se, (za + zp) * se, eq)
+    return RepeatDesign(
+        cases, repeats, cases * repeats, b, w, significance, power, var, se, za * se, (za + zp) * se, eq
+    )
 
 
 def repeat_design(
@@ -155,7 +157,7 @@ def repeat_design(
     repeats: int,
     between_var: float,
     within_var: float,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
 ) -> RepeatDesign:
     """The case-level numbers of one design (N cases, K repeats per case); see :class:`RepeatDesign`.
@@ -171,7 +173,7 @@ def repeat_design(
     n = _check_whole(cases, "cases", SEARCH_CEILING)
     k = _check_whole(repeats, "repeats per case", limits.get("samples_per_case"))
     b, w = _check_variances(between_var, within_var)
-    return _design(n, k, b, w, check_alpha(alpha), check_power(power))
+    return _design(n, k, b, w, check_significance(significance), check_power(power))
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +227,7 @@ def repeat_plan(
     calls: int,
     between_var: float,
     within_var: float,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     power: float = 0.8,
     cases_available: int | None = None,
     max_repeats: int | None = None,
@@ -245,7 +247,7 @@ def repeat_plan(
     """
     c = _check_whole(calls, "calls per config", SEARCH_CEILING)
     b, w = _check_variances(between_var, within_var)
-    a, pw = check_alpha(alpha), check_power(power)
+    a, pw = check_significance(significance), check_power(power)
     cap = limits.get("samples_per_case")
     avail = None if cases_available is None else _check_whole(cases_available, "cases available", SEARCH_CEILING)
     if max_repeats is None:

@@ -37,7 +37,7 @@ A plain eval loop (``run_case`` stands for your harness call returning 0/1, a sc
 
     from nkcore.sequential import Monitor
 
-    mon = Monitor(alpha=0.05)
+    mon = Monitor(significance=0.05)
     for case in cases:
         state = mon.update(run_case(config_a, case), run_case(config_b, case))
         if state.decided:  # valid whenever you stop: B is better (or A) at level alpha
@@ -50,7 +50,7 @@ the method signatures against your inspect_ai version's docs): keep one Monitor 
 ``update`` in ``complete_sample`` once both configs have a score for the sample, and return ``EarlyStop`` from
 ``schedule_sample`` once ``state.decided``.
 
->>> mon = Monitor(alpha=0.05)
+>>> mon = Monitor(significance=0.05)
 >>> [mon.update(0, 1).decided for _ in range(12)][-1]
 True
 """

@@ -45,7 +45,7 @@ class EBPath:
     half: np.ndarray
 
 
-def eb_path(x: np.ndarray, alpha: float) -> EBPath:
+def eb_path(x: np.ndarray, significance: float) -> EBPath:
     """The PrPl-EB running quantities for x in [0, 1] along the last axis (any leading shape: runs of a simulation).
 
     >>> p = eb_path(np.array([1.0, 1.0, 1.0, 0.5]), 0.05)
@@ -55,7 +55,7 @@ def eb_path(x: np.ndarray, alpha: float) -> EBPath:
     x = np.asarray(x, dtype=float)
     n = x.shape[-1]
     t = np.arange(1, n + 1, dtype=float)
-    big_l = math.log(2.0 / alpha)
+    big_l = math.log(2.0 / significance)
     mu_hat = (0.5 + np.cumsum(x, axis=-1)) / (t + 1.0)
     mu_prev = np.concatenate([np.full((*x.shape[:-1], 1), 0.5), mu_hat[..., :-1]], axis=-1)
     sig2 = (0.25 + np.cumsum((x - mu_hat) ** 2, axis=-1)) / (t + 1.0)

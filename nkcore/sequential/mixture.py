@@ -123,7 +123,7 @@ def _lower_logits(k: np.ndarray, m: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def beta_mixture_bounds(
-    k: np.ndarray, m: np.ndarray, alpha: float, prior: float = PRIOR
+    k: np.ndarray, m: np.ndarray, significance: float, prior: float = PRIOR
 ) -> tuple[np.ndarray, np.ndarray]:
     """The confidence sequence of a Bernoulli rate from k successes in m trials: the theta0 in (0, 1) whose
     Beta(prior, prior) mixture likelihood ratio is below 1/alpha; arrays (lower, upper) in [0, 1].
@@ -136,7 +136,7 @@ def beta_mixture_bounds(
     (0.448, 0.869)
     """
     k, m = np.asarray(k, dtype=float), np.asarray(m, dtype=float)
-    c = log_mixture(k, m, prior) - math.log(1.0 / alpha)
+    c = log_mixture(k, m, prior) - math.log(1.0 / significance)
     lo = expit(_lower_logits(k, m, c))
     hi = 1.0 - expit(_lower_logits(m - k, m, c))
     return np.where(m > 0, lo, 0.0), np.where(m > 0, hi, 1.0)

@@ -20,7 +20,7 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
 from nkcore.sequential.bounded import BET_CAP
 from nkcore.sequential.mixture import PRIOR, lower_logit
@@ -99,14 +99,14 @@ class Monitor:
 
     ``update(a, b)`` takes one case's result for each config (0/1, a score in [0, 1], or a list of repeats) and
     returns the :class:`SequentialState`. Valid at every stopping time: looking after every case and stopping at the
-    first ``decided`` keeps the chance of a false "better" at most ``alpha`` (Ville's inequality), unlike a fixed-n
+    first ``decided`` keeps the chance of a false "better" at most ``significance`` (Ville's inequality), unlike a fixed-n
     p-value checked after every batch. ``kind``: "binary" (one 0/1 result per case: the mixture SPRT on the
     discordant cases), "scores" (repeats or partial scores: the empirical-Bernstein sequence), or None (fixed by the
     first case: a list or a score strictly between 0 and 1 means "scores").
 
     A plain loop:
 
-    >>> mon = Monitor(alpha=0.05)
+    >>> mon = Monitor(significance=0.05)
     >>> for a, b in [(0, 1)] * 12:
     ...     state = mon.update(a, b)
     ...     if state.decided:
@@ -116,7 +116,7 @@ class Monitor:
 
     Repeats:
 
-    >>> mon = Monitor(alpha=0.05)
+    >>> mon = Monitor(significance=0.05)
     >>> s = mon.update([1, 0, 1], [1, 1, 1])
     >>> s.kind, round(s.diff, 4), s.decided
     ('scores', 0.3333, False)
@@ -125,7 +125,6 @@ class Monitor:
     __slots__ = (
         "_a_k",
         "_a_m",
-        "_alpha",
         "_big_l",
         "_decided_at",
         "_dh",
@@ -149,6 +148,7 @@ class Monitor:
         "_s_sq",
         "_s_x",
         "_sig2",
+        "_significance",
         "_sum_d",
         "_th",
         "_tl",
@@ -157,17 +157,17 @@ class Monitor:
         "_winner",
     )
 
-    def __init__(self, alpha: float = 0.05, kind: str | None = None, prior: float = PRIOR) -> None:
-        self._alpha = check_alpha(alpha)
+    def __init__(self, significance: float = 0.05, kind: str | None = None, prior: float = PRIOR) -> None:
+        self._significance = check_significance(significance)
         if kind is not None and kind not in KINDS:
             raise DataError(f"kind must be one of {', '.join(KINDS)} (or None: fixed by the first case); got {kind!r}")
         if not (isinstance(prior, int | float) and math.isfinite(prior) and prior > 0):
             raise DataError(f"prior (a of the Beta(a, a) mixture) must be a positive number; got {prior!r}")
         self._kind = kind
         self._prior = float(prior)
-        self._log_inv = math.log(1.0 / self._alpha)
-        self._log_delta_inv = math.log(1.0 / (DISCORDANCE_SHARE * self._alpha))
-        self._big_l = math.log(2.0 / self._alpha)
+        self._log_inv = math.log(1.0 / self._significance)
+        self._log_delta_inv = math.log(1.0 / (DISCORDANCE_SHARE * self._significance))
+        self._big_l = math.log(2.0 / self._significance)
         self._n = 0
         self._a_k = 0  # binary: discordant cases B won
         self._a_m = 0  # binary: discordant cases
@@ -183,9 +183,9 @@ class Monitor:
         self._decided_at: int | None = None
 
     @property
-    def alpha(self) -> float:
+    def significance(self) -> float:
         """The significance level."""
-        return self._alpha
+        return self._significance
 
     @property
     def kind(self) -> str | None:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore import paired
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
 from nkcore.kinds import to_text
@@ -68,14 +68,14 @@ def _nonempty(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(empty, mid, lo), np.where(empty, mid, hi)
 
 
-def binary_path(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, prior: float = PRIOR) -> SequentialPath:
+def binary_path(a: np.ndarray, b: np.ndarray, significance: float = 0.05, prior: float = PRIOR) -> SequentialPath:
     """The mixture SPRT's state after each case of one 0/1 result per case (``a``, ``b``: 0/1 per case, in order).
 
     >>> p = binary_path(np.zeros(12), np.ones(12))
     >>> p.decided_at, p.winner, round(float(p.anytime_p[-1]), 4)
     (11, 'b', 0.027)
     """
-    alpha = check_alpha(alpha)
+    significance = check_significance(significance)
     a, b = np.asarray(a).astype(bool), np.asarray(b).astype(bool)
     n = np.arange(1, a.shape[0] + 1, dtype=float)
     m = np.cumsum(a != b).astype(float)
@@ -83,11 +83,11 @@ def binary_path(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, prior: float 
     log_e = np.where(m > 0, log_e_value(k, m, prior), -np.inf)
     top = np.maximum.accumulate(log_e) if len(log_e) else log_e
     p_any = np.minimum(1.0, np.exp(-top))
-    hit = np.flatnonzero(log_e >= math.log(1.0 / alpha))
+    hit = np.flatnonzero(log_e >= math.log(1.0 / significance))
     decided_at = int(hit[0]) + 1 if hit.size else None
     winner = None if not hit.size else ("b" if 2 * k[hit[0]] > m[hit[0]] else "a")
-    tl, th = beta_mixture_bounds(k, m, alpha, prior)
-    dl, dh = beta_mixture_bounds(m, n, DISCORDANCE_SHARE * alpha, 1.0)
+    tl, th = beta_mixture_bounds(k, m, significance, prior)
+    dl, dh = beta_mixture_bounds(m, n, DISCORDANCE_SHARE * significance, 1.0)
     tl, th = _nonempty(np.maximum.accumulate(tl), np.minimum.accumulate(th))
     dl, dh = _nonempty(np.maximum.accumulate(dl), np.minimum.accumulate(dh))
     lo_t, hi_t = 2.0 * tl - 1.0, 2.0 * th - 1.0
@@ -96,22 +96,22 @@ def binary_path(a: np.ndarray, b: np.ndarray, alpha: float = 0.05, prior: float 
     return SequentialPath("binary", (2 * k - m) / n, low, high, p_any, decided_at, winner)
 
 
-def scores_path(d: np.ndarray, alpha: float = 0.05) -> SequentialPath:
+def scores_path(d: np.ndarray, significance: float = 0.05) -> SequentialPath:
     """The empirical-Bernstein sequence's state after each case from the per-case differences ``d`` in [-1, 1].
 
     >>> p = scores_path(np.full(80, 1 / 3))
     >>> p.decided_at, p.winner, round(float(p.low[-1]), 3), round(float(p.high[-1]), 3)
     (45, 'b', 0.148, 0.518)
     """
-    alpha = check_alpha(alpha)
+    significance = check_significance(significance)
     d = np.asarray(d, dtype=float)
     if d.size and (not np.all(np.isfinite(d)) or d.min() < -1.0 or d.max() > 1.0):
         raise DataError("per-case differences must lie between -1 and 1")
-    eb = eb_path((d + 1.0) / 2.0, alpha)
+    eb = eb_path((d + 1.0) / 2.0, significance)
     top = np.maximum(eb.log_m_plus, eb.log_m_minus)
     best = np.maximum.accumulate(top) if len(top) else top
     p_any = np.minimum(1.0, 2.0 * np.exp(-best))
-    hit = np.flatnonzero(top >= math.log(2.0 / alpha))
+    hit = np.flatnonzero(top >= math.log(2.0 / significance))
     decided_at = int(hit[0]) + 1 if hit.size else None
     winner = None if not hit.size else ("b" if eb.log_m_plus[hit[0]] > eb.log_m_minus[hit[0]] else "a")
     lo = np.maximum(0.0, np.maximum.accumulate(eb.center - eb.half)) if len(d) else d
@@ -142,7 +142,7 @@ class SequentialRun:
     method: str
     config_a: str
     config_b: str
-    alpha: float
+    significance: float
     order: str | None
     n_cases: int
     decided_at: int | None
@@ -245,7 +245,7 @@ def _looks(path: SequentialPath) -> tuple[Look, ...]:
 
 
 def sequential_compare(
-    frame: pd.DataFrame, a: str, b: str, alpha: float = 0.05, order: str | None = None
+    frame: pd.DataFrame, a: str, b: str, significance: float = 0.05, order: str | None = None
 ) -> SequentialRun:
     """The anytime-valid comparison of config ``a`` -> ``b`` on a paired-results frame, cases in file order (the
     order each case first appears) or by the column ``order``.
@@ -258,23 +258,23 @@ def sequential_compare(
     >>> r.decided_at, r.winner_config, r.n_cases
     (11, 'B', 12)
     """
-    alpha = check_alpha(alpha)
+    significance = check_significance(significance)
     if paired.has_repeats(frame):
         ct = paired.parse_cases(frame, (a, b))
         cases, d = ct.cases, ct.means[:, 1] - ct.means[:, 0]
         perm = case_order(frame, cases, order) if order is not None else np.arange(len(cases))
-        path = scores_path(d[perm], alpha)
+        path = scores_path(d[perm], significance)
     else:
         pt = paired.parse_paired(frame, (a, b))
         perm = case_order(frame, pt.cases, order) if order is not None else np.arange(pt.n_cases)
-        path = binary_path(pt.correct[perm, 0], pt.correct[perm, 1], alpha)
+        path = binary_path(pt.correct[perm, 0], pt.correct[perm, 1], significance)
     last = path.n - 1
     return SequentialRun(
         kind=path.kind,
         method=METHODS[path.kind],
         config_a=str(a),
         config_b=str(b),
-        alpha=alpha,
+        significance=significance,
         order=order,
         n_cases=path.n,
         decided_at=path.decided_at,

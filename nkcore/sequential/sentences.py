@@ -25,7 +25,7 @@ def room_sentence(run: SequentialRun, fixed_p: float, fixed_diff: float) -> str:
     >>> room_sentence(r, 0.0005, 1.0)
     'decided after 11 of 12 cases: B is better; the fixed-n test agrees (p < 0.001).'
     """
-    fixed_says = fixed_p < run.alpha and fixed_diff != 0
+    fixed_says = fixed_p < run.significance and fixed_diff != 0
     fixed_winner = (run.config_b if fixed_diff > 0 else run.config_a) if fixed_says else None
     if run.decided_at is not None:
         head = f"decided after {run.decided_at:,} of {plural(run.n_cases, 'case')}: {run.winner_config} is better"

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.stats import binom, norm
 
 from nkcore.common import limits
-from nkcore.common.checks import check_alpha
+from nkcore.common.checks import check_significance
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.sequential.bounded import eb_path
@@ -41,7 +41,7 @@ class SimulationResult:
     diff: float
     runs: int
     looks: int
-    alpha: float
+    significance: float
     rejected: float
     rejected_se: float
     naive: float
@@ -53,7 +53,7 @@ class SimulationResult:
     stop_mean_capped: float
 
 
-def mcnemar_critical(m_max: int, alpha: float) -> np.ndarray:
+def mcnemar_critical(m_max: int, significance: float) -> np.ndarray:
     """crit[m] = the largest c with the exact two-sided McNemar p of min(k, m - k) = c at most alpha (-1: none),
     m = 0..m_max; p(c) = min(1, 2 P(Bin(m, 1/2) <= c)).
 
@@ -61,9 +61,9 @@ def mcnemar_critical(m_max: int, alpha: float) -> np.ndarray:
     np.int64(2)
     """
     m = np.arange(m_max + 1)
-    c = binom.ppf(alpha / 2.0, m, 0.5)  # the smallest c with P(X <= c) >= alpha / 2
+    c = binom.ppf(significance / 2.0, m, 0.5)  # the smallest c with P(X <= c) >= alpha / 2
     c = np.where(np.isnan(c), 0, c).astype(np.int64)
-    c = np.where(2.0 * binom.cdf(c, m, 0.5) <= alpha, c, c - 1)
+    c = np.where(2.0 * binom.cdf(c, m, 0.5) <= significance, c, c - 1)
     return np.where(c <= m / 2.0, c, -1)
 
 
@@ -88,7 +88,7 @@ def decision_times(
     runs: int,
     looks: int,
     diff: float = 0.0,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     discordance: float = 0.2,
     repeats: int = 3,
     every: int = 1,
@@ -96,7 +96,7 @@ def decision_times(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per run: the anytime-valid test's decision time (cases; 0 = never within ``looks``), naive peeking's first
     rejection (0 = never), and whether the fixed-n test rejects at ``looks`` cases (bool)."""
-    alpha = check_alpha(alpha)
+    significance = check_significance(significance)
     if kind not in ("binary", "scores"):
         raise DataError(f"kind must be 'binary' or 'scores'; got {kind!r}")
     if not 0.0 < discordance <= 1.0 or abs(diff) > discordance:
@@ -107,21 +107,21 @@ def decision_times(
     peek = np.zeros(looks, bool)
     peek[every - 1 :: every] = True
     peek[-1] = True
-    crit = mcnemar_critical(looks, alpha) if kind == "binary" else None
-    z = norm.isf(alpha / 2.0)
+    crit = mcnemar_critical(looks, significance) if kind == "binary" else None
+    z = norm.isf(significance / 2.0)
     for start in range(0, runs, _CHUNK):
         r = min(_CHUNK, runs - start)
         limits.check_memory(8 * 8 * r * looks, "the simulation's arrays")
         if kind == "binary":
             k, m = _binary_runs(rng, r, looks, diff, discordance)
-            hit = log_e_value(k, m, PRIOR) >= math.log(1.0 / alpha)
+            hit = log_e_value(k, m, PRIOR) >= math.log(1.0 / significance)
             assert crit is not None
             naive_hit = np.minimum(k, m - k) <= crit[m]
             fixed[start : start + r] = naive_hit[:, -1]
         else:
             d = _score_diffs(rng, r, looks, diff, repeats)
-            eb = eb_path((d + 1.0) / 2.0, alpha)
-            hit = np.maximum(eb.log_m_plus, eb.log_m_minus) >= math.log(2.0 / alpha)
+            eb = eb_path((d + 1.0) / 2.0, significance)
+            hit = np.maximum(eb.log_m_plus, eb.log_m_minus) >= math.log(2.0 / significance)
             s, q = np.cumsum(d, axis=1), np.cumsum(d * d, axis=1)
             with np.errstate(divide="ignore", invalid="ignore"):
                 naive_hit = np.abs(s) >= z * np.sqrt(q)
@@ -138,7 +138,7 @@ def simulate(
     runs: int,
     looks: int,
     diff: float = 0.0,
-    alpha: float = 0.05,
+    significance: float = 0.05,
     discordance: float = 0.2,
     repeats: int = 3,
     every: int = 1,
@@ -150,7 +150,7 @@ def simulate(
     >>> r.rejected <= 0.05 + 3 * r.rejected_se, r.naive > 2 * 0.05
     (True, True)
     """
-    seq, naive, fixed = decision_times(kind, runs, looks, diff, alpha, discordance, repeats, every, seed)
+    seq, naive, fixed = decision_times(kind, runs, looks, diff, significance, discordance, repeats, every, seed)
     decided = seq > 0
     rate = float(decided.mean())
     stops = seq[decided]
@@ -160,7 +160,7 @@ def simulate(
         diff=diff,
         runs=runs,
         looks=looks,
-        alpha=alpha,
+        significance=significance,
         rejected=rate,
         rejected_se=math.sqrt(max(rate * (1 - rate), 1e-12) / runs),
         naive=float((naive > 0).mean()),
@@ -181,7 +181,7 @@ class SequentialPlan:
 
     diff: float
     discordance: float
-    alpha: float
+    significance: float
     fixed_cases: int
     max_cases: int
     runs: int
@@ -198,7 +198,7 @@ class SequentialPlan:
 def sequential_plan(
     diff: float,
     discordance: float,
-    alpha: float,
+    significance: float,
     fixed_cases: int,
     runs: int = 1_000,
     every: int = 10,
@@ -211,22 +211,22 @@ def sequential_plan(
     >>> p.naive_false_positive > 0.1 > p.sequential_false_positive
     True
     """
-    alpha = check_alpha(alpha)
+    significance = check_significance(significance)
     if not (isinstance(fixed_cases, int) and fixed_cases >= 2):
         raise DataError(f"the fixed-n plan's cases must be a whole number of at least 2; got {fixed_cases!r}")
     rng = as_generator(seed)
     max_cases = 4 * fixed_cases
     runs = max(100, min(runs, _PLAN_WORK // max_cases))  # large plans: fewer runs (reported in ``runs``)
-    seq, _, _ = decision_times("binary", runs, max_cases, diff, alpha, discordance, seed=rng)
+    seq, _, _ = decision_times("binary", runs, max_cases, diff, significance, discordance, seed=rng)
     null_seq, null_naive, _ = decision_times(
-        "binary", runs, fixed_cases, 0.0, alpha, discordance, every=every, seed=rng
+        "binary", runs, fixed_cases, 0.0, significance, discordance, every=every, seed=rng
     )
     decided = seq > 0
     q = np.quantile(seq[decided], [0.25, 0.5, 0.75]) if decided.any() else None
     return SequentialPlan(
         diff=diff,
         discordance=discordance,
-        alpha=alpha,
+        significance=significance,
         fixed_cases=fixed_cases,
         max_cases=max_cases,
         runs=runs,

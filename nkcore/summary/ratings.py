@@ -78,13 +78,13 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
     return o
 
 
-def _distances(n_v: np.ndarray, level: str, values: np.ndarray | None) -> np.ndarray:
+def _distances(n_v: np.ndarray, scale_level: str, values: np.ndarray | None) -> np.ndarray:
     """delta^2 between labels (in the order of ``n_v``): [c != k] (nominal), the squared rank distance
     (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2 (ordinal) or (v_c - v_k)^2 (interval)."""
     size = len(n_v)
-    if level == "nominal":
+    if scale_level == "nominal":
         return 1.0 - np.eye(size)
-    if level == "interval":
+    if scale_level == "interval":
         v = np.asarray(values, dtype=np.float64)
         return (v[:, None] - v[None, :]) ** 2
     cum = np.concatenate([[0.0], np.cumsum(n_v)])
@@ -94,8 +94,8 @@ def _distances(n_v: np.ndarray, level: str, values: np.ndarray | None) -> np.nda
     return (between - (n_v[:, None] + n_v[None, :]) / 2.0) ** 2
 
 
-def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.ndarray | None = None) -> float:
-    """Krippendorff's alpha from per-item label counts, at ``level`` (nominal, or ordinal / interval with the labels'
+def krippendorff_alpha(counts: np.ndarray, scale_level: str = "nominal", values: np.ndarray | None = None) -> float:
+    """Krippendorff's alpha from per-item label counts, at ``scale_level`` (nominal, or ordinal / interval with the labels'
     numeric ``values``, one per column).
 
     alpha = 1 - D_o / D_e, with the coincidence matrix o_ck = sum_u n_uc (n_uk - [c = k]) / (m_u - 1) over items u
@@ -116,16 +116,16 @@ def krippendorff_alpha(counts: np.ndarray, level: str = "nominal", values: np.nd
     m = counts.sum(axis=1)
     if not (m >= 2).any() or np.count_nonzero(counts[m >= 2].sum(axis=0)) < 2:
         return float("nan")
-    if level != "nominal":
+    if scale_level != "nominal":
         if values is None or len(values) != counts.shape[1]:
-            raise DataError(f"{level} agreement needs one number per label")
+            raise DataError(f"{scale_level} agreement needs one number per label")
         order = np.argsort(np.asarray(values, dtype=float), kind="stable")
         counts = counts[:, order]
         values = np.asarray(values, dtype=float)[order]
     o = coincidences(counts)
     n_v = o.sum(axis=0)
     e = (np.outer(n_v, n_v) - np.diag(n_v)) / (n_v.sum() - 1)
-    d = _distances(n_v, level, values)
+    d = _distances(n_v, scale_level, values)
     expected = float((e * d).sum())
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(1.0 - float((o * d).sum()) / expected) if expected else float("nan")
@@ -142,13 +142,13 @@ def alpha_level(labels: tuple[str, ...]) -> str:
 
 
 def scale_alpha(ratings: Ratings) -> tuple[float, str]:
-    """(alpha, level): Krippendorff's alpha at the level the labels call for (:func:`alpha_level`)."""
-    level = alpha_level(tuple(ratings.labels))
-    values = label_values(ratings.labels) if level != "nominal" else None
-    return krippendorff_alpha(ratings.counts, level, values), level
+    """(alpha, scale_level): Krippendorff's alpha at the level the labels call for (:func:`alpha_level`)."""
+    scale_level = alpha_level(tuple(ratings.labels))
+    values = label_values(ratings.labels) if scale_level != "nominal" else None
+    return krippendorff_alpha(ratings.counts, scale_level, values), scale_level
 
 
-def agreement_sentence(alpha: float, level: str = "nominal") -> str:
+def agreement_sentence(alpha: float, scale_level: str = "nominal") -> str:
     """Plain words for Krippendorff's alpha, using Krippendorff's own thresholds (0.667 and 0.8).
 
     Reference: K. Krippendorff, "Content Analysis: An Introduction to Its Methodology" (2nd ed., 2004), the
@@ -160,8 +160,8 @@ def agreement_sentence(alpha: float, level: str = "nominal") -> str:
     if not math.isfinite(alpha):
         return "Agreement cannot be computed: no item has two ratings with different possible labels."
     scale = "(1 = perfect agreement, 0 = no better than chance)"
-    if level != "nominal":
-        scale = f"({level} alpha, for ordered labels: a near miss counts less than a far one; {scale[1:]}"
+    if scale_level != "nominal":
+        scale = f"({scale_level} alpha, for ordered labels: a near miss counts less than a far one; {scale[1:]}"
     if alpha >= 0.8:
         return f"Raters agree well: alpha {alpha:.3f} is at least 0.8, Krippendorff's bar for reliable data {scale}."
     if alpha >= 0.667:
@@ -206,7 +206,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
     counts = ratings.counts
     k = counts.sum(axis=1)
     labels = label_shares(ratings.labels, counts.sum(axis=0))
-    alpha, level = scale_alpha(ratings)
+    alpha, scale_level = scale_alpha(ratings)
     n_tied = int(tied_plurality(counts).sum())
     n = len(ratings.items)
     tied_share = n_tied / n
@@ -252,7 +252,10 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
             f"({share_text(top.share)} of all ratings).",
         ),
         SummaryNumber(
-            f"agreement (Krippendorff's alpha, {level})", alpha, _alpha_text(alpha), agreement_sentence(alpha, level)
+            f"agreement (Krippendorff's alpha, {scale_level})",
+            alpha,
+            _alpha_text(alpha),
+            agreement_sentence(alpha, scale_level),
         ),
         SummaryNumber(
             "items with a tied plurality",
@@ -277,7 +280,7 @@ def summarize_ratings(ratings: Ratings) -> RatingsSummary:
         tied_share,
         numbers,
         tuple((int(a), int(b)) for a, b in zip(k_values, k_counts, strict=True)),
-        alpha_level=level,
+        alpha_level=scale_level,
     )
 
 

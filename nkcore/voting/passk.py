@@ -33,7 +33,7 @@ import pandas as pd
 
 from nkcore.common import limits
 from nkcore.common.bounded_mean import bounded_mean_intervals
-from nkcore.common.checks import check_level
+from nkcore.common.checks import check_confidence
 from nkcore.common.formatting import percent, plural
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
@@ -201,14 +201,14 @@ class PercentileBands:
 
 
 def case_bootstrap_bands(
-    values: np.ndarray, n_boot: int = 2000, seed: int | np.random.Generator = 0, level: float = 0.95
+    values: np.ndarray, n_boot: int = 2000, seed: int | np.random.Generator = 0, confidence: float = 0.95
 ) -> PercentileBands:
     """Paired percentile bootstrap over cases for the mean of every column of ``values`` (cases x columns, NaN
     where a case is absent from a column): the former pass@k interval, kept for comparison.
 
     Each replicate draws the cases with replacement once (:func:`nkcore.voting.bootstrap.bootstrap_weights`, the
     same draws for every column) and takes, per column, sum_i w_i x_i / sum_i w_i over the present cases; the band
-    is the (1 - level)/2 to (1 + level)/2 percentile of the replicates (Efron & Tibshirani 1993, ch. 13).
+    is the (1 - confidence)/2 to (1 + confidence)/2 percentile of the replicates (Efron & Tibshirani 1993, ch. 13).
     It is [1, 1] when every value is 1.
 
     >>> b = case_bootstrap_bands(np.ones((5, 1)), n_boot=100)
@@ -216,7 +216,7 @@ def case_bootstrap_bands(
     ([1.0], [1.0], [1.0])
     """
     check_boot(n_boot)
-    check_level(level)
+    check_confidence(confidence)
     x = np.asarray(values, dtype=float)
     if x.ndim == 1:
         x = x[:, None]
@@ -228,7 +228,7 @@ def case_bootstrap_bands(
         with np.errstate(invalid="ignore", divide="ignore"):
             boots.append((w @ filled) / (w @ maskf))
     b = np.vstack(boots)
-    tail = 50.0 * (1.0 - level)
+    tail = 50.0 * (1.0 - confidence)
     lo, hi = np.nanpercentile(b, [tail, 100.0 - tail], axis=0)
     n = present.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -130,7 +130,7 @@ def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
         typed = s1.text_input(
             "alpha, one value per label", "2, 1, 1", key="bud_alpha", bind="query-params", disabled=name != CUSTOM
         )
-        prior = priors.resolve_prior(alpha=typed) if name == CUSTOM else priors.get_prior(name)
+        prior = priors.resolve_prior(concentration=typed) if name == CUSTOM else priors.get_prior(name)
         exports.note_dataset(prior.name, "", "prior")  # exports name the preset (no dataset is chosen)
         return {"prior": prior}
     if source == "Prior fitted to ratings":

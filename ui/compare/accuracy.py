@@ -34,7 +34,7 @@ class PairedView:
     compared: tuple[str, ...]
     comps: tuple[paired.PairedComparison, ...]
     verdicts: tuple[str, ...]
-    alpha: float
+    significance: float
     n_cases: int
     dropped: int
     chance_note: tuple[str, float] | None  # the 1/k! note and its chance, when the accuracies are monotone
@@ -53,9 +53,9 @@ def accuracy_section(view: PairedView) -> None:
 
 
 def _accuracy_section(view: PairedView) -> None:
-    ds, mode, compared, comps, alpha = view.ds, view.mode, view.compared, view.comps, view.alpha
-    level = 1.0 - alpha
-    pct = f"{100 * level:g}%"
+    ds, mode, compared, comps, significance = view.ds, view.mode, view.compared, view.comps, view.significance
+    confidence = 1.0 - significance
+    pct = f"{100 * confidence:g}%"
     st.subheader("Accuracy of each config")
     ci_label = st.radio(
         "Interval for each config's accuracy",
@@ -68,19 +68,29 @@ def _accuracy_section(view: PairedView) -> None:
     ci_method = INTERVALS[ci_label]
     if mode == ADJACENT:
         result = cache.compute(
-            paired.analyse_paired, ds, configs=compared, alpha=alpha, level=level, ci_method=ci_method
+            paired.analyse_paired,
+            ds,
+            configs=compared,
+            significance=significance,
+            confidence=confidence,
+            ci_method=ci_method,
         )
         accs, pairs = result.accuracies, result.comparisons
     else:
         one = cache.compute(
-            paired.compare_frame_pair, ds, a=comps[0].config_a, b=comps[0].config_b, level=level, ci_method=ci_method
+            paired.compare_frame_pair,
+            ds,
+            a=comps[0].config_a,
+            b=comps[0].config_b,
+            confidence=confidence,
+            ci_method=ci_method,
         )
         accs, pairs = (one.a, one.b), (one,)
     acc_df = pd.DataFrame(
         [{"config": x.config, "correct": x.correct, "cases": x.n, "accuracy": x.accuracy, "ci_low": x.ci_low,
           "ci_high": x.ci_high} for x in accs]
     )  # fmt: skip
-    st.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, level))}" for x in accs))
+    st.markdown("\n".join(f"- {md(paired.accuracy_sentence(x, confidence))}" for x in accs))
     with st.expander("Why not compare these intervals?", icon=":material/help:"):
         st.markdown(words.MARGINAL_NOTE)
 
@@ -108,7 +118,7 @@ def _accuracy_section(view: PairedView) -> None:
             _discordance_tables(pairs)
 
     numbers = [("paired cases", f"{view.n_cases:,}", f"{view.dropped:,} cases dropped to pair the configs")]
-    numbers += [(x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, level)) for x in accs]
+    numbers += [(x.config, f"{100 * x.accuracy:.1f}%", paired.accuracy_sentence(x, confidence)) for x in accs]
     numbers += [
         (f"{c.config_a} → {c.config_b}", f"{points(c.diff)} points", v)
         for c, v in zip(comps, view.verdicts, strict=True)
@@ -118,7 +128,7 @@ def _accuracy_section(view: PairedView) -> None:
         numbers.append(("ordering by luck", f"1 in {round(1 / chance):,}", note))
     exports.summary_download(
         "Compare",
-        {"dataset": ds.name, "compare": mode, "alpha": alpha, "interval": ci_label},
+        {"dataset": ds.name, "compare": mode, "alpha": significance, "interval": ci_label},
         numbers,
         [view.diff_chart, lambda: charts_paired.accuracy_chart(acc_df, pct)],
     )

@@ -40,18 +40,20 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
             "below alpha, and every interval is at 1 - alpha (95% for alpha = 0.05).",
             "Configs, in order; each is compared with the next",
         )
-    mode, alpha, level = choice.mode, choice.alpha, choice.level
+    mode, significance, confidence = choice.mode, choice.significance, choice.confidence
     holm_p: tuple[float | None, ...]
     if mode == ADJACENT:
-        ordered = cache.compute(paired.analyse_cases, ds, configs=choice.order, alpha=alpha, level=level)
+        ordered = cache.compute(
+            paired.analyse_cases, ds, configs=choice.order, significance=significance, confidence=confidence
+        )
         comps, holm_p = ordered.comparisons, ordered.p_holm
         means = ordered.means
     else:
-        one = cache.compute(paired.compare_frame_cases, ds, a=choice.a, b=choice.b, level=level)
+        one = cache.compute(paired.compare_frame_cases, ds, a=choice.a, b=choice.b, confidence=confidence)
         comps, holm_p, means = (one,), (None,), (one.a, one.b)
     first = comps[0]
-    pct = f"{100 * level:g}%"
-    headline = case_words.case_headline_sentence(comps, holm_p, alpha, word)
+    pct = f"{100 * confidence:g}%"
+    headline = case_words.case_headline_sentence(comps, holm_p, significance, word)
     rows = []
     for c in comps:
         label = f"{c.config_a} → {c.config_b}"
@@ -69,7 +71,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         st.markdown(f"**{md(headline)}**")
         charts.draw(diff_spec)
         if len(comps) > 1:
-            st.markdown("\n".join(f"- {md(case_words.case_verdict_sentence(c, alpha, word))}" for c in comps))
+            st.markdown("\n".join(f"- {md(case_words.case_verdict_sentence(c, significance, word))}" for c in comps))
         bought = case_words.repeats_sentence(first, word)  # the first pair's: the box shows one
         if bought:
             st.info(md(bought), icon=":material/repeat:")
@@ -166,16 +168,20 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         )
     )
     exports.download_table_and_chart(tests, "case_tests", diff_chart, "paired_differences")
-    compare_sequential.render(ds, comps, alpha)
+    compare_sequential.render(ds, comps, significance)
     numbers = [("paired cases", f"{first.n_cases:,}", case_words.unit_sentence(first, word))]
     numbers += [(x.config, f"{100 * x.mean:.1f}%", f"mean score over {x.n_cases:,} cases") for x in means]
     numbers += [
-        (f"{c.config_a} → {c.config_b}", f"{points(c.diff)} points", case_words.case_verdict_sentence(c, alpha, word))
+        (
+            f"{c.config_a} → {c.config_b}",
+            f"{points(c.diff)} points",
+            case_words.case_verdict_sentence(c, significance, word),
+        )
         for c in comps
     ]
     exports.summary_download(
         "Compare",
-        {"dataset": ds.name, "compare": mode, "alpha": alpha},
+        {"dataset": ds.name, "compare": mode, "alpha": significance},
         numbers,
         [diff_chart, lambda: charts_paired.accuracy_chart(acc_df, pct)],
     )

@@ -18,19 +18,19 @@ ADJACENT, PAIR = "each config against the next", "one pair of my choice"
 
 @dataclass(frozen=True, slots=True)
 class CompareChoice:
-    """What the controls chose: ``mode`` (:data:`ADJACENT` or :data:`PAIR`), ``alpha``; ``order`` the configs in
+    """What the controls chose: ``mode`` (:data:`ADJACENT` or :data:`PAIR`), ``significance``; ``order`` the configs in
     order (adjacent mode), ``a`` and ``b`` the pair (pair mode; empty in the other mode)."""
 
     mode: str
-    alpha: float
+    significance: float
     order: tuple[str, ...] = ()
     a: str = ""
     b: str = ""
 
     @property
-    def level(self) -> float:
+    def confidence(self) -> float:
         """The intervals' level, 1 - alpha."""
-        return 1.0 - self.alpha
+        return 1.0 - self.significance
 
 
 def read_controls(configs: Sequence[str], alpha_help: str, order_label: str) -> CompareChoice:
@@ -39,7 +39,7 @@ def read_controls(configs: Sequence[str], alpha_help: str, order_label: str) -> 
     configs = list(configs)
     c1, c2 = st.columns([3, 2])
     mode = c1.radio("What to compare", [ADJACENT, PAIR], horizontal=True, key="cmp_mode", bind="query-params")
-    alpha = c2.select_slider(
+    significance = c2.select_slider(
         "How sure before calling a difference: significance level (alpha)",
         options=[0.01, 0.05, 0.1],
         value=0.05,
@@ -50,7 +50,7 @@ def read_controls(configs: Sequence[str], alpha_help: str, order_label: str) -> 
     if mode == ADJACENT:
         page.fit_choices("cmp_configs", configs, minimum=2)
         order = st.multiselect(order_label, configs, default=configs, key="cmp_configs", bind="query-params")
-        return CompareChoice(mode, float(alpha), order=tuple(order))
+        return CompareChoice(mode, float(significance), order=tuple(order))
     p1, p2 = st.columns(2)
     page.fit_choices("cmp_a", configs)
     page.fit_choices("cmp_b", configs)
@@ -58,4 +58,4 @@ def read_controls(configs: Sequence[str], alpha_help: str, order_label: str) -> 
     b = p2.selectbox(
         "Config B (compared with A)", configs, index=min(1, len(configs) - 1), key="cmp_b", bind="query-params"
     )
-    return CompareChoice(mode, float(alpha), a=a, b=b)
+    return CompareChoice(mode, float(significance), a=a, b=b)

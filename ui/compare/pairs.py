@@ -39,28 +39,33 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
             words.ALPHA_HELP,
             "Configs, in order (for example 1, 3, 5, 7 samples per request (n)); each is compared with the next",
         )
-    mode, alpha, level = choice.mode, choice.alpha, choice.level
-    pct = f"{100 * level:g}%"
+    mode, significance, confidence = choice.mode, choice.significance, choice.confidence
+    pct = f"{100 * confidence:g}%"
     ordered = None
     holm_p: tuple[float | None, ...]
     if mode == ADJACENT:
-        ordered = cache.compute(paired.analyse_paired, ds, configs=choice.order, alpha=alpha, level=level)
+        ordered = cache.compute(
+            paired.analyse_paired, ds, configs=choice.order, significance=significance, confidence=confidence
+        )
         comps, holm_p = ordered.comparisons, ordered.p_holm
         n_cases, dropped, compared = ordered.n_cases, ordered.dropped_cases, ordered.configs
     else:
         pair_table = cache.compute(paired.parse_paired, ds, configs=(choice.a, choice.b))
-        comp = cache.compute(paired.compare_frame_pair, ds, a=choice.a, b=choice.b, level=level)
+        comp = cache.compute(paired.compare_frame_pair, ds, a=choice.a, b=choice.b, confidence=confidence)
         comps, holm_p = (comp,), (None,)
         n_cases, dropped, compared = pair_table.n_cases, pair_table.dropped_cases, (comp.config_a, comp.config_b)
 
     # ------------------------------------------------------------------ the answer, first on the page
     verdicts = [
         paired.verdict_sentence(
-            c, alpha, p_adjusted=p_adj if len(comps) > 1 else None, comparisons=len(comps) if len(comps) > 1 else None
+            c,
+            significance,
+            p_adjusted=p_adj if len(comps) > 1 else None,
+            comparisons=len(comps) if len(comps) > 1 else None,
         )
         for c, p_adj in zip(comps, holm_p, strict=True)
     ]
-    headline = words.headline_sentence(comps, holm_p, alpha, n_cases)
+    headline = words.headline_sentence(comps, holm_p, significance, n_cases)
     rows = []
     for c in comps:
         label = f"{c.config_a} → {c.config_b}"
@@ -85,8 +90,8 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
             st.info(md(trend_note), icon=":material/trending_up:")
         st.caption(f"Dataset: {md(ds.name)}. {words.cases_note(n_cases, dropped)}")
         with st.expander("How to read this", icon=":material/help:"):
-            st.markdown(words.verdict_note(alpha, several=len(comps) > 1))
-            st.markdown(words.chart_note(level))
+            st.markdown(words.verdict_note(significance, several=len(comps) > 1))
+            st.markdown(words.chart_note(confidence))
 
     m1, m2, m3 = st.columns(3)
     m1.metric("paired cases", f"{n_cases:,}", help="cases every compared config has a result for")
@@ -155,7 +160,7 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
         "exact p decides the verdict" + ("; Holm p adjusts it for testing every adjacent pair." if ordered else ".")
     )
     with st.expander("Method: the tests in this table", icon=":material/functions:"):
-        st.markdown(words.tests_method_note(level, holm=ordered is not None))
+        st.markdown(words.tests_method_note(confidence, holm=ordered is not None))
         exports.table(
             shown[["A → B", "mid-p", "chi-square p"]],
             "paired_tests_other_p",
@@ -176,9 +181,18 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
         "paired_differences",
         explains=words.DIFFERENCE_CHART_EXPLAINS,
     )
-    compare_sequential.render(ds, comps, alpha)
+    compare_sequential.render(ds, comps, significance)
 
     chance_note = (trend_note, ordered.chance_non_decreasing) if ordered is not None and trend_note else None
     return PairedView(
-        ds, mode, tuple(compared), tuple(comps), tuple(verdicts), alpha, n_cases, dropped, chance_note, diff_chart
+        ds,
+        mode,
+        tuple(compared),
+        tuple(comps),
+        tuple(verdicts),
+        significance,
+        n_cases,
+        dropped,
+        chance_note,
+        diff_chart,
     )

@@ -46,8 +46,8 @@ def _chart_rows(path: sequential.SequentialPath) -> pd.DataFrame:
     )
 
 
-def render(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) -> None:
-    """The section for the compared pairs ``comps`` (PairedComparison or CaseComparison) at level ``alpha``."""
+def render(ds: datasets.Dataset, comps: Sequence[Comparison], significance: float) -> None:
+    """The section for the compared pairs ``comps`` (PairedComparison or CaseComparison) at level ``significance``."""
     box = st.expander(
         "As the cases came in: could we have stopped early?",
         icon=":material/timeline:",
@@ -56,10 +56,10 @@ def render(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) -> N
     )
     with box:
         if box.open:
-            _section(ds, comps, alpha)
+            _section(ds, comps, significance)
 
 
-def _section(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) -> None:
+def _section(ds: datasets.Dataset, comps: Sequence[Comparison], significance: float) -> None:
     labels = [f"{c.config_a} → {c.config_b}" for c in comps]
     c1, c2 = st.columns(2)
     label = labels[0]
@@ -76,13 +76,15 @@ def _section(ds: datasets.Dataset, comps: Sequence[Comparison], alpha: float) ->
         "which each case was run (a case's smallest value)",
     )
     order = None if order_label == FILE_ORDER else order_label
-    run = cache.compute(sequential.sequential_compare, ds, a=comp.config_a, b=comp.config_b, alpha=alpha, order=order)
+    run = cache.compute(
+        sequential.sequential_compare, ds, a=comp.config_a, b=comp.config_b, significance=significance, order=order
+    )
     p, diff, low, high = _fixed(comp)
     st.markdown(f"**{md(sequential.room_sentence(run, p, diff))}**")
     rows = _chart_rows(run.path)
     fixed = pd.DataFrame({"n": [run.n_cases], "diff": [diff], "low": [low], "high": [high]})
     charts.draw(cache.chart_spec(charts_sequential.running_chart, rows, run.decided_at, fixed))
-    pct = f"{100 * (1 - alpha):g}%"
+    pct = f"{100 * (1 - significance):g}%"
     m1, m2, m3 = st.columns(3)
     m1.metric(
         "decided at case",

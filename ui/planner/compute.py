@@ -33,13 +33,13 @@ class PlanNumbers:
 
 def plan_numbers(c: Choices) -> PlanNumbers:
     """The numbers for the controls' setting, every one through :mod:`ui.common.cache`."""
-    cases, discordance, alpha, power, target = c.cases, c.discordance, c.alpha, c.power, c.target
-    p = cache.compute_params(resolution.plan, cases=cases, discordance=discordance, alpha=alpha, power=power,
+    cases, discordance, significance, power, target = c.cases, c.discordance, c.significance, c.power, c.target
+    p = cache.compute_params(resolution.plan, cases=cases, discordance=discordance, significance=significance, power=power,
                              target_diff=target)  # fmt: skip
     s = resolution.plan_sentences(p)
     answer = resolution_text.cases_answer(p)
     curve = cache.compute_params(
-        resolution.resolution_curve, discordance=discordance, alpha=alpha, power=power, cases_min=20,
+        resolution.resolution_curve, discordance=discordance, significance=significance, power=power, cases_min=20,
         cases_max=50_000, points=160,
     )  # fmt: skip
     wide = curve.to_frame().rename(

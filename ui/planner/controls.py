@@ -27,7 +27,7 @@ class Choices:
     ds: datasets.Dataset | None
     cases: int
     discordance: float
-    alpha: float
+    significance: float
     power: float
     target_pts: float
     target: float | None
@@ -103,7 +103,7 @@ def read_controls() -> Choices:
                 f"{md(resolution_text.discordance_text(discordance))} of them on average."
             )
         c3, c4, c5 = st.columns(3)
-        alpha = c3.select_slider(
+        significance = c3.select_slider(
             "how sure before calling a difference: significance level (alpha)", options=[0.001, 0.01, 0.05, 0.1],
             value=0.05, key="pln_alpha", bind="query-params", help=resolution_text.ALPHA_HELP,
         )  # fmt: skip
@@ -130,4 +130,4 @@ def read_controls() -> Choices:
             )
             target = None
 
-    return Choices(from_data, ds, cases, discordance, alpha, power, target_pts, target, e_pct)
+    return Choices(from_data, ds, cases, discordance, significance, power, target_pts, target, e_pct)

@@ -16,7 +16,7 @@ from ui.common.text import md
 __all__ = ["repeats_section"]
 
 
-def repeats_section(alpha: float, power: float, chosen: datasets.Dataset | None) -> None:
+def repeats_section(significance: float, power: float, chosen: datasets.Dataset | None) -> None:
     """More cases or more repeats? Every split of a budget of calls per config into cases x repeats per case
     (:func:`nkcore.resolution.repeat_plan`), the best one marked, in words first. The variances are typed, or read
     from the paired dataset (the one chosen above when there is one)."""
@@ -71,7 +71,7 @@ def repeats_section(alpha: float, power: float, chosen: datasets.Dataset | None)
                 key="pln_rep_within", bind="query-params", help=repeats.WITHIN_VAR_HELP,
             )  # fmt: skip
     plan_r = cache.compute_params(
-        resolution.repeat_plan, calls=int(calls), between_var=float(between), within_var=float(within), alpha=alpha,
+        resolution.repeat_plan, calls=int(calls), between_var=float(between), within_var=float(within), significance=significance,
         power=power, cases_available=int(available),
     )  # fmt: skip
     words = resolution.repeat_plan_sentences(plan_r)

@@ -16,21 +16,29 @@ from nkcore.errors import DataError
 from ui.common import cache
 
 
-def render(alpha: float, diff: float, discordance: float, power: float = 0.8) -> None:
-    """The section for a true difference ``diff`` (fraction) at ``discordance``, level ``alpha``, fixed-n ``power``."""
+def render(significance: float, diff: float, discordance: float, power: float = 0.8) -> None:
+    """The section for a true difference ``diff`` (fraction) at ``discordance``, level ``significance``, fixed-n ``power``."""
     st.subheader("Stopping as soon as it is decided")
     if not 0 < diff <= discordance:
         st.info("Give a target difference no larger than the discordance to plan an anytime-valid run.")
         return
     fixed = cache.compute_params(
-        resolution.cases_for_power_exact, target_diff=diff, discordance=discordance, alpha=alpha, power=power
+        resolution.cases_for_power_exact,
+        target_diff=diff,
+        discordance=discordance,
+        significance=significance,
+        power=power,
     )
     if fixed is None:
         st.info("The fixed-n plan for this difference is beyond the cases limit; an anytime-valid run would be too.")
         return
     try:
         plan = cache.compute_params(
-            sequential.sequential_plan, diff=diff, discordance=discordance, alpha=alpha, fixed_cases=int(fixed)
+            sequential.sequential_plan,
+            diff=diff,
+            discordance=discordance,
+            significance=significance,
+            fixed_cases=int(fixed),
         )
     except DataError:  # the simulation would pass the server's work limits (a fixed-n plan of 100,000s of cases)
         st.info(
@@ -56,7 +64,7 @@ def render(alpha: float, diff: float, discordance: float, power: float = 0.8) ->
         "false wins if peeking",
         f"{percent(plan.naive_false_positive, 0)}",
         help=f"peeking at the fixed-n test every {plan.every} cases: the share of simulated runs with no real "
-        f"difference that reach p < {alpha:g} at some look, checking every "
+        f"difference that reach p < {significance:g} at some look, checking every "
         f"{plan.every} cases up to {fixed:,}; the anytime-valid test: {percent(plan.sequential_false_positive, 1)}",
     )
     spread = (
@@ -69,7 +77,7 @@ def render(alpha: float, diff: float, discordance: float, power: float = 0.8) ->
         f"first decision needs about {med} ({spread}); {percent(plan.decided_by_fixed, 0)} of runs decide within the "
         f"fixed-n plan's {fixed:,} cases and {percent(plan.decided_share, 0)} within {plan.max_cases:,}. Peeking at "
         f"the fixed-n test every {plan.every} cases instead would call a winner when there is none in "
-        f"{percent(plan.naive_false_positive, 0)} of runs, not {percent(alpha, 0 if alpha >= 0.01 else 1)}."
+        f"{percent(plan.naive_false_positive, 0)} of runs, not {percent(significance, 0 if significance >= 0.01 else 1)}."
     )
     st.caption(
         f"Simulated ({plan.runs:,} runs, seeded): {discordance:.1%} of cases discordant; the anytime-valid test is "
