@@ -51,13 +51,15 @@ test: $(VENV)/.installed-dev chromium lint
 test-fast: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest $(XDIST) -m "not browser" --durations=10
 
-# The edit loop's smallest set, no linters: no browser, no slow or shared-data test, stop at the first failure.
+# The edit loop's smallest set, no linters: nkcore's unit tests and doctests (no browser, AppTest or fuzz test, no
+# slow or shared-data test), stop at the first failure.
 test-quick: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest $(XDIST) -m "not browser and not slow and not shared" -x -q
+	$(BIN)/python -m pytest $(XDIST) -m "not browser and not slow and not shared" \
+	  --ignore=tests/browser --ignore=tests/app --ignore=tests/fuzz -x -q
 
 # The fuzz suite with the long hypothesis profile (CI runs it with the bounded default profile).
 fuzz: $(VENV)/.installed-dev
-	NKP_FUZZ_PROFILE=long $(BIN)/python -m pytest tests/fuzz -q
+	NKP_FUZZ_PROFILE=long $(BIN)/python -m pytest $(XDIST) tests/fuzz -q
 
 sample-data: $(VENV)/.installed
 	$(BIN)/python -m nkcore.sample_data
