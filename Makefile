@@ -7,6 +7,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+# pytest-xdist: one worker per core, at most 4 (each worker of the browser tests runs its own Streamlit server and
+# Chromium); loadgroup hands out one test at a time, slow tests first, and keeps each xdist_group on one worker
+# (tests/conftest.py). `make test XDIST=` runs in one process.
+XDIST  ?= -n auto --maxprocesses=4 --dist loadgroup
 
 .PHONY: run test test-fast test-quick fuzz lint sample-data bench chromium
 
@@ -39,20 +43,23 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Every test, in parallel; the ten slowest are listed at the end.
 test: $(VENV)/.installed-dev chromium lint
-	$(BIN)/python -m pytest --durations=10
+	$(BIN)/python -m pytest $(XDIST) --durations=10
 
-# Everything but the browser tests, for the edit loop (no chromium needed).
+# Everything but the browser tests (no chromium needed), after the linters.
 test-fast: $(VENV)/.installed-dev lint
-	$(BIN)/python -m pytest -m "not browser"
+	$(BIN)/python -m pytest $(XDIST) -m "not browser" --durations=10
 
-# The edit loop's smallest set: no browser, no slow or shared-data test, stop at the first failure.
+# The edit loop's smallest set, no linters: nkcore's unit tests and doctests (no browser, AppTest or fuzz test, no
+# slow or shared-data test), stop at the first failure.
 test-quick: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -m "not browser and not slow and not shared" -x -q
+	$(BIN)/python -m pytest $(XDIST) -m "not browser and not slow and not shared" \
+	  --ignore=tests/browser --ignore=tests/app --ignore=tests/fuzz -x -q
 
 # The fuzz suite with the long hypothesis profile (CI runs it with the bounded default profile).
 fuzz: $(VENV)/.installed-dev
-	NKP_FUZZ_PROFILE=long $(BIN)/python -m pytest tests/fuzz -q
+	NKP_FUZZ_PROFILE=long $(BIN)/python -m pytest $(XDIST) tests/fuzz -q
 
 sample-data: $(VENV)/.installed
 	$(BIN)/python -m nkcore.sample_data

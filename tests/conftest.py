@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,14 +26,71 @@ settings.register_profile("dev", max_examples=50, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+# Modules whose tests must run in one pytest-xdist worker (``make test`` runs ``-n auto --dist loadgroup``), each
+# with the reason: a module-level result gathered across its tests.
+# FIXME (2026-12-04): not effective yet: `pytest -n 2 --dist loadgroup -v tests/test_shared_datasets.py -k jsonl`
+# still runs its tests on both workers (an explicit pytestmark xdist_group as well). That module writes its table
+# only once every file ran in one process, so a split run leaves docs/shared_datasets.md as it was (no wrong table).
+ONE_WORKER = {
+    "tests/test_shared_datasets.py": "writes its Markdown table once every file's test has run in the same process",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``shared`` skip when ``../shared/datasets`` is absent (the product never needs it)."""
+    """Tests marked ``shared`` skip when ``../shared/datasets`` is absent (the product never needs it).
+
+    Under pytest-xdist (in a worker): the modules of :data:`ONE_WORKER` form one xdist group each (kept on one worker
+    by ``--dist loadgroup``), and the modules holding a ``slow`` or ``browser`` test come first, each module's tests
+    still together and in order: the workers share out the long tests first and end on short ones (no worker left
+    finishing a long test alone), and a module-scoped fixture is still set up once per worker."""
+    if hasattr(config, "workerinput"):
+        module_of = {id(item): item.nodeid.split("::", 1)[0] for item in items}
+        long = {module_of[id(i)] for i in items if "slow" in i.keywords or "browser" in i.keywords}
+        for item in items:
+            if module_of[id(item)] in ONE_WORKER:
+                item.add_marker(pytest.mark.xdist_group(module_of[id(item)]))
+        items.sort(key=lambda item: module_of[id(item)] not in long)  # stable: the order within is kept
     if DATASETS.is_dir():
         return
     skip = pytest.mark.skip(reason="../shared/datasets is absent")
     for item in items:
         if "shared" in item.keywords:
             item.add_marker(skip)
+
+
+# -------------------------------------------------------------------- pytest-xdist: what workers report at the end
+
+_FUZZ_WARNINGS = "nkp_fuzz_warnings"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: hand the fuzz suite's warnings of successful CLI runs to the controller, which prints
+    them (``tests/fuzz/conftest.py`` lists them at the end of a run in one process)."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and "tests.fuzz.strategies" in sys.modules:
+        workeroutput[_FUZZ_WARNINGS] = sorted(sys.modules["tests.fuzz.strategies"].WARNINGS_ON_SUCCESS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """In the xdist controller: gather the fuzz warnings each worker handed over (into the fuzz suite's own set when
+    the controller loaded ``tests/fuzz/conftest.py``, e.g. ``pytest -n 2 tests/fuzz``: that conftest prints them)."""
+    warnings = getattr(node, "workeroutput", {}).get(_FUZZ_WARNINGS, ())
+    fuzz = sys.modules.get("tests.fuzz.strategies")
+    (fuzz.WARNINGS_ON_SUCCESS if fuzz is not None else _WORKER_FUZZ_WARNINGS).update(warnings)
+
+
+_WORKER_FUZZ_WARNINGS: set[str] = set()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """In the xdist controller, when it did not load ``tests/fuzz/conftest.py``: the fuzz warnings of every worker,
+    as that conftest prints them at the end of a run in one process."""
+    if _WORKER_FUZZ_WARNINGS:
+        terminalreporter.section("fuzz: warnings printed by successful CLI runs")
+        for line in sorted(_WORKER_FUZZ_WARNINGS)[:50]:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)
@@ -72,6 +130,29 @@ def worked_frame(worked_samples_path: Path) -> pd.DataFrame:
 def worked_paired_frame(worked_paired_path: Path) -> pd.DataFrame:
     """A fresh frame of the worked example's paired results."""
     return pd.read_csv(worked_paired_path)
+
+
+@pytest.fixture(scope="session")
+def inspect_epoch_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The weak and strong real inspect_ai logs of :func:`tests.inspect_logs.epoch_pair` (60 cases x 3 epochs),
+    written once per run (some 5-10 s of inspect_ai): under pytest-xdist by the first worker that asks, while the
+    others wait on a file lock and then read the same files. Tests only read them."""
+    pytest.importorskip("inspect_ai")
+    import fcntl
+    import json
+
+    from tests.inspect_logs import epoch_pair
+
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "inspect_epoch_pair"
+    with open(f"{root}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        written = root / "logs.json"
+        if not written.exists():
+            root.mkdir(exist_ok=True)
+            written.write_text(json.dumps([str(p) for p in epoch_pair(root)]))
+        weak, strong = json.loads(written.read_text())
+    return Path(weak), Path(strong)
 
 
 # ---------------------------------------------------------------- the store on a local folder and on S3 (moto)

@@ -37,13 +37,13 @@ def _jsonl(frame: pd.DataFrame) -> bytes:
         (CSV.replace(b",", b"\t"), "r.tsv"),
         (CSV.replace(b",", b"\t"), "r.txt"),
         (CSV.replace(b",", b";"), "export.csv"),
-        (gzip.compress(CSV), "r.csv.gz"),
-        (gzip.compress(CSV.replace(b",", b"\t")), "r.tsv.gz"),
+        (gzip.compress(CSV, mtime=0), "r.csv.gz"),
+        (gzip.compress(CSV.replace(b",", b"\t"), mtime=0), "r.tsv.gz"),
         (_parquet(FRAME), "r.parquet"),
         (_parquet(FRAME), "r.csv"),  # content wins over a wrong name
-        (gzip.compress(_parquet(FRAME)), "r.parquet.gz"),
+        (gzip.compress(_parquet(FRAME), mtime=0), "r.parquet.gz"),
         (_jsonl(FRAME), "r.jsonl"),
-        (gzip.compress(_jsonl(FRAME)), "r.jsonl.gz"),
+        (gzip.compress(_jsonl(FRAME), mtime=0), "r.jsonl.gz"),
         (_jsonl(FRAME), "upload"),  # no name: JSON detected from the content
         (json.dumps(FRAME.to_dict(orient="records")).encode(), "r.json"),
         (b"\xef\xbb\xbf" + CSV, "bom.csv"),
@@ -77,7 +77,7 @@ def test_none_is_a_label_but_empty_and_nan_are_missing() -> None:
     [
         (b"", "e.csv", ["e.csv", "empty", "0 bytes"]),
         (b"\n \n\n", "e.csv", ["empty", "blank"]),
-        (gzip.compress(b""), "e.csv.gz", ["empty"]),
+        (gzip.compress(b"", mtime=0), "e.csv.gz", ["empty"]),
         (b"item,rater,label\n", "h.csv", ["no rows", "item, rater, label"]),
         (b'{"a": 1}\n{"a": \n', "j.jsonl", ["line 2", "not valid JSON"]),
         (b'{"a": 1}\n\n[1, 2]\n', "j.jsonl", ["line 3 (data row 2)", "object"]),

@@ -22,7 +22,7 @@ from nkcore.cli import main
 from nkcore.cli.paired import compare_report
 from nkcore.errors import DataError
 from nkcore.paired.lattice import bootstrap_sum_pmf, percentile_interval, sign_flip_p
-from tests.inspect_logs import epoch_pair, epoch_scores
+from tests.inspect_logs import epoch_scores
 
 # ------------------------------------------------------------------------------------------ one 0/1 repeat
 
@@ -231,9 +231,8 @@ def test_parse_cases_refuses_bad_tables_in_one_line(frame: pd.DataFrame, words: 
 
 
 @pytest.fixture(scope="module")
-def epoch_logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    pytest.importorskip("inspect_ai")
-    return epoch_pair(tmp_path_factory.mktemp("epochs"))
+def epoch_logs(inspect_epoch_pair: tuple[Path, Path]) -> tuple[Path, Path]:
+    return inspect_epoch_pair  # tests.inspect_logs.epoch_pair, written once per run (tests/conftest.py)
 
 
 def test_two_inspect_logs_with_three_epochs_compare_case_by_case_over_every_epoch(

@@ -214,7 +214,7 @@ def test_work_nobody_waits_for_stops_and_is_not_cached(monkeypatch: pytest.Monke
     w, _ = work.start_or_join(gated, ds, steps=2000)
     assert w is not None
     w.leave()  # the only viewer pressed Cancel
-    time.sleep(0.1)
+    assert _until(w.abandoned)  # GRACE_S after the last viewer left
     CALLS.release.set()
     assert w.done.wait(10)
     assert w.cancelled and w.result is None and work.running() == {}
@@ -232,7 +232,8 @@ def test_one_viewer_leaving_does_not_cancel_another_viewers_work(monkeypatch: py
     w2, _ = work.start_or_join(gated, ds, steps=20)
     assert w is w2 and w is not None
     w.leave()
-    time.sleep(0.1)
+    assert _until(lambda: time.monotonic() - w.left_at > work.GRACE_S)  # the grace period of that leave is over
+    assert not w.abandoned()  # the other viewer still waits
     CALLS.release.set()
     assert w.done.wait(10)
     w.leave()
@@ -259,6 +260,28 @@ def _until(cond: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 def _background() -> work.Work | None:
     return next((w for w in work.running().values() if w.background), None)
+
+
+def _runner_alive() -> bool:
+    """The background thread (``nkp-background``) runs: it ends once its queue is empty, and then starts nothing."""
+    return any(t.name == "nkp-background" and t.is_alive() for t in threading.enumerate())
+
+
+@pytest.fixture
+def polls(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], bool]:
+    """``polls(n)`` waits until the background thread has declined to start a job ``n`` times (each time it sleeps
+    ``work.POLL_S``, made short here): the event that replaces a fixed sleep before asserting nothing started."""
+    seen = Calls()
+    real_sleep = time.sleep
+
+    def sleep(seconds: float) -> None:
+        if seconds == work.POLL_S and threading.current_thread().name == "nkp-background":
+            seen.hit()
+        real_sleep(seconds)
+
+    monkeypatch.setattr(work, "POLL_S", 0.005)  # not gated's 0.01 per step, which runs on that thread too
+    monkeypatch.setattr(time, "sleep", sleep)
+    return lambda n: _until(lambda: seen.n >= n)
 
 
 @pytest.fixture
@@ -302,8 +325,7 @@ def test_a_foreground_work_stops_the_background_one_and_the_queue(no_idle: None)
     assert w.done.wait(10) and f.done.wait(10)
     f.leave()
     assert w.cancelled and w.result is None and f.result == 5
-    assert _until(lambda: not work.running())
-    time.sleep(0.3)
+    assert _until(lambda: not work.running() and not _runner_alive())  # the background thread is done
     assert CALLS.n == 2  # the background job and the reader's; the queued one was dropped
     again, _ = work.start_or_join(gated, bg, steps=500)  # the stopped work left nothing in the cache
     assert again is not None
@@ -323,12 +345,12 @@ def test_a_reader_asking_for_a_background_key_joins_it(no_idle: None) -> None:
     assert w.result == 12 and not w.cancelled and CALLS.n == 1
 
 
-def test_background_jobs_wait_while_a_foreground_work_runs(no_idle: None) -> None:
+def test_background_jobs_wait_while_a_foreground_work_runs(no_idle: None, polls: Callable[[int], bool]) -> None:
     fg, bg = _ds([1], "fg"), _ds([2], "bg")
     f, _ = work.start_or_join(gated, fg, steps=3)
     assert f is not None
     work.prefetch([work.Job(gated, (bg,), {"steps": 3})])
-    time.sleep(0.6)
+    assert polls(3)  # the background thread looked three times and waited each time
     assert CALLS.n == 1 and _background() is None  # not started beside the reader's work
     CALLS.release.set()
     assert f.done.wait(10)
@@ -339,14 +361,14 @@ def test_background_jobs_wait_while_a_foreground_work_runs(no_idle: None) -> Non
 
 
 def test_a_page_run_stops_the_background_work_and_the_next_waits_for_idle_pages(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, polls: Callable[[int], bool]
 ) -> None:
     monkeypatch.setattr(work, "IDLE_S", 0.5)
     monkeypatch.setattr(work, "JOIN_S", 0.1)
     first, second = _ds([3], "first"), _ds([4], "second")
     work.page_run_started()  # a reader's page run: nothing starts for IDLE_S
     work.prefetch([work.Job(gated, (first,), {"steps": 500})])
-    time.sleep(0.2)
+    assert polls(3)  # the background thread looked three times within IDLE_S and waited each time
     assert _background() is None and CALLS.n == 0
     assert _until(lambda: _background() is not None)
     w = _background()
@@ -380,24 +402,24 @@ def test_stop_background_drops_the_queue_and_stops_the_running_work(no_idle: Non
     w = _background()
     CALLS.release.set()
     assert work.stop_background(10) and w is not None and w.cancelled
-    time.sleep(0.3)
+    assert _until(lambda: not _runner_alive())  # the background thread is done: nothing can start any more
     assert CALLS.n == 1 and not work.running()  # the queued job never started
 
 
 def test_background_jobs_start_only_after_the_page_that_queued_them_had_time_to_draw(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, polls: Callable[[int], bool]
 ) -> None:
     monkeypatch.setattr(work, "IDLE_S", 0.4)
     CALLS.release.set()
     work.prefetch([work.Job(gated, (_ds([9]),), {"steps": 3})])  # a page calls it at the end of its run
-    time.sleep(0.15)
+    assert polls(3)  # the background thread looked three times within IDLE_S and waited each time
     assert CALLS.n == 0
     assert _until(lambda: CALLS.n == 1 and not work.running())
 
 
 def test_prefetch_takes_only_work_that_can_be_stopped(no_idle: None) -> None:
     work.prefetch([work.Job(slow_sum, (_ds([1, 2]),), {"wait": 0.0})])  # no progress parameter: cannot be stopped
-    time.sleep(0.4)
+    assert _until(lambda: not _runner_alive())  # no background thread (or it ended): nothing can start any more
     assert CALLS.n == 0 and not work.running()
 
 

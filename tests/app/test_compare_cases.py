@@ -13,15 +13,13 @@ from nkcore.cli import main
 from nkcore.harness import read_harness
 from nkcore.harness.files import read_paths
 from tests.app.conftest import RunPage, plain
-from tests.inspect_logs import epoch_pair
 
 PAGE = "pages/3_Compare.py"
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    pytest.importorskip("inspect_ai")
-    return epoch_pair(tmp_path_factory.mktemp("epochs"))
+def logs(inspect_epoch_pair: tuple[Path, Path]) -> tuple[Path, Path]:
+    return inspect_epoch_pair  # tests.inspect_logs.epoch_pair, written once per run (tests/conftest.py)
 
 
 def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(

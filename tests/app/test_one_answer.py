@@ -22,7 +22,6 @@ from nkcore.harness import read_harness
 from nkcore.harness.files import read_paths
 from tests.app.conftest import RunPage, error_texts, plain
 from tests.conftest import DATASETS, ROOT
-from tests.inspect_logs import epoch_pair
 
 TIMEOUT = 240
 
@@ -116,10 +115,9 @@ def test_chaosnli_predictions_give_the_same_verdict_in_compare_and_the_cli(
 
 
 def test_an_inspect_pair_gives_the_same_verdict_on_compare_and_its_link_as_in_the_cli(
-    run_page: RunPage, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    run_page: RunPage, capsys: pytest.CaptureFixture[str], inspect_epoch_pair: tuple[Path, Path]
 ) -> None:
-    pytest.importorskip("inspect_ai")
-    weak, strong = epoch_pair(tmp_path)
+    weak, strong = inspect_epoch_pair  # tests.inspect_logs.epoch_pair, written once per run (tests/conftest.py)
     doc = _cli(capsys, "compare", str(weak), str(strong))
     res = read_harness(read_paths([weak, strong]))
     assert res.paired is not None
