@@ -13,21 +13,7 @@ Correct = the document's metric: ``acc`` first, then ``exact_match``, then the f
 all 0 or 1; a metric with other values is refused unless a threshold is given (correct = value >= threshold).
 A task logged with several filters (gsm8k: ``strict-match`` and ``flexible-extract``) is read with its first.
 
-Repeats (a task's ``repeats: K``, lm-eval's way of drawing K generations per document): ``resps`` holds the K raw
-responses of each request (``[[r1, ..., rK]]``), ``filtered_resps`` what the task's filter kept, and the metric is
-computed once per document on that (``Task.process_results`` scores ``filtered_resps[0]``). Read as repeats, one row
-per (document, repeat) with ``sample`` = the repeat number, when the file lets each repeat be re-scored exactly as
-``exact_match`` scores it (text equal to ``target``; numpy's ``==`` on the texts, so trailing NULs aside), checked
-against the logged value of every document:
-
-- the filter kept several responses (``take_first_k``): ``filtered_resps[0]`` is a list of texts and the logged
-  ``exact_match`` is their mean; each kept response is one sample;
-- the default filter (``none``: keep the first) kept ``resps[0][0]`` and scored it alone; each raw response is one
-  sample (repeat 1 is the one lm-eval scored).
-
-Otherwise one row per document: the filter combined the repeats into one answer (``majority_vote``, or any
-named filter that keeps one text: the file does not say which), loglikelihood repeats, another metric, or the check
-failed; a note says which.
+Repeats (a task's ``repeats: K``) are read as :mod:`nkcore.harness.lm_eval_repeats` says.
 """
 
 from __future__ import annotations
@@ -35,9 +21,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from nkcore.errors import DataError
+from nkcore.harness.lm_eval_repeats import Rescored, layout_of, metric_value, one_row_note, repeat_note, rescore
 from nkcore.harness.reading import fail, iter_json_lines, plain_bytes
 from nkcore.harness.result import Run, run_frame
 
@@ -153,24 +139,6 @@ def _metric_names(rec: Mapping[str, object]) -> list[str]:
     ]
 
 
-def _value(name: str, rec: Mapping[str, object], metric: str, lineno: int) -> float:
-    v = rec.get(metric)
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, (int, float)):
-        try:
-            number = float(v)
-        except OverflowError:
-            number = math.inf
-        if math.isfinite(number):
-            return number
-    raise fail(
-        name,
-        f"line {lineno:,} (doc_id {rec.get('doc_id')}): metric {metric!r} is {v!r}, not a number; "
-        "every document needs a value of the metric",
-    )
-
-
 def _is_01(values: list[float]) -> bool:
     return all(v in (0.0, 1.0) for v in values)
 
@@ -200,7 +168,7 @@ def _choose_metric(
             )
     first_bad: tuple[str, float, object] | None = None
     for m in chosen:
-        values = [_value(name, rec, m, lineno) for lineno, rec in records]
+        values = [metric_value(name, rec, m, lineno) for lineno, rec in records]
         if _is_01(values):
             note = f"{task_name(name)}: metric {m} used" + (
                 f" (of {', '.join(available)})" if len(available) > 1 else ""
@@ -220,137 +188,6 @@ def _choose_metric(
         f"right/wrong per case; choose a 0/1 metric with --metric (metrics in the file: {', '.join(available)}) "
         f"or give a threshold{hint}",
     )
-
-
-@dataclass(frozen=True, slots=True)
-class _Repeats:
-    """How a file's repeats are laid out: ``kind`` is ``filtered`` (the filter kept several responses), ``first``
-    (the default filter kept the first raw response), ``combined`` (the filter made one answer of them) or
-    ``loglikelihood`` (repeated loglikelihood requests); ``count`` = responses per request (the most of any
-    document)."""
-
-    kind: str
-    count: int
-
-
-def _generation(rec: Mapping[str, object]) -> tuple[list[str], str | list[str]] | None:
-    """(raw responses, what the filter kept) of a one-request generation record, or None for other records."""
-    resps, kept = rec.get("resps"), rec.get("filtered_resps")
-    if not (isinstance(resps, list) and len(resps) == 1 and isinstance(resps[0], list) and resps[0]):
-        return None
-    raw = resps[0]
-    if not all(isinstance(r, str) for r in raw) or not (isinstance(kept, list) and len(kept) == 1):
-        return None
-    one = kept[0]
-    if isinstance(one, str):
-        return [str(r) for r in raw], one
-    if isinstance(one, list) and one and all(isinstance(r, str) for r in one):
-        return [str(r) for r in raw], [str(r) for r in one]
-    return None
-
-
-def _repeats(records: list[tuple[int, dict[str, object]]], chosen_filter: str) -> _Repeats | None:
-    """The repeats of a file's records, or None when every request has one response."""
-    gens = [_generation(rec) for _, rec in records]
-    if any(g is None for g in gens):
-        counts = [0]
-        for _, rec in records:
-            resps = rec.get("resps")
-            if isinstance(resps, list):
-                counts.extend(len(r) for r in resps if isinstance(r, list))
-        return _Repeats("loglikelihood", max(counts)) if max(counts) > 1 else None
-    pairs = [g for g in gens if g is not None]
-    count = max(len(raw) for raw, _ in pairs)
-    if count == 1:
-        return None
-    if all(isinstance(kept, list) and len(kept) > 1 for _, kept in pairs):
-        return _Repeats("filtered", count)
-    if chosen_filter == "none" and all(isinstance(kept, str) and kept == raw[0] for raw, kept in pairs):
-        return _Repeats("first", count)
-    return _Repeats("combined", count)
-
-
-def _gold(target: object) -> str | None:
-    """The text exact_match compares with (lm-eval casts a non-text target to the answer's type, str)."""
-    if isinstance(target, str):
-        return target
-    if isinstance(target, int) and not isinstance(target, bool):
-        return str(target)
-    return None
-
-
-def _same(answer: str, gold: str) -> bool:
-    """exact_match's test (numpy ``==`` on the texts, which ignores trailing NUL characters)."""
-    return answer.rstrip("\x00") == gold.rstrip("\x00")
-
-
-@dataclass(frozen=True, slots=True)
-class _Rescored:
-    """Per-repeat rows re-scored from the responses (the columns of :func:`run_frame`)."""
-
-    case: list[str]
-    sample: list[int]
-    correct: list[int]
-    answer: list[str | None]
-    gold: list[str | None]
-
-
-def _rescore(name: str, records: list[tuple[int, dict[str, object]]], cases: list[str], kind: str) -> _Rescored | str:
-    """Each repeat compared with ``target`` as exact_match does, checked against the logged exact_match of every
-    document; the reason as text when a document's check fails."""
-    out = _Rescored([], [], [], [], [])
-    for (lineno, rec), case in zip(records, cases, strict=True):
-        pair = _generation(rec)
-        gold = _gold(rec.get("target"))
-        if pair is None or gold is None:
-            return f"the target of doc_id {case} is {rec.get('target')!r}, not a text"
-        raw, kept = pair
-        answers = kept if kind == "filtered" and isinstance(kept, list) else raw
-        scores = [int(_same(a, gold)) for a in answers]
-        logged = _value(name, rec, "exact_match", lineno)
-        expected = sum(scores) / len(scores) if kind == "filtered" else float(scores[0])
-        if abs(logged - expected) > 1e-9:
-            return f"doc_id {case}: exact_match is {logged:g} but the responses equal to target give {expected:g}"
-        out.case.extend([case] * len(answers))
-        out.sample.extend(range(1, len(answers) + 1))
-        out.correct.extend(scores)
-        out.answer.extend(answers)
-        out.gold.extend([gold] * len(answers))
-    return out
-
-
-def _repeat_note(task: str, layout: _Repeats, chosen_filter: str, n_docs: int, scored: int) -> str:
-    """How the repeats were read (as samples, ``scored`` responses per document)."""
-    k = layout.count
-    if layout.kind == "filtered":
-        return (
-            f"{task}: {k} repeats per document read as {scored} samples per case (sample = repeat number): each "
-            f"response the filter {chosen_filter} kept is compared with target as exact_match does (equal text); "
-            f"their mean is the logged exact_match for all {n_docs:,} documents"
-        )
-    return (
-        f"{task}: {k} repeats per document read as {k} samples per case (sample = repeat number): each response "
-        "in resps is compared with target as exact_match does (equal text); lm-evaluation-harness's default "
-        f"filter (none: keep the first) scored repeat 1 only, and the comparison gives its exact_match for all "
-        f"{n_docs:,} documents"
-    )
-
-
-def _one_row_note(task: str, layout: _Repeats, chosen_filter: str, metric: str, why: str = "") -> str:
-    """Why a file with repeats is read as one result per document."""
-    k = layout.count
-    if layout.kind == "combined":
-        return (
-            f"{task}: the task's filter {chosen_filter} combined the {k} repeats of each document into one answer "
-            f"(a majority vote or a choice of one; the file logs only the result), so each case has one result: "
-            f"{metric} of that answer"
-        )
-    if layout.kind == "loglikelihood":
-        return (
-            f"{task}: {k} responses per loglikelihood request (repeats); {metric} is lm-evaluation-harness's "
-            "result per document, read as one result per case"
-        )
-    return f"{task}: {k} repeats per document read as one result per case ({metric}): {why}"
 
 
 def read_samples(
@@ -417,17 +254,17 @@ def read_samples(
         raise DataError(f"the threshold must be a finite number, got {threshold}")
     label = config or name.replace("\\", "/").rsplit("/", 1)[-1]
     task = task_name(name)
-    layout = _repeats(records, chosen_filter)
+    layout = layout_of(records, chosen_filter)
     why = ""
     if layout is not None and layout.kind in ("filtered", "first"):
         available = _metric_names(records[0][1])
         default = next((m for m in PREFERRED_METRICS if m in available), available[0] if available else None)
         if (metric or default) == "exact_match" and "exact_match" in available:
-            rescored = _rescore(name, records, cases, layout.kind)
-            if isinstance(rescored, _Rescored):
+            rescored = rescore(name, records, cases, layout.kind)
+            if isinstance(rescored, Rescored):
                 used = "exact_match" + (f" (of {', '.join(available)})" if len(available) > 1 else "")
                 notes.insert(0, f"{task}: metric {used} used")
-                notes.append(_repeat_note(task, layout, chosen_filter, len(cases), max(rescored.sample)))
+                notes.append(repeat_note(task, layout, chosen_filter, len(cases), max(rescored.sample)))
                 frame = run_frame(rescored.case, rescored.sample, rescored.correct, rescored.answer, rescored.gold)
                 return Run(TOOL, name, label, task, frame, tuple(notes))
             why = f"the repeats cannot be re-scored ({rescored})"
@@ -442,6 +279,6 @@ def read_samples(
     used, correct, note = _choose_metric(name, records, metric, threshold, hint)
     notes.insert(0, note)
     if layout is not None:
-        notes.append(_one_row_note(task, layout, chosen_filter, used, why))
+        notes.append(one_row_note(task, layout, chosen_filter, used, why))
     frame = run_frame(cases, [1] * len(cases), correct)
     return Run(TOOL, name, label, task, frame, tuple(notes))
