@@ -14,6 +14,10 @@ One tool for the comparisons an engine change needs; every subcommand prints its
 ``cold-ab PRESETS --old TREE [--reps R]``
     Cold grids in fresh processes (``cold``), the two trees alternating per preset and repetition (which goes first
     alternates too): each side's median wall and CPU seconds per preset, and the load average.
+``warm-ab PRESETS --old TREE [--reps R]``
+    Per preset, a fresh process per tree (alternating) computes the grid once (laws cached), then times the warm
+    grid (median of 3) and one cell (budget 1000, K 120, the paper's four metrics: median of 20), as
+    ``bench_nk.py --exact`` does; medians over the reps.
 ``cli --old TREE [--reps R] [-- ARGS...]``
     The whole CLI from a cold process (``python -m nkcore ARGS``; default the JobsQ3 exact grid with ``--json``) and
     its start-up alone (``nk --help``), the two trees alternating: medians of the wall seconds.
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -107,13 +112,50 @@ def cold_ab(args: argparse.Namespace) -> None:
         for rep in range(args.reps):
             for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
                 _, out = _fresh(sides[side], __file__, "cold", name, "--root", sides[side])
-                cpu, wall = (float(x.split()[0]) for x in out.rsplit(":", 1)[1].split(","))
+                cpu, wall = (float(x) for x in re.findall(r"([0-9.]+) s (?:CPU|wall)", out))
                 walls[side].append(wall)
                 cpus[side].append(cpu)
         mo, mn = statistics.median(walls["old"]), statistics.median(walls["new"])
         print(
             f"  {name:<12} old {mo:5.2f} s wall ({statistics.median(cpus['old']):5.2f} CPU)  new {mn:5.2f} s wall "
             f"({statistics.median(cpus['new']):5.2f} CPU)  ratio {mo / mn:4.2f}  load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
+WARM = """
+import statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.metrics import PAPER_METRICS
+from nkcore.nk.priors import get_prior
+a = get_prior(sys.argv[2]).alpha
+exact_grid(a, 0.3)
+def med(fn, n):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter(); fn(); ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
+print(med(lambda: exact_grid(a, 0.3), 3), med(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20))
+"""
+
+
+def warm_ab(args: argparse.Namespace) -> None:
+    """Warm grids and one cell, two trees alternating, medians per preset."""
+    sides = {"old": args.old, "new": args.new}
+    print(f"load average at start {os.getloadavg()[0]:.1f}; medians over {args.reps} processes per side")
+    for name in args.presets.split(","):
+        got: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+        for rep in range(args.reps):
+            for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+                _, out = _fresh(sides[side], "-c", WARM, sides[side], name)
+                grid, cell = (float(x) for x in out.split())
+                got[side].append((grid, cell))
+        med = {s: [statistics.median(g[i] for g in got[s]) for i in (0, 1)] for s in got}
+        print(
+            f"  {name:<12} warm grid old {med['old'][0]:5.2f} s, new {med['new'][0]:5.2f} s; one cell old "
+            f"{med['old'][1] * 1e3:5.1f} ms, new {med['new'][1] * 1e3:5.1f} ms  load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
 
@@ -245,6 +287,12 @@ def main() -> None:
     p.add_argument("--new", default=HERE, help="source tree (default: this one)")
     p.add_argument("--reps", type=int, default=3, help="cold runs of each side per preset (default 3)")
     p.set_defaults(run=cold_ab)
+    p = sub.add_parser("warm-ab", help="warm grids and one cell, two trees alternating")
+    p.add_argument("presets", help="comma-separated preset names, or 'all'")
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    p.add_argument("--reps", type=int, default=1, help="processes of each side per preset (default 1)")
+    p.set_defaults(run=warm_ab)
     p = sub.add_parser("cli", help="the CLI from cold processes, two trees alternating")
     p.add_argument("argv", nargs="*", help="the CLI's arguments (default: nk --prior JobsQ3 --grid --json)")
     p.add_argument("--old", required=True, help="source tree of the version to compare against")
