@@ -4,6 +4,10 @@ The reference (``tests/data/exact_grid_reference/``, written by ``make_reference
 that work) holds the exact grid of five presets: every number of every cell as ``float.hex`` and the quantile arrays
 (``alt``, ``null``) as sha256 digests. Any change of the engine's arithmetic (order of a sum, a cached law, a
 different quadrature) shows here as a changed last bit.
+
+Known: the last digit of one number (balanced12, eps 0.1, kl_smooth, budget 5000, K 440: p_error) differed in one
+full run of this test out of five, on a heavily loaded machine, and in the first reference; main's code has the same
+nondeterminism (not found yet: docs/benchmarks-eng36.md, "Bit for bit"). A failure there is that, not a regression.
 """
 
 from __future__ import annotations
