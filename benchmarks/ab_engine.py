@@ -11,6 +11,16 @@ One tool for the comparisons an engine change needs; every subcommand prints its
 ``sweep PRESETS``
     Some presets x eps 0.1-0.4, the seven item metrics, caches kept between grids (as ``bench_nk.py --sweep-only``):
     the wall seconds of each grid and of all.
+``cold-ab PRESETS --old TREE [--reps R]``
+    Cold grids in fresh processes (``cold``), the two trees alternating per preset and repetition (which goes first
+    alternates too): each side's median wall and CPU seconds per preset, and the load average.
+``warm-ab PRESETS --old TREE [--reps R]``
+    Per preset, a fresh process per tree (alternating) computes the grid once (laws cached), then times the warm
+    grid (median of 3) and one cell (budget 1000, K 120, the paper's four metrics: median of 20), as
+    ``bench_nk.py --exact`` does; medians over the reps.
+``cli --old TREE [--reps R] [-- ARGS...]``
+    The whole CLI from a cold process (``python -m nkcore ARGS``; default the JobsQ3 exact grid with ``--json``) and
+    its start-up alone (``nk --help``), the two trees alternating: medians of the wall seconds.
 ``interleaved PRESETS --old TREE``
     The same grids on two persistent worker processes, one per tree, taken in turn (alternating which goes first),
     so both see the same machine within seconds: on the 2-core reference machine the speed of one computation
@@ -23,6 +33,8 @@ One tool for the comparisons an engine change needs; every subcommand prints its
 Usage::
 
     .venv/bin/python benchmarks/ab_engine.py cold JobsQ3 --root /tmp/old_tree
+    .venv/bin/python benchmarks/ab_engine.py cold-ab Toxicity,JobsQ3 --old /tmp/old_tree --reps 3
+    .venv/bin/python benchmarks/ab_engine.py cli --old /tmp/old_tree --reps 5
     .venv/bin/python benchmarks/ab_engine.py interleaved Toxicity,JobsQ3,balanced5 --old /tmp/old_tree
     .venv/bin/python benchmarks/ab_engine.py split --presets JobsQ3,balanced12,Toxicity --reps 3
 """
@@ -31,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -79,6 +92,92 @@ def cold(args: argparse.Namespace) -> None:
     wall, t1 = time.perf_counter() - w0, os.times()
     cpu = sum(getattr(t1, f) - getattr(t0, f) for f in ("user", "system", "children_user", "children_system"))
     print(f"{args.preset} {args.metrics} eps {args.eps} root {args.root}: cold {cpu:.2f} s CPU, {wall:.2f} s wall")
+
+
+def _fresh(root: str, *argv: str) -> tuple[float, str]:
+    """Wall seconds of ``python ARGV`` in a fresh process importing nkcore from ``root``, and its stdout."""
+    env = {**os.environ, "PYTHONPATH": root}
+    w0 = time.perf_counter()
+    out = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=True).stdout
+    return time.perf_counter() - w0, out
+
+
+def cold_ab(args: argparse.Namespace) -> None:
+    """Cold grids, two trees alternating, medians per preset."""
+    sides = {"old": args.old, "new": args.new}
+    print(f"load average at start {os.getloadavg()[0]:.1f}; medians of {args.reps} cold runs per side")
+    for name in args.presets.split(","):
+        walls: dict[str, list[float]] = {"old": [], "new": []}
+        cpus: dict[str, list[float]] = {"old": [], "new": []}
+        for rep in range(args.reps):
+            for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+                _, out = _fresh(sides[side], __file__, "cold", name, "--root", sides[side])
+                cpu, wall = (float(x) for x in re.findall(r"([0-9.]+) s (?:CPU|wall)", out))
+                walls[side].append(wall)
+                cpus[side].append(cpu)
+        mo, mn = statistics.median(walls["old"]), statistics.median(walls["new"])
+        print(
+            f"  {name:<12} old {mo:5.2f} s wall ({statistics.median(cpus['old']):5.2f} CPU)  new {mn:5.2f} s wall "
+            f"({statistics.median(cpus['new']):5.2f} CPU)  ratio {mo / mn:4.2f}  load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
+WARM = """
+import statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from nkcore.nk.exact import exact_cell, exact_grid
+from nkcore.nk.metrics import PAPER_METRICS
+from nkcore.nk.priors import get_prior
+a = get_prior(sys.argv[2]).alpha
+exact_grid(a, 0.3)
+def med(fn, n):
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter(); fn(); ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
+print(med(lambda: exact_grid(a, 0.3), 3), med(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20))
+"""
+
+
+def warm_ab(args: argparse.Namespace) -> None:
+    """Warm grids and one cell, two trees alternating, medians per preset."""
+    sides = {"old": args.old, "new": args.new}
+    print(f"load average at start {os.getloadavg()[0]:.1f}; medians over {args.reps} processes per side")
+    for name in args.presets.split(","):
+        got: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
+        for rep in range(args.reps):
+            for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+                _, out = _fresh(sides[side], "-c", WARM, sides[side], name)
+                grid, cell = (float(x) for x in out.split())
+                got[side].append((grid, cell))
+        med = {s: [statistics.median(g[i] for g in got[s]) for i in (0, 1)] for s in got}
+        print(
+            f"  {name:<12} warm grid old {med['old'][0]:5.2f} s, new {med['new'][0]:5.2f} s; one cell old "
+            f"{med['old'][1] * 1e3:5.1f} ms, new {med['new'][1] * 1e3:5.1f} ms  load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+
+
+def cli(args: argparse.Namespace) -> None:
+    """The CLI from cold processes, two trees alternating."""
+    sides = {"old": args.old, "new": args.new}
+    command = args.argv or ["nk", "--prior", "JobsQ3", "--grid", "--json"]
+    for label, argv in (("start-up (nk --help)", ["nk", "--help"]), (" ".join(command), command)):
+        walls: dict[str, list[float]] = {"old": [], "new": []}
+        outs: dict[str, str] = {}
+        for rep in range(args.reps):
+            for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
+                wall, outs[side] = _fresh(sides[side], "-m", "nkcore", *argv)
+                walls[side].append(wall)
+        same = "identical output" if outs["old"] == outs["new"] else "OUTPUT DIFFERS"
+        mo, mn = statistics.median(walls["old"]), statistics.median(walls["new"])
+        print(
+            f"  {label}: old {mo:5.2f} s, new {mn:5.2f} s wall (medians of {args.reps}; {same}; load "
+            f"{os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
 
 
 def sweep(args: argparse.Namespace) -> None:
@@ -182,6 +281,24 @@ def main() -> None:
     p.add_argument("presets", help="comma-separated preset names, e.g. Toxicity,JobsQ3,balanced5")
     p.add_argument("--root", default=HERE, help="source tree of nkcore")
     p.set_defaults(run=sweep)
+    p = sub.add_parser("cold-ab", help="cold grids in fresh processes, two trees alternating")
+    p.add_argument("presets", help="comma-separated preset names, or 'all'")
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    p.add_argument("--reps", type=int, default=3, help="cold runs of each side per preset (default 3)")
+    p.set_defaults(run=cold_ab)
+    p = sub.add_parser("warm-ab", help="warm grids and one cell, two trees alternating")
+    p.add_argument("presets", help="comma-separated preset names, or 'all'")
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    p.add_argument("--reps", type=int, default=1, help="processes of each side per preset (default 1)")
+    p.set_defaults(run=warm_ab)
+    p = sub.add_parser("cli", help="the CLI from cold processes, two trees alternating")
+    p.add_argument("argv", nargs="*", help="the CLI's arguments (default: nk --prior JobsQ3 --grid --json)")
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    p.add_argument("--reps", type=int, default=5, help="runs of each side (default 5)")
+    p.set_defaults(run=cli)
     p = sub.add_parser("interleaved", help="two trees on the same grids, in turn")
     p.add_argument("presets", help="comma-separated preset names, e.g. Toxicity,JobsQ3,balanced5")
     p.add_argument("--old", required=True, help="source tree of the version to compare against")
@@ -192,6 +309,11 @@ def main() -> None:
     p.add_argument("--reps", type=int, default=3, help="runs of each way (default 3)")
     p.set_defaults(run=split)
     args = ap.parse_args()
+    if getattr(args, "presets", None) == "all":
+        sys.path.insert(0, HERE)
+        from nkcore.nk.priors import preset_names
+
+        args.presets = ",".join(preset_names())
     args.run(args)
 
 

@@ -8,10 +8,10 @@ lives here, not in the tests):
 - one cell at budget 1000, K 120, 1000 + 1000 rounds, all four metrics: < 100 ms;
 - the paper's grid up to budget 2,500 (142 configurations, four metrics, 1000 + 1000 rounds): < 10 s on 2 cores.
 The exact engine (``nkcore.nk.exact``, issue 13), against the simulation in the same run:
-- the paper's full grid (282 configurations, four metrics) per preset: < 2 s, cold (per-item laws computed) and
-  warm (laws cached, as when a page changes a budget or a metric); the simulation is timed on a few cells and
+- the paper's full grid (282 configurations, four metrics) per preset: < 1 s cold (per-item laws computed) and
+  < 0.5 s warm (laws cached, as when a page changes a budget or a metric), wall (issue 36; issue 13 asked < 2 s); the simulation is timed on a few cells and
   extrapolated by its work model (``simulate.draw_work``) rather than run for minutes;
-- one cell: < 10 ms (warm); the real-data grid on ChaosNLI SNLI (when ../shared/datasets is there): < 1 s;
+- one cell: < 2 ms (warm; issue 13 asked < 10 ms); the real-data grid on ChaosNLI SNLI (when ../shared/datasets is there): < 1 s;
 - the sweep of 15 presets x eps 0.1-0.4 x 282 configurations x the 7 item metrics: < 2 minutes (``--sweep``; macro
   F1 is not an item mean and stays with the simulation, so it is left out of the sweep), computed as one sweep
   (``exact_grids``: whole grids on the two cores, one process each, rather than each grid split over both).
@@ -186,15 +186,15 @@ def exact_bench(args: argparse.Namespace) -> None:
         print(
             f"  {name:<12} (M={len(a):>2}) cold {cold:6.2f} s CPU ({cold_wall:6.2f} s wall)  warm {warm:5.2f} s CPU "
             f"({warm_wall:5.2f} s wall)  simulation ~{sim:7.1f} s CPU (extrapolated)  ratio cold {sim / cold:6.1f}x "
-            f"warm {sim / warm:6.1f}x  -> < 2 s {'MET' if cold_wall < 2 else 'NOT MET'} (cold wall), "
-            f"{'MET' if warm_wall < 2 else 'NOT MET'} (warm wall); largest p_error {worst:.4f}"
+            f"warm {sim / warm:6.1f}x  -> < 1 s {'MET' if cold_wall < 1 else 'NOT MET'} (cold wall), "
+            f"< 0.5 s {'MET' if warm_wall < 0.5 else 'NOT MET'} (warm wall); largest p_error {worst:.4f}"
         )
     a = get_prior("Toxicity").alpha
     exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
     f, _ = timed(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20)
     r, _ = timed(lambda: simulate_grid(a, 0.3, [1000], [120], PAPER_METRICS, 1000, 0), 3)
     line("one cell (budget 1000, K 120, four metrics), laws cached", f, r)
-    print(f"  target: < 10 ms -> {'MET' if f < 0.01 else 'NOT MET'}")
+    print(f"  target: < 2 ms -> {'MET' if f < 0.002 else 'NOT MET'}")
     real_bench(1 if args.quick else 3)
     if args.sweep:
         sweep_bench()

@@ -2,8 +2,10 @@
 
 One module per subcommand (``nkcore/cli/<topic>.py``; a topic too large for one module is split by concept into
 ``<topic>_<part>.py``). Each exposes ``register(subparsers)``, which adds its subcommand and sets ``func`` (a
-callable ``args -> int``) on it; :func:`build_parser` calls them in the order of :data:`TOPICS`, which is the order
-of ``--help``. JSON output goes through :mod:`nkcore.cli.common`. Exit codes: 0 success, 2 bad input
+callable ``args -> int``) on it; :func:`build_parser` calls them in the order of :data:`COMMANDS`, which is the
+order of ``--help``. The modules are imported on demand: a command line that starts with a subcommand imports and
+registers that one only (its help, errors and output are the same; the start-up skips the other topics' scipy and
+pandas imports); anything else (``--help``, no command, an unknown one) registers them all. JSON output goes through :mod:`nkcore.cli.common`. Exit codes: 0 success, 2 bad input
 (a one-line message on stderr, never a traceback). Limits on the work of one request are checked in nkcore
 (``nkcore.common.limits``; ``python -m nkcore limits`` prints them); a RecursionError or MemoryError that gets past
 them is still reported in one line, exit 2.
@@ -18,19 +20,39 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, TextIO
 
-from nkcore.cli import data, fanout, limits, nk, paired, plan, raters, voting
 from nkcore.errors import DataError, one_line, printable_lines
 
-__all__ = ["TOPICS", "EscapingWriter", "build_parser", "main"]
+__all__ = ["COMMANDS", "TOPICS", "EscapingWriter", "build_parser", "main", "topic"]
 
-#: The modules that add subcommands, in the order ``--help`` lists them (data, compare, plan, vote, fanout, nk,
-#: raters, limits).
-TOPICS: tuple[ModuleType, ...] = (data, paired, plan, voting, fanout, nk, raters, limits)
+COMMANDS: dict[str, str] = {
+    "data": "data",
+    "compare": "paired",
+    "plan": "plan",
+    "vote": "voting",
+    "fanout": "fanout",
+    "nk": "nk",
+    "raters": "raters",
+    "limits": "limits",
+}
+"""Each subcommand and the module of ``nkcore.cli`` that adds it, in the order ``--help`` lists them."""
+
+
+def topic(command: str) -> ModuleType:
+    """The module that adds ``command`` (imported now, if it was not yet)."""
+    return importlib.import_module(f"nkcore.cli.{COMMANDS[command]}")
+
+
+def __getattr__(name: str) -> Any:
+    """``TOPICS``: the modules that add subcommands, in the order of ``--help`` (imported when first asked for)."""
+    if name == "TOPICS":
+        return tuple(topic(c) for c in COMMANDS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,23 +83,25 @@ class EscapingWriter:
         return getattr(self._stream, name)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand, or only ``command``'s (one of :data:`COMMANDS`)."""
     parser = _Parser(
         prog="python -m nkcore",
         description="NK Planner from the command line: (N, K) budgets, paired comparisons, "
         "majority-vote curves, fan-out latency and cost. Add --json to any subcommand for machine-readable output.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in TOPICS:
-        module.register(sub)
+    for name in COMMANDS if command is None else (command,):
+        topic(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the subcommand; return the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = args_list[0] if args_list else None
+    parser = build_parser(first if first in COMMANDS else None)
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

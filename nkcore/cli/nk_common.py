@@ -4,11 +4,12 @@ JSON keys (with ``--adaptive fixed``'s) and the header line of the text output."
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from nkcore.nk.priors import Prior, resolve_prior
+
+if TYPE_CHECKING:  # pandas is imported by the readers, when a file is read (start-up of the other commands)
+    import pandas as pd
 
 __all__ = [
     "CI_WIDTH_WORDS",

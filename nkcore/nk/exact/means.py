@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.linalg import eigh_tridiagonal
 from scipy.special import gammaln
 
 from nkcore.nk.metrics import METRICS, with_flag
@@ -67,6 +66,8 @@ def _beta_nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
         off2 = 4.0 * j * (j + al) * (j + be) * (j + al + be) / (sj**2 * (sj + 1.0) * (sj - 1.0))
     if n > 1:
         off2[0] = 4.0 * (1.0 + al) * (1.0 + be) / ((al + be + 2.0) ** 2 * (al + be + 3.0))
+    from scipy.linalg import eigh_tridiagonal  # on demand: scipy.linalg is slow to import (the CLI's start-up)
+
     t, vec = eigh_tridiagonal(diag, np.sqrt(np.maximum(off2, 0.0)))
     w = vec[0] ** 2
     return np.clip((1.0 + t) / 2.0, 0.0, 1.0), w / w.sum()

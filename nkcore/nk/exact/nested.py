@@ -50,24 +50,30 @@ class _Urns:
         self.beta_total = np.full(size, float(alpha.sum()))
         self.rho = urn_thresholds(np.arange(1, m) / m, size)
         self.rho_total = np.ones(size)
+        # scratch arrays reused by every draw (the same arithmetic as fresh ones, without allocating per step)
+        self._u, self._v, self._w = np.empty(size), np.empty(size), np.empty(size)
+        self._coin, self._keep = np.empty(size, dtype=bool), np.empty(size, dtype=bool)
+        self._ind, self._ind_r = np.empty((m - 1, size), dtype=bool), np.empty((m - 1, size), dtype=bool)
 
     def draw(self, rng: np.random.Generator, cum: np.ndarray, p_rho: float) -> None:
         """One rating per item into the cumulative counts ``cum`` (M - 1, size): from rho with probability
         ``p_rho`` (a coin per item), else from beta. Category <= j exactly when U total < threshold_j; the draw
         adds 1 to every threshold and cumulative count from its category on. Both urns are compared for every
         item and the coin masks one of them (faster than gathering the rho items: docs/benchmarks.md)."""
-        size = int(cum.shape[1])
-        u = rng.random(size)
-        ind = np.less(u * self.beta_total, self.beta)
+        u, ind = self._u, self._ind
+        rng.random(out=u)
+        np.less(np.multiply(u, self.beta_total, out=self._v), self.beta, out=ind)
         if p_rho > 0:
-            coin = np.less(rng.random(size), p_rho)
-            ind &= ~coin
-            ind_r = np.less(u * self.rho_total, self.rho)
+            coin, keep, ind_r = self._coin, self._keep, self._ind_r
+            np.less(rng.random(out=self._w), p_rho, out=coin)
+            np.logical_not(coin, out=keep)
+            ind &= keep
+            np.less(np.multiply(u, self.rho_total, out=self._v), self.rho, out=ind_r)
             ind_r &= coin
             self.rho += ind_r
             cum += ind_r.view(np.int8)
             self.rho_total += coin
-            self.beta_total += ~coin
+            self.beta_total += keep
         else:
             self.beta_total += 1.0
         self.beta += ind

@@ -29,7 +29,6 @@ from functools import lru_cache
 from math import comb
 
 import numpy as np
-from scipy import stats
 from scipy.special import gammaln
 
 from nkcore.common import limits
@@ -204,6 +203,8 @@ def _critical_counts(n: int, alpha: float) -> np.ndarray:
     >>> _critical_counts(10, 0.05)[[5, 6, 10]].tolist()  # 6 of 6: p = 0.031; 9 of 10: p = 0.021
     [6.0, 6.0, 9.0]
     """
+    from scipy import stats  # on demand: scipy.stats is slow to import (the CLI's start-up)
+
     m = np.arange(n + 1)
     c = stats.binom.isf(alpha / 2, m, 0.5) + 1
     c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < alpha, c, c + 1)
@@ -261,6 +262,8 @@ def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float
     q = ahead + behind
     if q <= 0:
         return 0.0
+    from scipy import stats  # on demand (see _critical_counts)
+
     m = np.arange(n + 1)
     p_m = stats.binom.pmf(m, n, q)
     c = _critical_counts(int(n), float(alpha))

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from scipy import stats
 
 from nkcore.errors import DataError
 from nkcore.nk.best import BestK, MinimalBudget, best_k
@@ -117,6 +116,8 @@ def _normal_budget(alpha: tuple[float, ...], eps: float, metric: str, k: int, le
     a, b = alt[metric], null[metric]
     if a.mean <= 0:
         return float("inf")
+    from scipy import stats  # on demand: scipy.stats is slow to import (the CLI's start-up)
+
     z = float(stats.norm.isf(level))
     return k * (z * np.sqrt(a.var + b.var) / a.mean) ** 2
 
