@@ -7,7 +7,7 @@ different quadrature) shows here as a changed last bit.
 
 Known: the last digit of one number (balanced12, eps 0.1, kl_smooth, budget 5000, K 440: p_error) differed in one
 full run of this test out of five, on a heavily loaded machine, and in the first reference; main's code has the same
-nondeterminism (not found yet: docs/benchmarks-eng36.md, "Bit for bit"). The engine's three error estimates are therefore compared to
+nondeterminism (not found yet: docs/benchmarks.md, "Bit for bit"). The engine's three error estimates are therefore compared to
 1e-12 relative; every other number, to the bit.
 """
 
