@@ -12,9 +12,12 @@ population from real ratings:
    s_r = q_r s* + (1 - q_r) / M, that is **q_r = (s_r - 1/M) / (s* - 1/M)** (clipped to [0, 1]). With s* = 1
    (every informative rating is the item's label) this is ``informative_share``; on items the raters genuinely
    disagree about s* < 1, and is estimated as the rating-weighted mean skill of the raters not below the others;
-3. which raters are below the others: rater r is flagged when their skill is more than ``Z_FLAG`` standard errors
-   below s*: (s_r - s*) / sqrt(s* (1 - s*) / n_r) < -Z_FLAG (n_r: their ratings), s* and the flags recomputed until
-   they settle. The raters not flagged form the class of quality 1 (the reference); the flagged ones are binned by
+3. which raters are below the others: z_r = (s_r - s*) / sqrt(s* (1 - s*) / n_r) (n_r: their ratings), divided by
+   the spread phi of the z of the raters not flagged (phi = max(1, 1.4826 x their median absolute deviation): the
+   fitted skills vary more than binomially, since the true labels are themselves estimated; on sparse crowd data
+   identical raters' z spread about 1.3); rater r is flagged when z_r / phi < -z_crit with z_crit = max(``Z_FLAG``,
+   the one-sided normal quantile at 0.05 / R) (a family-wise bound over the R raters) and n_r >= ``MIN_RATINGS``;
+   s*, phi and the flags recomputed until they settle. The raters not flagged form the class of quality 1 (the reference); the flagged ones are binned by
    q_r into "fair" (q_r >= 1/2) and "poor" (q_r < 1/2), each with its share of the ratings and the rating-weighted
    mean q_r as its quality.
 
@@ -37,6 +40,7 @@ from nkcore.ratings.raters import RaterRatings
 
 __all__ = [
     "CLASS_NAMES",
+    "MIN_RATINGS",
     "Z_FLAG",
     "FittedPopulation",
     "RaterClass",
@@ -48,6 +52,8 @@ __all__ = [
 ]
 
 Z_FLAG = 3.0
+MIN_RATINGS = 10
+"""A rater with fewer ratings is never flagged: too few to tell them from the others."""
 """A rater is below the others when their skill is more than this many standard errors below s*."""
 CLASS_NAMES: tuple[str, ...] = ("alike", "fair", "poor")
 """The classes: raters as good as the reference (quality 1), flagged raters with q >= 1/2, flagged with q < 1/2."""
@@ -124,19 +130,26 @@ def disagreement_shares(rr: RaterRatings) -> np.ndarray:
 
 
 def _reference(s: np.ndarray, n: np.ndarray, m: int) -> tuple[float, np.ndarray]:
-    """s* and the flags, iterated to a fixed point (at most 50 rounds; the flags only grow from none)."""
+    """s* and the flags (module docstring, step 3), iterated to a fixed point (at most 50 rounds; s* is the one of
+    the returned flags)."""
+    from scipy.stats import norm
+
+    z_crit = max(Z_FLAG, float(norm.isf(0.05 / max(s.size, 1))))
     flagged = np.zeros(s.size, dtype=bool)
     for _ in range(50):
         keep = ~flagged
         ref = float(np.average(s[keep], weights=n[keep]))
-        se = np.sqrt(max(ref * (1.0 - ref), 1e-12) / np.maximum(n, 1))
-        new = (s - ref) / se < -Z_FLAG
+        z = (s - ref) / np.sqrt(max(ref * (1.0 - ref), 1e-12) / np.maximum(n, 1))
+        mad = float(np.median(np.abs(z[keep] - np.median(z[keep])))) if keep.sum() >= 5 else 0.0
+        phi = max(1.0, 1.4826 * mad)
+        new = (z / phi < -z_crit) & (n >= MIN_RATINGS)
         if not (~new).any():  # never flag everyone: the best rater is the reference
             new = s < s.max()
         if np.array_equal(new, flagged):
             break
         flagged = new
-    return ref, flagged
+    keep = ~flagged
+    return float(np.average(s[keep], weights=n[keep])), flagged
 
 
 def population_from_aggregate(agg: Aggregate, rr: RaterRatings) -> FittedPopulation:
@@ -210,8 +223,8 @@ def population_sentence(pop: FittedPopulation) -> str:
     n = len(pop.raters)
     if pop.alike:
         return (
-            f"No rater of {n:,} is clearly below the others (one-coin skills within {Z_FLAG:g} standard errors of "
-            f"{pop.reference_skill:.0%}): the raters look alike, as the paper assumes."
+            f"No rater of {n:,} is clearly below the others (one-coin skills within the spread expected of raters "
+            f"alike around {pop.reference_skill:.0%}): the raters look alike, as the paper assumes."
         )
     f = np.array(pop.flagged)
     w = np.array(pop.n_ratings, dtype=float)

@@ -272,11 +272,14 @@ def quality_sentence(agg: Aggregate, below: float = 0.5) -> str:
     labelled = agg.labels >= 0
     differ = float(np.mean(agg.labels[labelled] != agg.plurality[labelled])) if labelled.any() else 0.0
     name = METHOD_NAMES.get(agg.method, agg.method)
+    # MACE's quality is a competence, P(the rater knows the label rather than answers by habit): a rater who does not
+    # know still lands on the right label now and then, so it is no share of right answers
+    one, many = ("knows the label", "know the label") if agg.method == "mace" else ("is right", "are right")
     who = (
-        f"no rater of {n:,} is right on fewer than half of the items"
+        f"no rater of {n:,} {one} on fewer than half of the items"
         if n_low == 0
-        else f"{n_low:,} rater{'s' if n_low != 1 else ''} of {n:,} {'is' if n_low == 1 else 'are'} right on fewer than "
-        f"half of the items (estimated quality below {below:.0%})"
+        else f"{n_low:,} rater{'s' if n_low != 1 else ''} of {n:,} {one if n_low == 1 else many} on fewer than half "
+        f"of the items (estimated {'competence' if agg.method == 'mace' else 'quality'} below {below:.0%})"
     )
     if agg.method == "plurality":
         return f"By agreement with the plurality, {who}."
