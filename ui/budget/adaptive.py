@@ -75,7 +75,7 @@ def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings:
     if ch.prior is not None:
         return progress.compute_with_progress(
             adaptive.policy_grid,
-            alpha=ch.prior.alpha,
+            prior=ch.prior.alpha,
             eps=ch.eps,
             progress_label=label,
             poor_share=settings.poor,
@@ -308,7 +308,7 @@ def _fitted_raters(ch: Choices, cell: Cell, s: Settings) -> bool:
         return True
     shift = progress.compute_with_progress(
         adaptive.population_shift,
-        alpha=ch.prior.alpha,
+        prior=ch.prior.alpha,
         eps=ch.eps,
         budgets=budgets,
         ks=ks,

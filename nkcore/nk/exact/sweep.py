@@ -37,7 +37,7 @@ def exact_grids(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     processes: int | None = None,
 ) -> list[list[CellResult]]:
-    """``exact_grid`` of every (alpha, eps) of ``jobs``, in their order: with more than one job and more than one
+    """``exact_grid`` of every (prior, eps) of ``jobs``, in their order: with more than one job and more than one
     process (``split.processes``), each grid on one worker process (module doc); else one after the other.
 
     Formula and reference: ``exact_grid``.
