@@ -63,7 +63,7 @@ from nkcore.nk.policies import (
     multinomial_rows,
     plurality_margin,
 )
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.rounds import by_side, run_jobs, side_jobs
 from nkcore.nk.rounds import workers as worker_count
@@ -180,7 +180,7 @@ def simulate_policy(
     (20, 5, 10.0, True)
     """
     mts = parse_metrics(metrics)
-    a = np.asarray(validate_alpha(prior), dtype=float)
+    a = np.asarray(validate_prior(prior), dtype=float)
     if not (0.0 <= float(eps) <= 1.0):
         raise DataError(f"eps must be between 0 and 1, got {eps}")
     b, kk = int(budget), int(k)

@@ -18,7 +18,7 @@ from nkcore.errors import DataError
 from nkcore.nk.best import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
 from nkcore.nk.cell import Cell, make_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.simulate import check_request, default_workers, simulate_gaps
 
@@ -194,7 +194,7 @@ def minimal_budget_search(
     ks = tuple(ks)
     configs = configurations(budgets, ks)  # the whole search is one request: checked as if no budget stopped it
     nw = default_workers() if workers is None else max(1, int(workers))
-    check_request([(c.n, c.k) for c in configs], len(validate_alpha(prior)), int(rounds), len(mts), nw)
+    check_request([(c.n, c.k) for c in configs], len(validate_prior(prior)), int(rounds), len(mts), nw)
     for b in sorted({_pos_int(x, "budget") for x in budgets}):
         todo = [m for m in mts if m not in found]
         if not todo:

@@ -23,7 +23,7 @@ from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_m
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.simulate import default_workers
 
 FALLBACK_ROUNDS = 1000
@@ -119,7 +119,7 @@ def exact_cell(
     ('lattice', 0.0405, 0.0, 0)
     """
     (cfg,) = configurations([budget], [k]) if int(k) <= int(budget) else _too_big(budget, k)
-    a = tuple(float(x) for x in validate_alpha(prior))
+    a = tuple(float(x) for x in validate_prior(prior))
     return _cells_for_k(a, check_eps(eps), cfg.k, [cfg], parse_metrics(metrics))
 
 
@@ -154,7 +154,7 @@ def exact_grid(
     engine".
     """
     mts = parse_metrics(metrics)
-    a = tuple(float(x) for x in validate_alpha(prior))
+    a = tuple(float(x) for x in validate_prior(prior))
     e = check_eps(eps)
     cfgs = configurations(budgets, ks)
     limits.check("budget", max(c.budget for c in cfgs), "the largest budget")

@@ -37,7 +37,7 @@ from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
 from nkcore.nk.exact.nested import nested_chunk
 from nkcore.nk.exact.pool import POOL_MIN_K, clear_pools, pooled_counts
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.samplers import draw_dataset
 
 ENGINE_SEED = 20260113
@@ -318,7 +318,7 @@ def item_laws_many(
     """``item_laws`` for several K at once (cached per K): the small K missing from the cache are drawn together,
     from one nested stream (``nested``), which costs each item the steps of the largest K it serves instead of
     the sum over K; each law is the same as when its K is asked alone (module doc)."""
-    a = tuple(float(x) for x in validate_alpha(prior))
+    a = tuple(float(x) for x in validate_prior(prior))
     if not 0.0 <= float(eps) <= 1.0:
         raise DataError(f"eps must be between 0 and 1, got {eps}")
     if any(int(k) < 1 for k in ks):

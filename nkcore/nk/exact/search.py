@@ -21,7 +21,7 @@ from nkcore.nk.exact.engine import exact_grid
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_KS
 from nkcore.nk.metrics import ITEM_METRICS, METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import SIGNIFICANCE
 
 BACKTRACK = 8
@@ -88,7 +88,7 @@ def min_budget_continuous(
     (1, 1346, True)
     """
     mt = _metric(metric)
-    a = tuple(float(x) for x in validate_alpha(prior))
+    a = tuple(float(x) for x in validate_prior(prior))
     if not 0 < significance < 1:
         raise DataError(f"significance must be between 0 and 1, got {significance}")
     kk = sorted({int(x) for x in ks})
