@@ -67,7 +67,7 @@ clear_caches()
 for line in sys.stdin:
     name, eps = line.split()
     start = time.perf_counter()
-    exact_grid(get_prior(name).alpha, float(eps), metrics=list(ITEM_METRICS))
+    exact_grid(get_prior(name).concentration, float(eps), metrics=list(ITEM_METRICS))
     print(time.perf_counter() - start, flush=True)
 """
 
@@ -86,7 +86,7 @@ def _engine(root: str) -> Any:
 def cold(args: argparse.Namespace) -> None:
     """One cold grid in this fresh process."""
     exact_grid, _, _, get_prior = _engine(args.root)
-    alpha = get_prior(args.preset).alpha
+    alpha = get_prior(args.preset).concentration
     t0, w0 = os.times(), time.perf_counter()
     exact_grid(alpha, args.eps, metrics=args.metrics.split(","), processes=args.processes)
     wall, t1 = time.perf_counter() - w0, os.times()
@@ -129,7 +129,7 @@ sys.path.insert(0, sys.argv[1])
 from nkcore.nk.exact import exact_cell, exact_grid
 from nkcore.nk.metrics import PAPER_METRICS
 from nkcore.nk.priors import get_prior
-a = get_prior(sys.argv[2]).alpha
+a = get_prior(sys.argv[2]).concentration
 exact_grid(a, 0.3)
 def med(fn, n):
     ts = []
@@ -188,7 +188,7 @@ def sweep(args: argparse.Namespace) -> None:
     for name in args.presets.split(","):
         for eps in EPS_SWEEP:
             w0 = time.perf_counter()
-            exact_grid(get_prior(name).alpha, float(eps), metrics=list(item_metrics))
+            exact_grid(get_prior(name).concentration, float(eps), metrics=list(item_metrics))
             print(f"  {name} eps {eps}: {time.perf_counter() - w0:.2f} s wall", flush=True)
     print(f"{args.presets} root {args.root}: {time.perf_counter() - start:.1f} s wall")
 
@@ -244,7 +244,7 @@ def split(args: argparse.Namespace) -> None:
         for name in presets:
             for eps in (0.1, 0.3):
                 clear_caches()
-                exact_grid(get_prior(name).alpha, eps, metrics=item_metrics, processes=processes, workers=1)
+                exact_grid(get_prior(name).concentration, eps, metrics=item_metrics, processes=processes, workers=1)
         cpu1, sys1, flt1 = _usage()
         return cpu1 - cpu0, sys1 - sys0, flt1 - flt0, time.perf_counter() - wall0
 

@@ -117,7 +117,7 @@ def main() -> int:
     sources: list[tuple[str, Any, tuple[int, ...]]] = []
     names = list(preset_names())[: 3 if args.quick else None]
     for name in names:
-        alpha = tuple(get_prior(name).alpha)
+        alpha = tuple(get_prior(name).concentration)
         sources.append((name, lambda b, k, p, r, s, alpha=alpha: _prior_cells(alpha, b, k, p, r, s), KS))
     if (DATA / "chaosnli").exists():
         reals: list[tuple[str, Any, tuple[int, ...]]] = [

@@ -72,7 +72,7 @@ def main() -> None:
         exact_bench(args)
         return
     reps = 3 if args.quick else 5
-    alpha = get_prior("Toxicity").alpha
+    alpha = get_prior("Toxicity").concentration
     print(
         f"cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}; prior Toxicity {alpha}; eps 0.3; metrics {', '.join(PAPER_METRICS)}"
     )
@@ -109,7 +109,7 @@ def main() -> None:
     budgets = [100, 250, 500, 1000, 2500]
     names = list(DATASET_PRESETS) if args.all_priors else ["Toxicity", "DICES", "JobsQ3"]
     for name in names:
-        a = get_prior(name).alpha
+        a = get_prior(name).concentration
         repeats = 3 if name == "Toxicity" and not args.quick else 1
         cpu0 = time.process_time()
         f, times = timed(functools.partial(simulate_grid, a, 0.3, budgets, PAPER_KS, PAPER_METRICS, 1000, 0), repeats)
@@ -175,7 +175,7 @@ def exact_bench(args: argparse.Namespace) -> None:
     reps = 1 if args.quick else 3
     print(f"  cold and warm: medians of {reps} runs each (cold: every cache of laws, means and pools cleared first)")
     for name in names:
-        a = get_prior(name).alpha
+        a = get_prior(name).concentration
         cold, cold_wall, cells = cold_runs(functools.partial(exact_grid, a, 0.3), clear_caches, reps)
         assert isinstance(cells, list)
         warms = [cpu_wall(functools.partial(exact_grid, a, 0.3))[:2] for _ in range(reps)]
@@ -189,7 +189,7 @@ def exact_bench(args: argparse.Namespace) -> None:
             f"warm {sim / warm:6.1f}x  -> < 1 s {'MET' if cold_wall < 1 else 'NOT MET'} (cold wall), "
             f"< 0.5 s {'MET' if warm_wall < 0.5 else 'NOT MET'} (warm wall); largest p_error {worst:.4f}"
         )
-    a = get_prior("Toxicity").alpha
+    a = get_prior("Toxicity").concentration
     exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
     f, _ = timed(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20)
     r, _ = timed(lambda: simulate_grid(a, 0.3, [1000], [120], PAPER_METRICS, 1000, 0), 3)
@@ -204,7 +204,7 @@ def sweep_bench() -> None:
     """15 presets x eps 0.1-0.4 x 282 configurations x the 7 item metrics, cold, as one sweep (``exact_grids``:
     whole grids on the cores, one process each)."""
     clear_caches()
-    jobs = [(get_prior(name).alpha, eps) for name in preset_names() for eps in PAPER_EPS]
+    jobs = [(get_prior(name).concentration, eps) for name in preset_names() for eps in PAPER_EPS]
     c0, w0 = cpu_now(), time.perf_counter()
     grids = exact_grids(jobs, metrics=ITEM_METRICS)
     took, wall = cpu_now() - c0, time.perf_counter() - w0

@@ -21,7 +21,7 @@ from nkcore.errors import DataError
 from nkcore.io import read_table
 from nkcore.nk import grid, resample, simulate
 from nkcore.nk.count_gaps import gaps_from_counts_cm
-from nkcore.nk.priors import get_prior, validate_alpha
+from nkcore.nk.priors import get_prior, validate_prior
 from nkcore.ratings import ratings_from_frame
 
 NESTED = "[" * 5000 + "]" * 5000
@@ -101,9 +101,9 @@ def test_ten_thousand_labels_are_refused_before_the_count_table(
 
 
 def test_the_label_limit_is_the_prior_s_limit_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert len(validate_alpha([1.0] * 100)) == 100
+    assert len(validate_prior([1.0] * 100)) == 100
     with pytest.raises(DataError, match="the prior \\(alpha\\) has 101 distinct labels; the limit is 100"):
-        validate_alpha([1.0] * 101)
+        validate_prior([1.0] * 101)
     monkeypatch.setenv("NKP_MAX_LABELS", "3")
     with pytest.raises(DataError, match="the ratings table has 4 distinct labels; the limit is 3"):
         ratings_from_frame(_labels_frame(4))
@@ -205,16 +205,16 @@ def test_check_memory_refuses_before_any_simulation_work(monkeypatch: pytest.Mon
 
 def test_the_simulation_work_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """A two-label prior's paper grid at 1,000 rounds is accepted; a twelve-label one is over the default limit."""
-    m2, m12 = len(get_prior("Toxicity").alpha), len(get_prior("JobsQ3").alpha)
+    m2, m12 = len(get_prior("Toxicity").concentration), len(get_prior("JobsQ3").concentration)
     cells = [(c.n, c.k) for c in grid.configurations()]
     simulate.check_request(cells, m2, 1000, 4, 2)
     with pytest.raises(DataError, match=r"the simulation has [\d,]+ draws; the limit is 12,000,000,000 draws"):
         simulate.check_request(cells, m12, 1000, 4, 2)
     monkeypatch.setattr(simulate, "_task", lambda *a, **k: (_ for _ in ()).throw(AssertionError("work started")))
     with pytest.raises(DataError, match="NKP_MAX_SIM_WORK"):
-        grid.simulate_grid(get_prior("JobsQ3").alpha, 0.3, rounds=1000)
+        grid.simulate_grid(get_prior("JobsQ3").concentration, 0.3, rounds=1000)
     with pytest.raises(DataError, match="NKP_MAX_SIM_WORK"):
-        grid.minimal_budget_search(get_prior("JobsQ3").alpha, 0.3, rounds=1000)
+        grid.minimal_budget_search(get_prior("JobsQ3").concentration, 0.3, rounds=1000)
     monkeypatch.setenv("NKP_MAX_SIM_WORK", str(10**12))
     simulate.check_request(cells, m12, 1000, 4, 2)
 

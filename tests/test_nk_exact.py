@@ -21,8 +21,8 @@ from nkcore.nk.exact.search import smallest_n
 from nkcore.nk.grid import CellResult, best_k, configurations, simulate_cell
 from nkcore.nk.priors import get_prior
 
-TOX = get_prior("Toxicity").alpha
-DICES = get_prior("DICES").alpha
+TOX = get_prior("Toxicity").concentration
+DICES = get_prior("DICES").concentration
 
 
 def _acc_k1_closed_form(alpha: tuple[float, ...], eps: float) -> float:
@@ -33,7 +33,7 @@ def _acc_k1_closed_form(alpha: tuple[float, ...], eps: float) -> float:
 
 @pytest.mark.parametrize("name", ["Toxicity", "DICES", "JobsQ3", "balanced3"])
 def test_k1_accuracy_gap_closed_form_and_wins_equal_accuracy(name: str) -> None:
-    alpha = get_prior(name).alpha
+    alpha = get_prior(name).concentration
     alt, _null = item_laws(alpha, 0.3, 1, ["acc", "wins"])
     assert alt["acc"].exact
     assert alt["acc"].mean / alt["acc"].scale == pytest.approx(_acc_k1_closed_form(alpha, 0.3), abs=1e-12)
@@ -232,7 +232,7 @@ def test_cli_method(capsys: pytest.CaptureFixture[str]) -> None:
     # the contract's keys, and the engine's answer between the grid's budgets (the Budget page's number)
     assert [set(x) for x in mb] == [{"metric", "budget", "k", "p", "any_budget"}] * 4
     for x in mb:
-        want = min_budget_continuous(get_prior("JobsQ1").alpha, 0.3, x["metric"], [1, 20], max_budget=50_000)
+        want = min_budget_continuous(get_prior("JobsQ1").concentration, 0.3, x["metric"], [1, 20], max_budget=50_000)
         assert x["any_budget"] == {"budget": want.budget, "k": want.k, "p": want.p}
 
 
@@ -334,13 +334,13 @@ def test_a_binned_lattices_p_is_its_limit_as_the_step_shrinks(name: str, k: int,
     linear in h): within 2e-4."""
     from nkcore.nk.exact.cells import _lattice_numbers
 
-    alt, null = (law["kl"] for law in item_laws(get_prior(name).alpha, 0.3, k, ["kl"]))
+    alt, null = (law["kl"] for law in item_laws(get_prior(name).concentration, 0.3, k, ["kl"]))
     h, exact_step, edge = plan(alt, null, n)
     assert not exact_step and not edge
     p4, p8 = (_lattice_numbers(alt, null, n, h / f).p for f in (4, 8))
     limit = 2 * p8 - p4
     assert abs(p4 - limit) > 1.5e-5  # the uncorrected bias is there, and shrinks with h
-    (c,) = exact_cell(get_prior(name).alpha, 0.3, n * k, k, ["kl"])
+    (c,) = exact_cell(get_prior(name).concentration, 0.3, n * k, k, ["kl"])
     assert c.method == "lattice"
     assert abs(c.p - limit) < 2e-4, (c.p, limit)
     assert abs(cell_p(alt, null, n) - c.p) < 1e-12
@@ -365,7 +365,7 @@ def test_each_metric_draws_the_items_its_own_p_values_need() -> None:
     (the same first items of one stream), and TV asked alone draws no more than the pilot."""
     from nkcore.nk.exact.laws import MIN_ITEMS, clear_caches
 
-    alpha = get_prior("balanced12").alpha
+    alpha = get_prior("balanced12").concentration
     clear_caches()
     alt, _ = item_laws(alpha, 0.3, 2, ["acc", "tv"])
     assert alt["tv"].n_items == MIN_ITEMS and alt["tv"].pinned
@@ -384,7 +384,7 @@ def test_edgeworth_p_error_counts_the_estimated_spread_of_a_pinned_law() -> None
     the Edgeworth path is taken for KL (balanced12, budget 2,500, K = 5: N = 500)."""
     from nkcore.nk.exact import accuracy
 
-    alt, null = item_laws(get_prior("balanced12").alpha, 0.3, 5, ["kl"])
+    alt, null = item_laws(get_prior("balanced12").concentration, 0.3, 5, ["kl"])
     a, z = alt["kl"], null["kl"]
     assert a.pinned and a.mean_se < 1e-3 * np.sqrt(a.var / a.n_items)
     c = cell_numbers(a, z, 500)
@@ -440,7 +440,7 @@ def test_a_nearest_point_lattices_p_is_its_limit_as_the_step_shrinks(
     closer than the uncorrected p (Toxicity at eps 0.1, K 100, N 25: 0.010 too high on 2^14 points uncorrected)."""
     from nkcore.nk.exact import cells
 
-    alt, null = (law["kl"] for law in item_laws(get_prior(name).alpha, eps, k, ["kl"]))
+    alt, null = (law["kl"] for law in item_laws(get_prior(name).concentration, eps, k, ["kl"]))
     _, exact_step, edge = plan(alt, null, n)
     assert not exact_step and not edge and n <= cells.NEAREST_MAX_N
     got = cell_numbers(alt, null, n)
@@ -507,7 +507,7 @@ def test_a_nearest_point_cells_p_error_agrees_with_the_normal_form(name: str, k:
     and its p_error came out 20 times the normal form's (balanced3, K 9, N 27: 0.0108 against 0.00055)."""
     from nkcore.nk.exact.accuracy import normal_p_error
 
-    alt, null = (law["kl"] for law in item_laws(get_prior(name).alpha, 0.3, k, ["kl"]))
+    alt, null = (law["kl"] for law in item_laws(get_prior(name).concentration, 0.3, k, ["kl"]))
     c = cell_numbers(alt, null, n)
     assert 0.05 < c.p < 0.95
     ref = normal_p_error(alt, null, n)

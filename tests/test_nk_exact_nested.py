@@ -46,7 +46,7 @@ def test_counts_at_every_k_follow_the_exact_outcome_law(null: bool) -> None:
 def test_a_small_k_law_is_the_same_alone_or_drawn_with_other_k() -> None:
     """balanced12 at K = 3: the law asked alone equals the one drawn with K = 2 and 7 (one nested stream; the
     counts at K come from the first K steps only), to the bit; its Accuracy rests on more than the pilot."""
-    alpha = get_prior("balanced12").alpha
+    alpha = get_prior("balanced12").concentration
     clear_caches()
     alone_alt, alone_null = item_laws(alpha, 0.3, 3, ["acc", "kl"])
     clear_caches()

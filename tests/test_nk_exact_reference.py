@@ -39,7 +39,7 @@ def digest(x: object) -> str:
 
 
 def _rows(ref: dict) -> list[list[object]]:
-    cells = exact_grid(get_prior(ref["preset"]).alpha, ref["eps"], metrics=tuple(ref["metrics"]))
+    cells = exact_grid(get_prior(ref["preset"]).concentration, ref["eps"], metrics=tuple(ref["metrics"]))
     return [
         [
             c.budget,

@@ -32,7 +32,7 @@ def _numbers(cells: list) -> list[tuple]:
 
 
 def test_two_processes_give_the_numbers_of_one() -> None:
-    alpha = get_prior("JobsQ1").alpha
+    alpha = get_prior("JobsQ1").concentration
     laws.clear_caches()
     one = exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "tv", "kl"], processes=1)
     laws.clear_caches()
@@ -43,7 +43,7 @@ def test_two_processes_give_the_numbers_of_one() -> None:
 
 
 def test_the_childs_laws_join_the_parents_cache() -> None:
-    alpha = get_prior("Toxicity").alpha
+    alpha = get_prior("Toxicity").concentration
     laws.clear_caches()
     exact_grid(alpha, 0.3, BUDGETS, KS, ["acc", "kl"], processes=2)
     assert laws.missing_laws(alpha, 0.3, KS, ["acc", "kl"]) == []
@@ -58,7 +58,7 @@ def test_the_grid_is_split_only_when_it_is_worth_a_fork(monkeypatch: pytest.Monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(split, "run_shared", counted)
-    alpha = get_prior("D3code").alpha
+    alpha = get_prior("D3code").concentration
     cold = engine.expected_seconds(len(alpha), len(KS), len(BUDGETS) * len(KS), ["acc"])
     warm = engine.expected_seconds(len(alpha), 0, len(BUDGETS) * len(KS), ["acc"])
     assert warm < cold
@@ -187,7 +187,9 @@ def test_a_cancelled_grid_stops_its_child() -> None:
 
     before = set(_children())
     with pytest.raises(Stop):
-        exact_grid(get_prior("DICES").alpha, 0.27, BUDGETS, PAPER_KS[:14], ["acc"], progress=progress, processes=2)
+        exact_grid(
+            get_prior("DICES").concentration, 0.27, BUDGETS, PAPER_KS[:14], ["acc"], progress=progress, processes=2
+        )
     deadline = time.monotonic() + 0.2  # the child is gone within 0.2 s (looked at until then, not slept through)
     while not set(_children()) <= before and time.monotonic() < deadline:
         time.sleep(0.005)

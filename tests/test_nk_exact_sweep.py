@@ -30,7 +30,11 @@ def _numbers(cells: list) -> list[tuple]:
 
 
 def test_whole_grids_on_two_processes_give_each_grids_own_numbers() -> None:
-    jobs = [(get_prior("Toxicity").alpha, 0.1), (get_prior("JobsQ1").alpha, 0.3), (get_prior("DICES").alpha, 0.2)]
+    jobs = [
+        (get_prior("Toxicity").concentration, 0.1),
+        (get_prior("JobsQ1").concentration, 0.3),
+        (get_prior("DICES").concentration, 0.2),
+    ]
     clear_caches()
     got = exact_grids(jobs, BUDGETS, KS, ["acc", "kl"], processes=2)
     assert len(got) == 3
@@ -42,7 +46,7 @@ def test_whole_grids_on_two_processes_give_each_grids_own_numbers() -> None:
 
 
 def test_the_accuracy_gap_at_k1_is_the_closed_form_in_every_grid() -> None:
-    alpha = get_prior("DICES").alpha
+    alpha = get_prior("DICES").concentration
     got = exact_grids([(alpha, e) for e in (0.1, 0.2, 0.4)], [500], [1], ["acc"], processes=2)
     for eps, (cell,) in zip((0.1, 0.2, 0.4), got, strict=True):
         assert cell.delta == pytest.approx(expected_accuracy_gap_k1(alpha, eps), rel=1e-9)
@@ -99,7 +103,7 @@ def test_cli_prior_all_is_every_preset(capsys: pytest.CaptureFixture[str]) -> No
     )
     assert len(cells) == 15
     for c in cells:
-        assert c["delta"] == pytest.approx(expected_accuracy_gap_k1(get_prior(c["prior"]).alpha, 0.3), rel=1e-9)
+        assert c["delta"] == pytest.approx(expected_accuracy_gap_k1(get_prior(c["prior"]).concentration, 0.3), rel=1e-9)
 
 
 @pytest.mark.parametrize(

@@ -108,7 +108,7 @@ def _theory_se(c: CellResult, rounds: int) -> tuple[float, float, float]:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", preset_names())
 def test_engine_agrees_with_the_simulation(name: str) -> None:
-    alpha = resolve_prior(name, None).alpha
+    alpha = resolve_prior(name, None).concentration
     cfgs = representative_configs()
     engine: dict[tuple[int, int, str], CellResult] = {}
     sims: dict[tuple[int, int, str], list[CellResult]] = {}

@@ -31,7 +31,7 @@ def test_fit_recovers_known_alpha(alpha: tuple[float, ...]) -> None:
     x = _synthetic(alpha, 4000, 7)
     fit = fit_dirichlet(x)
     assert fit.converged and not fit.poor, fit.warnings
-    np.testing.assert_allclose(fit.alpha, alpha, rtol=0.12)
+    np.testing.assert_allclose(fit.concentration, alpha, rtol=0.12)
     # the ML optimum is at least as likely as the truth, and the gradient vanishes there
     assert fit.log_likelihood >= dm_log_likelihood(x, np.array(alpha)) - 1e-6
     assert fit.mab < 0.01
@@ -85,4 +85,4 @@ def test_fit_from_ratings_frame() -> None:
     df["rater"] = df["rater"] + df.groupby("item").cumcount().astype(str)
     fp = fit_prior_frame(df)
     assert fp.labels == ("no", "yes") and fp.n_items == 300 and fp.ratings_per_item == (8, 8.0, 8)
-    np.testing.assert_allclose(fp.fit.alpha, fit_dirichlet(x).alpha, rtol=1e-6)
+    np.testing.assert_allclose(fp.fit.concentration, fit_dirichlet(x).concentration, rtol=1e-6)

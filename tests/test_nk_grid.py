@@ -26,7 +26,7 @@ from nkcore.nk.grid import (
 from nkcore.nk.priors import DATASET_PRESETS, get_prior
 from nkcore.nk.sentences import claims_check, fmt_p, kl_artifact_sentence, minimal_budget_sentence
 
-TOX = get_prior("Toxicity").alpha
+TOX = get_prior("Toxicity").concentration
 
 
 def test_paper_grid_has_282_configurations() -> None:
@@ -95,7 +95,7 @@ def test_cells_frame_and_sentences() -> None:
 @pytest.mark.parametrize("name", DATASET_PRESETS)
 def test_headline_claim_on_each_preset(name: str) -> None:
     """Spec: for every dataset some metric reaches p < 0.05 within N x K <= 1000, at K > 10 (eps = 0.3)."""
-    cells = simulate_grid(get_prior(name).alpha, 0.3, [100, 250, 500, 1000], PAPER_KS, rounds=500, seed=0)
+    cells = simulate_grid(get_prior(name).concentration, 0.3, [100, 250, 500, 1000], PAPER_KS, rounds=500, seed=0)
     hits = [c for c in cells if c.k > 10 and c.p < 0.05]
     assert hits, f"{name}: no metric reaches p < 0.05 at K > 10 within budget 1000"
     assert claims_check(cells)[0].holds

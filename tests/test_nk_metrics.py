@@ -209,9 +209,9 @@ def test_parse_metrics() -> None:
 # ---- priors -----------------------------------------------------------------------------------------------------
 def test_presets_and_alpha_parsing() -> None:
     assert len(preset_names()) == 15
-    assert get_prior("DICES").alpha == (5.21765954, 0.85824731, 2.74833849)
-    assert get_prior("unbalanced12").alpha == (10.0,) + (3.0,) * 11
-    assert get_prior("balanced_3").alpha == (3.0, 3.0, 3.0)
+    assert get_prior("DICES").concentration == (5.21765954, 0.85824731, 2.74833849)
+    assert get_prior("unbalanced12").concentration == (10.0,) + (3.0,) * 11
+    assert get_prior("balanced_3").concentration == (3.0, 3.0, 3.0)
     assert parse_alpha("1.5; 2 3") == (1.5, 2.0, 3.0)
     assert resolve_prior(concentration="2,2").m == 2
     for bad in ("1", "1,-2", "a,b", "1,nan"):
@@ -232,12 +232,12 @@ def test_presets_are_the_spec_alphas_to_the_digit() -> None:
     for name in ("Toxicity", "DICES", "D3code", "JobsQ1", "JobsQ3"):
         start = fitted.index("- " + name)
         block = fitted[fitted.index("[", start) : fitted.index("]", start)]
-        assert get_prior(name).alpha == tuple(float(v) for v in re.findall(r"[0-9.]+", block)), name
+        assert get_prior(name).concentration == tuple(float(v) for v in re.findall(r"[0-9.]+", block)), name
 
 
 def test_closed_form_accuracy_gap_value() -> None:
     # spec: Toxicity at eps = 0.3 gives 0.0405
-    assert expected_accuracy_gap_k1(get_prior("Toxicity").alpha, 0.3) == pytest.approx(0.0405, abs=5e-5)
+    assert expected_accuracy_gap_k1(get_prior("Toxicity").concentration, 0.3) == pytest.approx(0.0405, abs=5e-5)
     # uniform beta over 2 categories (alpha = 1, 1): E sum beta^2 = 2/3, gap = eps (2/3 - 1/2)
     assert expected_accuracy_gap_k1((1.0, 1.0), 0.6) == pytest.approx(0.1)
 
@@ -277,7 +277,7 @@ def test_a_new_metric_is_one_registry_entry(monkeypatch: pytest.MonkeyPatch) -> 
     got = cg.gaps_from_counts(g, a, b, 5, ["tv", "tv_copy"])
     np.testing.assert_array_equal(got["tv"], got["tv_copy"])
     np.testing.assert_array_equal(sc.score_gap("tv", g, a, b), sc.score_gap("tv_copy", g, a, b))
-    tox = get_prior("Toxicity").alpha
+    tox = get_prior("Toxicity").concentration
     sims = simulate_cell(tox, 0.3, 200, 4, ["tv", "tv_copy"], rounds=50, seed=1)
     assert sims[0].p == sims[1].p and sims[0].ci_width == sims[1].ci_width
     counts = rng.multinomial(6, [0.6, 0.4], size=40)

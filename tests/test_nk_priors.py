@@ -10,7 +10,7 @@ import pytest
 
 from nkcore.errors import DataError
 from nkcore.nk.fit import MAX_ALPHA
-from nkcore.nk.priors import MIN_ALPHA, parse_alpha, resolve_prior, validate_alpha
+from nkcore.nk.priors import MIN_ALPHA, parse_alpha, resolve_prior, validate_prior
 
 
 @pytest.mark.parametrize("text", ["1e308,1e308", "1e8, 1", "1,10000001", "1.7976931348623157e308 2"])
@@ -28,7 +28,7 @@ def test_alpha_at_the_ceiling_is_accepted_as_the_fit_returns_it() -> None:
     """The fit's bound is log(1e7) in log space; exp of it is 1e7 plus a few ulps, and must pass as it is."""
     at_bound = float(np.exp(np.log(MAX_ALPHA)))
     assert at_bound != MAX_ALPHA  # the case the tolerance is for
-    assert validate_alpha([at_bound, 1.0]) == (at_bound, 1.0)
+    assert validate_prior([at_bound, 1.0]) == (at_bound, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         prior = resolve_prior(concentration=(MAX_ALPHA, MAX_ALPHA))

@@ -74,9 +74,9 @@ def test_jobs_q1_fit_beats_the_paper_prior_in_likelihood() -> None:
     labels = ["1st_person", "2nd_person", "3rd_person", "not_jobrelated", "unclear"]
     counts = pd.crosstab(ann["item_id"], ann["label"]).reindex(columns=labels, fill_value=0).to_numpy()
     fit = fit_dirichlet(counts)
-    paper = assess_alpha(counts, get_prior("JobsQ1").alpha)  # same label order as the spec's alpha
+    paper = assess_alpha(counts, get_prior("JobsQ1").concentration)  # same label order as the spec's alpha
     assert fit.converged and fit.log_likelihood > paper.log_likelihood
-    assert int(np.argmax(fit.alpha)) == 0  # 1st_person is the most common label
+    assert int(np.argmax(fit.concentration)) == 0  # 1st_person is the most common label
     assert fit.mab < paper.mab
 
 
@@ -97,7 +97,7 @@ def test_jobs_q1_fitted_prior_and_the_paper_preset_are_told_apart() -> None:
     # the rank matching gives the preset its best label order here: 1st_person is the most common label for both
     labels = ["1st_person", "2nd_person", "3rd_person", "not_jobrelated", "unclear"]
     counts = pd.crosstab(ann["item_id"], ann["label"]).reindex(columns=labels, fill_value=0).to_numpy()
-    paper = assess_alpha(counts, get_prior("JobsQ1").alpha)
+    paper = assess_alpha(counts, get_prior("JobsQ1").concentration)
     assert comps[0].log_likelihood >= paper.log_likelihood - 1e-6
     assert comps[0].per_item > 0
     text = fit_source_sentence(fitted, comps, "Jobs Q1")

@@ -33,8 +33,8 @@ from nkcore.nk.reference import _categorical, reference_gaps, response_counts
 from nkcore.nk.samplers import draw_counts, draw_dirichlet
 from nkcore.nk.simulate import simulate_counts, simulate_gaps
 
-TOX = get_prior("Toxicity").alpha
-DICES = get_prior("DICES").alpha
+TOX = get_prior("Toxicity").concentration
+DICES = get_prior("DICES").concentration
 SAMPLERS = ("types", "urn", "dirichlet")
 
 
@@ -42,7 +42,7 @@ SAMPLERS = ("types", "urn", "dirichlet")
 @pytest.mark.parametrize("sampler", ["auto", "urn", "dirichlet"])
 def test_k1_wins_equals_accuracy_and_tv_kl_are_scaled_accuracy(sampler: str) -> None:
     for name in ("Toxicity", "DICES", "JobsQ3"):
-        alpha = get_prior(name).alpha
+        alpha = get_prior(name).concentration
         m = len(alpha)
         (s,) = simulate_gaps(alpha, 0.3, [(40, 1)], rounds=300, seed=3, metrics=ALL_METRICS, sampler=sampler)
         for side in (s.alt, s.null):
@@ -66,7 +66,7 @@ def _exact_mean_gap(alpha: tuple[float, ...], eps: float, k: int) -> float:
 
 @pytest.mark.parametrize(("name", "eps"), [("Toxicity", 0.3), ("DICES", 0.2), ("JobsQ1", 0.4), ("balanced5", 0.1)])
 def test_closed_form_accuracy_gap_at_k1(name: str, eps: float) -> None:
-    alpha = get_prior(name).alpha
+    alpha = get_prior(name).concentration
     closed = expected_accuracy_gap_k1(alpha, eps)
     assert _exact_mean_gap(alpha, eps, 1) == pytest.approx(closed, abs=1e-12)
     for sampler in ("auto", "urn"):
@@ -109,7 +109,7 @@ def _accuracy_gap_integral(alpha: tuple[float, ...], eps: float, k: int, ties_to
 @pytest.mark.parametrize("k", [2, 4])
 def test_accuracy_gap_with_ties_matches_an_independent_integral(k: int) -> None:
     """Even K has ties; the spec sends them to the LOWEST index. D3code's prior is lopsided, so the rule shows."""
-    alpha = get_prior("D3code").alpha
+    alpha = get_prior("D3code").concentration
     low = _accuracy_gap_integral(alpha, 0.3, k, True)
     high = _accuracy_gap_integral(alpha, 0.3, k, False)
     assert _exact_mean_gap(alpha, 0.3, k) == pytest.approx(low, abs=1e-12)
@@ -245,7 +245,7 @@ def test_dirichlet_moments_and_tiny_alpha_is_finite() -> None:
     assert half[0].var() == pytest.approx(1 / 8, rel=0.02)
 
 
-@pytest.mark.parametrize(("alpha", "k"), [(TOX, 3), (DICES, 2), (get_prior("JobsQ3").alpha, 1)])
+@pytest.mark.parametrize(("alpha", "k"), [(TOX, 3), (DICES, 2), (get_prior("JobsQ3").concentration, 1)])
 def test_type_counts_give_the_same_gaps_as_the_items(alpha: tuple[float, ...], k: int) -> None:
     """A dataset summarised by its counts of outcome types scores exactly like the same items (F1 included)."""
     law = outcomes.outcome_law(alpha, 0.3, k, null=True)

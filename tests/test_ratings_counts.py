@@ -175,8 +175,8 @@ def test_prior_fit_and_frames_read_counts() -> None:
     by_counts = fit_prior_frame(frame)
     by_rows = fit_prior_frame(_expand(frame, labels))
     assert by_counts.labels == by_rows.labels
-    assert np.allclose(by_counts.fit.alpha, by_rows.fit.alpha)
-    assert np.allclose(by_counts.fit.alpha, fit_dirichlet(ratings_of(frame).counts).alpha)
+    assert np.allclose(by_counts.fit.concentration, by_rows.fit.concentration)
+    assert np.allclose(by_counts.fit.concentration, fit_dirichlet(ratings_of(frame).counts).concentration)
 
 
 def test_resampling_k_without_replacement_small_k_exact() -> None:

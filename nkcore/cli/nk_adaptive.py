@@ -56,7 +56,9 @@ def run_adaptive(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[i
             raise DataError("--models goes with --ratings and --predictions")
         prior, extra = prior_of(args)
         cfgs = [(c.budget, c.k) for c in configurations(budgets, ks)]
-        cells = adaptive_cells(prior.alpha, args.eps, cfgs, policy, metrics, args.rounds, args.seed, args.workers)
+        cells = adaptive_cells(
+            prior.concentration, args.eps, cfgs, policy, metrics, args.rounds, args.seed, args.workers
+        )
         objs = [cell_json(c, prior, args.eps) | extra for c in cells]
     if args.min_budget:
         found = minimal_budgets(cells, metrics)

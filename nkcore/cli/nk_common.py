@@ -52,7 +52,7 @@ def prior_of(args: argparse.Namespace) -> tuple[Prior, dict[str, Any]]:
 
     fitted = fit_prior_frame(ratings_frame(args))
     extra = {"labels": list(fitted.labels), "fit_mab": fitted.fit.mab, "fit_warnings": list(fitted.fit.warnings)}
-    return Prior(f"fitted to {args.ratings.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit"), extra
+    return Prior(f"fitted to {args.ratings.name}", fitted.fit.concentration, "Dirichlet-multinomial ML fit"), extra
 
 
 def cell_json(cell: Any, prior: Prior, eps: float | None) -> dict[str, Any]:
@@ -74,5 +74,5 @@ def fixed_keys(args: argparse.Namespace, cell: Any) -> dict[str, Any]:
 
 def header(prior: Prior, eps: float) -> str:
     """The first line of the text output: the prior's name, alpha, the number of labels M and eps."""
-    concentration = ", ".join(f"{a:.4g}" for a in prior.alpha)
+    concentration = ", ".join(f"{a:.4g}" for a in prior.concentration)
     return f"Prior (alpha) {prior.name}: [{concentration}] (M = {prior.m} labels), eps = {eps}"

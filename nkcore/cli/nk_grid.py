@@ -32,9 +32,11 @@ def run_cell(args: argparse.Namespace, prior: Prior, extra: dict[str, Any]) -> i
     """``--budget B --k K``: the cell of every metric (default acc), with the fit's keys ``extra`` in the JSON."""
     metrics = parse_metrics(args.metric, ("acc",))
     if args.method == "exact":
-        cells = exact_cell(prior.alpha, args.eps, args.budget, args.k, metrics)
+        cells = exact_cell(prior.concentration, args.eps, args.budget, args.k, metrics)
     else:
-        cells = simulate_cell(prior.alpha, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers)
+        cells = simulate_cell(
+            prior.concentration, args.eps, args.budget, args.k, metrics, args.rounds, args.seed, args.workers
+        )
     if args.json:
         objs = [cell_json(c, prior, args.eps) | extra | fixed_keys(args, c) for c in cells]
         print_json(objs[0] if len(objs) == 1 else objs)
@@ -74,10 +76,10 @@ def run_grid(args: argparse.Namespace, prior: Prior, budgets: tuple[int, ...], k
     """``--grid``: every cell of budgets x ks for each metric (default acc, tv, wins, kl), then the minimal budgets."""
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     if args.method == "exact":
-        check_grid_work([len(prior.alpha)], budgets, ks, metrics)
-        cells = exact_grid(prior.alpha, args.eps, budgets, ks, metrics)
+        check_grid_work([len(prior.concentration)], budgets, ks, metrics)
+        cells = exact_grid(prior.concentration, args.eps, budgets, ks, metrics)
     else:
-        cells = simulate_grid(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+        cells = simulate_grid(prior.concentration, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
     if args.json:
         print_json([cell_json(c, prior, args.eps) | fixed_keys(args, c) for c in cells])
     else:
@@ -92,12 +94,14 @@ def run_min_budget(args: argparse.Namespace, prior: Prior, budgets: tuple[int, .
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     exact = args.method == "exact"
     if exact:
-        check_grid_work([len(prior.alpha)], budgets, ks, metrics)
-        found = minimal_budgets(exact_grid(prior.alpha, args.eps, budgets, ks, metrics), metrics)
+        check_grid_work([len(prior.concentration)], budgets, ks, metrics)
+        found = minimal_budgets(exact_grid(prior.concentration, args.eps, budgets, ks, metrics), metrics)
     else:
-        found = minimal_budget_search(prior.alpha, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers)
+        found = minimal_budget_search(
+            prior.concentration, args.eps, budgets, ks, metrics, args.rounds, args.seed, args.workers
+        )
     # the exact engine also answers between the grid's budgets (any whole N): the Budget page's headline number
-    anywhere = {mb.metric: any_budget(prior.alpha, args.eps, mb.metric, ks) for mb in found} if exact else {}
+    anywhere = {mb.metric: any_budget(prior.concentration, args.eps, mb.metric, ks) for mb in found} if exact else {}
     if args.json:
         policy = {"policy": "fixed"} if args.adaptive == "fixed" else {}
         print_json(
@@ -142,8 +146,10 @@ def run_grids(
     metrics = parse_metrics(args.metric, PAPER_METRICS)
     jobs = [(prior, eps) for prior in priors for eps in eps_values]
     limits.check("grids", len(jobs), "the request (priors x eps values)")
-    check_grid_work([len(prior.alpha) for prior, _ in jobs], budgets, ks, metrics, "the request (priors x eps values)")
-    grids = exact_grids([(prior.alpha, eps) for prior, eps in jobs], budgets, ks, metrics)
+    check_grid_work(
+        [len(prior.concentration) for prior, _ in jobs], budgets, ks, metrics, "the request (priors x eps values)"
+    )
+    grids = exact_grids([(prior.concentration, eps) for prior, eps in jobs], budgets, ks, metrics)
     if args.json:
         print_json(
             [

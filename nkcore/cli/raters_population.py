@@ -46,7 +46,7 @@ def population_json(ratings: pd.DataFrame, args: argparse.Namespace) -> dict[str
         from nkcore.nk.grid import parse_int_list
         from nkcore.nk.metrics import parse_metrics
 
-        alpha = tuple(float(a) for a in fit_prior_frame(ratings).fit.alpha)
+        alpha = tuple(float(a) for a in fit_prior_frame(ratings).fit.concentration)
         budgets = parse_int_list(args.budgets, "--budgets") if args.budgets else (100, 250, 500, 1000, 2500)
         ks = parse_int_list(args.ks, "--ks") if args.ks else tuple(range(1, 11))
         metrics = parse_metrics(args.metric, ("acc",))

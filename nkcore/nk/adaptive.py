@@ -63,7 +63,7 @@ from nkcore.nk.policies import (
     multinomial_rows,
     plurality_margin,
 )
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.rounds import by_side, run_jobs, side_jobs
 from nkcore.nk.rounds import workers as worker_count
@@ -122,7 +122,7 @@ def _gold_draw(
 
 def _task(
     entropy: int,
-    alpha: np.ndarray,
+    prior: np.ndarray,
     eps: float,
     n: int,
     k: int,
@@ -138,8 +138,8 @@ def _task(
     read the ratings weighted by their raters' quality."""
     key = (n, k, side, chunk, POLICY_CODE[policy.name])
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
-    m = alpha.size
-    beta = np.moveaxis(draw_dirichlet(rng, alpha, (size, n)), 0, -1)
+    m = prior.size
+    beta = np.moveaxis(draw_dirichlet(rng, prior, (size, n)), 0, -1)
     rho = np.moveaxis(draw_noise(rng, m, (size, n)), 0, -1)
     gamma = (1.0 - eps) * beta + eps * rho
     weighted = np.zeros(beta.shape) if mix is not None and mix.weighted else None
@@ -158,7 +158,7 @@ def _task(
 
 
 def simulate_policy(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budget: int,
     k: int,
@@ -180,7 +180,7 @@ def simulate_policy(
     (20, 5, 10.0, True)
     """
     mts = parse_metrics(metrics)
-    a = np.asarray(validate_alpha(alpha), dtype=float)
+    a = np.asarray(validate_prior(prior), dtype=float)
     if not (0.0 <= float(eps) <= 1.0):
         raise DataError(f"eps must be between 0 and 1, got {eps}")
     b, kk = int(budget), int(k)
@@ -222,7 +222,7 @@ def simulate_policy(
 
 
 def adaptive_cells(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     cells: Sequence[tuple[int, int]],
     policy: Policy,
@@ -236,12 +236,12 @@ def adaptive_cells(
     limits.check("configs", len(cells), "the request")
     out: list[AdaptiveCell] = []
     for b, k in cells:
-        out.extend(simulate_policy(alpha, eps, b, k, policy, metrics, rounds, seed, workers, mix))
+        out.extend(simulate_policy(prior, eps, b, k, policy, metrics, rounds, seed, workers, mix))
     return out
 
 
 def policy_grid(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budgets: Sequence[int],
     ks: Sequence[int],
@@ -276,7 +276,7 @@ def policy_grid(
             raise DataError(f"the share of raters who answer at random must be below 1, got {poor_share}")
         mix = RaterMix((1.0 - poor_share, poor_share), (1.0, 0.0), bool(weighted))
     cells = [(c.budget, c.k) for c in configurations(budgets, ks)]
-    return adaptive_cells(alpha, eps, cells, pol, metrics, rounds, seed, None, mix)
+    return adaptive_cells(prior, eps, cells, pol, metrics, rounds, seed, None, mix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +294,7 @@ class PopulationShift:
 
 
 def population_shift(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budgets: Sequence[int],
     ks: Sequence[int],
@@ -318,7 +318,7 @@ def population_shift(
     pol = make_policy("fixed")
     cells = [(c.budget, c.k) for c in configurations(budgets, ks)]
     runs = [
-        adaptive_cells(alpha, eps, cells, pol, mts, rounds, seed, None, mix)
+        adaptive_cells(prior, eps, cells, pol, mts, rounds, seed, None, mix)
         for mix in (
             None,
             RaterMix(tuple(shares), tuple(qualities), False),

@@ -36,7 +36,7 @@ class DirichletFit:
     warnings: plain-language warnings.
     """
 
-    alpha: tuple[float, ...]
+    concentration: tuple[float, ...]
     alpha0: float
     mean: tuple[float, ...]
     empirical: tuple[float, ...]
@@ -188,7 +188,7 @@ def _assess(
             "alpha) is not pinned down; any larger value fits as well"
         )
     return DirichletFit(
-        alpha=tuple(float(v) for v in prior),
+        concentration=tuple(float(v) for v in prior),
         alpha0=a0,
         mean=tuple(float(v) for v in mean),
         empirical=tuple(float(v) for v in theta),

@@ -32,7 +32,7 @@ from nkcore.ratings import Ratings, predictions_from_frame, ratings_from_counts,
 
 @dataclass(frozen=True, slots=True)
 class FittedPrior:
-    """A prior fitted to a ratings table: ``labels`` name the categories of ``fit.alpha`` in order.
+    """A prior fitted to a ratings table: ``labels`` name the categories of ``fit.concentration`` in order.
 
     ratings_per_item: (min, median, max) ratings per item.
     """
@@ -249,7 +249,7 @@ class PresetComparison:
 
     name: str
     source: str
-    alpha: tuple[float, ...]
+    concentration: tuple[float, ...]
     alpha0: float
     log_likelihood: float
     mab: float
@@ -278,13 +278,13 @@ def preset_comparisons(ratings: pd.DataFrame, method: str = "ml") -> tuple[Prese
         if prior.m != m:
             continue
         matched = np.empty(m)
-        matched[share_rank] = np.sort(np.asarray(prior.alpha))[::-1]
+        matched[share_rank] = np.sort(np.asarray(prior.concentration))[::-1]
         q = assess_alpha(counts, matched)
         out.append(
             PresetComparison(
                 name=prior.name,
                 source=prior.source,
-                alpha=tuple(float(v) for v in matched),
+                concentration=tuple(float(v) for v in matched),
                 alpha0=float(matched.sum()),
                 log_likelihood=q.log_likelihood,
                 mab=q.mab,

@@ -18,7 +18,7 @@ from nkcore.errors import DataError
 from nkcore.nk.best import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
 from nkcore.nk.cell import Cell, make_cell
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.simulate import check_request, default_workers, simulate_gaps
 
@@ -128,7 +128,7 @@ def _cells_from_samples(configs: Sequence[Config], samples: Sequence, metrics: S
 
 
 def simulate_cell(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budget: int,
     k: int,
@@ -149,12 +149,12 @@ def simulate_cell(
     if kk > b:
         raise DataError(f"ratings per item (K) = {kk} is larger than the budget {b}: no item fits")
     cfg = Config(b, kk, b // kk)
-    smp = simulate_gaps(alpha, eps, [(cfg.n, cfg.k)], rounds, as_entropy(seed), mts, workers)
+    smp = simulate_gaps(prior, eps, [(cfg.n, cfg.k)], rounds, as_entropy(seed), mts, workers)
     return _cells_from_samples([cfg], smp, mts, rounds)
 
 
 def simulate_grid(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budgets: Iterable[int] = PAPER_BUDGETS,
     ks: Iterable[int] = PAPER_KS,
@@ -170,12 +170,12 @@ def simulate_grid(
     """
     mts = parse_metrics(metrics)
     configs = configurations(budgets, ks)
-    smp = simulate_gaps(alpha, eps, [(c.n, c.k) for c in configs], rounds, as_entropy(seed), mts, workers, progress)
+    smp = simulate_gaps(prior, eps, [(c.n, c.k) for c in configs], rounds, as_entropy(seed), mts, workers, progress)
     return _cells_from_samples(configs, smp, mts, rounds)
 
 
 def minimal_budget_search(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budgets: Iterable[int] = PAPER_BUDGETS,
     ks: Iterable[int] = PAPER_KS,
@@ -194,12 +194,12 @@ def minimal_budget_search(
     ks = tuple(ks)
     configs = configurations(budgets, ks)  # the whole search is one request: checked as if no budget stopped it
     nw = default_workers() if workers is None else max(1, int(workers))
-    check_request([(c.n, c.k) for c in configs], len(validate_alpha(alpha)), int(rounds), len(mts), nw)
+    check_request([(c.n, c.k) for c in configs], len(validate_prior(prior)), int(rounds), len(mts), nw)
     for b in sorted({_pos_int(x, "budget") for x in budgets}):
         todo = [m for m in mts if m not in found]
         if not todo:
             break
-        cells = simulate_grid(alpha, eps, [b], ks, todo, rounds, entropy, workers)
+        cells = simulate_grid(prior, eps, [b], ks, todo, rounds, entropy, workers)
         for mb in minimal_budgets(cells, todo):
             if mb.budget is not None:
                 found[mb.metric] = mb

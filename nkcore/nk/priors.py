@@ -19,24 +19,24 @@ class Prior:
     """A Dirichlet prior over items' response distributions (M categories)."""
 
     name: str
-    alpha: tuple[float, ...]
+    concentration: tuple[float, ...]
     source: str
 
     @property
     def m(self) -> int:
         """Number of label categories M."""
-        return len(self.alpha)
+        return len(self.concentration)
 
     @property
     def alpha0(self) -> float:
         """Concentration sum(alpha): large = raters agree with the population shares, small = items differ."""
-        return float(sum(self.alpha))
+        return float(sum(self.concentration))
 
     @property
     def mean(self) -> tuple[float, ...]:
         """Expected label shares alpha / sum(alpha)."""
         a0 = self.alpha0
-        return tuple(a / a0 for a in self.alpha)
+        return tuple(a / a0 for a in self.concentration)
 
 
 _FITTED: dict[str, tuple[tuple[float, ...], str]] = {
@@ -94,7 +94,7 @@ def preset_names() -> tuple[str, ...]:
 def get_prior(name: str) -> Prior:
     """A preset by name (case-insensitive; "balanced3", "unbalanced_12" and "balanced-5" all work).
 
-    >>> get_prior("toxicity").alpha
+    >>> get_prior("toxicity").concentration
     (1.37658107, 1.33054633)
     """
     key = name.strip().lower().replace("_", "").replace("-", "").replace(" ", "")
@@ -110,12 +110,12 @@ engine's Gauss-Jacobi rule (1 + alpha_m - 1 + alpha0 - alpha_m - 1 rounds to 0 n
 floor is 1e-4 (``fit``)."""
 
 
-def validate_alpha(prior: object) -> tuple[float, ...]:
+def validate_prior(prior: object) -> tuple[float, ...]:
     """Check a Dirichlet parameter vector: at least 2 finite values, all >= :data:`MIN_ALPHA` (1e-10) and at most
     :data:`~nkcore.nk.fit.MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
     floats.
 
-    >>> validate_alpha([1, 2.5])
+    >>> validate_prior([1, 2.5])
     (1.0, 2.5)
     """
     try:
@@ -157,7 +157,7 @@ def parse_alpha(text: str) -> tuple[float, ...]:
             values.append(float(p))
         except ValueError as exc:
             raise DataError(f"alpha: {p!r} is not a number (type values like 1.38,1.33)") from exc
-    return validate_alpha(values)
+    return validate_prior(values)
 
 
 def resolve_prior(name: str | None = None, concentration: str | tuple[float, ...] | None = None) -> Prior:
@@ -167,7 +167,7 @@ def resolve_prior(name: str | None = None, concentration: str | tuple[float, ...
         raise DataError("give either a preset prior name or an alpha, not both or neither")
     if name is not None:
         return get_prior(name)
-    vals = parse_alpha(concentration) if isinstance(concentration, str) else validate_alpha(concentration)
+    vals = parse_alpha(concentration) if isinstance(concentration, str) else validate_prior(concentration)
     return Prior("custom", vals, "typed alpha")
 
 

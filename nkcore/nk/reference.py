@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nkcore.nk.metrics import PAPER_METRICS
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.scores import score_gap
 
 
@@ -77,7 +77,7 @@ def reference_gaps(
 
     Metrics use the generic float implementations in ``nkcore.nk.scores`` (not the fast kernel).
     """
-    a = validate_alpha(prior)
+    a = validate_prior(prior)
     m = len(a)
     rng = np.random.default_rng(seed)
     sides: list[dict[str, np.ndarray]] = []

@@ -24,7 +24,7 @@ from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import gaps_from_counts_cm
 from nkcore.nk.metrics import PAPER_METRICS
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.samplers import SAMPLERS, draw_dataset
 
 ALT, NULL = 0, 1
@@ -143,7 +143,7 @@ def simulate_counts(
     >>> s.gold.shape, int(s.gold.sum(axis=-1).max())
     ((2, 4, 2), 3)
     """
-    a = np.asarray(validate_alpha(prior))
+    a = np.asarray(validate_prior(prior))
     _check(eps, n, k, rounds)
     if hypothesis not in ("alternative", "null"):
         raise DataError(f"hypothesis must be 'alternative' or 'null', got {hypothesis!r}")
@@ -233,7 +233,7 @@ def simulate_gaps(
     Reference: spec "p-value, effect size, interval" (R alternative and R null datasets).
     """
     _check_sampler(sampler)
-    a = np.asarray(validate_alpha(prior))
+    a = np.asarray(validate_prior(prior))
     metrics = tuple(metrics)
     entropy = as_entropy(seed)
     cells = [(int(n), int(k)) for n, k in cells]

@@ -264,11 +264,11 @@ def test_a_fitted_prior_says_where_it_comes_from_and_how_a_preset_differs(run_pa
     from nkcore.nk.fit import fit_dirichlet
     from nkcore.nk.priors import get_prior
 
-    dices = np.array(get_prior("DICES").alpha)
+    dices = np.array(get_prior("DICES").concentration)
     order = np.argsort(-counts.sum(0), kind="stable")
     matched = np.empty(3)
     matched[order] = np.sort(dices)[::-1]
-    gap = (ll(np.array(fit_dirichlet(counts).alpha)) - ll(matched)) / len(counts)
+    gap = (ll(np.array(fit_dirichlet(counts).concentration)) - ll(matched)) / len(counts)
     assert gap >= -1e-9 and f"it scores {gap:.3g} nats per item below the fit" in text
 
 
@@ -314,7 +314,7 @@ def test_exact_cells_have_no_rounds_or_seed_and_say_how_exact_they_are(run_page:
     # the Toxicity prior and eps = 0.3: 0.0405
     from nkcore.nk.priors import get_prior
 
-    a = get_prior("Toxicity").alpha
+    a = get_prior("Toxicity").concentration
     a0 = sum(a)
     gap = 0.3 * (sum(x * (x + 1) for x in a) / (a0 * (a0 + 1)) - 1 / len(a))
     assert _metrics(at)["Mean gap"] == f"{gap:.3g}" == "0.0405"
@@ -343,7 +343,7 @@ def test_verify_runs_the_simulation_and_shows_both(run_page: RunPage) -> None:
     assert sim_col in table.columns
     rows = table.set_index("number")
     assert rows.loc["p-value", "engine"].startswith(_metrics(at)["p-value"])
-    alpha = get_prior("Toxicity").alpha
+    alpha = get_prior("Toxicity").concentration
     sims = [simulate_cell(alpha, 0.3, 500, 5, ["acc"], rounds=1000, seed=s)[0] for s in range(10)]
     p = np.array([c.p for c in sims])
     se = p.std(ddof=1) / np.sqrt(10)
@@ -393,7 +393,7 @@ def test_the_headline_is_the_smallest_budget_on_the_continuous_axis(run_page: Ru
     budget, n, k = (int(g.replace(",", "")) for g in found.groups())
     assert budget == n * k and k in ks
     assert budget not in PAPER_BUDGETS  # not one of the grid's nine budgets: the axis is continuous
-    alpha = get_prior("Toxicity").alpha
+    alpha = get_prior("Toxicity").concentration
     assert exact_cell(alpha, 0.3, budget, k, ["tv"])[0].p < 0.05
     for kk in ks:
         smaller = (math.ceil(budget / kk) - 1) * kk  # the largest budget below B that K = kk can use fully
@@ -461,7 +461,7 @@ def test_any_budget_gets_its_best_split(run_page: RunPage) -> None:
 
     at = run_page(PAGE, query={**SMALL, "bud_metric": "tv", "bud_any": "1800"}, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
-    alpha = get_prior("Toxicity").alpha
+    alpha = get_prior("Toxicity").concentration
     cells = [exact_cell(alpha, 0.3, 1800, k, ["tv"])[0] for k in (1, 5, 20)]
     best = min(cells, key=lambda c: c.p)
     text = next(plain(m.value) for m in at.markdown if "Best K at 1,800 ratings" in m.value)

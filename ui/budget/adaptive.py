@@ -75,7 +75,7 @@ def _cells(ch: Choices, policy: str, budgets: tuple[int, ...], k: int, settings:
     if ch.prior is not None:
         return progress.compute_with_progress(
             adaptive.policy_grid,
-            alpha=ch.prior.alpha,
+            prior=ch.prior.concentration,
             eps=ch.eps,
             progress_label=label,
             poor_share=settings.poor,
@@ -126,7 +126,7 @@ def _command(ch: Choices, cell: Cell, policy: str, s: Settings) -> str:
     elif ch.prior.name in _preset_names():
         src = f"--prior {ch.prior.name}"
     else:
-        src = "--alpha " + ",".join(f"{a:g}" for a in ch.prior.alpha)
+        src = "--alpha " + ",".join(f"{a:g}" for a in ch.prior.concentration)
     eps = "" if ch.prior is None else f" --eps {ch.eps:g}"
     return (
         f"python -m nkcore nk {src}{eps} --budget {cell.budget} --k {cell.k} --metric {ch.metric} "
@@ -308,7 +308,7 @@ def _fitted_raters(ch: Choices, cell: Cell, s: Settings) -> bool:
         return True
     shift = progress.compute_with_progress(
         adaptive.population_shift,
-        alpha=ch.prior.alpha,
+        prior=ch.prior.concentration,
         eps=ch.eps,
         budgets=budgets,
         ks=ks,

@@ -53,7 +53,7 @@ def _source_job(
     """The call the page's source asks for: ``from_prior`` (alpha, eps) or ``from_data`` (the ratings and
     predictions, models A and B), with ``params``; the one place that builds it, for the page and the prefetch."""
     if ch.prior is not None:
-        return work.Job(from_prior, (), {"alpha": ch.prior.alpha, "eps": ch.eps, **params}, label)
+        return work.Job(from_prior, (), {"prior": ch.prior.concentration, "eps": ch.eps, **params}, label)
     return work.Job(from_data, ch.data, {"model_a": ch.model_a, "model_b": ch.model_b, **params}, label)
 
 
@@ -170,11 +170,11 @@ def answer(ch: Choices, g: Grid) -> Answer:
     if ch.prior is not None and ch.metric in ENGINE_METRICS:
         mb = cache.compute_params(
             nk_exact.min_budget_continuous,
-            alpha=ch.prior.alpha,
+            prior=ch.prior.concentration,
             eps=ch.eps,
             metric=ch.metric,
             ks=ch.ks,
-            level=0.05,
+            significance=0.05,
             max_budget=SEARCH_MAX,
         )
         searched, on_grid = f"any budget up to {SEARCH_MAX:,} ratings", False

@@ -136,7 +136,7 @@ def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
     if source == "Prior fitted to ratings":
         rds = datasets.choose_dataset("ratings")
         fitted = cache.compute(frames.fit_prior_frame, rds)
-        prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.alpha, "Dirichlet-multinomial ML fit")
+        prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.concentration, "Dirichlet-multinomial ML fit")
         return {"prior": prior, "rds": rds, "fitted": fitted}
     rds = datasets.choose_dataset("ratings")
     matched = datasets.match_partner("predictions", rds)  # predictions that share no item would only fail

@@ -21,7 +21,7 @@ def draw_method(ch: Choices, g: Grid) -> None:
     """'How these numbers are computed' and, for a fitted prior, where it comes from."""
     with st.expander("How these numbers are computed"):
         if ch.prior is not None:
-            alpha_txt = ", ".join(f"{a:.3g}" for a in ch.prior.alpha)
+            alpha_txt = ", ".join(f"{a:.3g}" for a in ch.prior.concentration)
             st.caption(
                 f"Prior (alpha) **{md(ch.prior.name)}**: {md(f'[{alpha_txt}]')}, M = {ch.prior.m} labels, item "
                 f"agreement alpha0 = sum(alpha) = {ch.prior.alpha0:.3g} (small: items differ a lot; large: items "
@@ -138,7 +138,7 @@ def draw_summary(
     params: dict[str, object] = {"source": ch.source, "metric": ch.label, "K": ch.ks_text}
     if ch.prior is not None:
         params["eps"] = ch.eps
-        params["prior (alpha)"] = f"{ch.prior.name}: {list(ch.prior.alpha)}"
+        params["prior (alpha)"] = f"{ch.prior.name}: {list(ch.prior.concentration)}"
     if g.exact_view:
         params["method"] = "instant engine (exact, no seed)"
     else:

@@ -195,7 +195,7 @@ def any_budget(ch: Choices) -> None:
     if typed:
         bk = cache.compute_params(
             nk_exact.best_k_for_budget,
-            alpha=ch.prior.alpha,
+            prior=ch.prior.concentration,
             eps=ch.eps,
             metric=ch.metric,
             budget=int(typed),

@@ -45,7 +45,7 @@ def compute_with_progress(
     The Budget page's grid, every budget at once (``simulate_grid`` reports progress per chunk of rounds)::
 
         cells = progress.compute_with_progress(
-            grid.simulate_grid, alpha=prior.alpha, eps=float(eps), budgets=tuple(budgets), ks=ks,
+            grid.simulate_grid, prior=prior.concentration, eps=float(eps), budgets=tuple(budgets), ks=ks,
             metrics=nkm.ALL_METRICS, rounds=rounds, seed=int(seed), progress_label="Computing the grid",
         )
     """

@@ -23,7 +23,7 @@ from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_m
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, Config, configurations, simulate_cell
 from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.simulate import default_workers
 
 FALLBACK_ROUNDS = 1000
@@ -62,22 +62,22 @@ def check_eps(eps: float) -> float:
 
 
 def _laws_for_k(
-    alpha: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str], laws: bool = True
+    prior: tuple[float, ...], eps: float, k: int, cfgs: Sequence[Config], mts: Sequence[str], laws: bool = True
 ) -> list:
     """The per-item laws of K (cached by ``item_laws``; ``laws`` False: already there) and the simulation's macro F1
     cells, if asked: the part of a K's work that is mostly numpy (draws, transforms) and so runs well on worker
     threads."""
     item = [m for m in mts if METRICS[m].per_item]
     if item and laws:
-        item_laws(alpha, eps, k, item)
+        item_laws(prior, eps, k, item)
     rest = [m for m in mts if not METRICS[m].per_item]
     if not rest:
         return []
-    return [simulate_cell(alpha, eps, cfg.budget, cfg.k, [mt], FALLBACK_ROUNDS, 0)[0] for cfg in cfgs for mt in rest]
+    return [simulate_cell(prior, eps, cfg.budget, cfg.k, [mt], FALLBACK_ROUNDS, 0)[0] for cfg in cfgs for mt in rest]
 
 
 def _cells_for_k(
-    alpha: tuple[float, ...],
+    prior: tuple[float, ...],
     eps: float,
     k: int,
     cfgs: Sequence[Config],
@@ -88,21 +88,21 @@ def _cells_for_k(
     rest = [m for m in mts if not METRICS[m].per_item]
     out: dict[tuple[int, str], CellResult] = {}
     if item:
-        alt, null = item_laws(alpha, eps, k, item)
+        alt, null = item_laws(prior, eps, k, item)
         for cfg in cfgs:
             for mt in item:
                 out[(cfg.budget, mt)] = make_cell(
                     cfg.budget, cfg.k, cfg.n, mt, cell_numbers(alt[mt], null[mt], cfg.n), 0
                 )
     if rest:  # not a mean over items (macro F1): the simulation's cell
-        sims = _laws_for_k(alpha, eps, k, cfgs, rest) if f1 is None else f1
+        sims = _laws_for_k(prior, eps, k, cfgs, rest) if f1 is None else f1
         for sim in sims:
             out[(sim.budget, sim.metric)] = sim
     return [out[(cfg.budget, mt)] for cfg in cfgs for mt in mts]
 
 
 def exact_cell(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budget: int,
     k: int,
@@ -119,7 +119,7 @@ def exact_cell(
     ('lattice', 0.0405, 0.0, 0)
     """
     (cfg,) = configurations([budget], [k]) if int(k) <= int(budget) else _too_big(budget, k)
-    a = tuple(float(x) for x in validate_alpha(alpha))
+    a = tuple(float(x) for x in validate_prior(prior))
     return _cells_for_k(a, check_eps(eps), cfg.k, [cfg], parse_metrics(metrics))
 
 
@@ -128,7 +128,7 @@ def _too_big(budget: int, k: int) -> list[Config]:
 
 
 def exact_grid(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     budgets: Iterable[int] = PAPER_BUDGETS,
     ks: Iterable[int] = PAPER_KS,
@@ -154,7 +154,7 @@ def exact_grid(
     engine".
     """
     mts = parse_metrics(metrics)
-    a = tuple(float(x) for x in validate_alpha(alpha))
+    a = tuple(float(x) for x in validate_prior(prior))
     e = check_eps(eps)
     cfgs = configurations(budgets, ks)
     limits.check("budget", max(c.budget for c in cfgs), "the largest budget")

@@ -16,7 +16,7 @@ independent and identically distributed under the alternative and under the null
   rest by the simulation's samplers (``samplers.draw_dataset``, a seed per (K, side)). The null law is
   symmetrised (d and -d with probability 1/2 each): under the null A and B are exchangeable, so the null gap is
   symmetric about 0 (checked on the exact laws in the tests).
-Laws are cached per (alpha, eps, K, metrics, n_items) in the process. The law object itself, and how units become
+Laws are cached per (prior, eps, K, metrics, n_items) in the process. The law object itself, and how units become
 one (counted, binned, tilted to an exact mean, symmetrised): ``item_law``.
 """
 
@@ -37,7 +37,7 @@ from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
 from nkcore.nk.exact.nested import nested_chunk
 from nkcore.nk.exact.pool import POOL_MIN_K, clear_pools, pooled_counts
 from nkcore.nk.metrics import ITEM_METRICS, METRICS
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.samplers import draw_dataset
 
 ENGINE_SEED = 20260113
@@ -84,15 +84,15 @@ LAWS_KEPT = 1024
 """Most (alternative, null) law pairs cached in the process (a law of 32,768 values is about 0.5 MB: 1,024 pairs
 are at most about 1 GB; the full grid of one prior and eps with four metrics holds 140)."""
 _BY_METRIC: dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, ItemLaw]] = {}
-"""The per-item laws computed so far, per (alpha, eps, K, largest item count, metric)."""
+"""The per-item laws computed so far, per (prior, eps, K, largest item count, metric)."""
 
 
 def _laws(
-    alpha: tuple[float, ...], eps: float, ks: Sequence[int], metrics: tuple[str, ...], n_items: dict[int, int]
+    prior: tuple[float, ...], eps: float, ks: Sequence[int], metrics: tuple[str, ...], n_items: dict[int, int]
 ) -> dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]]:
     """The (alternative, null) laws of each K of ``ks``: exact where the outcome law fits, else estimated from the
     side's items (``_estimated_units``: the small K together, from one nested stream)."""
-    a = np.asarray(alpha)
+    a = np.asarray(prior)
     m = a.size
     out: dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]] = {}
     drawn = []
@@ -120,7 +120,7 @@ def _laws(
         for mt in metrics:
             used = alt_units[mt].size
             law = law_from_units(alt_units[mt], None, scales[mt], False, used)
-            pin = exact_mean(alpha, eps, k, mt)
+            pin = exact_mean(prior, eps, k, mt)
             alt_laws[mt] = law if pin is None else tilted(law, pin[0], pin[1])
             u = null_units[mt]  # symmetrised: d and -d with weight 1/2 each; the mean is exactly 0
             law0 = law_from_units(np.concatenate([u, -u]), None, scales[mt], False, u.size)
@@ -138,7 +138,7 @@ def needed_items(units: dict[str, np.ndarray], k: int, max_items: int) -> int:
     """Items an estimated law needs, from a pilot draw: ``ITEMS_PER_N`` x the largest N at which a metric whose
     mean is not exact (Accuracy, Wins, JS) still has a p in play (between about 1e-8 and 0.3: N up to
     (Z_IN_PLAY sd / |mean|)^2; a metric whose p stays above 0.3 up to the largest N, N < (0.5 sd / |mean|)^2,
-    needs no more), at most ``max_items``. A function of the pilot alone, so of (alpha, eps, K): reproducible.
+    needs no more), at most ``max_items``. A function of the pilot alone, so of (prior, eps, K): reproducible.
 
     >>> needed_items({"acc": np.array([1, 0, 0, -1, 1, 1] * 100)}, 20, 10**7)  # in play to N = 158: the pilot
     32768
@@ -273,17 +273,17 @@ def clear_caches() -> None:
 LawPairs = dict[tuple[tuple[float, ...], float, int, int, str], tuple[ItemLaw, ItemLaw]]
 
 
-def cached_laws(alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> LawPairs:
+def cached_laws(prior: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> LawPairs:
     """The cached (alternative, null) law pairs of these K and metrics, by cache key (for another process's cache:
     ``adopt_laws``)."""
-    a, e = tuple(float(x) for x in alpha), float(eps)
+    a, e = tuple(float(x) for x in prior), float(eps)
     kk, mm = {int(k) for k in ks}, set(metrics)
     return {key: v for key, v in _BY_METRIC.items() if key[0] == a and key[1] == e and key[2] in kk and key[4] in mm}
 
 
-def missing_laws(alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> list[int]:
+def missing_laws(prior: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> list[int]:
     """The K of ``ks`` whose laws (default item counts) of some of ``metrics`` are not cached yet."""
-    a, e = tuple(float(x) for x in alpha), float(eps)
+    a, e = tuple(float(x) for x in prior), float(eps)
     return [int(k) for k in ks if any((a, e, int(k), items_for(int(k)), mt) not in _BY_METRIC for mt in metrics)]
 
 
@@ -296,7 +296,7 @@ def adopt_laws(pairs: LawPairs) -> None:
 
 
 def item_laws(
-    alpha: Sequence[float], eps: float, k: int, metrics: Sequence[str], n_items: int | None = None
+    prior: Sequence[float], eps: float, k: int, metrics: Sequence[str], n_items: int | None = None
 ) -> tuple[dict[str, ItemLaw], dict[str, ItemLaw]]:
     """Per metric, the law of one item's gap under the alternative and under the null (cached).
 
@@ -309,16 +309,16 @@ def item_laws(
     >>> alt["acc"].exact, round(alt["acc"].mean, 4), null["acc"].mean
     (True, 0.0405, 0.0)
     """
-    return item_laws_many(alpha, eps, [k], metrics, n_items)[int(k)]
+    return item_laws_many(prior, eps, [k], metrics, n_items)[int(k)]
 
 
 def item_laws_many(
-    alpha: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str], n_items: int | None = None
+    prior: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str], n_items: int | None = None
 ) -> dict[int, tuple[dict[str, ItemLaw], dict[str, ItemLaw]]]:
     """``item_laws`` for several K at once (cached per K): the small K missing from the cache are drawn together,
     from one nested stream (``nested``), which costs each item the steps of the largest K it serves instead of
     the sum over K; each law is the same as when its K is asked alone (module doc)."""
-    a = tuple(float(x) for x in validate_alpha(alpha))
+    a = tuple(float(x) for x in validate_prior(prior))
     if not 0.0 <= float(eps) <= 1.0:
         raise DataError(f"eps must be between 0 and 1, got {eps}")
     if any(int(k) < 1 for k in ks):

@@ -151,12 +151,12 @@ def _nodes(a: float, b: float, n: int) -> tuple[np.ndarray, np.ndarray]:
     return x, w
 
 
-def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes: int) -> dict[str, float]:
+def _means(prior: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes: int) -> dict[str, float]:
     """Every metric of ``MEAN_METRICS`` at once, with ``nodes`` on the rho axis and ``beta_nodes`` on the beta axis:
     the binomial pmfs at the Gauss nodes (the costly part) are shared by the metrics, and by the categories with
     the same alpha_m (their terms are equal); the distinct alpha_m are computed together (their beta nodes are the
     rows of one array)."""
-    a = np.asarray(alpha)
+    a = np.asarray(prior)
     m = a.size
     a0 = float(a.sum())
     rx, rw = _nodes(1.0 / m, 1.0 - 1.0 / m, nodes)
@@ -195,10 +195,10 @@ def _means(alpha: tuple[float, ...], eps: float, k: int, nodes: int, beta_nodes:
 
 
 @lru_cache(maxsize=1024)
-def _cached(alpha: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[float, float]]:
-    concentrated = np.sqrt(k / (sum(alpha) + 1.0)) <= CONCENTRATED
-    hi = _means(alpha, eps, k, NODES, BETA_NODES if concentrated else NODES)
-    lo = _means(alpha, eps, k, NODES_LOW, BETA_NODES_LOW if concentrated else NODES_LOW)
+def _cached(prior: tuple[float, ...], eps: float, k: int) -> dict[str, tuple[float, float]]:
+    concentrated = np.sqrt(k / (sum(prior) + 1.0)) <= CONCENTRATED
+    hi = _means(prior, eps, k, NODES, BETA_NODES if concentrated else NODES)
+    lo = _means(prior, eps, k, NODES_LOW, BETA_NODES_LOW if concentrated else NODES_LOW)
     return {mt: (hi[mt], abs(hi[mt] - lo[mt])) for mt in hi}
 
 
@@ -208,7 +208,7 @@ def clear_means() -> None:
     _nodes.cache_clear()
 
 
-def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple[float, float] | None:
+def exact_mean(prior: Sequence[float], eps: float, k: int, metric: str) -> tuple[float, float] | None:
     """The mean per-item gap in the metric's units (``count_gaps.item_units_cm``) and its quadrature error.
 
     None for metrics that do not add up over categories (Accuracy, Wins, JS). Units: counts for TV (scale M K),
@@ -221,7 +221,7 @@ def exact_mean(alpha: Sequence[float], eps: float, k: int, metric: str) -> tuple
     info = METRICS.get(metric)
     if info is None or not info.exact_mean:
         return None
-    return _cached(tuple(float(x) for x in alpha), float(eps), int(k))[metric]
+    return _cached(tuple(float(x) for x in prior), float(eps), int(k))[metric]
 
 
 __all__ = ["MEAN_METRICS", "NODES", "clear_means", "exact_mean"]

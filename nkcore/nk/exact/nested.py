@@ -44,10 +44,10 @@ def _rng(side: int, chunk: int) -> np.random.Generator:
 class _Urns:
     """The two urns of ``size`` items: cumulative thresholds (M - 1, size) and total masses (size,)."""
 
-    def __init__(self, alpha: np.ndarray, size: int) -> None:
-        m = alpha.size
-        self.beta = urn_thresholds(np.cumsum(alpha)[: m - 1], size)
-        self.beta_total = np.full(size, float(alpha.sum()))
+    def __init__(self, prior: np.ndarray, size: int) -> None:
+        m = prior.size
+        self.beta = urn_thresholds(np.cumsum(prior)[: m - 1], size)
+        self.beta_total = np.full(size, float(prior.sum()))
         self.rho = urn_thresholds(np.arange(1, m) / m, size)
         self.rho_total = np.ones(size)
         # scratch arrays reused by every draw (the same arithmetic as fresh ones, without allocating per step)
@@ -81,7 +81,7 @@ class _Urns:
 
 
 def nested_chunk(
-    alpha: np.ndarray,
+    prior: np.ndarray,
     eps: float,
     null: bool,
     chunk: int,
@@ -100,9 +100,9 @@ def nested_chunk(
     top = max(ks)
     if top > MAX_STEPS:
         raise ValueError(f"nested draws hold at most {MAX_STEPS} ratings per item, asked for {top}")
-    m = alpha.size
+    m = prior.size
     rng = _rng(int(null), int(chunk))
-    urns = _Urns(alpha, size)
+    urns = _Urns(prior, size)
     cums = [np.zeros((m - 1, size), dtype=np.int8) for _ in range(3)]
     p_a, p_b = (0.5 * eps, 0.5 * eps) if null else (0.0, eps)
     want = set(int(k) for k in ks)

@@ -2,7 +2,7 @@
 
 An estimated per-item law at K needs the counts of gold, A and B of many items (``laws``). Drawing them afresh
 for each of the paper's 35 values of K draws each item's beta_i, rho_i again and all K ratings again. Here the
-items of one side (alternative or null) are drawn once per (alpha, eps): their probabilities (beta_i for gold,
+items of one side (alternative or null) are drawn once per (prior, eps): their probabilities (beta_i for gold,
 and A and B's per spec "Generative model" / "Null hypothesis", as in ``samplers._dirichlet_dataset``), and their
 ratings come in blocks of ``BLOCK``: the counts at K = q BLOCK + r are the sum of blocks 0 .. q - 1 plus a
 remainder of r ratings. A sum of independent Multinomial(BLOCK, p) and Multinomial(r, p) counts is a
@@ -39,7 +39,7 @@ KEPT_BYTES = 256 << 20
 32,768 items is about 2.4 MB: the paper's 25 K from 20 to 500 take 59 MB)."""
 _KEEP: frozenset[int] = frozenset()
 POOLS_KEPT = 2
-"""Pools kept in the process (one per side and (alpha, eps): a grid uses two); the oldest is dropped. At M = 12 a
+"""Pools kept in the process (one per side and (prior, eps): a grid uses two); the oldest is dropped. At M = 12 a
 pool holds about 16 MB (two float arrays of probabilities and ``PREFIXES_KEPT`` int16 block sums)."""
 POOL_SEED = 20261201
 """Root seed of the pool's draws (fixed: the engine's numbers have no seed)."""
@@ -67,8 +67,8 @@ def _rng(*key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(POOL_SEED, spawn_key=key))
 
 
-def _new_pool(alpha: tuple[float, ...], eps: float, size: int, null: bool) -> _Pool:
-    a = np.asarray(alpha)
+def _new_pool(prior: tuple[float, ...], eps: float, size: int, null: bool) -> _Pool:
+    a = np.asarray(prior)
     limits.check_memory(4 * a.size * size * 8, "the pool of drawn items")
     side = int(null)
     rng = _rng(side, 0, 0)
@@ -80,12 +80,12 @@ def _new_pool(alpha: tuple[float, ...], eps: float, size: int, null: bool) -> _P
     return _Pool((beta, mix, mix) if null else (beta, beta, mix), side)
 
 
-def _pool(alpha: tuple[float, ...], eps: float, size: int, null: bool) -> _Pool:
-    key = (alpha, float(eps), int(size), int(null))
+def _pool(prior: tuple[float, ...], eps: float, size: int, null: bool) -> _Pool:
+    key = (prior, float(eps), int(size), int(null))
     with _POOLS_LOCK:
         got = _POOLS.get(key)
         if got is None:
-            got = _new_pool(alpha, eps, size, null)
+            got = _new_pool(prior, eps, size, null)
             _POOLS[key] = got
             while len(_POOLS) > POOLS_KEPT:
                 _POOLS.popitem(last=False)
@@ -137,7 +137,7 @@ def _keep(pool: _Pool, q: int, sums: Counts) -> None:
         pool.kept_bytes += size
 
 
-def pooled_counts(alpha: tuple[float, ...], eps: float, k: int, size: int, null: bool) -> Counts:
+def pooled_counts(prior: tuple[float, ...], eps: float, k: int, size: int, null: bool) -> Counts:
     """Gold, A and B counts (M, 1, size) of ``size`` items at K ratings each, from the side's shared pool.
 
     Counts at K = q BLOCK + r: blocks 0 .. q - 1 (each Multinomial(BLOCK, p_i) per item and machine, own seed)
@@ -149,7 +149,7 @@ def pooled_counts(alpha: tuple[float, ...], eps: float, k: int, size: int, null:
     >>> bool((pooled_counts((1.0, 2.0), 0.3, 45, 1000, False)[2] == b).all())  # no seed: the same counts
     True
     """
-    pool = _pool(alpha, eps, size, null)
+    pool = _pool(prior, eps, size, null)
     q, r = divmod(int(k), BLOCK)
     base = _block_sum(pool, q)
     dt = count_dtype(k)

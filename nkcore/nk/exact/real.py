@@ -196,9 +196,9 @@ def _remember(key: tuple[str, int, tuple[str, ...]], laws: dict[str, ItemLaw], n
 
 
 @lru_cache(maxsize=256)
-def _critical_counts(n: int, alpha: float) -> np.ndarray:
+def _critical_counts(n: int, significance: float) -> np.ndarray:
     """For m = 0 .. n discordant items, the sign test's critical count c(m): the smallest a > m / 2 with
-    2 P(Bin(m, 1/2) >= a) < alpha (the test's p < alpha). Depends on (n, alpha) only: cached.
+    2 P(Bin(m, 1/2) >= a) < significance (the test's p < significance). Depends on (n, significance) only: cached.
 
     >>> _critical_counts(10, 0.05)[[5, 6, 10]].tolist()  # 6 of 6: p = 0.031; 9 of 10: p = 0.021
     [6.0, 6.0, 9.0]
@@ -206,8 +206,8 @@ def _critical_counts(n: int, alpha: float) -> np.ndarray:
     from scipy import stats  # on demand: scipy.stats is slow to import (the CLI's start-up)
 
     m = np.arange(n + 1)
-    c = stats.binom.isf(alpha / 2, m, 0.5) + 1
-    c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < alpha, c, c + 1)
+    c = stats.binom.isf(significance / 2, m, 0.5) + 1
+    c = np.where(2.0 * stats.binom.sf(c - 1, m, 0.5) < significance, c, c + 1)
     out = np.maximum(c, np.floor(m / 2) + 1)
     out.setflags(write=False)
     return out
@@ -248,7 +248,7 @@ SPLIT_MIN_KS = 4
 (``split``; the wall times behind the threshold: docs/benchmarks.md). Fewer K: threads (a fork is not repaid)."""
 
 
-def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float:
+def sign_test_share(law: ItemLaw, n: int, direction: int, significance: float) -> float:
     """Share of rounds in which the exact two-sided sign test on the discordant items rejects in ``direction``.
 
     >>> from nkcore.nk.exact.item_law import law_from_units
@@ -266,7 +266,7 @@ def sign_test_share(law: ItemLaw, n: int, direction: int, alpha: float) -> float
 
     m = np.arange(n + 1)
     p_m = stats.binom.pmf(m, n, q)
-    c = _critical_counts(int(n), float(alpha))
+    c = _critical_counts(int(n), float(significance))
     reach = np.where(c <= m, stats.binom.sf(c - 1, m, ahead / q), 0.0)
     return dot(p_m, reach)
 
@@ -275,7 +275,7 @@ def exact_resample_cells(
     data: PairData,
     configs: Sequence[Config],
     metrics: Sequence[str] | str | None = PAPER_METRICS,
-    alpha: float = ALPHA,
+    significance: float = ALPHA,
     progress: Callable[[float], None] | None = None,
     processes: int | None = None,
 ) -> list[ResampleCell]:
@@ -297,7 +297,7 @@ def exact_resample_cells(
     f1 = {
         (c.budget, c.k, c.metric): c
         for mt in rest
-        for c in resample_cells(data, configs, [mt], FALLBACK_ROUNDS, 0, alpha)
+        for c in resample_cells(data, configs, [mt], FALLBACK_ROUNDS, 0, significance)
     }
     by_k: dict[int, list[Config]] = {}
     for cfg in configs:
@@ -343,7 +343,7 @@ def exact_resample_cells(
             direction = int(np.sign(full[mt]))
             behind = 1.0 - c.reproducibility - c.ties
             repro = {1: c.reproducibility, -1: behind}.get(direction, float("nan"))
-            sig = sign_test_share(law, cfg.n, direction, alpha) if METRICS[mt].sign_test else float("nan")
+            sig = sign_test_share(law, cfg.n, direction, significance) if METRICS[mt].sign_test else float("nan")
             real = RealPart(full[mt], direction, sig, n_qual, paired_test_name(mt))
             out.append(make_cell(cfg.budget, cfg.k, cfg.n, mt, c, 0, reproducibility=repro, real=real))
     return out

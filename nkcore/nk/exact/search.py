@@ -1,7 +1,7 @@
 """Minimal budget and best K on the continuous budget axis (any budget, not only the paper's nine).
 
 For a fixed K, the exact engine's p is a function of the number of items N alone; the smallest N with
-p < level is found by bracketing (doubling N from 1) and bisection, then the N just below it are checked one by
+p < significance is found by bracketing (doubling N from 1) and bisection, then the N just below it are checked one by
 one (``BACKTRACK``) because on a lattice p is not always monotone in N (tie and parity effects move it by
 small amounts: tests/test_nk_exact.py). The minimal budget of a metric is min over K of N_K x K.
 Reference: spec "Grid" ("minimal budget": the smallest N x K for which some K reaches p < 0.05), on every
@@ -21,7 +21,7 @@ from nkcore.nk.exact.engine import exact_grid
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_KS
 from nkcore.nk.metrics import ITEM_METRICS, METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import SIGNIFICANCE
 
 BACKTRACK = 8
@@ -37,12 +37,12 @@ def _metric(metric: str) -> str:
     return mt
 
 
-def smallest_n(alpha: Sequence[float], eps: float, metric: str, k: int, level: float, max_n: int) -> int | None:
-    """The smallest N <= max_n with p(N, K) < level (None if even max_n does not reach it).
+def smallest_n(prior: Sequence[float], eps: float, metric: str, k: int, significance: float, max_n: int) -> int | None:
+    """The smallest N <= max_n with p(N, K) < significance (None if even max_n does not reach it).
 
     Bracket by doubling, bisect, then check the ``BACKTRACK`` N below the answer (the first that reaches it wins).
     """
-    alt, null = item_laws(alpha, eps, k, [metric])
+    alt, null = item_laws(prior, eps, k, [metric])
     a, b = alt[metric], null[metric]
     p_at: dict[int, float] = {}
 
@@ -51,36 +51,36 @@ def smallest_n(alpha: Sequence[float], eps: float, metric: str, k: int, level: f
             p_at[n] = cell_p(a, b, n)
         return p_at[n]
 
-    if max_n < 1 or p(max_n) >= level:
+    if max_n < 1 or p(max_n) >= significance:
         return None
-    lo, hi = 0, 1  # invariant: p(hi) < level; lo = 0 or p(lo) >= level
-    while hi < max_n and p(hi) >= level:
+    lo, hi = 0, 1  # invariant: p(hi) < significance; lo = 0 or p(lo) >= significance
+    while hi < max_n and p(hi) >= significance:
         lo, hi = hi, min(2 * hi, max_n)
-    if p(hi) >= level:
+    if p(hi) >= significance:
         hi = max_n
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if p(mid) < level:
+        if p(mid) < significance:
             hi = mid
         else:
             lo = mid
     for n in range(max(1, hi - BACKTRACK), hi):
-        if p(n) < level:
+        if p(n) < significance:
             return n
     return hi
 
 
 def min_budget_continuous(
-    alpha: Sequence[float],
+    prior: Sequence[float],
     eps: float,
     metric: str,
     ks: Iterable[int] = PAPER_KS,
-    level: float = SIGNIFICANCE,
+    significance: float = SIGNIFICANCE,
     max_budget: int = 50_000,
 ) -> MinimalBudget:
     """The smallest budget N x K (any whole N, K in ``ks``) at which p < ``level``, with its K and p.
 
-    Formula: min over K of K N_K, N_K = the smallest N with p(N, K) < level (``smallest_n``); ties: smaller K.
+    Formula: min over K of K N_K, N_K = the smallest N with p(N, K) < significance (``smallest_n``); ties: smaller K.
     The K are searched in the order of the normal form's prediction, each only below the best budget so far.
 
     >>> mb = min_budget_continuous((1.37658107, 1.33054633), 0.3, "acc", ks=[1])
@@ -88,18 +88,18 @@ def min_budget_continuous(
     (1, 1346, True)
     """
     mt = _metric(metric)
-    a = tuple(float(x) for x in validate_alpha(alpha))
-    if not 0 < level < 1:
-        raise DataError(f"level must be between 0 and 1, got {level}")
+    a = tuple(float(x) for x in validate_prior(prior))
+    if not 0 < significance < 1:
+        raise DataError(f"significance must be between 0 and 1, got {significance}")
     kk = sorted({int(x) for x in ks})
     if any(k < 1 for k in kk):
         raise DataError(f"ratings per item (K) must be at least 1, got {min(kk)}")
     best: tuple[int, int, int] | None = None
-    for k in sorted(kk, key=lambda k: (_normal_budget(a, eps, mt, k, level), k)):
+    for k in sorted(kk, key=lambda k: (_normal_budget(a, eps, mt, k, significance), k)):
         cap = int(max_budget) // k
         if best is not None:
             cap = min(cap, best[0] // k)  # only budgets below the best so far can win
-        n = smallest_n(a, eps, mt, k, level, cap)
+        n = smallest_n(a, eps, mt, k, significance, cap)
         if n is not None and (best is None or n * k < best[0]):
             best = (n * k, k, n)
     if best is None:
@@ -109,21 +109,21 @@ def min_budget_continuous(
     return MinimalBudget(mt, budget, k, cell_p(alt[mt], null[mt], n))
 
 
-def _normal_budget(alpha: tuple[float, ...], eps: float, metric: str, k: int, level: float) -> float:
+def _normal_budget(prior: tuple[float, ...], eps: float, metric: str, k: int, significance: float) -> float:
     """The budget the normal form predicts at K: K (z_level sd / mean)^2 (only orders the search: the K most
     likely to win are searched first, so the others are cut short by the best budget found so far)."""
-    alt, null = item_laws(alpha, eps, k, [metric])
+    alt, null = item_laws(prior, eps, k, [metric])
     a, b = alt[metric], null[metric]
     if a.mean <= 0:
         return float("inf")
     from scipy import stats  # on demand: scipy.stats is slow to import (the CLI's start-up)
 
-    z = float(stats.norm.isf(level))
+    z = float(stats.norm.isf(significance))
     return k * (z * np.sqrt(a.var + b.var) / a.mean) ** 2
 
 
 def best_k_for_budget(
-    alpha: Sequence[float], eps: float, metric: str, budget: int, ks: Iterable[int] = PAPER_KS
+    prior: Sequence[float], eps: float, metric: str, budget: int, ks: Iterable[int] = PAPER_KS
 ) -> BestK:
     """At one budget (any whole number), the K with the smallest p (ties: larger Delta / CI-width, then smaller K).
 
@@ -135,7 +135,7 @@ def best_k_for_budget(
     kk = [k for k in sorted({int(x) for x in ks}) if 1 <= k <= int(budget)]
     if not kk:
         raise DataError(f"no ratings per item (K) fits the budget {budget}: every K is larger")
-    (found,) = best_k(exact_grid(alpha, eps, [int(budget)], kk, [mt]), mt)
+    (found,) = best_k(exact_grid(prior, eps, [int(budget)], kk, [mt]), mt)
     return found
 
 

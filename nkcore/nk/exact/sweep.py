@@ -21,7 +21,7 @@ from nkcore.nk.exact import split
 from nkcore.nk.exact.engine import check_eps, exact_grid, expected_seconds
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, configurations
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
-from nkcore.nk.priors import validate_alpha
+from nkcore.nk.priors import validate_prior
 
 Job = tuple[tuple[float, ...], float]
 
@@ -37,7 +37,7 @@ def exact_grids(
     metrics: Sequence[str] | str | None = PAPER_METRICS,
     processes: int | None = None,
 ) -> list[list[CellResult]]:
-    """``exact_grid`` of every (alpha, eps) of ``jobs``, in their order: with more than one job and more than one
+    """``exact_grid`` of every (prior, eps) of ``jobs``, in their order: with more than one job and more than one
     process (``split.processes``), each grid on one worker process (module doc); else one after the other.
 
     Formula and reference: ``exact_grid``.
@@ -46,7 +46,7 @@ def exact_grids(
     >>> [round(c.delta, 4) for c in a + b]  # K = 1: eps (sum a (a + 1) / (a0 (a0 + 1)) - 1 / M) = eps / 6
     [0.0167, 0.05]
     """
-    todo: list[Job] = [(tuple(float(x) for x in validate_alpha(a)), check_eps(e)) for a, e in jobs]
+    todo: list[Job] = [(tuple(float(x) for x in validate_prior(a)), check_eps(e)) for a, e in jobs]
     bs, kk, mts = tuple(int(b) for b in budgets), tuple(int(k) for k in ks), parse_metrics(metrics)
     if not todo:
         raise DataError("no grid to compute: give at least one prior and one eps")

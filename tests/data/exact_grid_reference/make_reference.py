@@ -43,7 +43,7 @@ def main() -> None:
     if Path(nkcore.__file__).resolve().parents[1] == HERE.parents[2]:
         sys.exit("run with the OLD tree first on PYTHONPATH (see the module doc)")
     for name, eps, metrics in CASES:
-        cells = exact_grid(get_prior(name).alpha, eps, metrics=metrics)
+        cells = exact_grid(get_prior(name).concentration, eps, metrics=metrics)
         rows = [
             [
                 c.budget,
