@@ -27,10 +27,9 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 # Modules whose tests must run in one pytest-xdist worker (``make test`` runs ``-n auto --dist loadgroup``), each
-# with the reason: a module-level result gathered across its tests.
-# FIXME (2026-12-04): not effective yet: `pytest -n 2 --dist loadgroup -v tests/test_shared_datasets.py -k jsonl`
-# still runs its tests on both workers (an explicit pytestmark xdist_group as well). That module writes its table
-# only once every file ran in one process, so a split run leaves docs/shared_datasets.md as it was (no wrong table).
+# with the reason: a module-level result gathered across its tests. Kept together by the scheduler below: xdist's own
+# ``xdist_group`` mark has no effect with pytest 9 (xdist 3.8 appends the group to ``item._nodeid``, which pytest 9
+# no longer reads: ``Node.nodeid`` comes from ``Node._id``), so every test would be its own scope.
 ONE_WORKER = {
     "tests/test_shared_datasets.py": "writes its Markdown table once every file's test has run in the same process",
 }
@@ -40,16 +39,12 @@ ONE_WORKER = {
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``shared`` skip when ``../shared/datasets`` is absent (the product never needs it).
 
-    Under pytest-xdist (in a worker): the modules of :data:`ONE_WORKER` form one xdist group each (kept on one worker
-    by ``--dist loadgroup``), and the modules holding a ``slow`` or ``browser`` test come first, each module's tests
-    still together and in order: the workers share out the long tests first and end on short ones (no worker left
-    finishing a long test alone), and a module-scoped fixture is still set up once per worker."""
+    Under pytest-xdist (in a worker): the modules holding a ``slow`` or ``browser`` test come first, in their order:
+    the workers share out the long tests first and end on short ones (no worker left finishing a long test alone).
+    The modules of :data:`ONE_WORKER` stay on one worker through :func:`pytest_xdist_make_scheduler`."""
     if hasattr(config, "workerinput"):
         module_of = {id(item): item.nodeid.split("::", 1)[0] for item in items}
         long = {module_of[id(i)] for i in items if "slow" in i.keywords or "browser" in i.keywords}
-        for item in items:
-            if module_of[id(item)] in ONE_WORKER:
-                item.add_marker(pytest.mark.xdist_group(module_of[id(item)]))
         items.sort(key=lambda item: module_of[id(item)] not in long)  # stable: the order within is kept
     if DATASETS.is_dir():
         return
@@ -57,6 +52,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "shared" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup``: xdist's load-group scheduler, each module of :data:`ONE_WORKER` one scope (sent whole to
+    one worker), every other test its own scope (load balancing as ``--dist load``)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class OneWorkerModules(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else super()._split_scope(nodeid)
+
+    return OneWorkerModules(config, log)
 
 
 # -------------------------------------------------------------------- pytest-xdist: what workers report at the end
