@@ -18,7 +18,7 @@ from nkcore.nk.exact.cells import cell_numbers, cell_p, plan
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, symmetrised
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.exact.search import smallest_n
-from nkcore.nk.grid import CellResult, best_k, configurations, simulate_cell
+from nkcore.nk.grid import best_k, configurations, simulate_cell
 from nkcore.nk.priors import get_prior
 
 TOX = get_prior("Toxicity").concentration
@@ -147,7 +147,11 @@ def test_gap_points_are_the_laws_quantiles() -> None:
 def test_grid_order_and_fields_match_the_simulation() -> None:
     budgets, ks, mts = [100, 250], [1, 2, 20], ["acc", "tv"]
     cells = exact_grid(TOX, 0.3, budgets, ks, mts)
-    assert all(isinstance(c, CellResult) for c in cells)
+    # a prior's exact cells: an engine method, no real-data, policy or crossed part
+    assert all(
+        c.method in ("lattice", "edgeworth", "normal") and (c.real, c.allocation, c.crossed) == (None,) * 3
+        for c in cells
+    )
     assert [(c.budget, c.k, c.metric) for c in cells] == [
         (cfg.budget, cfg.k, mt) for cfg in configurations(budgets, ks) for mt in mts
     ]
