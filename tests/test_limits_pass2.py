@@ -198,6 +198,31 @@ def test_parquet_text_repeated_from_a_dictionary_is_refused_before_decoding(monk
     assert read_table(data, "r.parquet").shape == (2_000, 3)
 
 
+@pytest.mark.parametrize("nesting", ["list", "struct", "map"])
+def test_parquet_text_repeated_inside_nested_columns_is_refused_before_decoding(
+    nesting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same long text inside a list, a struct or a map (a few KB on disk) was decoded in full: 4 GB again at the
+    hostile file's scale. Every text leaf is measured from its dictionary first."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text, rows = "r" * 1_000, 2_000
+    col = {
+        "list": lambda: pa.array([[text]] * rows),
+        "struct": lambda: pa.array([{"s": text}] * rows),
+        "map": lambda: pa.array([[("k", text)]] * rows, type=pa.map_(pa.string(), pa.string())),
+    }[nesting]()
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"item": range(rows), "rater": col, "label": ["a", "b"] * (rows // 2)}), buf)
+    assert len(buf.getvalue()) < 50_000
+    monkeypatch.setenv("NKP_MAX_UNPACKED_BYTES", "1000000")
+    with pytest.raises(DataError, match=r"r\.parquet: the text of the Parquet file decodes to more than .*NKP_MAX"):
+        read_table(buf.getvalue(), "r.parquet")
+
+
 def test_parquet_nested_lists_count_value_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 

@@ -20,39 +20,61 @@ def _unreadable(name: str, exc: Exception) -> DataError:
     return fail(name, f"not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]})")
 
 
-def _check_decoded_text(data: bytes, name: str, max_bytes: int) -> None:
-    """Refuse text that decodes past ``max_bytes``: the text columns are read as dictionaries (each distinct value
-    once, a small index per row) and their decoded size, sum over rows of the length of the row's value, is added
-    up before any column is expanded. A dictionary page holds a long text once however many rows repeat it, so the
-    encoded size in the metadata does not bound it (a 465 KB file of one 20,000-character text in 200,000 rows
-    decoded to 4 GB and took 6 GB)."""
+def _text_decoded_size(arr: object) -> int:
+    """Bytes the text of ``arr`` takes once decoded: a dictionary's value lengths summed over its indices, plain text
+    its buffers, lists / maps / structs their children (through ``flatten``, which keeps slices and offsets)."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    assert isinstance(arr, pa.Array)
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        lengths = pc.binary_length(arr.dictionary).fill_null(0)
+        return int(pc.sum(pc.take(lengths, arr.indices)).as_py() or 0)
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return int(arr.nbytes)
+    if pa.types.is_map(t):
+        return _text_decoded_size(arr.keys) + _text_decoded_size(arr.items)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _text_decoded_size(arr.flatten())
+    if pa.types.is_struct(t):
+        return sum(_text_decoded_size(child) for child in arr.flatten())
+    return 0
+
+
+def _check_decoded_text(data: bytes, name: str, max_bytes: int) -> None:
+    """Refuse text that decodes past ``max_bytes``: every text leaf (a top-level text column, or text inside lists,
+    structs and maps) is read as a dictionary (each distinct value once, a small index per row) and its decoded
+    size, sum over values of the length of the value, is added up before any column is expanded. A dictionary page
+    holds a long text once however many rows repeat it, so the encoded size in the metadata does not bound it (a
+    465 KB file of one 20,000-character text in 200,000 rows decoded to 4 GB and took 6 GB)."""
     import pyarrow.parquet as pq
 
     try:
-        schema = pq.ParquetFile(io.BytesIO(data)).schema_arrow
-        text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-        text += [f.name for f in schema if pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+        parquet = pq.ParquetFile(io.BytesIO(data))
+        leaves = [parquet.schema.column(i) for i in range(len(parquet.schema))]
+        text = [c.path for c in leaves if c.physical_type in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY")]
         if not text:
             return
-        table = pq.ParquetFile(io.BytesIO(data), read_dictionary=text).read(columns=text)
+        tops = list(dict.fromkeys(path.split(".", 1)[0] for path in text))
+        table = pq.ParquetFile(io.BytesIO(data), read_dictionary=text).read(columns=tops)
     except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
         raise _unreadable(name, exc) from None
     decoded = 0
-    for column in table.columns:
+    for column_name, column in zip(table.column_names, table.columns, strict=True):
         for chunk in column.chunks:
-            if pa.types.is_dictionary(chunk.type):
-                lengths = pc.binary_length(chunk.dictionary).fill_null(0)
-                decoded += int(pc.sum(pc.take(lengths, chunk.indices)).as_py() or 0)
-            else:
-                decoded += chunk.nbytes
-        if decoded > max_bytes:
-            raise fail(
-                name,
-                f"the text of the Parquet file decodes to more than {size_text(max_bytes)} (its long texts are "
-                f"repeated in many rows){limit_hint('unpacked_bytes')}",
-            )
+            try:
+                decoded += _text_decoded_size(chunk)
+            except Exception as exc:  # a nesting pyarrow cannot flatten: refused, never decoded unmeasured
+                raise fail(
+                    name, f"the text of column {column_name!r} cannot be measured before it is decoded ({exc})"[:300]
+                ) from None
+            if decoded > max_bytes:
+                raise fail(
+                    name,
+                    f"the text of the Parquet file decodes to more than {size_text(max_bytes)} (its long texts are "
+                    f"repeated in many rows){limit_hint('unpacked_bytes')}",
+                )
 
 
 def read_parquet(data: bytes, name: str, max_bytes: int) -> pd.DataFrame:
