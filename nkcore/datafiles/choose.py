@@ -1,5 +1,7 @@
-"""Which kind a file holds and which column plays each role: the one pipeline from a table to a dataset's guess,
-shared by the Data page's mapping editor and the command line's ``data FILE``.
+"""Which kind a file holds and which column plays each role, as the Data page's mapping editor guesses them (the
+command line's ``data FILE`` detects with the same ``detect_kind``; it places roles forced with ``--map`` through
+``nkcore.datafiles.read.usable_guess``, which keeps another role mapped to a forced column where
+:func:`place_forced` drops it: the one difference left between the two).
 
 1. :func:`key_roles`: the roles a built item key fixes (``--item-key COL1,COL2`` on the command line, "Build the
    item key from several columns" on the Data page): the item is :data:`nkcore.kinds.KEY_COLUMN`.

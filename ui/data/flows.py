@@ -270,9 +270,9 @@ def mapping_editor(frame: pd.DataFrame, kind: str, token: str) -> dict[str, str]
 
     An item key built from several columns (:data:`KEY_COLUMN`) is the item's default; for predictions the model
     column is the one that makes (item, model) unique (ChaosNLI's ``model_run``); the guess is
-    :func:`nkcore.datafiles.choose.preferred_guess`, the one the command line reads a file with.
+    :func:`nkcore.datafiles.choose.preferred_guess` (the command line detects with the same ``detect_kind``).
     """
-    guess = preferred_guess(frame, kind)  # the one pipeline the command line reads a file with
+    guess = preferred_guess(frame, kind)
     columns = [str(c) for c in frame.columns]
     required, optional = kind_columns(kind)
     roles = [*required, *optional]
