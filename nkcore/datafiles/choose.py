@@ -16,7 +16,7 @@ import pandas as pd
 
 from nkcore.kinds import KEY_COLUMN, KINDS, KindGuess, detect_kind, kind_columns
 
-__all__ = ["KEYED_KINDS", "guess_kind", "key_roles", "place_forced", "preferred_guess"]
+__all__ = ["KEYED_KINDS", "detected_kind", "guess_kind", "key_roles", "place_forced", "preferred_guess"]
 
 KEYED_KINDS = ("ratings", "predictions")
 """The kinds whose items a built key names (paired results and raw samples name cases)."""
@@ -53,10 +53,10 @@ def place_forced(guess: KindGuess, forced: dict[str, str]) -> KindGuess:
     return KindGuess(guess.kind, mapping, guess.confidence, guess.reason, missing, guess.layout)
 
 
-def guess_kind(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> KindGuess:
-    """The detected (or given) kind (:func:`nkcore.kinds.detect_kind`) with the ``forced`` roles placed
-    (:func:`place_forced`); with roles forced and no kind given, the best-scoring kind that has every forced role
-    (a ``p_<label>`` role fits predictions)."""
+def detected_kind(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> KindGuess:
+    """The detected (or given) kind (:func:`nkcore.kinds.detect_kind`); with roles forced and no kind given, the
+    best-scoring kind that has every forced role (a ``p_<label>`` role fits predictions). The forced roles are not
+    placed yet: :func:`guess_kind` (the Data page) and ``nkcore.datafiles.read.usable_guess`` (the CLI) place them."""
     guess = detect_kind(frame, kind)
     if kind is None and forced:
         fits = [
@@ -66,7 +66,12 @@ def guess_kind(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) ->
         ]
         if fits and guess.kind not in fits:
             guess = max((detect_kind(frame, k) for k in fits), key=lambda g: g.confidence)
-    return place_forced(guess, forced)
+    return guess
+
+
+def guess_kind(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> KindGuess:
+    """:func:`detected_kind` with the ``forced`` roles placed (:func:`place_forced`)."""
+    return place_forced(detected_kind(frame, kind, forced), forced)
 
 
 def preferred_guess(frame: pd.DataFrame, kind: str) -> KindGuess:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nkcore.datafiles.read import counts_ratings, guess_kind, read_file, unique_pairs, usable_guess
+from nkcore.datafiles.choose import detected_kind
+from nkcore.datafiles.read import counts_ratings, read_file, unique_pairs, usable_guess
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import apply_mapping, detect_kind, flatten_nested
 from nkcore.kinds.columns import COUNT_PREFIX
@@ -39,7 +40,7 @@ def inspect_file(
     got = read_file(path, subset, item_key, flatten=not mapping)
     forced = {**got.forced, **(mapping or {})}
     frame = got.frame
-    guess = guess_kind(frame, kind, forced)
+    guess = detected_kind(frame, kind, forced)
     lead = f"{got.note}; " if got.note else ""
     if guess.layout == "counts" and guess.kind == "ratings" and not mapping:
         counted = counts_ratings(frame, guess, got.forced)

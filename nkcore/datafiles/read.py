@@ -4,7 +4,7 @@ cause or kept once (``--keep``).
 
 ``read_ratings`` / ``read_ratings_counts`` / ``read_ratings_table`` read ratings (one row per rating, label counts,
 or ratings nested per item); ``read_predictions_table`` reads predictions beside them. The helpers without a
-leading underscore (``read_file``, ``guess_kind``, ``usable_guess``, ``counts_ratings``, ``unique_pairs``) serve
+leading underscore (``read_file``, ``usable_guess``, ``counts_ratings``, ``unique_pairs``) serve
 :mod:`nkcore.datafiles.inspect` too.
 """
 
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from nkcore.datafiles.choose import detected_kind
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import (
     KEY_COLUMN,
-    KINDS,
     ROLE_WORDS,
     KindGuess,
     apply_mapping,
@@ -29,7 +29,6 @@ from nkcore.kinds import (
     duplicates_advice,
     flatten_nested,
     key_columns,
-    kind_columns,
     parse_item_key,
     parse_subset,
     show_names,
@@ -43,7 +42,6 @@ from nkcore.ratings import Ratings, ratings_from_counts, ratings_from_frame
 __all__ = [
     "ReadFile",
     "counts_ratings",
-    "guess_kind",
     "read_file",
     "read_predictions_table",
     "read_ratings",
@@ -52,20 +50,6 @@ __all__ = [
     "unique_pairs",
     "usable_guess",
 ]
-
-
-def guess_kind(frame: pd.DataFrame, kind: str | None, forced: dict[str, str]) -> KindGuess:
-    """The detected (or given) kind; with roles forced by --map and no --kind, the best kind that has those roles."""
-    guess = detect_kind(frame, kind)
-    if kind is None and forced:
-        fits = [
-            k
-            for k in KINDS
-            if all(r in sum(kind_columns(k), ()) or (k == "predictions" and r.startswith("p_")) for r in forced)
-        ]
-        if fits and guess.kind not in fits:
-            guess = max((detect_kind(frame, k) for k in fits), key=lambda g: g.confidence)
-    return guess
 
 
 def _few_values(col: pd.Series) -> bool:
@@ -168,7 +152,7 @@ def read_ratings(
     file's fingerprint; ``subset`` (``COLUMN=VALUE`` or ``VALUE``), ``item_key`` (``COL1,COL2``) and ``keep``
     (``first`` / ``last`` of repeated (item, rater) rows) as in ``data FILE``."""
     got = read_file(path, subset, item_key)
-    guess = guess_kind(got.frame, "ratings", got.forced)
+    guess = detected_kind(got.frame, "ratings", got.forced)
     if guess.layout == "counts":
         return counts_ratings(got.frame, guess, got.forced), fingerprint(got.frame)
     guess = usable_guess(got.frame, guess, got.forced, True)
@@ -197,7 +181,7 @@ def read_ratings_table(
     """A ratings file as ``data FILE`` reads it, kept one row per rating (``item``, ``rater`` when the file names
     raters, ``label``), so rater identity survives; a label-count file comes back as :func:`read_ratings_counts`."""
     got = read_file(path, subset, item_key)
-    guess = guess_kind(got.frame, "ratings", got.forced)
+    guess = detected_kind(got.frame, "ratings", got.forced)
     if guess.layout == "counts":  # the file already read: not read again through read_ratings_counts
         return _counts_frame(counts_ratings(got.frame, guess, got.forced))
     guess = usable_guess(got.frame, guess, got.forced, True)
