@@ -459,7 +459,7 @@ def test_compute_with_progress_in_a_page_and_cancel_then_compute_again() -> None
 
 
 GRID: dict[str, Any] = {
-    "alpha": (2.0, 1.0, 1.0),
+    "prior": (2.0, 1.0, 1.0),
     "eps": 0.3,
     "budgets": (100, 250),
     "ks": (1, 2, 5),
