@@ -468,11 +468,14 @@ def test_inspect_two_models_compare_on_every_epoch(
 def test_inspect_log_is_read_inside_a_running_event_loop(inspect_logs: dict[str, Path]) -> None:
     """A caller with a running asyncio loop (a notebook, Playwright's sync API) can still read a log."""
     import asyncio
+    import concurrent.futures
 
     async def read() -> object:
         return read_harness(read_paths([inspect_logs["three"]]))
 
-    res = asyncio.run(read())
+    # its own thread: a browser test earlier in this worker leaves Playwright's loop running in the main thread
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        res = pool.submit(asyncio.run, read()).result()
     assert res.samples is not None and res.samples.groupby("case").size().tolist() == [3] * 6  # type: ignore[attr-defined]
 
 
