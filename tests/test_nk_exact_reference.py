@@ -16,13 +16,18 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from nkcore.nk.exact import exact_grid
 from nkcore.nk.priors import get_prior
+
+if TYPE_CHECKING:  # make_reference.py imports this module with an older nkcore first on the path
+    from nkcore.nk.cell import Cell
 
 REF = Path(__file__).resolve().parent / "data" / "exact_grid_reference"
 FILES = sorted(REF.glob("*.json.gz"))
@@ -34,12 +39,13 @@ def _load(path: Path) -> dict:
 
 
 def digest(x: object) -> str:
-    """The first 16 hex digits of the sha256 of the array's float64 bytes (as ``make_reference.py`` writes them)."""
+    """The first 16 hex digits of the sha256 of the array's float64 bytes."""
     return hashlib.sha256(np.ascontiguousarray(np.asarray(x, dtype=float)).tobytes()).hexdigest()[:16]
 
 
-def _rows(ref: dict) -> list[list[object]]:
-    cells = exact_grid(get_prior(ref["preset"]).concentration, ref["eps"], metrics=tuple(ref["metrics"]))
+def grid_rows(cells: Iterable[Cell], fields: Sequence[str]) -> list[list[object]]:
+    """One row per cell, in the reference's format: budget, K, N, metric, method, each field as ``float.hex``, and
+    the digests of the quantile points. ``make_reference.py`` writes the reference with this same function."""
     return [
         [
             c.budget,
@@ -47,12 +53,17 @@ def _rows(ref: dict) -> list[list[object]]:
             c.n,
             c.metric,
             c.method,
-            *(float(getattr(c, f)).hex() for f in ref["fields"]),
+            *(float(getattr(c, f)).hex() for f in fields),
             digest(c.alt),
             digest(c.null),
         ]
         for c in cells
     ]
+
+
+def _rows(ref: dict) -> list[list[object]]:
+    cells = exact_grid(get_prior(ref["preset"]).concentration, ref["eps"], metrics=tuple(ref["metrics"]))
+    return grid_rows(cells, ref["fields"])
 
 
 ERROR_FIELDS = ("p_error", "delta_error", "ci_width_error")

@@ -13,7 +13,6 @@ It refuses to run on this tree's ``nkcore`` (the point is to compare the new cod
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -23,6 +22,9 @@ from nkcore.nk.exact import exact_grid
 from nkcore.nk.priors import get_prior
 
 HERE = Path(__file__).resolve().parent
+sys.path.append(str(HERE.parents[2]))  # after the old tree: its nkcore is the one imported
+from tests.test_nk_exact_reference import grid_rows  # noqa: E402  the rows' format, one home
+
 CASES = (
     ("Toxicity", 0.3, ("acc", "tv", "wins", "kl")),
     ("DICES", 0.3, ("acc", "tv", "wins", "kl")),
@@ -33,30 +35,14 @@ CASES = (
 FIELDS = ("p", "delta", "ci_width", "reproducibility", "ties", "mean_gap", "p_error", "delta_error", "ci_width_error")
 
 
-def digest(x: object) -> str:
-    import numpy as np
-
-    return hashlib.sha256(np.ascontiguousarray(np.asarray(x, dtype=float)).tobytes()).hexdigest()[:16]
-
-
 def main() -> None:
     if Path(nkcore.__file__).resolve().parents[1] == HERE.parents[2]:
         sys.exit("run with the OLD tree first on PYTHONPATH (see the module doc)")
     for name, eps, metrics in CASES:
-        cells = exact_grid(get_prior(name).concentration, eps, metrics=metrics)
-        rows = [
-            [
-                c.budget,
-                c.k,
-                c.n,
-                c.metric,
-                c.method,
-                *(float(getattr(c, f)).hex() for f in FIELDS),
-                digest(c.alt),
-                digest(c.null),
-            ]
-            for c in cells
-        ]
+        prior = get_prior(name)
+        vector = getattr(prior, "concentration", None) or prior.alpha  # the old tree's name: alpha
+        cells = exact_grid(vector, eps, metrics=metrics)
+        rows = grid_rows(cells, FIELDS)
         out = {"preset": name, "eps": eps, "metrics": list(metrics), "fields": list(FIELDS), "cells": rows}
         path = HERE / f"{name}_{eps}.json.gz"
         with gzip.open(path, "wt") as f:
