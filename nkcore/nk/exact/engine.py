@@ -18,6 +18,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk.cell import make_cell
 from nkcore.nk.exact import split
+from nkcore.nk.exact.cell_cache import cached_cell, keep_cell, known_cell
 from nkcore.nk.exact.cells import cell_numbers
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
@@ -91,9 +92,11 @@ def _cells_for_k(
         alt, null = item_laws(prior, eps, k, item)
         for cfg in cfgs:
             for mt in item:
-                out[(cfg.budget, mt)] = make_cell(
-                    cfg.budget, cfg.k, cfg.n, mt, cell_numbers(alt[mt], null[mt], cfg.n), 0
-                )
+                got = cached_cell(alt[mt], null[mt], cfg.budget, cfg.k, mt)
+                if got is None:
+                    numbers = cell_numbers(alt[mt], null[mt], cfg.n)
+                    got = keep_cell(alt[mt], null[mt], make_cell(cfg.budget, cfg.k, cfg.n, mt, numbers, 0))
+                out[(cfg.budget, mt)] = got
     if rest:  # not a mean over items (macro F1): the simulation's cell
         sims = _laws_for_k(prior, eps, k, cfgs, rest) if f1 is None else f1
         for sim in sims:
@@ -192,9 +195,13 @@ def exact_grid(
             progress,
             functools.partial(keep_prefixes, queue),
         )
-        for cells in got.values():
+        for k, cells in got.items():
+            alt, null = item_laws(a, e, k, item)  # the child's K: its laws, adopted into this process's cache
             for cell in cells:
-                done[(cell.budget, cell.k, cell.metric)] = cell
+                mt = cell.metric
+                if mt in alt and not known_cell(alt[mt], null[mt], cell.budget, k, mt):
+                    cell = keep_cell(alt[mt], null[mt], cell)
+                done[(cell.budget, cell.k, mt)] = cell
         return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
     with ThreadPoolExecutor(max_workers=nw) as pool:  # one worker: the calling thread only waits for it
         # the small K together (one nested stream of items, ``laws.item_laws_many``), first: the costliest
