@@ -130,6 +130,21 @@ def _too_big(budget: int, k: int) -> list[Config]:
     raise DataError(f"ratings per item (K) = {k} is larger than the budget {budget}: no item fits")
 
 
+def _uncached(
+    prior: tuple[float, ...], eps: float, by_k: dict[int, list[Config]], item: Sequence[str], missing: set[int]
+) -> int:
+    """Configurations of the grid with some item metric's cell not in the cache of cells (every one of a K whose laws
+    are missing; the others looked up under their cached laws): the cells' part of ``expected_seconds``."""
+    count = 0
+    for k, cfgs in by_k.items():
+        if k in missing:
+            count += len(cfgs)
+            continue
+        alt, null = item_laws(prior, eps, k, item)  # cached: a lookup
+        count += sum(1 for c in cfgs if not all(known_cell(alt[m], null[m], c.budget, k, m) for m in item))
+    return count
+
+
 def exact_grid(
     prior: Sequence[float],
     eps: float,
@@ -174,7 +189,8 @@ def exact_grid(
     f1: dict[int, list] = {}
     small = [k for k in order if k < POOL_MIN_K] if item else []
     if split.processes(processes) > 1 and len(by_k) >= 2 and item:
-        work = expected_seconds(len(a), len(missing_laws(a, e, list(by_k), item)), len(cfgs), item)
+        missing = missing_laws(a, e, list(by_k), item)
+        work = expected_seconds(len(a), len(missing), _uncached(a, e, by_k, item, set(missing)), item)
     else:
         work = 0.0
     if work >= SPLIT_MIN_S:
