@@ -96,10 +96,12 @@ def cold(args: argparse.Namespace) -> None:
 
 
 def _fresh(root: str, *argv: str) -> tuple[float, str]:
-    """Wall seconds of ``python ARGV`` in a fresh process importing nkcore from ``root``, and its stdout."""
+    """Wall seconds of ``python ARGV`` in a fresh process importing nkcore from ``root``, and its stdout. The process
+    runs in ``root``: ``python -m`` and ``-c`` put the working directory first on the path, before PYTHONPATH, so run
+    from another tree they would import that tree's nkcore."""
     env = {**os.environ, "PYTHONPATH": root}
     w0 = time.perf_counter()
-    out = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=True, cwd=root).stdout
     return time.perf_counter() - w0, out
 
 
@@ -112,7 +114,7 @@ def cold_ab(args: argparse.Namespace) -> None:
         cpus: dict[str, list[float]] = {"old": [], "new": []}
         for rep in range(args.reps):
             for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
-                _, out = _fresh(sides[side], __file__, "cold", name, "--root", sides[side])
+                _, out = _fresh(sides[side], str(Path(__file__).resolve()), "cold", name, "--root", sides[side])
                 cpu, wall = (float(x) for x in re.findall(r"([0-9.]+) s (?:CPU|wall)", out))
                 walls[side].append(wall)
                 cpus[side].append(cpu)
