@@ -5,7 +5,7 @@ mean gap), with ``method`` ("lattice", "edgeworth"; "simulate" for macro F1, whi
 falls back to the simulation), the accuracy fields ``p_error``, ``delta_error``, ``ci_width_error`` (0 where
 exact), ``rounds`` = 0 and ``alt`` / ``null`` = 1000 quantile points of the gap's law. The per-item laws are
 computed once per K (``laws.item_laws``, cached; the small K together, ``laws.item_laws_many``) and serve every
-budget.
+budget; a cell computed from the same law objects before is looked up (``cell_cache``).
 """
 
 from __future__ import annotations
@@ -160,8 +160,9 @@ def exact_grid(
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
     the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
-    with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
-    the K from the two ends of one queue, each computing a K's laws and cells in turn on one thread
+    with two cores) when the grid's ``expected_seconds`` (its missing laws, its cells not cached) reach
+    ``SPLIT_MIN_S``: the parent and a forked child take the K from the two ends of one queue, each computing a K's
+    laws and cells in turn on one thread
     (``split.run_shared``; the parent first the small K, which share one stream of items, then the others upwards;
     the child from the largest K downwards, keeping the pool's block sums of its K on the way,
     ``pool.keep_prefixes``), and the child's laws join this process's cache. On one process, two phases: the
