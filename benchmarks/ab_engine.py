@@ -17,7 +17,8 @@ One tool for the comparisons an engine change needs; every subcommand prints its
 ``warm-ab PRESETS --old TREE [--reps R]``
     Per preset, a fresh process per tree (alternating) computes the grid once (laws cached), then times the warm
     grid (median of 3) and one cell (budget 1000, K 120, the paper's four metrics: median of 20), as
-    ``bench_nk.py --exact`` does; medians over the reps.
+    ``bench_nk.py --exact`` does, and both again with the cache of cells cleared before each call
+    (``exact.cell_cache``: the cells computed again from the cached laws); medians over the reps.
 ``cli --old TREE [--reps R] [-- ARGS...]``
     The whole CLI from a cold process (``python -m nkcore ARGS``; default the JobsQ3 exact grid with ``--json``) and
     its start-up alone (``nk --help``), the two trees alternating: medians of the wall seconds.
@@ -95,10 +96,12 @@ def cold(args: argparse.Namespace) -> None:
 
 
 def _fresh(root: str, *argv: str) -> tuple[float, str]:
-    """Wall seconds of ``python ARGV`` in a fresh process importing nkcore from ``root``, and its stdout."""
+    """Wall seconds of ``python ARGV`` in a fresh process importing nkcore from ``root``, and its stdout. The process
+    runs in ``root``: ``python -m`` and ``-c`` put the working directory first on the path, before PYTHONPATH, so run
+    from another tree they would import that tree's nkcore."""
     env = {**os.environ, "PYTHONPATH": root}
     w0 = time.perf_counter()
-    out = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, *argv], env=env, capture_output=True, text=True, check=True, cwd=root).stdout
     return time.perf_counter() - w0, out
 
 
@@ -111,7 +114,7 @@ def cold_ab(args: argparse.Namespace) -> None:
         cpus: dict[str, list[float]] = {"old": [], "new": []}
         for rep in range(args.reps):
             for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
-                _, out = _fresh(sides[side], __file__, "cold", name, "--root", sides[side])
+                _, out = _fresh(sides[side], str(Path(__file__).resolve()), "cold", name, "--root", sides[side])
                 cpu, wall = (float(x) for x in re.findall(r"([0-9.]+) s (?:CPU|wall)", out))
                 walls[side].append(wall)
                 cpus[side].append(cpu)
@@ -137,7 +140,16 @@ def med(fn, n):
         t = time.perf_counter(); fn(); ts.append(time.perf_counter() - t)
     return statistics.median(ts)
 exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
-print(med(lambda: exact_grid(a, 0.3), 3), med(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20))
+try:  # a tree with a cache of cells: also the cells computed again from the cached laws
+    from nkcore.nk.exact.cell_cache import clear_cells
+except ImportError:
+    clear_cells = lambda: None
+def fresh(fn):
+    def run():
+        clear_cells(); fn()
+    return run
+grid, cell = (lambda: exact_grid(a, 0.3)), (lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS))
+print(med(grid, 3), med(cell, 20), med(fresh(grid), 3), med(fresh(cell), 20))
 """
 
 
@@ -150,12 +162,14 @@ def warm_ab(args: argparse.Namespace) -> None:
         for rep in range(args.reps):
             for side in ("old", "new") if rep % 2 == 0 else ("new", "old"):
                 _, out = _fresh(sides[side], "-c", WARM, sides[side], name)
-                grid, cell = (float(x) for x in out.split())
-                got[side].append((grid, cell))
-        med = {s: [statistics.median(g[i] for g in got[s]) for i in (0, 1)] for s in got}
+                grid, cell, grid_fresh, cell_fresh = (float(x) for x in out.split())
+                got[side].append((grid, cell, grid_fresh, cell_fresh))
+        med = {s: [statistics.median(g[i] for g in got[s]) for i in range(4)] for s in got}
         print(
             f"  {name:<12} warm grid old {med['old'][0]:5.2f} s, new {med['new'][0]:5.2f} s; one cell old "
-            f"{med['old'][1] * 1e3:5.1f} ms, new {med['new'][1] * 1e3:5.1f} ms  load {os.getloadavg()[0]:.1f}",
+            f"{med['old'][1] * 1e3:5.1f} ms, new {med['new'][1] * 1e3:5.1f} ms; cells computed again (cell cache "
+            f"cleared, laws cached): grid old {med['old'][2]:5.2f} s, new {med['new'][2]:5.2f} s, one cell old "
+            f"{med['old'][3] * 1e3:5.1f} ms, new {med['new'][3] * 1e3:5.1f} ms  load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
 

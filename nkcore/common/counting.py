@@ -10,7 +10,6 @@ The result is the same as ``numpy.unique(x, return_counts=True)`` (tested), weig
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 
 def distinct_counts(
@@ -28,6 +27,8 @@ def distinct_counts(
     >>> distinct_counts(np.array([5, 4, 5]), np.array([0.5, 0.25, 0.25]))[1].tolist()
     [0.25, 0.75]
     """
+    import pandas as pd  # on demand: a process that only sorts (``sorted_counts``) does not load pandas
+
     flat = np.asarray(x).ravel()
     codes, uniq = pd.factorize(flat, sort=False)
     w = None if weights is None else np.asarray(weights, dtype=float).ravel()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from nkcore.errors import DataError
 
@@ -141,6 +141,8 @@ def fit_dirichlet(counts: object, method: str = "ml", prior_rate: float = 1e-3) 
         grad_a = grad_a - rate
         return -float(ll), -(grad_a * a)
 
+    from scipy import optimize  # on demand: the engine's start-up (priors imports MAX_ALPHA) skips it
+
     bounds = [(np.log(1e-4), np.log(MAX_ALPHA))] * m
     res = optimize.minimize(neg, x0, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 2000})
     prior = np.exp(res.x)
@@ -161,6 +163,8 @@ def _assess(
     sub = c[n == k_mode]
     tvs, allow = [], []
     support = np.arange(k_mode + 1)
+    from scipy import stats  # on demand, as optimize above
+
     for j in range(c.shape[1]):
         pmf = stats.betabinom.pmf(support, k_mode, prior[j], a0 - prior[j])
         obs = np.bincount(sub[:, j].astype(int), minlength=k_mode + 1) / sub.shape[0]

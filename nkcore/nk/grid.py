@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from nkcore.common import limits
 from nkcore.common.seeding import as_entropy
@@ -21,6 +21,9 @@ from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
 from nkcore.nk.simulate import check_request, default_workers, simulate_gaps
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAPER_BUDGETS: tuple[int, ...] = (100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000)
 PAPER_KS: tuple[int, ...] = (*range(1, 11), *range(20, 501, 20))
@@ -208,6 +211,8 @@ def minimal_budget_search(
 
 def cells_frame(cells: Iterable) -> pd.DataFrame:
     """The cells as a table (one row per cell and metric), without the gap samples: for CSV downloads."""
+    import pandas as pd  # on demand: the engine and the CLI's start-up do not need pandas
+
     rows = [c.summary() for c in cells]
     return pd.DataFrame(rows)
 

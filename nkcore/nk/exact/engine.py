@@ -5,7 +5,7 @@ mean gap), with ``method`` ("lattice", "edgeworth"; "simulate" for macro F1, whi
 falls back to the simulation), the accuracy fields ``p_error``, ``delta_error``, ``ci_width_error`` (0 where
 exact), ``rounds`` = 0 and ``alt`` / ``null`` = 1000 quantile points of the gap's law. The per-item laws are
 computed once per K (``laws.item_laws``, cached; the small K together, ``laws.item_laws_many``) and serve every
-budget.
+budget; a cell computed from the same law objects before is looked up (``cell_cache``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk.cell import make_cell
 from nkcore.nk.exact import split
+from nkcore.nk.exact.cell_cache import cached_cell, keep_cell, known_cell
 from nkcore.nk.exact.cells import cell_numbers
 from nkcore.nk.exact.laws import adopt_laws, cached_laws, item_laws, item_laws_many, missing_laws
 from nkcore.nk.exact.pool import POOL_MIN_K, keep_prefixes
@@ -91,9 +92,11 @@ def _cells_for_k(
         alt, null = item_laws(prior, eps, k, item)
         for cfg in cfgs:
             for mt in item:
-                out[(cfg.budget, mt)] = make_cell(
-                    cfg.budget, cfg.k, cfg.n, mt, cell_numbers(alt[mt], null[mt], cfg.n), 0
-                )
+                got = cached_cell(alt[mt], null[mt], cfg.budget, cfg.k, mt)
+                if got is None:
+                    numbers = cell_numbers(alt[mt], null[mt], cfg.n)
+                    got = keep_cell(alt[mt], null[mt], make_cell(cfg.budget, cfg.k, cfg.n, mt, numbers, 0))
+                out[(cfg.budget, mt)] = got
     if rest:  # not a mean over items (macro F1): the simulation's cell
         sims = _laws_for_k(prior, eps, k, cfgs, rest) if f1 is None else f1
         for sim in sims:
@@ -127,6 +130,21 @@ def _too_big(budget: int, k: int) -> list[Config]:
     raise DataError(f"ratings per item (K) = {k} is larger than the budget {budget}: no item fits")
 
 
+def _uncached(
+    prior: tuple[float, ...], eps: float, by_k: dict[int, list[Config]], item: Sequence[str], missing: set[int]
+) -> int:
+    """Configurations of the grid with some item metric's cell not in the cache of cells (every one of a K whose laws
+    are missing; the others looked up under their cached laws): the cells' part of ``expected_seconds``."""
+    count = 0
+    for k, cfgs in by_k.items():
+        if k in missing:
+            count += len(cfgs)
+            continue
+        alt, null = item_laws(prior, eps, k, item)  # cached: a lookup
+        count += sum(1 for c in cfgs if not all(known_cell(alt[m], null[m], c.budget, k, m) for m in item))
+    return count
+
+
 def exact_grid(
     prior: Sequence[float],
     eps: float,
@@ -142,8 +160,9 @@ def exact_grid(
     The cells come in the order of ``grid.simulate_grid`` (budgets ascending, then K, then the metrics).
     ``progress`` (optional) receives the done fraction in [0, 1] after each K; an exception it raises stops
     the run (the K not yet started are dropped). On ``processes`` (default ``split.processes()``: 2 on a machine
-    with two cores) when the grid's ``expected_seconds`` reach ``SPLIT_MIN_S``: the parent and a forked child take
-    the K from the two ends of one queue, each computing a K's laws and cells in turn on one thread
+    with two cores) when the grid's ``expected_seconds`` (its missing laws, its cells not cached) reach
+    ``SPLIT_MIN_S``: the parent and a forked child take the K from the two ends of one queue, each computing a K's
+    laws and cells in turn on one thread
     (``split.run_shared``; the parent first the small K, which share one stream of items, then the others upwards;
     the child from the largest K downwards, keeping the pool's block sums of its K on the way,
     ``pool.keep_prefixes``), and the child's laws join this process's cache. On one process, two phases: the
@@ -171,7 +190,8 @@ def exact_grid(
     f1: dict[int, list] = {}
     small = [k for k in order if k < POOL_MIN_K] if item else []
     if split.processes(processes) > 1 and len(by_k) >= 2 and item:
-        work = expected_seconds(len(a), len(missing_laws(a, e, list(by_k), item)), len(cfgs), item)
+        missing = missing_laws(a, e, list(by_k), item)
+        work = expected_seconds(len(a), len(missing), _uncached(a, e, by_k, item, set(missing)), item)
     else:
         work = 0.0
     if work >= SPLIT_MIN_S:
@@ -192,9 +212,13 @@ def exact_grid(
             progress,
             functools.partial(keep_prefixes, queue),
         )
-        for cells in got.values():
+        for k, cells in got.items():
+            alt, null = item_laws(a, e, k, item)  # the child's K: its laws, adopted into this process's cache
             for cell in cells:
-                done[(cell.budget, cell.k, cell.metric)] = cell
+                mt = cell.metric
+                if mt in alt and not known_cell(alt[mt], null[mt], cell.budget, k, mt):
+                    cell = keep_cell(alt[mt], null[mt], cell)
+                done[(cell.budget, cell.k, mt)] = cell
         return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
     with ThreadPoolExecutor(max_workers=nw) as pool:  # one worker: the calling thread only waits for it
         # the small K together (one nested stream of items, ``laws.item_laws_many``), first: the costliest

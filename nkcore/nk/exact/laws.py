@@ -31,6 +31,7 @@ from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import outcomes
 from nkcore.nk.count_gaps import item_units_cm
+from nkcore.nk.exact.cell_cache import clear_cells
 from nkcore.nk.exact.item_law import ItemLaw, law_from_units, tilted
 from nkcore.nk.exact.means import clear_means, exact_mean
 from nkcore.nk.exact.nested import CHUNK as NESTED_CHUNK
@@ -264,8 +265,9 @@ def _draw_units(
 
 
 def clear_caches() -> None:
-    """Forget every cached per-item law and exact mean (for benchmarks that time a cold start)."""
+    """Forget every cached per-item law, exact mean and cell (for benchmarks that time a cold start)."""
     _BY_METRIC.clear()
+    clear_cells()
     clear_means()
     clear_pools()
 
@@ -292,6 +294,7 @@ def adopt_laws(pairs: LawPairs) -> None:
     and those of another process, its ``cached_laws``)."""
     if len(_BY_METRIC) + len(pairs) > LAWS_KEPT:
         _BY_METRIC.clear()
+        clear_cells()  # their cells hold the laws: let them go too
     _BY_METRIC.update(pairs)
 
 
