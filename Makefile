@@ -7,10 +7,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-# pytest-xdist: one worker per core, at most 4 (each worker of the browser tests runs its own Streamlit server and
-# Chromium); loadgroup hands out one test at a time, slow tests first, and keeps each xdist_group on one worker
+# pytest-xdist: one worker per core and one more, at most 4 (the browser tests wait on their Streamlit servers and
+# Chromium, and the extra worker keeps the cores busy meanwhile; each browser worker runs its own server and
+# browser); loadgroup hands out one test at a time, slow tests first, and keeps each xdist_group on one worker
 # (tests/conftest.py). `make test XDIST=` runs in one process.
-XDIST  ?= -n auto --maxprocesses=4 --dist loadgroup
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 3 ] && n=3; echo $$((n + 1)))
+XDIST  ?= -n $(WORKERS) --dist loadgroup
 
 .PHONY: run test test-fast test-quick fuzz lint sample-data bench chromium
 

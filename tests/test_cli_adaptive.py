@@ -144,6 +144,7 @@ def _toy_ratings(tmp_path: Path) -> tuple[Path, Path]:
     return path, gold
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 def test_raters_aggregate_keys_and_quality_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, gold = _toy_ratings(tmp_path)
     for method in ("plurality", "dawid-skene", "one-coin", "mace", "glad"):

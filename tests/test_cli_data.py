@@ -126,6 +126,7 @@ def test_the_user_maps_columns_the_detection_cannot_guess(tmp_path: Path, capsys
     assert "'nope'" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 def test_module_entry_point(ratings_file: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "nkcore", "data", str(ratings_file), "--json"],

@@ -263,6 +263,7 @@ def test_fanout_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "samples per request n=3" in out and "per 1k requests" in out
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 def test_module_entry_point(worked_samples_path: Path) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "nkcore", "fanout", "--p50", "1", "--p95", "3", "--n", "2", "--json"],

@@ -337,6 +337,7 @@ def test_flaky_sentence_when_no_case_is_flaky() -> None:
     assert voting.flaky_sentence(agree).startswith("No case is flaky")
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 def test_within_case_variance_is_the_variance_of_a_rerun_single_sample_score() -> None:
     """Running the model again draws new samples: a single-sample accuracy then varies by sum p_i (1 - p_i) / N^2
     with the cases' true chances p_i. The estimate from each case's own samples (the unbiased sample variance,

@@ -163,6 +163,7 @@ def _sparse_alike(seed: int, n_items: int = 3000, n_raters: int = 400, k: int = 
     return it.tolist(), ra.tolist(), la.tolist()
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 @pytest.mark.parametrize("seed", [3, 4])
 def test_identical_raters_on_sparse_crowd_data_look_alike(seed: int) -> None:
     """The one-coin skills of identical raters spread more than binomially when the labels are estimated (z of

@@ -202,6 +202,7 @@ def _run(code: str, where: StoreRoot) -> tuple[int, str]:
 # ("terminate called without an active exception": a C++ thread still running at interpreter exit, seen 1 in 3 full
 # CI runs, never with the local store): rerun, and every assertion still holds on the run that passes. Open in the
 # closing note of stop 37.
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 @pytest.mark.flaky(reruns=2)
 def test_survives_a_restart(store_root: StoreRoot) -> None:
     """Store in one process, list and read in two fresh processes sharing NKP_DATA_DIR."""
@@ -272,6 +273,7 @@ def test_a_concurrent_failing_put_cannot_leave_metadata_without_data(
     assert store_root.names() == [f"{b.id}.json", f"{b.id}.parquet"]
 
 
+@pytest.mark.slow  # out of make test-quick (the edit loop); make test runs it
 def test_parallel_puts_from_two_processes(store_root: StoreRoot) -> None:
     """Two processes store the same 200,000-row table and two different ones at the same time."""
     code = (
