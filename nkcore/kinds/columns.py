@@ -17,9 +17,13 @@ import re
 
 from nkcore.errors import DataError
 
+KEEP_CHOICES = ("first", "last")
+"""Which row of a repeated key pair to keep (``--keep``): the first or the last (``nkcore.kinds.repeated_keys``)."""
+
 __all__ = [
     "COUNT_PREFIX",
     "ID_ROLES",
+    "KEEP_CHOICES",
     "KINDS",
     "PROB_PREFIXES",
     "ROLES",

@@ -14,11 +14,10 @@ import numpy as np
 from scipy import special
 
 from nkcore.errors import DataError
+from nkcore.nk.priors import MAX_ALPHA  # its home: the priors' check, which must not load scipy
 
 MAB_WARN = 0.02
 """MAB above which the fitted label shares are called a poor match for the data's shares."""
-MAX_ALPHA = 1e7
-"""Upper bound of each alpha_m: beyond it the data show no item-to-item spread (ML diverges)."""
 
 
 @dataclass(frozen=True, slots=True)

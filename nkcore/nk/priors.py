@@ -11,7 +11,10 @@ import numpy as np
 
 from nkcore.common import limits
 from nkcore.errors import DataError
-from nkcore.nk.fit import MAX_ALPHA
+
+MAX_ALPHA = 1e7
+"""Upper bound of each alpha_m: beyond it the data show no item-to-item spread (the fit, ``nkcore.nk.fit``, stops
+there: maximum likelihood diverges)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +115,7 @@ floor is 1e-4 (``fit``)."""
 
 def validate_prior(prior: object) -> tuple[float, ...]:
     """Check a Dirichlet parameter vector: at least 2 finite values, all >= :data:`MIN_ALPHA` (1e-10) and at most
-    :data:`~nkcore.nk.fit.MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
+    :data:`MAX_ALPHA` (1e7), at most ``limits.get("labels")`` categories; return it as a tuple of
     floats.
 
     >>> validate_prior([1, 2.5])

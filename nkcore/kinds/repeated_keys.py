@@ -15,11 +15,10 @@ import pandas as pd
 from nkcore.common.formatting import plural
 from nkcore.common.rows import format_rows
 from nkcore.errors import DataError
+from nkcore.kinds.columns import KEEP_CHOICES
 from nkcore.kinds.subsets import subset_columns, subset_values
 
-__all__ = ["KEEP_CHOICES", "Duplicates", "drop_duplicates", "duplicates", "duplicates_advice", "key_columns"]
-
-KEEP_CHOICES = ("first", "last")
+__all__ = ["Duplicates", "drop_duplicates", "duplicates", "duplicates_advice", "key_columns"]
 
 
 @dataclass(frozen=True, slots=True)
