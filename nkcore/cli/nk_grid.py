@@ -11,10 +11,10 @@ from nkcore.cli.common import print_json
 from nkcore.cli.nk_common import CI_WIDTH_WORDS, cell_json, fixed_keys, header, prior_of
 from nkcore.common import limits
 from nkcore.nk.exact import exact_cell, exact_grid
-from nkcore.nk.exact.engine import expected_seconds
+from nkcore.nk.exact.engine import check_grid_work
 from nkcore.nk.exact.sweep import exact_grids
-from nkcore.nk.grid import configurations, minimal_budget_search, minimal_budgets, simulate_cell, simulate_grid
-from nkcore.nk.metrics import METRICS, PAPER_METRICS, parse_metrics
+from nkcore.nk.grid import minimal_budget_search, minimal_budgets, simulate_cell, simulate_grid
+from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.priors import Prior, get_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence
 
@@ -46,30 +46,6 @@ def run_cell(args: argparse.Namespace, prior: Prior, extra: dict[str, Any]) -> i
             print(f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}.")
         print(CI_WIDTH_WORDS)
     return 0
-
-
-def check_grid_work(
-    ms: Sequence[int], budgets: Sequence[int], ks: Sequence[int], metrics: Sequence[str], what: str = "the grid"
-) -> None:
-    """Refuse exact grids whose estimated CPU time is over ``NKP_MAX_GRID_WORK`` before any law is computed: the sum
-    over the grids (one per number of labels M in ``ms``) of ``expected_seconds(M, every K of the grid, its
-    configurations, the per-item metrics)`` (no law cached: the worst case; the estimate is about twice the measured
-    time on the reference machine, docs/reliability.md).
-
-    >>> check_grid_work([2], (1000,), (1, 2, 3), ("acc",))
-    >>> check_grid_work([2], range(1000, 10001, 1000), range(1, 501), ("acc", "tv", "wins", "kl"))
-    Traceback (most recent call last):
-    ...
-    nkcore.errors.DataError: the grid has 73,500 estimated CPU milliseconds of exact grids; the limit is 30,000 \
-estimated CPU milliseconds of exact grids (server setting NKP_MAX_GRID_WORK): ask for fewer budgets, K, metrics or \
-grids (the paper's whole sweep: raise the setting for that run)
-    """
-    item = [mt for mt in metrics if METRICS[mt].per_item]
-    if not item:
-        return
-    cfgs = configurations(budgets, ks)
-    n_k = len({c.k for c in cfgs})
-    limits.check("grid_work", round(1000 * sum(expected_seconds(m, n_k, len(cfgs), item) for m in ms)), what)
 
 
 def run_grid(args: argparse.Namespace, prior: Prior, budgets: tuple[int, ...], ks: tuple[int, ...]) -> int:

@@ -51,6 +51,30 @@ def expected_seconds(m: int, laws_missing: int, configs: int, metrics: Sequence[
     return (laws_missing * per_k + cells) / 1000.0
 
 
+def check_grid_work(
+    ms: Sequence[int], budgets: Sequence[int], ks: Sequence[int], metrics: Sequence[str], what: str = "the grid"
+) -> None:
+    """Refuse exact grids whose estimated CPU time is over ``NKP_MAX_GRID_WORK`` before any law is computed: the sum
+    over the grids (one per number of labels M in ``ms``) of ``expected_seconds(M, every K of the grid, its
+    configurations, the per-item metrics)`` (no law cached: the worst case; the estimate is about twice the measured
+    time on the reference machine, docs/reliability.md).
+
+    >>> check_grid_work([2], (1000,), (1, 2, 3), ("acc",))
+    >>> check_grid_work([2], range(1000, 10001, 1000), range(1, 501), ("acc", "tv", "wins", "kl"))
+    Traceback (most recent call last):
+    ...
+    nkcore.errors.DataError: the grid has 73,500 estimated CPU milliseconds of exact grids; the limit is 30,000 \
+estimated CPU milliseconds of exact grids (server setting NKP_MAX_GRID_WORK): ask for fewer budgets, K, metrics or \
+grids (the paper's whole sweep: raise the setting for that run)
+    """
+    item = [mt for mt in metrics if METRICS[mt].per_item]
+    if not item:
+        return
+    cfgs = configurations(budgets, ks)
+    n_k = len({c.k for c in cfgs})
+    limits.check("grid_work", round(1000 * sum(expected_seconds(m, n_k, len(cfgs), item) for m in ms)), what)
+
+
 def check_eps(eps: float) -> float:
     """eps as a float in [0, 1], or a ``DataError`` that says what is wrong with it."""
     try:
@@ -244,4 +268,4 @@ def exact_grid(
     return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
 
 
-__all__ = ["FALLBACK_ROUNDS", "check_eps", "exact_cell", "exact_grid", "expected_seconds"]
+__all__ = ["FALLBACK_ROUNDS", "check_eps", "check_grid_work", "exact_cell", "exact_grid", "expected_seconds"]
