@@ -327,3 +327,19 @@ def test_predictions_model_is_the_column_that_makes_item_and_model_unique() -> N
     assert detect_kind(lewidi, "predictions").mapping["model"] == "model"
     # unique already: unchanged
     assert detect_kind(frame[frame["model_run"].isin(["roberta_s0", "bert_s0"])]).mapping["model"] == "model"
+
+
+def test_the_package_names_are_their_modules_objects_whatever_was_imported_first() -> None:
+    """``nkcore.kinds`` imports each name on first use (PEP 562): with every submodule imported first, each name of
+    ``__all__`` is still the object of its home module (a submodule named like a package name would shadow it)."""
+    import importlib
+    import pkgutil
+
+    import nkcore.kinds as kinds
+
+    for mod in pkgutil.iter_modules(kinds.__path__):
+        importlib.import_module(f"nkcore.kinds.{mod.name}")
+    for name in kinds.__all__:
+        home = importlib.import_module(kinds._HOMES[name])
+        assert getattr(kinds, name) is getattr(home, name), name
+    assert callable(kinds.duplicates) and not isinstance(kinds.duplicates, type(kinds))
