@@ -9,7 +9,8 @@ without Streamlit state are loaded early: the ``ui`` modules, which create Strea
 first page, inside the runtime. ``make run`` and the browser tests start the app this way.
 
 Once the imports are done and the server's runtime exists, the same thread computes the Budget page's default view
-(:func:`ui.budget.compute.warm_default`: the grid of a link without parameters, about 1 s of CPU) into the
+(:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without parameters, about 1 s of
+CPU) into the
 shared caches, once per server: the first viewer of that page reads it instead of waiting for it.
 """
 
@@ -59,9 +60,9 @@ def warm() -> bool:
             return False
         time.sleep(0.1)
     try:
-        from ui.budget import compute
+        from ui.budget import warm as budget_warm
 
-        compute.warm_default()
+        budget_warm.warm_default()
     except Exception:  # the page computes it itself, and shows any error there
         return False
     return True

@@ -6,10 +6,10 @@ from tests.app.conftest import RunPage
 
 
 def test_warmed_default_view_is_read_from_the_cache(run_page: RunPage) -> None:
-    from ui.budget import compute
+    from ui.budget import warm
     from ui.common import cache
 
-    compute.warm_default()  # outside any page run, as the launcher's thread does
+    warm.warm_default()  # outside any page run, as the launcher's thread does
     before = sum(cache.COMPUTED.values())
     at = run_page("pages/2_Budget.py", timeout=240)
     assert not at.exception, [e.value for e in at.exception]
@@ -20,10 +20,10 @@ def test_warmed_default_view_is_read_from_the_cache(run_page: RunPage) -> None:
 
 
 def test_warm_is_idempotent(run_page: RunPage) -> None:
-    from ui.budget import compute
+    from ui.budget import warm
     from ui.common import cache
 
-    compute.warm_default()
+    warm.warm_default()
     before = sum(cache.COMPUTED.values())
-    compute.warm_default()
+    warm.warm_default()
     assert sum(cache.COMPUTED.values()) == before

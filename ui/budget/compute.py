@@ -18,7 +18,7 @@ from nkcore.nk.cell import Cell
 from nkcore.nk.frames import ResampleRun
 from nkcore.nk.grid import MinimalBudget
 from nkcore.nk.metrics import PAPER_METRICS
-from ui.budget.controls import ENGINE_METRICS, Choices, default_choices
+from ui.budget.controls import ENGINE_METRICS, Choices
 from ui.common import cache, progress, work
 from ui.common.text import md
 
@@ -201,11 +201,10 @@ def _min_budget(ch: Choices) -> MinimalBudget:
     )
 
 
-def warm_default() -> None:
-    """Compute the default view's numbers (:func:`ui.budget.controls.default_choices`: its grid and its headline)
-    into the shared caches, under the keys the page asks for, so the first viewer of a fresh server finds them there.
-    The launcher (``ui.serve``) calls it once per server, on a thread of its own, as soon as the runtime exists; a
-    page that asks for the grid meanwhile joins that computation (``ui.common.work``)."""
-    ch = default_choices()
+def warm_numbers(ch: Choices) -> None:
+    """Compute the grid and the headline of ``ch`` into the shared caches, under the keys the page asks for
+    (``ui.budget.warm``: the default view, once per server at start-up); a page that asks for the grid meanwhile
+    joins that computation (``ui.common.work.warm``)."""
     work.warm(_engine_job(ch, ch.metric))
-    _min_budget(ch)
+    if ch.prior is not None and ch.metric in ENGINE_METRICS:
+        _min_budget(ch)

@@ -236,7 +236,7 @@ def _choices(
 
 def default_choices() -> Choices:
     """The choices of a link without parameters when no ratings are stored: the first preset prior, the first
-    metric, every other widget at its default (what ``ui.budget.compute.warm_default`` computes ahead)."""
+    metric, every other widget at its default (what ``ui.budget.warm`` computes ahead)."""
     prior = priors.get_prior(priors.preset_names()[0])
     return _choices(
         SOURCES[0],

@@ -64,6 +64,51 @@ def draw_verdict(box: DeltaGenerator, ch: Choices, g: Grid, ans: Answer) -> None
         st.caption(f"{md(who)}; searched {md(ans.searched)}; {how}.{beyond}")
 
 
+HeatArgs = tuple[pd.DataFrame, str, int, int | None, tuple[int, int] | None, str]
+"""``charts_nk.heatmap``'s positional arguments: cells, colour, budget row, its best K, chosen cell, title."""
+
+
+def _first_budget(shown: list[int]) -> int:
+    """The budget slider's default: 1,000 ratings when the grid has it, else the largest."""
+    return 1000 if 1000 in shown else shown[-1]
+
+
+def _cells_table(mcells: list[Cell]) -> pd.DataFrame:
+    """The chosen metric's cells as the charts read them (``grid.cells_frame`` with extrapolation and "A ahead")."""
+    df = grid.cells_frame(mcells)
+    df["extrapolated"] = [grid.extrapolated(c) for c in mcells]
+    # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
+    # rounds in the full data's direction, which counts ties when the full data has no difference)
+    df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
+    return df
+
+
+def _heat_args(
+    ch: Choices, df: pd.DataFrame, budget: int, best: dict[int, grid.BestK], chosen: tuple[int, int] | None
+) -> HeatArgs:
+    """The heatmap's arguments (``charts_nk.heatmap``), the same for the page and :func:`warm_heatmap`."""
+    return (
+        df,
+        COLOR_BY[ch.color_by],
+        budget,
+        best[budget].k if budget in best else None,
+        chosen,
+        f"{ch.label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
+    )
+
+
+def warm_heatmap(ch: Choices, g: Grid) -> None:
+    """The heatmap's spec of ``g`` as a link without a chosen cell opens it, into the cache (the spec of the Budget
+    page's default view is the costliest part of its first run: ``ui.budget.warm``)."""
+    shown = [b for b in ch.budgets if any(c.budget == b for c in g.mcells)]
+    if not shown:
+        return
+    best = {bk.budget: bk for bk in grid.best_k(g.mcells, ch.metric)}
+    budget = _first_budget(shown)
+    chosen = (budget, best[budget].k) if budget in best else None
+    cache.chart_spec(charts_nk.heatmap, *_heat_args(ch, _cells_table(g.mcells), budget, best, chosen))
+
+
 def _chosen_cell(
     shown: list[int], best: dict[int, grid.BestK], by_cell: dict[tuple[int, int], Cell]
 ) -> tuple[int, tuple[int, int] | None]:
@@ -71,7 +116,7 @@ def _chosen_cell(
         st.select_slider(
             "Budget (N x K ratings): highlight a row and name its best K",
             options=shown,
-            value=1000 if 1000 in shown else shown[-1],
+            value=_first_budget(shown),
             key="bud_budget",
             bind="query-params",
         )
@@ -89,15 +134,11 @@ def _chosen_cell(
 def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, exports.ChartOrBuilder | None]:
     """The budget slider, the open tab's chart (heatmap or plane), the best K sentences; returns (the chosen
     cell or None, the chart shown, as a function that builds it, or None)."""
-    mcells, label = g.mcells, ch.label
+    mcells = g.mcells
     shown = [b for b in ch.budgets if any(c.budget == b for c in mcells)]
     best = {bk.budget: bk for bk in grid.best_k(mcells, ch.metric)}
     by_cell = {(c.budget, c.k): c for c in mcells}
-    df = grid.cells_frame(mcells)
-    df["extrapolated"] = [grid.extrapolated(c) for c in mcells]
-    # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
-    # rounds in the full data's direction, which counts ties when the full data has no difference)
-    df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
+    df = _cells_table(mcells)
     budget, chosen = _chosen_cell(shown, best, by_cell)
     # Only the open tab is drawn (Altair's spec building is most of a redraw); the open tab is in the link.
     old = st.query_params.get("bud_view")
@@ -108,14 +149,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, exports
     shown_chart: exports.ChartOrBuilder | None = None
     if tab_grid.open is not False:
         with tab_grid:
-            heat_args = (
-                df,
-                COLOR_BY[ch.color_by],
-                budget,
-                best[budget].k if budget in best else None,
-                chosen,
-                f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
-            )
+            heat_args = _heat_args(ch, df, budget, best, chosen)
 
             def heat() -> alt.LayerChart:
                 return charts_nk.heatmap(*heat_args)
