@@ -8,7 +8,7 @@ comes earlier waits on the same imports, not for a second copy: Python imports a
 without Streamlit state are loaded early: the ``ui`` modules, which create Streamlit caches, still load with the
 first page, inside the runtime. ``make run`` and the browser tests start the app this way.
 
-Once the imports are done and the server's runtime exists, the same thread computes the Budget page's default view
+Once the imports are done and the server's runtime exists, the same thread imports the ``ui`` modules and computes the Budget page's default view
 (:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without parameters, about 1 s of
 CPU) into the
 shared caches, once per server: the first viewer of that page reads it instead of waiting for it.
@@ -50,8 +50,9 @@ WARM_WAIT_S = 60.0
 
 
 def warm() -> bool:
-    """Wait for the server's runtime, then compute the Budget page's default view into its caches; True once done
-    (False: no runtime within :data:`WARM_WAIT_S`, or the computation failed: the page computes it on first use)."""
+    """Wait for the server's runtime, import the ``ui`` modules, then compute the Budget page's default view into its
+    caches; True once done (False: no runtime within :data:`WARM_WAIT_S`, or the computation failed: the page
+    computes it on first use)."""
     from streamlit import runtime
 
     end = time.monotonic() + WARM_WAIT_S
@@ -59,6 +60,14 @@ def warm() -> bool:
         if time.monotonic() > end:
             return False
         time.sleep(0.1)
+    import ui
+
+    for m in pkgutil.walk_packages(ui.__path__, "ui."):  # the pages' modules, their caches now in the runtime
+        if m.name != "ui.serve":
+            try:
+                importlib.import_module(m.name)
+            except Exception:  # the page that needs it raises its error
+                pass
     try:
         from ui.budget import warm as budget_warm
 
