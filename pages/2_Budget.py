@@ -37,8 +37,7 @@ with page.user_errors():
         budget_cell.draw_cell(choices, grid, cell)
         budget_adaptive.draw_adaptive(choices, grid, cell)  # the same budget spread where the raters disagree
     if choices.real:
-        # who rated (crossed resampling of items and raters) and ordered labels; no st.fragment here or in the
-        # ui.budget_* sections: a fragment's run does not write its bound widgets into the link (seen in a browser)
+        # who rated (crossed resampling of items and raters) and ordered labels
         crossed_section(*choices.data, (choices.model_a, choices.model_b))
     budget_notes.draw_method(choices, grid)
     mins = budget_notes.draw_tables(choices, grid)

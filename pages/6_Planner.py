@@ -2,7 +2,7 @@
 
 The answer to "how many cases do I need" (one sentence, ``nkcore.resolution.sentences``) and the curve that supports
 it lead, with the three numbers behind it; the controls follow; how each number is computed sits in an expander.
-The label-error floor, with its own controls and the summary download, is a fragment.
+The label-error floor, with its own controls and the summary download, and "More cases or more repeats?" are fragments.
 
 A thin page: the controls (ui.planner.controls), the cached numbers (ui.planner.compute), the answer
 (ui.planner.answer), the label-error floor (ui.planner.label_error), cases or repeats (ui.planner.repeats) and
@@ -31,6 +31,7 @@ label_error.label_error_section(
 )
 
 with page.user_errors():
-    repeats.repeats_section(choices.significance, choices.power, choices.ds if choices.from_data else None)
+    rep_ds = repeats.repeats_dataset(choices.ds if choices.from_data else None)
+    repeats.repeats_section(choices.significance, choices.power, rep_ds)
     sequential.render(choices.significance, choices.target_pts / 100.0, choices.discordance, choices.power)
 page.finish_page()

@@ -49,6 +49,10 @@ Session-state tricks, all of them (``st.session_state`` keys; those starting wit
   ``DataError`` is raised again from its message.
 - ``_dat_flash`` (Data): the outcome of a Store or Delete button callback, shown once at the top of the next run
   (callbacks run before the script, where nothing can be drawn in place).
+- ``_pln_rep_full_run`` (Planner): "More cases or more repeats?" is a fragment; its switch's ``on_change`` sets this
+  flag, and the fragment's run that follows reruns the whole page (``st.rerun()``), whose run draws the paired
+  chooser in the sidebar (a fragment's own run cannot add it, and a chooser run inside the fragment kept the
+  section's later inputs out of the link).
 - ``_work_cancelled_<digest>`` (``ui.common.progress``): a Cancel pressed for one computation, so the page stops with a
   "Compute it" button instead of starting it again on the next run.
 """

@@ -7,6 +7,11 @@ as soon as the process starts, beside the server's own start-up, so that viewer 
 comes earlier waits on the same imports, not for a second copy: Python imports a module once). Only libraries
 without Streamlit state are loaded early: the ``ui`` modules, which create Streamlit caches, still load with the
 first page, inside the runtime. ``make run`` and the browser tests start the app this way.
+
+Once the imports are done and the server's runtime exists, the same thread imports the ``ui`` modules and computes the Budget page's default view
+(:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without parameters, about 1 s of
+CPU) into the
+shared caches, once per server: the first viewer of that page reads it instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import importlib
 import pkgutil
 import sys
 import threading
+import time
 
 PRELOAD = ("numpy", "pandas", "scipy.fft", "scipy.linalg", "scipy.special", "scipy.stats", "altair")
 """Third-party modules the pages import, heaviest first after numpy; then every module of ``nkcore``."""
@@ -39,10 +45,47 @@ def preload() -> list[str]:
     return failed
 
 
+WARM_WAIT_S = 60.0
+"""How long the start-up thread waits for Streamlit's runtime before it gives up warming the caches."""
+
+
+def warm() -> bool:
+    """Wait for the server's runtime, import the ``ui`` modules, then compute the Budget page's default view into its
+    caches; True once done (False: no runtime within :data:`WARM_WAIT_S`, or the computation failed: the page
+    computes it on first use)."""
+    from streamlit import runtime
+
+    end = time.monotonic() + WARM_WAIT_S
+    while not runtime.exists():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.1)
+    import ui
+
+    for m in pkgutil.walk_packages(ui.__path__, "ui."):  # the pages' modules, their caches now in the runtime
+        if m.name != "ui.serve":
+            try:
+                importlib.import_module(m.name)
+            except Exception:  # the page that needs it raises its error
+                pass
+    try:
+        from ui.budget import warm as budget_warm
+
+        budget_warm.warm_default()
+    except Exception:  # the page computes it itself, and shows any error there
+        return False
+    return True
+
+
+def _start_up() -> None:
+    preload()
+    warm()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Start the preload thread, then hand ``argv`` (default: this command's arguments) to ``streamlit run``."""
+    """Start the preload thread (then the warm-up of the caches), then hand ``argv`` (default: this command's arguments) to ``streamlit run``."""
     args = list(sys.argv[1:] if argv is None else argv)
-    threading.Thread(target=preload, name="nkp-preload", daemon=True).start()
+    threading.Thread(target=_start_up, name="nkp-preload", daemon=True).start()
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", *args]

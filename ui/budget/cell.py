@@ -15,7 +15,7 @@ from ui import charts
 from ui.budget.compute import Cell, Grid, simulated_cells
 from ui.budget.controls import Choices, rounds_and_seed
 from ui.charts import nk as charts_nk
-from ui.common import exports
+from ui.common import exports, page
 from ui.common.text import md
 
 VERIFY_SEEDS = 10
@@ -97,8 +97,17 @@ def _simulate(ch: Choices, cell: Cell, rounds: int, seed: int) -> list[Cell]:
     return runs
 
 
+@st.fragment
 def verify_section(ch: Choices, cell: Cell) -> None:
-    """'Verify this cell with simulation': the paper's simulation over several seeds beside the engine."""
+    """'Verify this cell with simulation': the paper's simulation over several seeds beside the engine.
+
+    A fragment: its toggle, rounds and seed change only the table drawn here (on the engine's view, where it is
+    shown, no other section reads rounds or seed), so they rerun this section alone."""
+    with page.user_errors():
+        _verify_section(ch, cell)
+
+
+def _verify_section(ch: Choices, cell: Cell) -> None:
     verify = st.toggle(
         "Verify this cell with simulation",
         key="bud_verify",

@@ -168,15 +168,7 @@ def answer(ch: Choices, g: Grid) -> Answer:
     """The smallest budget that reaches p < 0.05 for the chosen metric: on the continuous budget axis where the
     engine has the prior, else among the grid's budgets."""
     if ch.prior is not None and ch.metric in ENGINE_METRICS:
-        mb = cache.compute_params(
-            nk_exact.min_budget_continuous,
-            prior=ch.prior.concentration,
-            eps=ch.eps,
-            metric=ch.metric,
-            ks=ch.ks,
-            significance=0.05,
-            max_budget=SEARCH_MAX,
-        )
+        mb = _min_budget(ch)
         searched, on_grid = f"any budget up to {SEARCH_MAX:,} ratings", False
     else:
         mb = grid.minimal_budgets(g.mcells, [ch.metric])[0]
@@ -193,3 +185,26 @@ def answer(ch: Choices, g: Grid) -> Answer:
             searched = f"the paper's budgets up to {max(beyond):,} ratings"
     tied = all(sentences.gap_shares(c.alt, c.null).all_tied for c in g.mcells)
     return Answer(mb, sentences.verdict_sentence(mb, ch.label, searched, on_grid, tied), searched, tied)
+
+
+def _min_budget(ch: Choices) -> MinimalBudget:
+    """The smallest budget reaching p < 0.05 on the continuous budget axis (a prior's view on the engine), cached."""
+    assert ch.prior is not None
+    return cache.compute_params(
+        nk_exact.min_budget_continuous,
+        prior=ch.prior.concentration,
+        eps=ch.eps,
+        metric=ch.metric,
+        ks=ch.ks,
+        significance=0.05,
+        max_budget=SEARCH_MAX,
+    )
+
+
+def warm_numbers(ch: Choices) -> None:
+    """Compute the grid and the headline of ``ch`` into the shared caches, under the keys the page asks for
+    (``ui.budget.warm``: the default view, once per server at start-up); a page that asks for the grid meanwhile
+    joins that computation (``ui.common.work.warm``)."""
+    work.warm(_engine_job(ch, ch.metric))
+    if ch.prior is not None and ch.metric in ENGINE_METRICS:
+        _min_budget(ch)

@@ -26,6 +26,11 @@ ENGINE_METRICS = nkm.ITEM_METRICS
 """The metrics of the instant engine: every metric that is a mean over items (macro F1 is not: it is simulated)."""
 OLD_LABELS = {"KL (paper, 1e-12)": "kl"}
 """Metric names that older links carry (the engine's label before it got a plain name)."""
+DEFAULT_EPS = 0.3
+DEFAULT_MAX_BUDGET = 2500
+DEFAULT_KS = "1-10,20-500:20"
+"""The widgets' defaults: with the first preset and the first metric, the view a link without parameters opens on
+when no ratings are stored (:func:`default_choices`)."""
 METRIC_HELP = (
     "How the two models are scored against the raters, per item i, then averaged over items (N):  \n"
     "- Accuracy: 1 if the model's majority label equals the raters' majority label.  \n"
@@ -173,13 +178,13 @@ def read_controls() -> Choices:
     color_by = c3.radio("Colour the cells by", list(COLOR_BY), key="bud_color", bind="query-params")
     s1, s2 = st.columns([1.2, 2])
     picked = _source_controls(source, s1)
-    eps = 0.3
+    eps = DEFAULT_EPS
     if source != REAL:
         eps = s1.slider(
             "How much worse model B is (eps)",
             min_value=0.0,
             max_value=1.0,
-            value=0.3,
+            value=DEFAULT_EPS,
             step=0.01,
             key="bud_eps",
             bind="query-params",
@@ -190,36 +195,58 @@ def read_controls() -> Choices:
     max_budget = s2.select_slider(
         "Largest budget on the grid (N x K ratings)",
         options=list(grid.PAPER_BUDGETS),
-        value=2500,
+        value=DEFAULT_MAX_BUDGET,
         key="bud_maxb",
         bind="query-params",
     )
     ks_text = s2.text_input(
         "Ratings per item (K) to try",
-        "1-10,20-500:20",
+        DEFAULT_KS,
         key="bud_ks",
         bind="query-params",
         help="Numbers and ranges: 1-10 means 1 to 10; 20-500:20 means 20, 40, ..., 500 (the paper's list).",
     )
+    ch = _choices(source, metric, color_by, float(eps), int(max_budget), ks_text, picked)
+    if ch.sim_metrics:
+        ch.rounds, ch.seed = rounds_and_seed(s2, "Rounds", "Seed", index=0, horizontal=False)
+    return ch
+
+
+def _choices(
+    source: str, metric: str, color_by: str, eps: float, max_budget: int, ks_text: str, picked: _Source
+) -> Choices:
+    """The :class:`Choices` of these widget values (rounds and seed left at 0: ``read_controls`` reads them)."""
     ks = grid.parse_int_list(ks_text, "ratings per item (K)")
     # The instant engine covers every metric that is a mean over items, presets and real data alike; macro F1 is
     # simulated, and only then do the number of rounds and the seed matter (and show).
     sim_metrics = tuple(m for m in (metric,) if m not in ENGINE_METRICS)
-    ch = Choices(
+    return Choices(
         source=source,
         metric=metric,
         color_by=color_by,
-        eps=float(eps),
-        max_budget=int(max_budget),
+        eps=eps,
+        max_budget=max_budget,
         ks_text=ks_text,
         ks=list(ks),
         budgets=[b for b in grid.PAPER_BUDGETS if b <= max_budget],
         sim_metrics=sim_metrics,
         **picked,
     )
-    if sim_metrics:
-        ch.rounds, ch.seed = rounds_and_seed(s2, "Rounds", "Seed", index=0, horizontal=False)
-    return ch
+
+
+def default_choices() -> Choices:
+    """The choices of a link without parameters when no ratings are stored: the first preset prior, the first
+    metric, every other widget at its default (what ``ui.budget.warm`` computes ahead)."""
+    prior = priors.get_prior(priors.preset_names()[0])
+    return _choices(
+        SOURCES[0],
+        nkm.ALL_METRICS[0],
+        next(iter(COLOR_BY)),
+        DEFAULT_EPS,
+        DEFAULT_MAX_BUDGET,
+        DEFAULT_KS,
+        {"prior": prior},
+    )
 
 
 def rounds_and_seed(

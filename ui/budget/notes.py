@@ -3,7 +3,6 @@ claims checked, and the one-page summary."""
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -125,7 +124,7 @@ def draw_summary(
     ans: Answer,
     cell: Cell | None,
     mins: list[grid.MinimalBudget],
-    chart: alt.TopLevelMixin | None,
+    chart: exports.ChartOrBuilder | None,
 ) -> None:
     """The one-page summary download: the answer, the cell, every metric's minimal budget, the parameters."""
     numbers = [(f"answer: {ch.label}", "-" if ans.mb.budget is None else f"{ans.mb.budget:,}", ans.verdict)]

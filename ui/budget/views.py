@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -14,7 +16,7 @@ from ui.budget.compute import SEARCH_MAX, Answer, Cell, Grid
 from ui.budget.controls import COLOR_BY, ENGINE_METRICS, Choices
 from ui.charts import nk as charts_nk
 from ui.charts import plane as charts_plane
-from ui.common import cache, exports
+from ui.common import cache, exports, page
 from ui.common.text import md
 
 GRID_TAB = "Heatmap: budget x K"
@@ -62,6 +64,51 @@ def draw_verdict(box: DeltaGenerator, ch: Choices, g: Grid, ans: Answer) -> None
         st.caption(f"{md(who)}; searched {md(ans.searched)}; {how}.{beyond}")
 
 
+HeatArgs = tuple[pd.DataFrame, str, int, int | None, tuple[int, int] | None, str]
+"""``charts_nk.heatmap``'s positional arguments: cells, colour, budget row, its best K, chosen cell, title."""
+
+
+def _first_budget(shown: list[int]) -> int:
+    """The budget slider's default: 1,000 ratings when the grid has it, else the largest."""
+    return 1000 if 1000 in shown else shown[-1]
+
+
+def _cells_table(mcells: list[Cell]) -> pd.DataFrame:
+    """The chosen metric's cells as the charts read them (``grid.cells_frame`` with extrapolation and "A ahead")."""
+    df = grid.cells_frame(mcells)
+    df["extrapolated"] = [grid.extrapolated(c) for c in mcells]
+    # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
+    # rounds in the full data's direction, which counts ties when the full data has no difference)
+    df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
+    return df
+
+
+def _heat_args(
+    ch: Choices, df: pd.DataFrame, budget: int, best: dict[int, grid.BestK], chosen: tuple[int, int] | None
+) -> HeatArgs:
+    """The heatmap's arguments (``charts_nk.heatmap``), the same for the page and :func:`warm_heatmap`."""
+    return (
+        df,
+        COLOR_BY[ch.color_by],
+        budget,
+        best[budget].k if budget in best else None,
+        chosen,
+        f"{ch.label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
+    )
+
+
+def warm_heatmap(ch: Choices, g: Grid) -> None:
+    """The heatmap's spec of ``g`` as a link without a chosen cell opens it, into the cache (the spec of the Budget
+    page's default view is the costliest part of its first run: ``ui.budget.warm``)."""
+    shown = [b for b in ch.budgets if any(c.budget == b for c in g.mcells)]
+    if not shown:
+        return
+    best = {bk.budget: bk for bk in grid.best_k(g.mcells, ch.metric)}
+    budget = _first_budget(shown)
+    chosen = (budget, best[budget].k) if budget in best else None
+    cache.chart_spec(charts_nk.heatmap, *_heat_args(ch, _cells_table(g.mcells), budget, best, chosen))
+
+
 def _chosen_cell(
     shown: list[int], best: dict[int, grid.BestK], by_cell: dict[tuple[int, int], Cell]
 ) -> tuple[int, tuple[int, int] | None]:
@@ -69,7 +116,7 @@ def _chosen_cell(
         st.select_slider(
             "Budget (N x K ratings): highlight a row and name its best K",
             options=shown,
-            value=1000 if 1000 in shown else shown[-1],
+            value=_first_budget(shown),
             key="bud_budget",
             bind="query-params",
         )
@@ -84,18 +131,14 @@ def _chosen_cell(
     return budget, chosen
 
 
-def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, alt.TopLevelMixin | None]:
+def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, exports.ChartOrBuilder | None]:
     """The budget slider, the open tab's chart (heatmap or plane), the best K sentences; returns (the chosen
-    cell or None, the chart shown or None)."""
-    mcells, label = g.mcells, ch.label
+    cell or None, the chart shown, as a function that builds it, or None)."""
+    mcells = g.mcells
     shown = [b for b in ch.budgets if any(c.budget == b for c in mcells)]
     best = {bk.budget: bk for bk in grid.best_k(mcells, ch.metric)}
     by_cell = {(c.budget, c.k): c for c in mcells}
-    df = grid.cells_frame(mcells)
-    df["extrapolated"] = [grid.extrapolated(c) for c in mcells]
-    # the colour and tooltip say "A ahead in": strictly ahead (a real-data cell's reproducibility is the share of
-    # rounds in the full data's direction, which counts ties when the full data has no difference)
-    df["reproducibility"] = [sentences.gap_shares(c.alt).ahead for c in mcells]
+    df = _cells_table(mcells)
     budget, chosen = _chosen_cell(shown, best, by_cell)
     # Only the open tab is drawn (Altair's spec building is most of a redraw); the open tab is in the link.
     old = st.query_params.get("bud_view")
@@ -103,29 +146,29 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, alt.Top
         st.query_params["bud_view"] = st.session_state["bud_view"] = OLD_TABS[old]
     st.caption(VIEW_CAPTION)
     tab_grid, tab_plane = st.tabs([GRID_TAB, PLANE_TAB], key="bud_view", bind="query-params", on_change="rerun")
-    shown_chart: alt.TopLevelMixin | None = None
+    shown_chart: exports.ChartOrBuilder | None = None
     if tab_grid.open is not False:
         with tab_grid:
-            chart = charts_nk.heatmap(
-                df,
-                COLOR_BY[ch.color_by],
-                budget,
-                best[budget].k if budget in best else None,
-                chosen,
-                f"{label}: how repeatable is 'A beats B' for each budget and ratings per item (K)",
-            )
-            charts.draw(chart, key="bud_heat", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION)
+            heat_args = _heat_args(ch, df, budget, best, chosen)
+
+            def heat() -> alt.LayerChart:
+                return charts_nk.heatmap(*heat_args)
+
+            # the spec is cached on its inputs' content (a control that leaves them as they were redraws nothing
+            # new); the chart itself is built only when a download is clicked
+            spec = cache.chart_spec(charts_nk.heatmap, *heat_args)
+            charts.draw(spec, key="bud_heat", on_select="rerun", selection_mode=charts_nk.CELL_SELECTION)
             st.caption(HEATMAP_CAPTION)
             exports.download_table_and_chart(
                 grid.cells_frame(g.cells),
                 "nk_grid",
-                chart,
+                heat,
                 "nk_heatmap",
                 table_label="Cells (CSV)",
                 explains="Darker: more repeatable; white dot: p < 0.05; x: extrapolation; orange frame: the budget "
                 "chosen; star: its best K; red ring: the cell in detail.",
             )
-            shown_chart = chart
+            shown_chart = heat
     if tab_plane.open:
         with tab_plane:
             shown_chart = _plane(ch, df, shown, chosen, ans)
@@ -142,22 +185,24 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, alt.Top
 
 def _plane(
     ch: Choices, df: pd.DataFrame, shown: list[int], chosen: tuple[int, int] | None, ans: Answer
-) -> alt.TopLevelMixin:
+) -> Callable[[], alt.TopLevelMixin]:
     mb = ans.mb
     point = (
         charts_plane.MinimalPoint(mb.budget, mb.budget // mb.k, mb.k)
         if mb.budget is not None and mb.k is not None and not ans.everything_tied
         else None
     )
-    plane = charts_plane.nk_plane(
+    args = (
         df,
         COLOR_BY[ch.color_by],
         shown,
         f"{ch.label}: items (N) x ratings per item (K); each dashed line is one budget N x K",
-        chosen=chosen,
-        minimal=point,
     )
-    charts.draw(plane, key="bud_plane")
+
+    def plane() -> alt.TopLevelMixin:
+        return charts_plane.nk_plane(*args, chosen=chosen, minimal=point)
+
+    charts.draw(cache.chart_spec(charts_plane.nk_plane, *args, chosen=chosen, minimal=point), key="bud_plane")
     st.caption(
         "Each mark is a split of a budget: items (N) across, ratings per item (K) up, both on log scales, so a "
         "budget N x K is a dashed line (labelled with its ratings at the top). Squares: p < 0.05; circles: not. "
@@ -177,8 +222,17 @@ def _plane(
     return plane
 
 
+@st.fragment
 def any_budget(ch: Choices) -> None:
-    """Any budget, not only the grid's: the engine finds its best split."""
+    """Any budget, not only the grid's: the engine finds its best split.
+
+    A fragment: the typed budget changes only the sentence drawn here (nothing else on the page reads it), so it
+    reruns this section alone; its number stays in the link (checked in a browser, tests/browser/test_budget.py)."""
+    with page.user_errors():
+        _any_budget(ch)
+
+
+def _any_budget(ch: Choices) -> None:
     assert ch.prior is not None
     typed = st.columns([1, 2])[0].number_input(
         "Any other budget (ratings): its best split",

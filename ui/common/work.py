@@ -50,6 +50,7 @@ __all__ = [
     "running",
     "start_or_join",
     "stop_background",
+    "warm",
 ]
 
 T = TypeVar("T")
@@ -285,6 +286,38 @@ def prefetch(jobs: list[Job]) -> None:
         if keep and (_RUNNER is None or not _RUNNER.is_alive()):
             _RUNNER = threading.Thread(target=_background_loop, name="nkp-background", daemon=True)
             _RUNNER.start()
+
+
+def warm(job: Job) -> None:
+    """Compute ``job`` on this thread into the shared cache, unless it is cached or running (then wait for it).
+
+    For numbers every first viewer asks for (the Budget page's default grid, at ``ui.serve``'s start-up): unlike
+    :func:`prefetch`, the work does not yield to page runs (it holds a waiter until it ends, as a page does), and a
+    page asking for the same key meanwhile joins it rather than starting its own. A failed work raises its error."""
+    name = cache.name_of(job.func)
+    fps = tuple(d.fingerprint for d in job.datasets)
+    frozen = cache.frozen_params(job.params)
+    if peek(name, fps, frozen)[0]:
+        return
+    digest = cache.key_digest(name, fps, frozen)
+    with _WORK_LOCK:
+        work = _WORK.get(digest)
+        if work is None and peek(name, fps, frozen)[0]:  # finished between the peek and the lock
+            return
+        mine = work is None
+        if work is None:
+            work = Work(digest, job.label)
+            _WORK[digest] = work
+        work.join()
+    try:
+        if mine:
+            _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
+        else:
+            work.done.wait()
+    finally:
+        work.leave()
+    if work.error is not None:
+        raise work.error
 
 
 def stop_background(timeout: float = 30.0) -> bool:

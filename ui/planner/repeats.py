@@ -10,16 +10,46 @@ from nkcore.resolution import repeats
 from nkcore.resolution import sentences as resolution_text
 from ui import charts
 from ui.charts import paired as charts_paired
-from ui.common import cache, datasets
+from ui.common import cache, datasets, page
 from ui.common.text import md
 
-__all__ = ["repeats_section"]
+__all__ = ["repeats_dataset", "repeats_section"]
 
 
-def repeats_section(significance: float, power: float, chosen: datasets.Dataset | None) -> None:
+FULL_RUN = "_pln_rep_full_run"
+"""Session flag: the switch to the dataset's variances was flipped, so the fragment asks for a run of the page."""
+
+
+def _needs_page_run() -> None:
+    st.session_state[FULL_RUN] = True
+
+
+def repeats_dataset(chosen: datasets.Dataset | None) -> datasets.Dataset | None:
+    """The paired dataset :func:`repeats_section` reads its variances from while its switch is on (None while it is
+    off): the one chosen above, else the sidebar's chooser, drawn here in the page's run (a fragment's run cannot
+    add it, and a dataset chooser run inside the fragment kept the section's later inputs out of the link)."""
+    on = st.session_state.get("pln_rep_from_data")
+    if on is None:  # the switch is not drawn yet: what the link says
+        on = st.query_params.get("pln_rep_from_data", "").lower() == "true"
+    if not on:
+        return None
+    return chosen if chosen is not None else datasets.choose_dataset("paired")
+
+
+@st.fragment
+def repeats_section(significance: float, power: float, ds: datasets.Dataset | None) -> None:
     """More cases or more repeats? Every split of a budget of calls per config into cases x repeats per case
     (:func:`nkcore.resolution.repeat_plan`), the best one marked, in words first. The variances are typed, or read
-    from the paired dataset (the one chosen above when there is one)."""
+    from the paired dataset ``ds`` (:func:`repeats_dataset`).
+
+    A fragment: its inputs change only this section (nothing else on the page reads them), so they rerun it alone.
+    The switch to the dataset's variances reruns the page instead: it may add the dataset chooser to the sidebar,
+    which a fragment's own run cannot draw."""
+    with page.user_errors():
+        _repeats_section(significance, power, ds)
+
+
+def _repeats_section(significance: float, power: float, ds: datasets.Dataset | None) -> None:
     st.subheader("More cases or more repeats?")
     st.markdown(repeats.REPEATS_INTRO)
     with st.container(border=True):
@@ -29,10 +59,12 @@ def repeats_section(significance: float, power: float, chosen: datasets.Dataset 
             bind="query-params",
             help="measures the between- and within-case variance of the difference between two configs of the paired "
             "dataset chosen in the sidebar (it needs cases run more than once); its cases are the cases available",
+            on_change=_needs_page_run,
         )
+        if st.session_state.pop(FULL_RUN, False):
+            st.rerun()  # the whole page (scope "app"), which passes the dataset: see repeats_section
         measured: paired.MeasuredVariances | None = None
-        if use_data:
-            ds = chosen if chosen is not None else datasets.choose_dataset("paired")
+        if use_data and ds is not None:
             configs = list(cache.compute(paired.parse_cases, ds).configs)
             p1, p2 = st.columns(2)
             a = p1.selectbox("config A", configs, index=0, key="pln_rep_a", bind="query-params")
