@@ -125,6 +125,32 @@ def test_rows_over_the_work_limit_are_left_out_and_said(run_page: RunPage, monke
     assert "moves by about +/-0.02" in " ".join(plain(c.value) for c in at.caption)
 
 
+def test_an_exact_grid_over_the_work_bound_is_refused_and_not_prefetched(run_page: RunPage) -> None:
+    """A link asking the engine for K = 1 to 500 (KL on JobsQ3's 12 labels, budgets up to 2,500: 65 s of estimated
+    CPU, over the 30 s of NKP_MAX_GRID_WORK that ``nk --grid`` refuses too) gets a message; with Accuracy (18 s) the
+    page computes and only the metrics within the bound are prefetched."""
+    from nkcore.nk.exact.engine import expected_seconds
+    from nkcore.nk.grid import configurations
+    from nkcore.nk.priors import get_prior
+    from ui.budget import compute
+    from ui.budget.controls import Choices
+
+    budgets, ks = [100, 250, 500, 1000, 2500], list(range(1, 501))
+    cfgs = configurations(budgets, ks)
+    assert expected_seconds(12, len(ks), len(cfgs), ["kl"]) > 30 > expected_seconds(12, len(ks), len(cfgs), ["acc"])
+    query = {"bud_prior": "JobsQ3", "bud_metric": "kl", "bud_ks": "1-500"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    errors = " ".join(error_texts(at))
+    assert "too large to compute here" in errors and "NKP_MAX_GRID_WORK" in errors, errors
+    assert not at.metric  # stopped before the numbers
+    ch = Choices("Preset prior", "acc", "p", get_prior("JobsQ3"), 0.3, 2500, "1-500", ks, budgets, ())
+    over = {m: compute._over_work(ch, m) is not None for m in ("acc", "tv", "wins", "kl")}
+    assert over["kl"] and not over["acc"], over
+    ch.ks = list(range(1, 11))
+    assert not any(compute._over_work(ch, m) for m in ("acc", "tv", "wins", "kl"))
+
+
 def _twin_predictions() -> str:
     """The sample predictions plus 'model-a-copy', identical to model-a on every item (stored; returns its id)."""
     import pandas as pd
