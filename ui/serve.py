@@ -8,10 +8,10 @@ comes earlier waits on the same imports, not for a second copy: Python imports a
 without Streamlit state are loaded early: the ``ui`` modules, which create Streamlit caches, still load with the
 first page, inside the runtime. ``make run`` and the browser tests start the app this way.
 
-Once the imports are done and the server's runtime exists, the same thread imports the ``ui`` modules and computes the Budget page's default view
-(:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without parameters, about 1 s of
-CPU) into the
-shared caches, once per server: the first viewer of that page reads it instead of waiting for it.
+Once the imports are done and the server's runtime exists, the same thread imports the ``ui`` modules and computes
+the Budget page's default view (:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without
+parameters, about 1 s of CPU) into the shared caches, once per server: the first viewer of that page reads it
+instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -83,7 +83,8 @@ def _start_up() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Start the preload thread (then the warm-up of the caches), then hand ``argv`` (default: this command's arguments) to ``streamlit run``."""
+    """Start the preload thread (then the warm-up of the caches), then hand ``argv`` (default: this command's
+    arguments) to ``streamlit run``."""
     args = list(sys.argv[1:] if argv is None else argv)
     threading.Thread(target=_start_up, name="nkp-preload", daemon=True).start()
     from streamlit.web import cli
