@@ -60,6 +60,13 @@ def warm() -> bool:
         if time.monotonic() > end:
             return False
         time.sleep(0.1)
+    try:  # Streamlit's one-time check before the first element of the process (``inspect.stack`` from the page's
+        # deep stack: about 0.18 s of the first view), done here on a shallow one; a private function: skipped if gone
+        from streamlit import delta_generator
+
+        delta_generator._maybe_print_use_warning()
+    except Exception:
+        pass
     import ui
 
     for m in pkgutil.walk_packages(ui.__path__, "ui."):  # the pages' modules, their caches now in the runtime
