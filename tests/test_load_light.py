@@ -37,5 +37,7 @@ def test_ten_websocket_viewers_of_one_link_all_answer_and_the_grid_is_computed_o
     first = res.results[0].metrics
     assert first.get("items (N)") == "1,000" and first.get("p-value"), first
     assert res.same_numbers
-    assert res.grid_keys == 1 and res.grid_computations == 1, (res.grid_keys, res.grid_computations)
+    # every grid computed once for all the viewers: the link's, and the default view's that the server computes at
+    # start-up (ui.serve's warm-up; a link equal to the default view has one key)
+    assert 1 <= res.grid_keys <= 2 and res.grid_computations == res.grid_keys, (res.grid_keys, res.grid_computations)
     assert res.peak_mib > 0 and res.server_cpu_s > 0
