@@ -6,10 +6,12 @@ moto server on a loopback port, with the same assertions."""
 from __future__ import annotations
 
 import builtins
+import gc
 import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -148,27 +150,40 @@ def test_hostile_ids_are_rejected_before_any_file_access(
     bad: str, store_root: StoreRoot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     touched: list[str] = []
+    me = threading.get_ident()
+    # the object store's client made and used once before the patches: its first use reads botocore's data files
+    # (a worker that met this test before any other S3 test failed there, and its crash stopped the whole run)
+    fs = store_root._fs()[0] if store_root.kind == "s3" else None
+    store_root.names()
 
-    def spy(name: str) -> Callable[..., None]:
-        def fail(*args: object, **kwargs: object) -> None:
+    def spy(name: str, real: Callable[..., object]) -> Callable[..., object]:
+        """Fails on this test's thread; other threads (an S3 server's, a finalizer's) get the real call: the
+        patch is process-wide, and their file access is not the store's (a pytest-xdist worker crashed on one)."""
+
+        def fail(*args: object, **kwargs: object) -> object:
+            if threading.get_ident() != me:
+                return real(*args, **kwargs)
             touched.append(name)
             raise AssertionError(f"file access via {name} for a hostile id")
 
         return fail
 
-    monkeypatch.setattr(builtins, "open", spy("open"))
-    monkeypatch.setattr(os, "stat", spy("os.stat"))
-    monkeypatch.setattr(os, "unlink", spy("os.unlink"))
+    monkeypatch.setattr(builtins, "open", spy("open", builtins.open))
+    monkeypatch.setattr(os, "stat", spy("os.stat", os.stat))
+    monkeypatch.setattr(os, "unlink", spy("os.unlink", os.unlink))
     for attr in ("is_file", "exists", "stat", "open", "read_text", "read_bytes", "unlink", "glob"):
-        monkeypatch.setattr(Path, attr, spy(f"Path.{attr}"))
-    monkeypatch.setattr(pd, "read_parquet", spy("pd.read_parquet"))
-    if store_root.kind == "s3":  # and every object-store call
-        fs = store_root._fs()[0]
+        monkeypatch.setattr(Path, attr, spy(f"Path.{attr}", getattr(Path, attr)))
+    monkeypatch.setattr(pd, "read_parquet", spy("pd.read_parquet", pd.read_parquet))
+    if fs is not None:  # and every object-store call
         for attr in ("cat_file", "isfile", "exists", "info", "ls", "rm_file", "put_file", "open"):
-            monkeypatch.setattr(fs, attr, spy(f"fs.{attr}"))
-    for call in (store.get, store.delete, store.deleted_at):
-        with pytest.raises(DataError, match="not a valid dataset id"):
-            call(bad, root=store_root.root)
+            monkeypatch.setattr(fs, attr, spy(f"fs.{attr}", getattr(fs, attr)))
+    gc.disable()  # no finalizer of an earlier test's objects (a temporary folder's cleanup) runs on this thread now
+    try:
+        for call in (store.get, store.delete, store.deleted_at):
+            with pytest.raises(DataError, match="not a valid dataset id"):
+                call(bad, root=store_root.root)
+    finally:
+        gc.enable()
     assert touched == []
 
 
