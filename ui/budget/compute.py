@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
 from nkcore.nk.cell import Cell
-from nkcore.nk.exact.engine import check_grid_work
+from nkcore.nk.exact.engine import grid_work_ms
 from nkcore.nk.frames import ResampleRun
 from nkcore.nk.grid import MinimalBudget
 from nkcore.nk.metrics import PAPER_METRICS
@@ -128,27 +129,26 @@ def prefetch_metrics(ch: Choices) -> None:
     work.prefetch([_engine_job(ch, m) for m in PAPER_METRICS if m != ch.metric and _over_work(ch, m) is None])
 
 
-def _over_work(ch: Choices, metric: str) -> str | None:
-    """Why one metric's exact grid of a prior is over the server's bound on exact grids (``NKP_MAX_GRID_WORK``, as
-    ``nk --grid`` has it), or None when it is within it (or the view is real data)."""
+def _over_work(ch: Choices, metric: str) -> int | None:
+    """The estimated CPU milliseconds of one metric's exact grid of a prior when over the server's bound on exact
+    grids (``NKP_MAX_GRID_WORK``, which ``nk --grid`` holds too: ``check_grid_work``), else None (within it, or real
+    data)."""
     if ch.prior is None:
         return None
-    try:
-        check_grid_work([len(ch.prior.concentration)], ch.budgets, ch.ks, (metric,))
-    except DataError as exc:
-        return str(exc)
-    return None
+    work = grid_work_ms([len(ch.prior.concentration)], ch.budgets, ch.ks, (metric,))
+    return work if work > limits.get("grid_work") else None
 
 
 def _check_work(ch: Choices) -> None:
     """The shown metric's grid over the bound: the page says so and stops before any law is computed (each metric
     is its own computation, and a foreground one stops the background ones, so one metric's grid is what a request
     costs; :func:`prefetch_metrics` leaves out the metrics over it)."""
-    why = _over_work(ch, ch.metric)
-    if why is not None:
+    work = _over_work(ch, ch.metric)
+    if work is not None:
         st.error(
-            f"This grid is too large to compute here: {md(why)}. Choose a smaller largest budget or fewer ratings "
-            "per item (K), e.g. the paper's list 1-10,20-500:20."
+            f"This grid is too large to compute here: about {work / 1000:,.0f} s of computing, and this server "
+            f"computes at most {limits.get('grid_work') / 1000:,.0f} s per grid (setting NKP_MAX_GRID_WORK). "
+            "Choose a smaller largest budget or fewer ratings per item (K), e.g. the paper's list 1-10,20-500:20."
         )
         st.stop()
 

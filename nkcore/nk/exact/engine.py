@@ -67,12 +67,27 @@ def check_grid_work(
 estimated CPU milliseconds of exact grids (server setting NKP_MAX_GRID_WORK): ask for fewer budgets, K, metrics or \
 grids (the paper's whole sweep: raise the setting for that run)
     """
+    work = grid_work_ms(ms, budgets, ks, metrics)
+    if work:
+        limits.check("grid_work", work, what)
+
+
+def grid_work_ms(ms: Sequence[int], budgets: Sequence[int], ks: Sequence[int], metrics: Sequence[str]) -> int:
+    """Estimated CPU milliseconds of the exact grids of ``budgets`` x ``ks`` (one per number of labels M in ``ms``)
+    with no law cached: 1000 x sum over M of ``expected_seconds(M, the grid's K, its configurations, the per-item
+    metrics)`` (0 when no metric is a mean over items); what :func:`check_grid_work` holds to ``NKP_MAX_GRID_WORK``.
+
+    KL (30 ms a law) on 12 labels, 500 K x 10 budgets: 500 x 30 x (1 + 12 / 4) + 5,000 cells x 3 ms:
+
+    >>> grid_work_ms([12], range(1000, 10001, 1000), range(1, 501), ("kl",))
+    75000
+    """
     item = [mt for mt in metrics if METRICS[mt].per_item]
     if not item:
-        return
+        return 0
     cfgs = configurations(budgets, ks)
     n_k = len({c.k for c in cfgs})
-    limits.check("grid_work", round(1000 * sum(expected_seconds(m, n_k, len(cfgs), item) for m in ms)), what)
+    return round(1000 * sum(expected_seconds(m, n_k, len(cfgs), item) for m in ms))
 
 
 def check_eps(eps: float) -> float:
@@ -268,4 +283,12 @@ def exact_grid(
     return [done[(c.budget, c.k, mt)] for c in cfgs for mt in mts]
 
 
-__all__ = ["FALLBACK_ROUNDS", "check_eps", "check_grid_work", "exact_cell", "exact_grid", "expected_seconds"]
+__all__ = [
+    "FALLBACK_ROUNDS",
+    "check_eps",
+    "check_grid_work",
+    "exact_cell",
+    "exact_grid",
+    "expected_seconds",
+    "grid_work_ms",
+]
