@@ -5,8 +5,8 @@ A page's first run on a fresh server imports what it needs: scipy.stats, pandas,
 of CPU on the 2-core reference machine, which the first viewer of a shared link waited for. Here they are imported
 as soon as the process starts, beside the server's own start-up, so that viewer finds them loaded (a page that
 comes earlier waits on the same imports, not for a second copy: Python imports a module once). Only libraries
-without Streamlit state are loaded early: the ``ui`` modules, which create Streamlit caches, still load with the
-first page, inside the runtime. ``make run`` and the browser tests start the app this way.
+without Streamlit state are loaded early: the ``ui`` modules, which create Streamlit caches, wait for the
+server's runtime (below). ``make run`` and the browser tests start the app this way.
 
 Once the imports are done and the server's runtime exists, the same thread imports the ``ui`` modules and computes
 the Budget page's default view (:func:`ui.budget.warm.warm_default`: the grid, headline and heatmap of a link without
