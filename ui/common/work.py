@@ -289,31 +289,17 @@ def prefetch(jobs: list[Job]) -> None:
 
 
 def warm(job: Job) -> None:
-    """Compute ``job`` on this thread into the shared cache, unless it is cached or running (then wait for it).
+    """Compute ``job`` into the shared cache and wait for it, unless it is cached (a running work of its key is
+    joined): :func:`start_or_join`, as a page's computation starts it.
 
     For numbers every first viewer asks for (the Budget page's default grid, at ``ui.serve``'s start-up): unlike
     :func:`prefetch`, the work does not yield to page runs (it holds a waiter until it ends, as a page does), and a
     page asking for the same key meanwhile joins it rather than starting its own. A failed work raises its error."""
-    name = cache.name_of(job.func)
-    fps = tuple(d.fingerprint for d in job.datasets)
-    frozen = cache.frozen_params(job.params)
-    if peek(name, fps, frozen)[0]:
+    work, _ = start_or_join(job.func, *job.datasets, label=job.label, **job.params)
+    if work is None:  # cached
         return
-    digest = cache.key_digest(name, fps, frozen)
-    with _WORK_LOCK:
-        work = _WORK.get(digest)
-        if work is None and peek(name, fps, frozen)[0]:  # finished between the peek and the lock
-            return
-        mine = work is None
-        if work is None:
-            work = Work(digest, job.label)
-            _WORK[digest] = work
-        work.join()
     try:
-        if mine:
-            _run(work, job.func, name, fps, frozen, tuple(d.frame for d in job.datasets))
-        else:
-            work.done.wait()
+        work.done.wait()
     finally:
         work.leave()
     if work.error is not None:
