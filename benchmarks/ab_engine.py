@@ -281,6 +281,12 @@ def split(args: argparse.Namespace) -> None:
     )
 
 
+def _two_trees(p: argparse.ArgumentParser) -> None:
+    """The A/B subcommands' two source trees: ``--old`` (required) and ``--new`` (default: this tree)."""
+    p.add_argument("--old", required=True, help="source tree of the version to compare against")
+    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -297,26 +303,22 @@ def main() -> None:
     p.set_defaults(run=sweep)
     p = sub.add_parser("cold-ab", help="cold grids in fresh processes, two trees alternating")
     p.add_argument("presets", help="comma-separated preset names, or 'all'")
-    p.add_argument("--old", required=True, help="source tree of the version to compare against")
-    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    _two_trees(p)
     p.add_argument("--reps", type=int, default=3, help="cold runs of each side per preset (default 3)")
     p.set_defaults(run=cold_ab)
     p = sub.add_parser("warm-ab", help="warm grids and one cell, two trees alternating")
     p.add_argument("presets", help="comma-separated preset names, or 'all'")
-    p.add_argument("--old", required=True, help="source tree of the version to compare against")
-    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    _two_trees(p)
     p.add_argument("--reps", type=int, default=1, help="processes of each side per preset (default 1)")
     p.set_defaults(run=warm_ab)
     p = sub.add_parser("cli", help="the CLI from cold processes, two trees alternating")
     p.add_argument("argv", nargs="*", help="the CLI's arguments (default: nk --prior JobsQ3 --grid --json)")
-    p.add_argument("--old", required=True, help="source tree of the version to compare against")
-    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    _two_trees(p)
     p.add_argument("--reps", type=int, default=5, help="runs of each side (default 5)")
     p.set_defaults(run=cli)
     p = sub.add_parser("interleaved", help="two trees on the same grids, in turn")
     p.add_argument("presets", help="comma-separated preset names, e.g. Toxicity,JobsQ3,balanced5")
-    p.add_argument("--old", required=True, help="source tree of the version to compare against")
-    p.add_argument("--new", default=HERE, help="source tree (default: this one)")
+    _two_trees(p)
     p.set_defaults(run=interleaved)
     p = sub.add_parser("split", help="one process against two on the same grids")
     p.add_argument("--presets", default="JobsQ3,balanced12,Toxicity", help="comma-separated preset names")
