@@ -73,6 +73,12 @@ def _first_budget(shown: list[int]) -> int:
     return 1000 if 1000 in shown else shown[-1]
 
 
+def _rows_and_best(ch: Choices, mcells: list[Cell]) -> tuple[list[int], dict[int, grid.BestK]]:
+    """The budgets with a cell (the chart's rows, the slider's options) and each budget's best K."""
+    shown = [b for b in ch.budgets if any(c.budget == b for c in mcells)]
+    return shown, {bk.budget: bk for bk in grid.best_k(mcells, ch.metric)}
+
+
 def _cells_table(mcells: list[Cell]) -> pd.DataFrame:
     """The chosen metric's cells as the charts read them (``grid.cells_frame`` with extrapolation and "A ahead")."""
     df = grid.cells_frame(mcells)
@@ -100,10 +106,9 @@ def _heat_args(
 def warm_heatmap(ch: Choices, g: Grid) -> None:
     """The heatmap's spec of ``g`` as a link without a chosen cell opens it, into the cache (the spec of the Budget
     page's default view is the costliest part of its first run: ``ui.budget.warm``)."""
-    shown = [b for b in ch.budgets if any(c.budget == b for c in g.mcells)]
+    shown, best = _rows_and_best(ch, g.mcells)
     if not shown:
         return
-    best = {bk.budget: bk for bk in grid.best_k(g.mcells, ch.metric)}
     budget = _first_budget(shown)
     chosen = (budget, best[budget].k) if budget in best else None
     cache.chart_spec(charts_nk.heatmap, *_heat_args(ch, _cells_table(g.mcells), budget, best, chosen))
@@ -135,8 +140,7 @@ def draw_charts(ch: Choices, g: Grid, ans: Answer) -> tuple[Cell | None, exports
     """The budget slider, the open tab's chart (heatmap or plane), the best K sentences; returns (the chosen
     cell or None, the chart shown, as a function that builds it, or None)."""
     mcells = g.mcells
-    shown = [b for b in ch.budgets if any(c.budget == b for c in mcells)]
-    best = {bk.budget: bk for bk in grid.best_k(mcells, ch.metric)}
+    shown, best = _rows_and_best(ch, mcells)
     by_cell = {(c.budget, c.k): c for c in mcells}
     df = _cells_table(mcells)
     budget, chosen = _chosen_cell(shown, best, by_cell)
