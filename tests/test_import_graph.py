@@ -5,6 +5,7 @@ edges. A new circle fails here with its modules named."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from tests.conftest import ROOT
 
 
-def _modules(package: str) -> dict[str, Path]:
+def package_modules(package: str) -> dict[str, Path]:
+    """Every module of ``package`` under the repository root: dotted name -> file."""
     out = {}
     for path in (ROOT / package).rglob("*.py"):
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -28,7 +30,8 @@ def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str | None:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def _graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the modules of ``mods`` it imports (inside functions too; TYPE_CHECKING-only imports are not edges)."""
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for module, path in mods.items():
         tree = ast.parse(path.read_text())
@@ -50,6 +53,22 @@ def _graph(mods: dict[str, Path]) -> dict[str, set[str]]:
                 if t and t != module:
                     graph[module].add(t)
     return graph
+
+
+def imported_by(graph: dict[str, set[str]], roots: Iterable[str]) -> set[str]:
+    """``roots``, every module they import directly or through others, and the packages above each (whose
+    ``__init__`` runs on import)."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+            parent = m.rpartition(".")[0]
+            if parent in graph:
+                todo.append(parent)
+    return seen
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -91,7 +110,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 @pytest.mark.parametrize("package", ["nkcore", "ui"])
 def test_no_module_imports_itself_through_others(package: str) -> None:
-    assert _cycles(_graph(_modules(package))) == []
+    assert _cycles(import_graph(package_modules(package))) == []
 
 
 def test_no_package_of_nkcore_imports_itself_through_others() -> None:
@@ -99,7 +118,7 @@ def test_no_package_of_nkcore_imports_itself_through_others() -> None:
         return ".".join(m.split(".")[:2])
 
     packages: dict[str, set[str]] = {}
-    for module, targets in _graph(_modules("nkcore")).items():
+    for module, targets in import_graph(package_modules("nkcore")).items():
         for t in targets:
             if top(t) != top(module):
                 packages.setdefault(top(module), set()).add(top(t))
@@ -112,5 +131,5 @@ def test_the_checker_sees_a_circle_hidden_in_a_function(tmp_path: Path) -> None:
     m, a = tmp_path / "m.py", tmp_path / "a.py"
     m.write_text("def f():\n    from p.a import x\n")
     a.write_text("import p.m\n")
-    graph = _graph({"p.m": m, "p.a": a})
+    graph = import_graph({"p.m": m, "p.a": a})
     assert graph == {"p.m": {"p.a"}, "p.a": {"p.m"}} and _cycles(graph) == [["p.a", "p.m"]]

@@ -11,12 +11,29 @@ CI-width: the order statistics' spread). The CI-width is compared as a 1000-roun
 law's atoms, while the engine reports the limit, the law's own quantiles). |z| < 4, z = (engine - mean of the seeds) / sqrt(se_sim^2 + engine
 error^2). Significance (p < 0.05) must agree wherever the simulation's p is not within 4 se of 0.05, so the
 minimal budgets agree too. The worst cells are printed.
+
+The simulation's runs are stored (``tests/data/simulation_reference/``, written by ``make_reference.py`` there with
+this module's ``simulation_runs``) under a key: a sha256 of the source of every nkcore module the simulation
+imports, numpy's and scipy's versions, the prior, the configurations, seeds and rounds. The simulation is
+deterministic, so with the same key it draws the same numbers: the stored runs are used, and
+``test_stored_runs_are_what_the_simulator_draws`` draws a part of them again (one seed of the cheapest
+configuration of each sampler a preset uses) and checks every number. Once the key changes (the simulator or a
+version changed), the validation simulates every run itself again, as slow as before, and warns until the
+reference is written again.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
+import warnings
+from pathlib import Path
+from typing import NamedTuple
+
 import numpy as np
 import pytest
+import scipy
 from scipy import stats
 
 from nkcore.nk.exact import convolve as cv
@@ -25,7 +42,13 @@ from nkcore.nk.exact.cells import plan
 from nkcore.nk.exact.laws import item_laws
 from nkcore.nk.grid import PAPER_BUDGETS, PAPER_KS, CellResult, simulate_grid
 from nkcore.nk.metrics import PAPER_METRICS
+from nkcore.nk.outcomes import use_types
 from nkcore.nk.priors import preset_names, resolve_prior
+from nkcore.nk.samplers import urn_max_k
+from nkcore.nk.simulate import _chunks as chunks_of
+from nkcore.nk.simulate import draw_work
+from tests.conftest import ROOT
+from tests.test_import_graph import import_graph, imported_by, package_modules
 
 SEEDS = 5
 """Simulation runs per cell. With 3, a cell's spread is estimated on 2 degrees of freedom (Student's t(2): |t| > 4
@@ -35,6 +58,20 @@ says 0.9442)."""
 ROUNDS = 1000
 N_CAP = 1000
 Z_MAX = 4.0
+EPS = 0.3
+REF = Path(__file__).resolve().parent / "data" / "simulation_reference"
+SIMULATION_ENTRY = ("nkcore.nk.grid", "nkcore.nk.priors")
+"""The modules the validation's simulation starts from (``simulate_grid``, ``resolve_prior``)."""
+
+Key = tuple[int, int, str]
+
+
+class SimRun(NamedTuple):
+    """What the validation reads of one simulated cell."""
+
+    p: float
+    delta: float
+    ci_width: float
 
 
 def representative_configs(n_cap: int = N_CAP) -> list[tuple[int, int]]:
@@ -75,7 +112,7 @@ def sample_quantile_moments(xs: np.ndarray, cdf: np.ndarray, u: float, rounds: i
 def alt_law(alpha: tuple[float, ...], c: CellResult) -> tuple[np.ndarray, np.ndarray]:
     """Atoms and cdf of the cell's S1 / N: exact on the engine's lattice, else from its 1000 quantile points."""
     if c.method == "lattice":
-        alt, null = item_laws(alpha, 0.3, c.k, [c.metric])
+        alt, null = item_laws(alpha, EPS, c.k, [c.metric])
         a, b = alt[c.metric], null[c.metric]
         h, _, _ = plan(a, b, c.n)
         s1 = cv.power(cv.on_lattice(a.values, a.prob, h), c.n)
@@ -105,19 +142,122 @@ def _theory_se(c: CellResult, rounds: int) -> tuple[float, float, float]:
     return se_p, se_d, float(np.hypot(*q))
 
 
+def simulation_runs(
+    name: str, configs: list[tuple[int, int]] | None = None, seeds: range = range(SEEDS)
+) -> dict[Key, list[SimRun]]:
+    """The simulation's runs of a preset, drawn now: (budget, K, metric) -> one ``SimRun`` per seed (1000 + s)."""
+    alpha = resolve_prior(name, None).concentration
+    runs: dict[Key, list[SimRun]] = {}
+    for b, k in representative_configs() if configs is None else configs:
+        for s in seeds:
+            for c in simulate_grid(alpha, EPS, [b], [k], PAPER_METRICS, rounds=ROUNDS, seed=1000 + s):
+                runs.setdefault((b, k, c.metric), []).append(SimRun(c.p, c.delta, c.ci_width))
+    return runs
+
+
+def simulation_sources() -> list[Path]:
+    """The source files of every nkcore module the simulation imports, directly or through others."""
+    mods = package_modules("nkcore")
+    return sorted(mods[m] for m in imported_by(import_graph(mods), SIMULATION_ENTRY))
+
+
+def simulation_key(name: str) -> dict[str, object]:
+    """What the stored runs of a preset depend on; the same key draws the same numbers."""
+    sources = hashlib.sha256()
+    for path in simulation_sources():
+        sources.update(f"{path.relative_to(ROOT)}\n".encode() + path.read_bytes())
+    return {
+        "preset": name,
+        "concentration": list(resolve_prior(name, None).concentration),
+        "eps": EPS,
+        "configs": [list(c) for c in representative_configs()],
+        "metrics": list(PAPER_METRICS),
+        "seeds": [1000 + s for s in range(SEEDS)],
+        "rounds": ROUNDS,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "sources": sources.hexdigest(),
+    }
+
+
+def stored_runs(name: str) -> dict[Key, list[SimRun]] | None:
+    """The stored runs of a preset, or None when absent or written under another key."""
+    path = REF / f"{name}.json.gz"
+    if not path.exists():
+        return None
+    with gzip.open(path, "rt") as f:
+        ref = json.load(f)
+    if ref["key"] != simulation_key(name):
+        return None
+    return {(b, k, mt): [SimRun(*(float.fromhex(x) for x in r)) for r in rs] for b, k, mt, rs in ref["runs"]}
+
+
+def write_runs(name: str, runs: dict[Key, list[SimRun]]) -> Path:
+    """Store a preset's runs under its key, every number as its exact float (``float.hex``)."""
+    REF.mkdir(parents=True, exist_ok=True)
+    rows = [[b, k, mt, [[float(x).hex() for x in r] for r in rs]] for (b, k, mt), rs in sorted(runs.items())]
+    path = REF / f"{name}.json.gz"
+    with gzip.open(path, "wt") as f:
+        json.dump({"key": simulation_key(name), "runs": rows}, f)
+    return path
+
+
+def sampler_of(n: int, k: int, m: int) -> str:
+    """The sampler the simulation's "auto" rule picks for a cell (``simulate._types_for``, ``draw_dataset``)."""
+    return "types" if use_types(n, k, m) else "urn" if k <= urn_max_k(m) else "dirichlet"
+
+
+def spot_configs(name: str) -> list[tuple[int, int]]:
+    """The cheapest configuration of each sampler the preset's configurations use, and the cheapest whose rounds
+    are drawn in more than one chunk (each chunk seeded on its own)."""
+    m = len(resolve_prior(name, None).concentration)
+    best: dict[str, tuple[int, tuple[int, int]]] = {}
+    for b, k in representative_configs():
+        kinds = [sampler_of(b // k, k, m)] + (["chunks"] if len(chunks_of(b // k, k, m, ROUNDS)) > 1 else [])
+        work = draw_work(b // k, k, m, ROUNDS)
+        for kind in kinds:
+            if kind not in best or work < best[kind][0]:
+                best[kind] = (work, (b, k))
+    return sorted({c for _, c in best.values()})
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_stored_runs_are_what_the_simulator_draws(name: str) -> None:
+    stored = stored_runs(name)
+    if stored is None:
+        pytest.skip(f"no stored runs of {name} under the current key: the validation simulates them itself")
+    fresh = simulation_runs(name, spot_configs(name), range(1))
+    differ = [(key, stored[key][0], runs[0]) for key, runs in fresh.items() if stored[key][0] != runs[0]]
+    assert fresh and not differ, (
+        f"{len(differ)} stored runs differ from a fresh draw, first (stored, drawn): {differ[0]}"
+    )
+
+
+def test_the_key_covers_every_module_the_simulation_runs() -> None:
+    names = {p.relative_to(ROOT).as_posix() for p in simulation_sources()}
+    for module in ("simulate", "samplers", "outcomes", "count_gaps", "count_kernels", "pvalue", "priors", "grid"):
+        assert f"nkcore/nk/{module}.py" in names
+    assert "nkcore/__init__.py" in names and "nkcore/common/seeding.py" in names
+    assert not any(n.startswith("nkcore/nk/exact/") for n in names)  # the engine under test is not part of the key
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", preset_names())
 def test_engine_agrees_with_the_simulation(name: str) -> None:
     alpha = resolve_prior(name, None).concentration
     cfgs = representative_configs()
-    engine: dict[tuple[int, int, str], CellResult] = {}
-    sims: dict[tuple[int, int, str], list[CellResult]] = {}
+    engine: dict[Key, CellResult] = {}
     for b, k in cfgs:
-        for c in exact_grid(alpha, 0.3, [b], [k], PAPER_METRICS):
+        for c in exact_grid(alpha, EPS, [b], [k], PAPER_METRICS):
             engine[(b, k, c.metric)] = c
-        for s in range(SEEDS):
-            for c in simulate_grid(alpha, 0.3, [b], [k], PAPER_METRICS, rounds=ROUNDS, seed=1000 + s):
-                sims.setdefault((b, k, c.metric), []).append(c)
+    sims = stored_runs(name)
+    if sims is None:
+        warnings.warn(
+            f"{name}: the stored simulation runs are absent or stale (the simulator, numpy or scipy changed): all "
+            "drawn again now; write them again with tests/data/simulation_reference/make_reference.py",
+            stacklevel=1,
+        )
+        sims = simulation_runs(name)
     rows = []
     disagree = []
     for key, c in engine.items():
