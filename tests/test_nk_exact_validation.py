@@ -12,7 +12,7 @@ law's atoms, while the engine reports the limit, the law's own quantiles). |z| <
 error^2). Significance (p < 0.05) must agree wherever the simulation's p is not within 4 se of 0.05, so the
 minimal budgets agree too. The worst cells are printed.
 
-The simulation's runs are stored (``tests/data/simulation_reference/``, written by ``make_reference.py`` there with
+The simulation's runs are stored (``tests/data/simulation_reference/``, written by ``make_runs.py`` there with
 this module's ``simulation_runs``) under a key: a sha256 of the source of every nkcore module the simulation
 imports, numpy's and scipy's versions, the prior, the configurations, seeds and rounds. The simulation is
 deterministic, so with the same key it draws the same numbers: the stored runs are used, and
@@ -254,7 +254,7 @@ def test_engine_agrees_with_the_simulation(name: str) -> None:
     if sims is None:
         warnings.warn(
             f"{name}: the stored simulation runs are absent or stale (the simulator, numpy or scipy changed): all "
-            "drawn again now; write them again with tests/data/simulation_reference/make_reference.py",
+            "drawn again now; write them again with tests/data/simulation_reference/make_runs.py",
             stacklevel=1,
         )
         sims = simulation_runs(name)

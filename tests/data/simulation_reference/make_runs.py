@@ -3,8 +3,8 @@ p, Delta and CI-width of each representative configuration, metric and seed (tha
 stored by its ``write_runs`` under its ``simulation_key``). Run it again whenever the validation warns that the
 runs are stale (the simulator's source, numpy or scipy changed)::
 
-    .venv/bin/python tests/data/simulation_reference/make_reference.py            # every preset
-    .venv/bin/python tests/data/simulation_reference/make_reference.py JobsQ3     # some presets
+    .venv/bin/python tests/data/simulation_reference/make_runs.py            # every preset
+    .venv/bin/python tests/data/simulation_reference/make_runs.py JobsQ3     # some presets
 
 About six minutes of CPU for all fifteen presets on this machine.
 """
