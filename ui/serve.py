@@ -21,14 +21,26 @@ import pkgutil
 import sys
 import threading
 import time
+from collections.abc import Iterable
 
 PRELOAD = ("numpy", "pandas", "scipy.fft", "scipy.linalg", "scipy.special", "scipy.stats", "altair")
 """Third-party modules the pages import, heaviest first after numpy; then every module of ``nkcore``."""
 
 
+def _import_each(names: Iterable[str]) -> list[str]:
+    """Import every module of ``names``; the names that failed to import (the page that needs one raises its error
+    as before)."""
+    failed = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            failed.append(name)
+    return failed
+
+
 def preload() -> list[str]:
-    """Import ``PRELOAD`` and every ``nkcore`` module (but ``__main__``); the names that failed to import (the page
-    that needs one raises its error as before)."""
+    """Import ``PRELOAD`` and every ``nkcore`` module (but ``__main__``); the names that failed to import."""
     failed = []
     names = list(PRELOAD)
     try:
@@ -37,12 +49,7 @@ def preload() -> list[str]:
         names += [m.name for m in pkgutil.walk_packages(nkcore.__path__, "nkcore.") if not m.name.endswith("__main__")]
     except Exception:  # a broken install: the pages say so themselves
         failed.append("nkcore")
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except Exception:
-            failed.append(name)
-    return failed
+    return failed + _import_each(names)
 
 
 WARM_WAIT_S = 60.0
@@ -69,12 +76,8 @@ def warm() -> bool:
         pass
     import ui
 
-    for m in pkgutil.walk_packages(ui.__path__, "ui."):  # the pages' modules, their caches now in the runtime
-        if m.name != "ui.serve":
-            try:
-                importlib.import_module(m.name)
-            except Exception:  # the page that needs it raises its error
-                pass
+    # the pages' modules, their caches now in the runtime
+    _import_each(m.name for m in pkgutil.walk_packages(ui.__path__, "ui.") if m.name != "ui.serve")
     try:
         from ui.budget import warm as budget_warm
 
