@@ -73,6 +73,11 @@ def _first_budget(shown: list[int]) -> int:
     return 1000 if 1000 in shown else shown[-1]
 
 
+def _row_cell(budget: int, best: dict[int, grid.BestK]) -> tuple[int, int] | None:
+    """The cell in detail when the link names none: the budget row's best K (None when the row has none)."""
+    return (budget, best[budget].k) if budget in best else None
+
+
 def _rows_and_best(ch: Choices, mcells: list[Cell]) -> tuple[list[int], dict[int, grid.BestK]]:
     """The budgets with a cell (the chart's rows, the slider's options) and each budget's best K."""
     shown = [b for b in ch.budgets if any(c.budget == b for c in mcells)]
@@ -110,7 +115,7 @@ def warm_heatmap(ch: Choices, g: Grid) -> None:
     if not shown:
         return
     budget = _first_budget(shown)
-    chosen = (budget, best[budget].k) if budget in best else None
+    chosen = _row_cell(budget, best)
     cache.chart_spec(charts_nk.heatmap, *_heat_args(ch, _cells_table(g.mcells), budget, best, chosen))
 
 
@@ -132,7 +137,7 @@ def _chosen_cell(
         b, k = raw.split("x")
         chosen = (int(b), int(k))
     if chosen not in by_cell:
-        chosen = (budget, best[budget].k) if budget in best else None
+        chosen = _row_cell(budget, best)
     return budget, chosen
 
 
