@@ -10,7 +10,8 @@ expectation is retried until it holds or its timeout (``EXPECT_TIMEOUT_MS`` by d
 Fixtures:
 - ``server``: one app server for the session (base URL, e.g. ``http://127.0.0.1:PORT``).
 - ``start_server``: a context manager that starts a FRESH server (for tests whose first request matters).
-- ``browser``: the Chromium browser; ``new_page()`` gives a page in a fresh context (no shared cookies/storage),
+- ``browser``: the Chromium browser; ``new_page()`` gives a new tab (a new Streamlit session),
+  ``new_page(fresh=True)`` a page in a fresh context (no shared cookies, storage or cache),
   ``new_page(viewport=(1024, 768))`` one of another size.
 Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running; ``wait_for_app_run(page)``
 waits for the end of a rerun; ``main(page)`` is the main block; ``screenshot(page, name)`` saves a full-page
@@ -32,7 +33,7 @@ from tests.browser.idle import streamlit_server
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Locator, Page
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 try:
     from playwright.sync_api import expect
@@ -114,20 +115,40 @@ def browser(_browser_required: None) -> Iterator[Browser]:
         b.close()
 
 
-@pytest.fixture
-def new_page(browser: Browser) -> Iterator[Callable[..., Page]]:
-    """``new_page()`` -> a Playwright page in a fresh browser context (as a teammate opening a link would);
-    ``new_page(viewport=(width, height))`` for another window size (default 1400 x 1000)."""
-    contexts = []
+@pytest.fixture(scope="session")
+def _tabs(browser: Browser) -> Iterator[BrowserContext]:
+    """The browser context this test process opens its tabs in (one per process, closed at the end)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield ctx
+    ctx.close()
 
-    def _new(viewport: tuple[int, int] = (1400, 1000)) -> Page:
-        ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
-        contexts.append(ctx)
-        return ctx.new_page()
+
+@pytest.fixture
+def new_page(browser: Browser, _tabs: BrowserContext) -> Iterator[Callable[..., Page]]:
+    """``new_page()`` -> a new tab: a new Streamlit session (the server keeps one per tab, and nothing of the app's
+    state lives in cookies or storage), in this test process's browser context, whose cache is warm as a returning
+    user's is. ``new_page(fresh=True)`` -> a page in a fresh browser context (no cookies, no storage, no cache: a
+    teammate opening a link for the first time). ``new_page(viewport=(width, height))`` for another window size
+    (default 1400 x 1000). Every page and context made here is closed after the test.
+
+    A fresh context costs about 1.4 s more of Chromium's CPU than a tab (it fetches and compiles Streamlit's
+    scripts again), so a test asks for one only where its point is another browser (docs/benchmarks.md)."""
+    made: list[Page | BrowserContext] = []
+
+    def _new(viewport: tuple[int, int] = (1400, 1000), fresh: bool = False) -> Page:
+        size = {"width": viewport[0], "height": viewport[1]}
+        if fresh:
+            ctx = browser.new_context(viewport=size)
+            made.append(ctx)
+            return ctx.new_page()
+        page = _tabs.new_page()
+        made.append(page)
+        page.set_viewport_size(size)
+        return page
 
     yield _new
-    for ctx in contexts:
-        ctx.close()
+    for each in made:
+        each.close()
 
 
 METRIC = '[data-testid="stMetric"]'

@@ -47,7 +47,7 @@ def test_click_on_heatmap_cell_updates_the_detail_view(server: str, new_page: Ca
     # the link named another cell: the page follows the click without claiming the link was unusable
     expect(page.get_by_text("could not be used")).to_have_count(0)
     # the link with the clicked cell reproduces the detail view in a fresh browser context
-    other = new_page()
+    other = new_page(fresh=True)
     goto(other, page.url, timeout=180_000)
     expect(_cell_heading(other)).to_contain_text(CLICKED_CELL)
 

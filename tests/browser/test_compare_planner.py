@@ -133,7 +133,7 @@ def test_compare_interval_choice_in_its_fragment_keeps_the_link(server: str, new
     expect(area.get_by_text(HEADLINE).first).to_be_visible()  # the rest of the page stays
     url = page.url
 
-    teammate = new_page()
+    teammate = new_page(fresh=True)
     goto(teammate, url)
     other = main(teammate)
     expect(other.get_by_text("(95% Clopper-Pearson interval", exact=False).first).to_be_visible()
@@ -174,7 +174,7 @@ def test_planner_label_error_slider_keeps_the_link_and_moves_the_headline(
     expect(metric_value(page, "cases needed")).to_have_text("4,876")  # the cases do not depend on the floor
     url = page.url
 
-    teammate = new_page()
+    teammate = new_page(fresh=True)
     goto(teammate, url)
     expect(metric_value(teammate, "best measurable accuracy")).to_have_text("96.5%")
     thumb = main(teammate).locator('[data-testid="stSlider"]').filter(has_text="label error rate")

@@ -63,7 +63,7 @@ def test_home_then_a_bound_widget_changes_the_url(server: str, new_page: Callabl
     value, shown = slider.input_value(), slider.get_attribute("aria-valuetext")
     assert shown, "the slider states no aria-valuetext"
     # the link reproduces the view in a fresh browser context
-    other = new_page()
+    other = new_page(fresh=True)
     goto(other, page.url)
     expect(other.get_by_role("slider").first).to_have_value(value)
     expect(other.get_by_role("slider").first).to_have_attribute("aria-valuetext", shown)

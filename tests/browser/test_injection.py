@@ -176,7 +176,7 @@ def test_no_page_renders_user_text_as_markdown(
         ("Planner", {"pln_dl_items": "9" * 400, "pln_rep_within": "1e309"}),
     ]  # fmt: skip
     with run_server(tmp_path) as base:
-        page = new_page()
+        page = new_page(fresh=True)  # its own cache: every request the page makes reaches the network
         asked: list[str] = []  # what the browser asked of the listener, even a request that never reached it
         page.on("request", lambda r: asked.append(r.url) if r.url.startswith(listener.origin) else None)
         outside: list[str] = []  # every request to another origin than the app's (data: and blob: stay inside)

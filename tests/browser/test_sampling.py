@@ -41,7 +41,7 @@ def test_rho_slider_changes_prediction_and_url(server: str, new_page: Callable[.
     expect(_what_if(page)).to_contain_text("If rho were 0.22")
     expect(page.get_by_text("If rho were 0.17")).to_have_count(0)
     # the link reproduces the what-if in a fresh browser context
-    other = new_page()
+    other = new_page(fresh=True)
     goto(other, page.url)
     expect(_what_if(other)).to_contain_text("If rho were 0.22")
 
@@ -60,7 +60,7 @@ def test_errors_section_control_round_trips_through_the_link(server: str, new_pa
     wait_for_app_run(page)
     expect(_errors(page)).to_contain_text("at samples per request n = 4")
     expect(verdict).to_contain_text("38 of the 44 cases wrong at n = 3")
-    other = new_page(viewport=(1024, 768))
+    other = new_page(viewport=(1024, 768), fresh=True)
     goto(other, page.url)
     expect(_errors(other)).to_contain_text("at samples per request n = 4")
     expect(other.locator('[data-testid="stNumberInput"]').filter(has_text="Start from").locator("input")).to_have_value(

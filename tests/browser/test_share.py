@@ -69,7 +69,7 @@ def test_upload_tune_share_and_reopen_in_a_fresh_browser(
         dataset = re.search(DATASET_ID, url)
         assert dataset is not None, url
 
-        teammate = new_page()  # a fresh context: no cookies, no session, only the link
+        teammate = new_page(fresh=True)  # a fresh context: no cookies, no session, only the link
         goto(teammate, url)
         # every number, not only the two above: the same labels with the same values, in the same order
         area = main(teammate)

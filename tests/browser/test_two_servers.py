@@ -92,7 +92,7 @@ def test_two_servers_one_store_a_link_works_whichever_server_answers(
         assert meta.id == ds_id and fingerprint(store.get(ds_id, root=url)[1]) == ds_id
 
         on_second = page.url.replace(first, second)
-        teammate = new_page()
+        teammate = new_page(fresh=True)
         goto(teammate, on_second)
         area = main(teammate)
         expect(area.locator(f"{METRIC} {METRIC_LABEL}")).to_have_text([label for label, _ in shared])
@@ -114,7 +114,7 @@ def test_two_servers_one_store_a_link_works_whichever_server_answers(
         finally:
             link.restore()
         # back: the link shows the dataset on the second server as before, nothing lost
-        again = new_page()
+        again = new_page(fresh=True)
         goto(again, on_second)
         expect(main(again).locator(f"{METRIC} {METRIC_VALUE}")).to_have_text(
             [value for _, value in shared], timeout=60_000
