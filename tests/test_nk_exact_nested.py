@@ -58,3 +58,27 @@ def test_a_small_k_law_is_the_same_alone_or_drawn_with_other_k() -> None:
             assert a.n_items == b.n_items
             np.testing.assert_array_equal(a.values, b.values)
             np.testing.assert_array_equal(a.prob, b.prob)
+
+
+def test_laws_found_cached_survive_new_ones_emptying_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call that finds some laws cached and draws the others, whose adoption overflows the cache (``LAWS_KEPT``:
+    the cache then starts afresh), returns every law, each the same as asked alone. It raised ``KeyError`` (a full
+    ``make test`` run, ``test_exact_grid_matches_reference[DICES_0.3]``: K = 1 was cached, the other K emptied the
+    cache, K = 1 was read from it after). Exact laws (M = 2, small K): no draws, milliseconds."""
+    from nkcore.nk.exact import laws
+
+    prior, eps = (1.37658107, 1.33054633), 0.3
+    clear_caches()
+    try:
+        monkeypatch.setattr(laws, "LAWS_KEPT", 2)
+        cached = item_laws(prior, eps, 1, ["acc"])  # one pair cached
+        both = item_laws_many(prior, eps, [1, 2, 3], ["acc"])  # two more: 1 + 2 > 2, the cache is emptied first
+        assert both[1][0]["acc"] is cached[0]["acc"] and both[1][1]["acc"] is cached[1]["acc"]
+        for k in (2, 3):
+            clear_caches()
+            alt, null = item_laws(prior, eps, k, ["acc"])
+            for a, b in ((alt["acc"], both[k][0]["acc"]), (null["acc"], both[k][1]["acc"])):
+                np.testing.assert_array_equal(a.values, b.values)
+                np.testing.assert_array_equal(a.prob, b.prob)
+    finally:
+        clear_caches()

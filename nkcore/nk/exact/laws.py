@@ -280,7 +280,9 @@ def cached_laws(prior: Sequence[float], eps: float, ks: Sequence[int], metrics: 
     ``adopt_laws``)."""
     a, e = tuple(float(x) for x in prior), float(eps)
     kk, mm = {int(k) for k in ks}, set(metrics)
-    return {key: v for key, v in _BY_METRIC.items() if key[0] == a and key[1] == e and key[2] in kk and key[4] in mm}
+    return {  # over a copy: another thread may adopt laws meanwhile
+        key: v for key, v in list(_BY_METRIC.items()) if key[0] == a and key[1] == e and key[2] in kk and key[4] in mm
+    }
 
 
 def missing_laws(prior: Sequence[float], eps: float, ks: Sequence[int], metrics: Sequence[str]) -> list[int]:
@@ -332,20 +334,27 @@ def item_laws_many(
             raise DataError(f"need at least 2 items to estimate a per-item law, got {n}")
         limits.check("items", n, "the per-item law")
     mts = _check_metrics(metrics)
+    # the laws are read here once and kept for this call: adopting new ones may empty the cache (LAWS_KEPT), and
+    # another thread of a server may empty it at any time
+    found: LawPairs = {}
     missing: dict[int, tuple[str, ...]] = {}
     for k, n in n_of.items():
-        lack = tuple(mt for mt in mts if (a, float(eps), k, n, mt) not in _BY_METRIC)
+        for mt in mts:
+            pair = _BY_METRIC.get((a, float(eps), k, n, mt))
+            if pair is not None:
+                found[(a, float(eps), k, n, mt)] = pair
+        lack = tuple(mt for mt in mts if (a, float(eps), k, n, mt) not in found)
         if lack:
             missing[k] = lack
     for lack in set(missing.values()):  # K missing the same metrics: together (a law does not depend on the others)
         group = [k for k, v in missing.items() if v == lack]
         got = _laws(a, float(eps), group, lack, {k: n_of[k] for k in group})
-        adopt_laws(
-            {(a, float(eps), k, n_of[k], mt): (alt[mt], null[mt]) for k, (alt, null) in got.items() for mt in lack}
-        )
+        new = {(a, float(eps), k, n_of[k], mt): (alt[mt], null[mt]) for k, (alt, null) in got.items() for mt in lack}
+        adopt_laws(new)
+        found.update(new)
     out = {}
     for k, n in n_of.items():
-        got_k = {mt: _BY_METRIC[(a, float(eps), k, n, mt)] for mt in mts}
+        got_k = {mt: found[(a, float(eps), k, n, mt)] for mt in mts}
         out[k] = ({mt: g[0] for mt, g in got_k.items()}, {mt: g[1] for mt, g in got_k.items()})
     return out
 

@@ -141,8 +141,9 @@ def real_item_laws(data: PairData, k: int, metrics: Sequence[str]) -> tuple[dict
     """Per metric, the alternative's per-item gap law at K (module doc), and how many items qualify (cached)."""
     mts = tuple(metrics)
     key = (_fingerprint(data), int(k), mts)
-    if key in _CACHE:
-        return _CACHE[key]
+    got = _CACHE.get(key)  # one read: another thread of a server may empty the cache between two
+    if got is not None:
+        return got
     qual = np.flatnonzero(data.counts.sum(axis=1) >= k)
     m = data.counts.shape[1]
     out: dict[str, ItemLaw] = {}
