@@ -131,8 +131,9 @@ def new_page(browser: Browser, _tabs: BrowserContext) -> Iterator[Callable[..., 
     teammate opening a link for the first time). ``new_page(viewport=(width, height))`` for another window size
     (default 1400 x 1000). Every page and context made here is closed after the test.
 
-    A fresh context costs about 1.4 s more of Chromium's CPU than a tab (it fetches and compiles Streamlit's
-    scripts again), so a test asks for one only where its point is another browser (docs/benchmarks.md)."""
+    A page load in a fresh context costs about 1.4 s more of the machine's CPU than in a tab (the browser fetches
+    and compiles Streamlit's scripts again), so a test asks for one only where its point is another browser
+    (docs/benchmarks.md)."""
     made: list[Page | BrowserContext] = []
 
     def _new(viewport: tuple[int, int] = (1400, 1000), fresh: bool = False) -> Page:
