@@ -339,13 +339,16 @@ def item_laws_many(
     found: LawPairs = {}
     missing: dict[int, tuple[str, ...]] = {}
     for k, n in n_of.items():
+        absent = []
         for mt in mts:
-            pair = _BY_METRIC.get((a, float(eps), k, n, mt))
-            if pair is not None:
-                found[(a, float(eps), k, n, mt)] = pair
-        lack = tuple(mt for mt in mts if (a, float(eps), k, n, mt) not in found)
-        if lack:
-            missing[k] = lack
+            key = (a, float(eps), k, n, mt)
+            pair = _BY_METRIC.get(key)
+            if pair is None:
+                absent.append(mt)
+            else:
+                found[key] = pair
+        if absent:
+            missing[k] = tuple(absent)
     for lack in set(missing.values()):  # K missing the same metrics: together (a law does not depend on the others)
         group = [k for k, v in missing.items() if v == lack]
         got = _laws(a, float(eps), group, lack, {k: n_of[k] for k in group})
