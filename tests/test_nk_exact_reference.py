@@ -11,9 +11,9 @@ nondeterminism (not found yet: docs/benchmarks.md, "Bit for bit"). The engine's 
 1e-12 relative; every other number, to the bit. A second sighting (2026-12-05, one full run in three): unbalanced5,
 eps 0.4, js, budget 5000, K 220, p = 4.1e-15 differed from the 6th digit on (and its p_error), after other tests in
 the same process; eleven fresh processes (one or two, threads or not, other presets or a tiny law cache first) all
-gave the reference, and six more under full load. A third (a later run, with each grid computed from empty caches): the same
-preset, js, budget 5000, K 200, p = 1.2e-15. So a p below 1e-12 (``TAIL_P``: "< 0.001" on every page, far below any
-significance level) is compared with its p_error to 1e-18 absolute; every other number as above.
+gave the reference, and six more under full load. A third (a later run, with each grid computed from empty
+caches): the same preset, js, budget 5000, K 200, p = 1.2e-15. So a p below 1e-12 (``TAIL_P``: "< 0.001" on every
+page, far below any significance level) is compared with its p_error to 1e-18 absolute; every other number as above.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ this module's ``simulation_runs``) under a key: a sha256 of the source of every 
 imports, numpy's and scipy's versions, the prior, the configurations, seeds and rounds. The simulation is
 deterministic, so with the same key it draws the same numbers: the stored runs are used, and
 ``test_stored_runs_are_what_the_simulator_draws`` draws a part of them again (one seed of the cheapest
-configuration of each sampler a preset uses, and of the cheapest drawn in several chunks) and checks every number. Once the key changes (the simulator or a
-version changed), the validation simulates every run itself again, as slow as before, and warns until the
-reference is written again.
+configuration of each sampler a preset uses, and of the cheapest drawn in several chunks) and checks every number.
+Once the key changes (the simulator or a version changed), the validation simulates every run itself again, as slow
+as before, and warns until the reference is written again.
 """
 
 from __future__ import annotations

@@ -115,10 +115,14 @@ def browser(_browser_required: None) -> Iterator[Browser]:
         b.close()
 
 
+VIEWPORT = (1400, 1000)
+"""A page's window size (width, height) unless a test asks for another."""
+
+
 @pytest.fixture(scope="session")
 def _tabs(browser: Browser) -> Iterator[BrowserContext]:
     """The browser context this test process opens its tabs in (one per process, closed at the end)."""
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
     yield ctx
     ctx.close()
 
@@ -136,7 +140,7 @@ def new_page(browser: Browser, _tabs: BrowserContext) -> Iterator[Callable[..., 
     (docs/benchmarks.md)."""
     made: list[Page | BrowserContext] = []
 
-    def _new(viewport: tuple[int, int] = (1400, 1000), fresh: bool = False) -> Page:
+    def _new(viewport: tuple[int, int] = VIEWPORT, fresh: bool = False) -> Page:
         size = {"width": viewport[0], "height": viewport[1]}
         if fresh:
             ctx = browser.new_context(viewport=size)
@@ -222,7 +226,7 @@ def screenshot(page: Page, name: str, max_height: int = 20_000) -> Path:
     first grown to the content height (the largest ``scrollHeight`` of the document, ``stMain`` and
     ``stAppViewContainer``, at most ``max_height``) until the height no longer changes, then restored."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    size = page.viewport_size or {"width": 1400, "height": 1000}
+    size = page.viewport_size or {"width": VIEWPORT[0], "height": VIEWPORT[1]}
     height = size["height"]
     for _ in range(5):  # charts re-lay out at the new size: measure again until the height holds
         wanted = min(max(int(page.evaluate(_CONTENT_HEIGHT_JS)), size["height"]), max_height)
