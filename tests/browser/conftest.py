@@ -10,9 +10,10 @@ expectation is retried until it holds or its timeout (``EXPECT_TIMEOUT_MS`` by d
 Fixtures:
 - ``server``: one app server for the session (base URL, e.g. ``http://127.0.0.1:PORT``).
 - ``start_server``: a context manager that starts a FRESH server (for tests whose first request matters).
-- ``browser``: the Chromium browser; ``new_page()`` gives a new tab (a new Streamlit session),
-  ``new_page(fresh=True)`` a page in a fresh context (no shared cookies, storage or cache),
-  ``new_page(viewport=(1024, 768))`` one of another size.
+- ``new_page()`` gives a new tab (a new Streamlit session) in this process's Chromium with a profile on disk,
+  ``new_page(fresh=True)`` a page in a fresh context of another Chromium, ``browser`` (no shared cookies, storage
+  or cache; ``fresh_context(browser)`` makes one), ``new_page(viewport=(1024, 768))`` one of another size. Every
+  page runs ``STILL_JS`` first: no CSS animations or transitions.
 Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running; ``wait_for_app_run(page)``
 waits for the end of a rerun; ``main(page)`` is the main block; ``screenshot(page, name)`` saves a full-page
 screenshot under ``tests/browser/artifacts/``.
@@ -33,7 +34,7 @@ from tests.browser.idle import streamlit_server
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Locator, Page
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright
 
 try:
     from playwright.sync_api import expect
@@ -105,30 +106,64 @@ def start_server(_browser_required: None, tmp_path: Path) -> Callable[[], contex
     return lambda: run_server(tmp_path)
 
 
-@pytest.fixture(scope="session")
-def browser(_browser_required: None) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
 VIEWPORT = (1400, 1000)
 """A page's window size (width, height) unless a test asks for another."""
 
 
+# Every page the tests open runs this first: a style sheet that stops CSS animations and transitions (Streamlit's
+# running indicator, its loading skeletons, expanders opening). Nothing a test asserts depends on them, but a page
+# that waits on a busy server redraws them all the while: twenty pages opening one link together spent a quarter of
+# the machine's CPU on it (docs/benchmarks.md, "The test suite's time", third pass).
+STILL_JS = """document.addEventListener("DOMContentLoaded", () => {
+    const style = document.createElement("style");
+    style.textContent = "*, *::before, *::after { animation: none !important; transition: none !important; }";
+    document.head.appendChild(style);
+});"""
+
+
 @pytest.fixture(scope="session")
-def _tabs(browser: Browser) -> Iterator[BrowserContext]:
-    """The browser context this test process opens its tabs in (one per process, closed at the end)."""
-    ctx = browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+def _playwright(_browser_required: None) -> Iterator[Playwright]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(_playwright: Playwright) -> Iterator[Browser]:
+    """The Chromium that fresh browser contexts open in (launched on first use)."""
+    b = _playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    yield b
+    b.close()
+
+
+def fresh_context(browser: Browser, viewport: tuple[int, int] | None = None) -> BrowserContext:
+    """A new browser context in ``browser`` (no cookies, storage or cache of another), its pages still."""
+    width, height = viewport or VIEWPORT
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx.add_init_script(STILL_JS)
+    return ctx
+
+
+@pytest.fixture(scope="session")
+def _tabs(_playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+    """The browser context this test process opens its tabs in: a Chromium of its own whose profile is on disk
+    (one per process, closed at the end). Chromium keeps the compiled form of Streamlit's scripts (V8's code cache)
+    only in a profile on disk, so a tab loads a page for about a fifth less CPU than in a context kept in memory."""
+    ctx = _playwright.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium_profile")),
+        executable_path=str(CHROMIUM),
+        args=CHROMIUM_ARGS,
+        headless=True,
+        viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]},
+    )
+    ctx.add_init_script(STILL_JS)
     yield ctx
     ctx.close()
 
 
 @pytest.fixture
-def new_page(browser: Browser, _tabs: BrowserContext) -> Iterator[Callable[..., Page]]:
+def new_page(request: pytest.FixtureRequest, _tabs: BrowserContext) -> Iterator[Callable[..., Page]]:
     """``new_page()`` -> a new tab: a new Streamlit session (the server keeps one per tab, and nothing of the app's
     state lives in cookies or storage), in this test process's browser context, whose cache is warm as a returning
     user's is. ``new_page(fresh=True)`` -> a page in a fresh browser context (no cookies, no storage, no cache: a
@@ -141,14 +176,13 @@ def new_page(browser: Browser, _tabs: BrowserContext) -> Iterator[Callable[..., 
     made: list[Page | BrowserContext] = []
 
     def _new(viewport: tuple[int, int] = VIEWPORT, fresh: bool = False) -> Page:
-        size = {"width": viewport[0], "height": viewport[1]}
         if fresh:
-            ctx = browser.new_context(viewport=size)
+            ctx = fresh_context(request.getfixturevalue("browser"), viewport)
             made.append(ctx)
             return ctx.new_page()
         page = _tabs.new_page()
         made.append(page)
-        page.set_viewport_size(size)
+        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
         return page
 
     yield _new

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.conftest import expect, expect_title, expect_url, goto, wait_for_app_run
+from tests.browser.conftest import expect, expect_title, expect_url, fresh_context, goto, wait_for_app_run
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -70,7 +70,7 @@ def test_home_then_a_bound_widget_changes_the_url(server: str, new_page: Callabl
 
 
 def test_copy_link_button_copies_the_current_view(server: str, browser: Browser) -> None:
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx = fresh_context(browser)
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page = ctx.new_page()
     try:

@@ -34,6 +34,7 @@ from tests.browser.conftest import (
     METRIC_LABEL,
     METRIC_VALUE,
     METRICS_JS,
+    STILL_JS,
     expect,
     goto,
     metric_value,
@@ -86,6 +87,7 @@ async def _many(url: str, n: int) -> list[tuple[float, dict[str, str]]]:
             contexts = await asyncio.gather(
                 *(browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(n))
             )
+            await asyncio.gather(*(ctx.add_init_script(STILL_JS) for ctx in contexts))
             pages = await asyncio.gather(*(ctx.new_page() for ctx in contexts))
             # every context and page exists: now all of them open the link at once
             reference: list[list[list[str]]] = []
