@@ -10,10 +10,10 @@ expectation is retried until it holds or its timeout (``EXPECT_TIMEOUT_MS`` by d
 Fixtures:
 - ``server``: one app server for the session (base URL, e.g. ``http://127.0.0.1:PORT``).
 - ``start_server``: a context manager that starts a FRESH server (for tests whose first request matters).
-- ``new_page()`` gives a new tab (a new Streamlit session) in this process's Chromium with a profile on disk,
-  ``new_page(fresh=True)`` a page in a fresh context of another Chromium, ``browser`` (no shared cookies, storage
-  or cache; ``fresh_context(browser)`` makes one), ``new_page(viewport=(1024, 768))`` one of another size. Every
-  page runs ``STILL_JS`` first: no CSS animations or transitions.
+- ``new_page()`` gives a new tab (a new Streamlit session) in this process's own Chromium, whose profile is on
+  disk; ``new_page(fresh=True)`` a page in a fresh context (no shared cookies, storage or cache) of a second
+  Chromium, the ``browser`` fixture (``fresh_context(browser)`` makes such a context); ``new_page(viewport=(1024,
+  768))`` a page of another size. Every page runs ``STILL_JS`` first: no CSS animations or transitions.
 Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running; ``wait_for_app_run(page)``
 waits for the end of a rerun; ``main(page)`` is the main block; ``screenshot(page, name)`` saves a full-page
 screenshot under ``tests/browser/artifacts/``.
@@ -112,8 +112,8 @@ VIEWPORT = (1400, 1000)
 
 # Every page the tests open runs this first: a style sheet that stops CSS animations and transitions (Streamlit's
 # running indicator, its loading skeletons, expanders opening). Nothing a test asserts depends on them, but a page
-# that waits on a busy server redraws them all the while: twenty pages opening one link together spent a quarter of
-# the machine's CPU on it (docs/benchmarks.md, "The test suite's time", third pass).
+# that waits on a busy server redraws them all the while: twenty pages opening one link together spent about a
+# quarter of their CPU on it (docs/benchmarks.md, "The test suite's time", third pass).
 STILL_JS = """document.addEventListener("DOMContentLoaded", () => {
     const style = document.createElement("style");
     style.textContent = "*, *::before, *::after { animation: none !important; transition: none !important; }";
@@ -138,7 +138,8 @@ def browser(_playwright: Playwright) -> Iterator[Browser]:
 
 
 def fresh_context(browser: Browser, viewport: tuple[int, int] | None = None) -> BrowserContext:
-    """A new browser context in ``browser`` (no cookies, storage or cache of another), its pages still."""
+    """A new browser context in ``browser``: no cookies, storage or cache shared with another; its pages run
+    ``STILL_JS`` first."""
     width, height = viewport or VIEWPORT
     ctx = browser.new_context(viewport={"width": width, "height": height})
     ctx.add_init_script(STILL_JS)
