@@ -117,7 +117,7 @@ VIEWPORT = (1400, 1000)
 STILL_JS = """document.addEventListener("DOMContentLoaded", () => {
     const style = document.createElement("style");
     style.textContent = "*, *::before, *::after { animation: none !important; transition: none !important; }";
-    document.head.appendChild(style);
+    (document.head || document.documentElement)?.appendChild(style);  // a document without a head: its root
 });"""
 
 
