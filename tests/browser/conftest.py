@@ -137,11 +137,10 @@ def browser(_playwright: Playwright) -> Iterator[Browser]:
     b.close()
 
 
-def fresh_context(browser: Browser, viewport: tuple[int, int] | None = None) -> BrowserContext:
+def fresh_context(browser: Browser, viewport: tuple[int, int] = VIEWPORT) -> BrowserContext:
     """A new browser context in ``browser``: no cookies, storage or cache shared with another; its pages run
     ``STILL_JS`` first."""
-    width, height = viewport or VIEWPORT
-    ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
     ctx.add_init_script(STILL_JS)
     return ctx
 

@@ -35,6 +35,7 @@ from tests.browser.conftest import (
     METRIC_VALUE,
     METRICS_JS,
     STILL_JS,
+    VIEWPORT,
     expect,
     goto,
     metric_value,
@@ -85,7 +86,7 @@ async def _many(url: str, n: int) -> list[tuple[float, dict[str, str]]]:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
         try:
             contexts = await asyncio.gather(
-                *(browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(n))
+                *(browser.new_context(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}) for _ in range(n))
             )
             await asyncio.gather(*(ctx.add_init_script(STILL_JS) for ctx in contexts))
             pages = await asyncio.gather(*(ctx.new_page() for ctx in contexts))
