@@ -10,10 +10,11 @@ expectation is retried until it holds or its timeout (``EXPECT_TIMEOUT_MS`` by d
 Fixtures:
 - ``server``: one app server for the session (base URL, e.g. ``http://127.0.0.1:PORT``).
 - ``start_server``: a context manager that starts a FRESH server (for tests whose first request matters).
-- ``new_page()`` gives a new tab (a new Streamlit session) in this process's own Chromium, whose profile is on
-  disk; ``new_page(fresh=True)`` a page in a fresh context (no shared cookies, storage or cache) of a second
-  Chromium, the ``browser`` fixture (``fresh_context(browser)`` makes such a context); ``new_page(viewport=(1024,
-  768))`` a page of another size. Every page runs ``STILL_JS`` first: no CSS animations or transitions.
+- ``new_page()`` gives a tab of the test's own (a new Streamlit session) in this process's own Chromium, whose
+  profile is on disk (a tab an earlier test is done with, or a new one); ``new_page(fresh=True)`` a page in a fresh
+  context (no shared cookies, storage or cache) of a second Chromium, the ``browser`` fixture
+  (``fresh_context(browser)`` makes such a context); ``new_page(viewport=(1024, 768))`` a page of another size.
+  Every page runs ``STILL_JS`` first: no CSS animations or transitions.
 Helpers: ``goto(page, url)`` loads a URL and waits until the app has finished running; ``wait_for_app_run(page)``
 waits for the end of a rerun; ``main(page)`` is the main block; ``screenshot(page, name)`` saves a full-page
 screenshot under ``tests/browser/artifacts/``.
@@ -162,32 +163,53 @@ def _tabs(_playwright: Playwright, tmp_path_factory: pytest.TempPathFactory) -> 
     ctx.close()
 
 
-@pytest.fixture
-def new_page(request: pytest.FixtureRequest, _tabs: BrowserContext) -> Iterator[Callable[..., Page]]:
-    """``new_page()`` -> a new tab: a new Streamlit session (the server keeps one per tab, and nothing of the app's
-    state lives in cookies or storage), in this test process's browser context, whose cache is warm as a returning
-    user's is. ``new_page(fresh=True)`` -> a page in a fresh browser context (no cookies, no storage, no cache: a
-    teammate opening a link for the first time). ``new_page(viewport=(width, height))`` for another window size
-    (default 1400 x 1000). Every page and context made here is closed after the test.
+@pytest.fixture(scope="session")
+def _idle_tabs() -> list[Page]:
+    """Tabs of ``_tabs`` that earlier tests are done with, on ``about:blank``, for ``new_page()`` to hand out again."""
+    return []
 
-    A page load in a fresh context costs about 1.4 s more of the machine's CPU than in a tab (the browser fetches
-    and compiles Streamlit's scripts again), so a test asks for one only where its point is another browser
-    (docs/benchmarks.md)."""
-    made: list[Page | BrowserContext] = []
+
+@pytest.fixture
+def new_page(
+    request: pytest.FixtureRequest, _tabs: BrowserContext, _idle_tabs: list[Page]
+) -> Iterator[Callable[..., Page]]:
+    """``new_page()`` -> a tab of this test's own: a new Streamlit session (the server keeps one per page load, and
+    nothing of the app's state lives in cookies or storage), in this test process's browser context, whose cache is
+    warm as a returning user's is. ``new_page(fresh=True)`` -> a page in a fresh browser context (no cookies, no
+    storage, no cache: a teammate opening a link for the first time). ``new_page(viewport=(width, height))`` for
+    another window size (default 1400 x 1000). Every page and context made here is closed after the test, but a tab
+    of ``_tabs``: that one goes to ``about:blank`` (its Streamlit session ends, as on closing it) and waits there
+    for the next test's ``new_page()``.
+
+    Why: a page load in a fresh context costs about 1.4 s more of the machine's CPU than in a tab (the browser
+    fetches and compiles Streamlit's scripts again), and one in a new tab about 0.9 s more than in a tab that has
+    shown the app before (a new renderer process, whose V8 has compiled nothing yet); so a test asks for a fresh
+    context only where its point is another browser (docs/benchmarks.md)."""
+    contexts: list[BrowserContext] = []
+    tabs: list[Page] = []
 
     def _new(viewport: tuple[int, int] = VIEWPORT, fresh: bool = False) -> Page:
         if fresh:
             ctx = fresh_context(request.getfixturevalue("browser"), viewport)
-            made.append(ctx)
+            contexts.append(ctx)
             return ctx.new_page()
-        page = _tabs.new_page()
-        made.append(page)
+        page = _idle_tabs.pop() if _idle_tabs else _tabs.new_page()
+        tabs.append(page)
         page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
         return page
 
     yield _new
-    for each in made:
-        each.close()
+    for ctx in contexts:
+        ctx.close()
+    for page in tabs:
+        if page.is_closed():
+            continue
+        try:
+            page.goto("about:blank", timeout=10_000)
+        except Exception:  # a tab that does not leave its page is not handed out again
+            page.close()
+        else:
+            _idle_tabs.append(page)
 
 
 METRIC = '[data-testid="stMetric"]'

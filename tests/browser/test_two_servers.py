@@ -104,9 +104,9 @@ def test_two_servers_one_store_a_link_works_whichever_server_answers(
         # the store stops answering: every page that reads datasets says so, on either server; the link is kept
         link.cut()
         try:
+            other = new_page()  # each link opened in it is a new Streamlit session, as in a new tab
             for base in (second, first):
                 for name in PAGES:
-                    other = new_page()
                     goto(other, f"{base}/{name}?ratings={ds_id}")
                     expect(main(other), f"{base}/{name}").to_contain_text(DOWN)
                     expect(main(other)).not_to_contain_text("Traceback")
