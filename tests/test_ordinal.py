@@ -13,10 +13,12 @@ from nkcore.errors import DataError
 from nkcore.nk.ordinal import (
     bin_frames,
     homan_check,
+    is_ordinal_frame,
     item_means,
     label_values,
     ordinal_frames,
     ordinal_scores,
+    scale_values,
     spearman,
     wasserstein_items,
 )
@@ -171,3 +173,37 @@ def test_check_scopes_its_verdict_to_the_pair_and_gives_the_p_its_simulation_err
     far = homan_check(counts, values, close, close + 1.0, n=1000, ks=(1,), rounds=200, seed=0)
     assert "for this pair" in far.sentence and f"+/- {far.p_error_by_k[1]:.3f}" in far.sentence
     assert f"MAE {far.mae_a:.2f} for 'A' and {far.mae_b:.2f} for 'B'" in far.sentence
+
+
+LABEL_COLUMNS = [
+    [1, 2, 3],
+    ["1", " 2", "3 ", "x"],
+    [1.0, np.nan, 2, 3],
+    ["a", "b", "c"],
+    [1, "1", 2, 3.0],
+    [True, False, 1],
+    [True, False, 0, 1, 2],
+    [np.inf, 1, 2, 3],
+    ["1e3", "5", "7"],
+    [None, 1, 2, 3],
+    [1, 2, 3, "1.0"],
+    [np.nan],
+    [],
+]
+
+
+@pytest.mark.parametrize("labels", LABEL_COLUMNS, ids=range(len(LABEL_COLUMNS)))
+def test_scale_read_per_distinct_label_equals_reading_every_rating(labels: list[object]) -> None:
+    """is_ordinal_frame and scale_values read each distinct label once; the oracle reads every rating's text."""
+    frames = [pd.DataFrame({"label": pd.Series(labels * 3, dtype=object)})]
+    if labels and all(isinstance(v, str) for v in labels):
+        frames += [
+            pd.DataFrame({"label": pd.Series(labels, dtype="string")}),
+            pd.DataFrame({"label": pd.Categorical(labels)}),
+        ]
+    for frame in frames:
+        every = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        rated = pd.to_numeric(frame["label"].dropna().astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        ordered = rated.size > 0 and bool(np.all(np.isfinite(rated))) and np.unique(rated).size >= 3
+        assert is_ordinal_frame(frame) == ordered
+        assert scale_values(frame).tolist() == np.unique(every[np.isfinite(every)]).tolist()

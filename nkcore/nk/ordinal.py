@@ -242,6 +242,19 @@ def ordinal_frames(
     )
 
 
+def _label_numbers(labels: pd.Series) -> np.ndarray:
+    """Each distinct label as a number (its text stripped; NaN where it is not one): read once per distinct label,
+    not once per rating (a million ratings have a handful of labels). A column of mixed Python types is made text
+    first (``True`` and ``1`` are one value to ``pd.unique`` but not as text)."""
+    if labels.dtype == object and pd.api.types.infer_dtype(labels, skipna=True) not in _ONE_TYPE:
+        labels = labels.astype(str)
+    distinct = pd.Series(pd.unique(labels), dtype=object)
+    return np.asarray(pd.to_numeric(distinct.astype(str).str.strip(), errors="coerce"), dtype=float)
+
+
+_ONE_TYPE = frozenset({"string", "boolean", "integer", "floating", "mixed-integer-float", "empty"})
+
+
 def is_ordinal_frame(ratings: pd.DataFrame) -> bool:
     """Whether a ratings table's labels are an ordered numeric scale (at least 3 distinct numbers, every label one).
 
@@ -251,7 +264,7 @@ def is_ordinal_frame(ratings: pd.DataFrame) -> bool:
     if "label" not in ratings.columns:
         cols = [str(c) for c in ratings.columns if str(c).startswith("count_")]
         return label_values([c[len("count_") :] for c in cols]) is not None
-    num = pd.to_numeric(ratings["label"].dropna().astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+    num = _label_numbers(ratings["label"].dropna())
     return bool(num.size) and bool(np.all(np.isfinite(num))) and np.unique(num).size >= 3
 
 
@@ -265,7 +278,7 @@ def scale_values(frame: pd.DataFrame) -> np.ndarray:
     [1.0, 5.0]
     """
     if "label" in frame.columns:
-        num = pd.to_numeric(frame["label"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=float)
+        num = _label_numbers(frame["label"])
     else:
         cols = [str(c) for c in frame.columns if str(c).startswith(COUNT_PREFIX)]
         num = pd.to_numeric(pd.Series([c[len(COUNT_PREFIX) :] for c in cols]), errors="coerce").to_numpy(dtype=float)
