@@ -73,8 +73,9 @@ def test_dawid_skene_quality_is_the_prior_weighted_diagonal() -> None:
     model = ck.DawidSkene(n_iter=100)
     model.fit(pd.DataFrame({"task": rr.item_codes, "worker": rr.rater_codes, "label": rr.label_codes}))
     e, p = model.errors_, model.priors_
-    want = sum(p[m] * e.loc[0].loc[m, m] for m in p.index)
-    assert agg.raters[0].quality == pytest.approx(float(want), abs=1e-12)
+    for w in range(rr.n_raters):  # every rater, term by term in the priors' order: the same float sum
+        want = sum(p[m] * e.loc[w].loc[m, m] for m in p.index if m in e.loc[w].index)
+        assert agg.raters[w].quality == float(want)
 
 
 def test_gold_file_problems_and_sentences() -> None:
