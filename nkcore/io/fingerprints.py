@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -16,6 +16,7 @@ __all__ = ["fingerprint"]
 
 
 _TEXT_CHUNK = 16_384  # text values serialised at a time
+_TEXT_KEEP = 8 * 2**20  # a text column's serialisation up to this size is made once (its length, then its hash)
 
 
 def _column_bytes(col: pd.Series) -> tuple[str, bytes | _TextBlock]:
@@ -53,8 +54,18 @@ class _TextBlock:
             yield (b"," + inner) if start else inner
         yield b"]"
 
-    def __len__(self) -> int:
-        return sum(len(p) for p in self.pieces())
+    def sized(self) -> tuple[int, Iterable[bytes]]:
+        """(length in bytes, the pieces to hash): the pieces made once and kept while they total at most
+        :data:`_TEXT_KEEP` bytes; a longer serialisation is measured, then made again piece by piece to hash."""
+        kept: list[bytes] | None = []
+        size = 0
+        for piece in self.pieces():
+            size += len(piece)
+            if kept is not None:
+                kept.append(piece)
+                if size > _TEXT_KEEP:
+                    kept = None
+        return size, (kept if kept is not None else self.pieces())
 
 
 def _missing(v: object) -> bool:
@@ -86,7 +97,8 @@ def fingerprint(frame: pd.DataFrame) -> str:
     for name in frame.columns:
         family, payload = _column_bytes(frame[name])
         for block in (str(name).encode("utf-8"), family.encode("ascii"), payload):
-            h.update(len(block).to_bytes(8, "little"))
-            for piece in block.pieces() if isinstance(block, _TextBlock) else (block,):
+            size, pieces = block.sized() if isinstance(block, _TextBlock) else (len(block), (block,))
+            h.update(size.to_bytes(8, "little"))
+            for piece in pieces:
                 h.update(piece)
     return h.hexdigest()
