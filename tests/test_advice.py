@@ -7,12 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from nkcore import advice, cost, latency, voting
 from nkcore.common.intervals import wilson
 from nkcore.errors import DataError
 from nkcore.paired import paired_bootstrap_mc
+from tests.conftest import holm_oracle
 
 
 def _table(frame: pd.DataFrame, tie: voting.TieRule = "first") -> cost.CostTable:
@@ -62,7 +62,7 @@ def _brute_force(t: cost.CostTable, budget: float, alpha: float) -> str | None:
         k, m = int((a & ~b).sum()), int((b & ~a).sum())
         tests.append((m > k, stats.binomtest(k, k + m, 0.5).pvalue if k + m else 1.0))
     # the family: every cheaper row against the best, Holm-adjusted (statsmodels as the oracle)
-    adjusted = multipletests([p for _, p in tests], method="holm")[1] if tests else []
+    adjusted = holm_oracle([p for _, p in tests]) if tests else []
     for i, (better, _), p in zip(cheaper, tests, adjusted, strict=True):
         if not (better and p < alpha):
             ok.append(i)
@@ -92,7 +92,7 @@ def test_the_family_of_cheaper_settings_is_holm_adjusted_and_named(worked_frame:
     (g,) = a.worse
     assert (g.cheaper, g.family) == ("n=1", 2)
     assert a.gap is not None
-    want = multipletests([g.p, a.gap.p], method="holm")[1]
+    want = holm_oracle([g.p, a.gap.p])
     assert (g.p_holm, a.gap.p_holm) == pytest.approx(tuple(want))
     assert "p = 0.017, p = 0.033 after Holm's adjustment for the 2 cheaper settings compared with 3+2" in a.sentence
     assert advice.advise(t, 8.0, significance=0.03).pick == "n=1"

@@ -7,17 +7,17 @@ Oracles: McNemar's exact p from scipy's binomial test, Holm's adjustment from st
 from __future__ import annotations
 
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from nkcore import paired as pr
 from nkcore.paired import sentences
+from tests.conftest import holm_oracle
 from tests.test_paired import worked_table
 
 
 def test_headline_of_the_worked_example_is_tentative_after_holm() -> None:
     o = pr.compare_ordered(worked_table())
     p_n1_n3 = stats.binomtest(12, 38, 0.5).pvalue  # 0.0336: below alpha on its own
-    holm = multipletests([p_n1_n3, stats.binomtest(5, 12).pvalue, 1.0], method="holm")[1]
+    holm = holm_oracle([p_n1_n3, stats.binomtest(5, 12).pvalue, 1.0])
     assert round(p_n1_n3, 4) == 0.0336 and round(holm[0], 2) == 0.10  # the chapter's p and its Holm adjustment
     assert sentences.headline_sentence(o.comparisons, o.p_holm, 0.05, o.n_cases) == (
         "On these 200 paired cases, n=3 beats n=1 by +7.0 points, but only tentatively (with Holm's adjustment for 3 "
@@ -33,7 +33,7 @@ def test_headline_when_nothing_wins_and_when_a_win_survives_holm() -> None:
     # 0 vs 20 discordant cases: exact p = 2 / 2^20, far below alpha even after Holm's factor 2
     a = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 0, 20, 30), "A", "B")
     b = pr.compare_pair(pr.paired_table_from_counts("B", "C", 160, 6, 4, 30), "B", "C")
-    holm = multipletests([a.p_exact, b.p_exact], method="holm")[1]
+    holm = holm_oracle([a.p_exact, b.p_exact])
     assert holm[0] < 0.001
     assert sentences.headline_sentence([a, b], tuple(holm), 0.05, 200) == (
         "On these 200 paired cases, B beats A by +10.0 points (p < 0.001); they cannot tell C from B."
