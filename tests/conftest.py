@@ -102,7 +102,7 @@ def _one_botocore_loader() -> None:
         botocore.session.create_loader = functools.cache(create)  # type: ignore[attr-defined]
 
 
-# Modules whose tests must run in one pytest-xdist worker (``make test`` runs ``-n auto --dist loadgroup``), each
+# Modules whose tests must run in one pytest-xdist worker (``make test`` runs ``-n <cores> --dist loadgroup``), each
 # with the reason: a module-level result gathered across its tests. Kept together by the scheduler below: xdist's own
 # ``xdist_group`` mark has no effect with pytest 9 (xdist 3.8 appends the group to ``item._nodeid``, which pytest 9
 # no longer reads: ``Node.nodeid`` comes from ``Node._id``), so every test would be its own scope.
