@@ -60,7 +60,7 @@ def _scan_components_once() -> None:
 
 def _apptest_waits_on_its_thread() -> None:
     """AppTest waits for a script run by polling every millisecond for the run's end (``require_widgets_deltas``),
-    and each wake-up takes the GIL from the script's own thread: about 4 % of the AppTest tests' CPU. Here it waits
+    and each wake-up takes the GIL from the script's own thread: about 5 % of the AppTest tests' CPU. Here it waits
     on the script's thread instead, then checks the same end event (and fails the same way when the run does not
     end within the timeout); the run is joined afterwards either way, as before."""
     try:
@@ -197,9 +197,9 @@ def _sample_file(name: str) -> Path:
 
 def holm_oracle(pvalues: Any) -> Any:
     """statsmodels' Holm-adjusted p-values, ``multipletests(pvalues, method="holm")[1]``: the oracle of the Holm
-    tests. statsmodels ends its Holm step with a full ``gc.collect()``, which in a test process that has run hundreds
-    of tests costs up to a second a call (23 s of CPU per ``make test``, seen with a profiler); that collection is
-    skipped here (``gc.collect`` is a no-op for the call), the numbers are statsmodels' own."""
+    tests. statsmodels ends its Holm step with a full ``gc.collect()``, which costs a test process that holds many
+    objects a lot (156 ms a call with 1.6 million objects alive; 24 s of a ``make test`` under a profiler); that
+    collection is skipped here (``gc.collect`` is a no-op for the call), the numbers are statsmodels' own."""
     from statsmodels.stats.multitest import multipletests
 
     with unittest.mock.patch.object(gc, "collect", lambda *args: 0):
