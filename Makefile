@@ -51,12 +51,11 @@ lint: $(VENV)/.installed-dev
 # tests start finds nkcore and ui compiled.
 test test-fast test-quick: export PYTHONDONTWRITEBYTECODE =
 
-# Every test, in parallel, with the linters beside them at the lowest priority (nice 19: mypy's 25-30 s of CPU go
-# into the moments both workers wait on a browser or a server, instead of slowing the workers' start); their output
-# follows pytest's, and either failing fails the target. The ten slowest tests are listed at the end of pytest's
-# output.
+# Every test, in parallel, with the linters beside them (mypy keeps one core busy for about 25 s: run first, it left
+# the other idle); their output follows pytest's, and either failing fails the target. The ten slowest tests are
+# listed at the end of pytest's output.
 test: $(VENV)/.installed-dev chromium
-	@log=$$(mktemp); nice -n 19 $(MAKE) --no-print-directory lint >$$log 2>&1 & linters=$$!; \
+	@log=$$(mktemp); $(MAKE) --no-print-directory lint >$$log 2>&1 & linters=$$!; \
 	$(BIN)/python -m pytest $(XDIST) --durations=10; tests=$$?; \
 	wait $$linters; linted=$$?; echo "--- the linters (ruff check, ruff format --check, mypy):"; cat $$log; rm -f $$log; \
 	[ $$linted -eq 0 ] || echo "make test: the linters failed (above)"; \
