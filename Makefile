@@ -10,8 +10,8 @@ PORT   ?= 8501
 # pytest-xdist: one worker per core, at most 4 (each browser worker runs its own app server and Chromium). On the
 # 2-core reference machine two workers beat three: the same code took 456 s against 487 s wall, 853 s against 944 s
 # of CPU (a third worker's Chromium, server and collection, and the contention, cost more than its waits gave
-# back; docs/benchmarks.md). loadgroup hands out one test at a time, slow tests first, and keeps each xdist_group on one
-# worker (tests/conftest.py). `make test XDIST=` runs in one process.
+# back; docs/benchmarks.md). loadgroup hands out one test at a time, slow tests first, and keeps each xdist_group
+# on one worker (tests/conftest.py). `make test XDIST=` runs in one process.
 WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 XDIST  ?= -n $(WORKERS) --dist loadgroup
 

@@ -242,6 +242,11 @@ def ordinal_frames(
     )
 
 
+_ONE_TYPE = frozenset({"string", "boolean", "integer", "floating", "mixed-integer-float", "empty"})
+"""Inferred dtypes of an object column in which the values ``pd.unique`` merges read as the same number (not so
+``True`` and ``1``: "True" is no number, "1" is)."""
+
+
 def _label_numbers(labels: pd.Series) -> np.ndarray:
     """Each distinct label as a number (its text stripped; NaN where it is not one): read once per distinct label,
     not once per rating (a million ratings have a handful of labels). A column of mixed Python types is made text
@@ -250,9 +255,6 @@ def _label_numbers(labels: pd.Series) -> np.ndarray:
         labels = labels.astype(str)
     distinct = pd.Series(pd.unique(labels), dtype=object)
     return np.asarray(pd.to_numeric(distinct.astype(str).str.strip(), errors="coerce"), dtype=float)
-
-
-_ONE_TYPE = frozenset({"string", "boolean", "integer", "floating", "mixed-integer-float", "empty"})
 
 
 def is_ordinal_frame(ratings: pd.DataFrame) -> bool:
