@@ -17,6 +17,7 @@ from nkcore.sequential import (
     Monitor,
     beta_mixture_bounds,
     binary_path,
+    e_value_region,
     log_e_value,
     mcnemar_critical,
     scores_path,
@@ -112,6 +113,19 @@ def test_bernstein_sequence_is_the_set_where_both_supermartingales_stay_below_tw
         lo, hi = (path.low[t_end - 1] + 1) / 2, (path.high[t_end - 1] + 1) / 2
         assert grid[inside_any].min() == pytest.approx(lo, abs=2e-3)
         assert grid[inside_any].max() == pytest.approx(hi, abs=2e-3)
+
+
+@pytest.mark.parametrize(("alpha", "prior"), [(0.05, PRIOR), (0.01, PRIOR), (0.2, 1.0), (0.001, 16.0)])
+def test_e_value_region_is_where_the_e_value_reaches_one_over_alpha_for_every_count(alpha: float, prior: float) -> None:
+    """Every (k, m) with m <= 1,500: k is in the region exactly when the e-value computed directly (scipy's betaln,
+    not nkcore's) reaches 1 / alpha. The simulation reads its decisions from this region."""
+    m_max = 1_500
+    lo, hi = e_value_region(m_max, alpha, prior)
+    m = np.repeat(np.arange(m_max + 1), np.arange(m_max + 1) + 1)
+    k = np.concatenate([np.arange(x + 1) for x in range(m_max + 1)])
+    direct = betaln(prior + k, prior + m - k) - betaln(prior, prior) + m * math.log(2.0) >= math.log(1 / alpha)
+    assert np.array_equal((k <= lo[m]) | (k >= hi[m]), direct)
+    assert lo[0] == -1 and hi[0] == 1  # no case, no evidence
 
 
 def test_mcnemar_critical_counts_match_scipy_binomtest() -> None:

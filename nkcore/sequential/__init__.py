@@ -58,7 +58,7 @@ True
 from __future__ import annotations
 
 from nkcore.sequential.bounded import BET_CAP, EBPath, eb_path
-from nkcore.sequential.mixture import PRIOR, beta_mixture_bounds, log_e_value, log_mixture
+from nkcore.sequential.mixture import PRIOR, beta_mixture_bounds, e_value_region, log_e_value, log_mixture
 from nkcore.sequential.monitor import DISCORDANCE_SHARE, KINDS, Monitor, SequentialState
 from nkcore.sequential.path import (
     METHODS,
@@ -100,6 +100,7 @@ __all__ = [
     "binary_path",
     "case_order",
     "decision_times",
+    "e_value_region",
     "eb_path",
     "log_e_value",
     "log_mixture",

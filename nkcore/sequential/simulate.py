@@ -22,7 +22,7 @@ from nkcore.common.checks import check_significance
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.sequential.bounded import eb_path
-from nkcore.sequential.mixture import PRIOR, log_e_value
+from nkcore.sequential.mixture import PRIOR, e_value_region
 
 __all__ = ["SequentialPlan", "SimulationResult", "decision_times", "mcnemar_critical", "sequential_plan", "simulate"]
 
@@ -108,14 +108,15 @@ def decision_times(
     peek[every - 1 :: every] = True
     peek[-1] = True
     crit = mcnemar_critical(looks, significance) if kind == "binary" else None
+    region = e_value_region(looks, significance, PRIOR) if kind == "binary" else None
     z = norm.isf(significance / 2.0)
     for start in range(0, runs, _CHUNK):
         r = min(_CHUNK, runs - start)
         limits.check_memory(8 * 8 * r * looks, "the simulation's arrays")
         if kind == "binary":
             k, m = _binary_runs(rng, r, looks, diff, discordance)
-            hit = log_e_value(k, m, PRIOR) >= math.log(1.0 / significance)
-            assert crit is not None
+            assert crit is not None and region is not None
+            hit = (k <= region[0][m]) | (k >= region[1][m])  # log_e_value(k, m) >= log(1 / alpha), by m's region
             naive_hit = np.minimum(k, m - k) <= crit[m]
             fixed[start : start + r] = naive_hit[:, -1]
         else:
