@@ -7,6 +7,7 @@ server on a loopback port (the faults injected where that backend places or remo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -148,50 +149,78 @@ def test_a_real_read_only_folder(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- kill -9 in the middle of an upload
 
-# Stores a 600,000-row table. Prints "writing <file>" as each of the two files starts, and "placed <file>" once it
-# is in place; with argv[1] == "pause" it sleeps after the data file is in place (a crash between the two files).
+# Builds a 600,000-row table once, then for each line read ("run" or "pause") forks a writer that stores it: the
+# writer prints "pid <its pid>" and "start", "writing <file>" as each of the two files starts and "placed <file>"
+# once it is in place ("pause": it sleeps after the data file is in place, a crash between the two files), then
+# "done <id>"; the parent prints "exit <wait status>" when the writer has ended. One interpreter, one import of
+# pandas and nkcore and one table for the seven writes of a test (each writer a process of its own, killed alone).
 WRITER = """
-import sys, time, pandas as pd
+import os, sys, time, pandas as pd
 from nkcore import store
 n = 600_000
 frame = pd.DataFrame({"item": [str(i // 5) for i in range(n)], "rater": [f"r{i % 97}" for i in range(n)],
                       "label": [("yes", "no", "maybe")[i % 3] for i in range(n)]})
 real = store._write
+mode = ["run"]
 def traced(backend, name, **what):
     suffix = "." + name.rsplit(".", 1)[-1]
     print("writing", suffix, flush=True)
     real(backend, name, **what)
     print("placed", suffix, flush=True)
-    if sys.argv[1] == "pause" and suffix == ".parquet":
+    if mode[0] == "pause" and suffix == ".parquet":
         time.sleep(60)
 store._write = traced
-print("start", flush=True)
-meta = store.put(frame, "ratings", "big.csv")
-print("done", meta.id, flush=True)
+for line in sys.stdin:
+    mode[0] = line.strip()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            print("pid", os.getpid(), flush=True)
+            print("start", flush=True)
+            meta = store.put(frame, "ratings", "big.csv")
+            print("done", meta.id, flush=True)
+        finally:
+            os._exit(0)
+    print("exit", os.waitpid(pid, 0)[1], flush=True)
 """
 
 
-def _kill_during(where: StoreRoot, marker: str, delay: float, mode: str = "run") -> list[str]:
-    """Run WRITER, SIGKILL it ``delay`` s after it prints ``marker``; return what it printed."""
-    env = where.env()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, mode], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    lines: list[str] = []
-    assert proc.stdout is not None
-    try:
-        for line in proc.stdout:
-            lines.append(line.strip())
-            if line.strip() == marker:
+class _Writers:
+    """The WRITER process of one test: ``kill_during(marker, delay, mode)`` has it fork a writer and SIGKILLs that
+    writer ``delay`` s after it prints ``marker``; returns what the writer printed."""
+
+    def __init__(self, where: StoreRoot) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER], env=where.env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+
+    def kill_during(self, marker: str, delay: float, mode: str = "run") -> list[str]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(mode + "\n")
+        self.proc.stdin.flush()
+        lines: list[str] = []
+        writer = 0
+        for raw in self.proc.stdout:
+            line = raw.strip()
+            if line.startswith("exit "):  # the writer has ended: killed (SIGKILL) or done (0)
+                status = int(line.split()[1])
+                assert os.waitstatus_to_exitcode(status) in (-signal.SIGKILL, 0), status
+                return [x for x in lines if x]
+            if line.startswith("pid "):
+                writer = int(line.split()[1])
+                continue
+            lines.append(line)
+            if line == marker:
                 time.sleep(delay)
-                proc.send_signal(signal.SIGKILL)
-                break
-    finally:
-        proc.kill()
-        rest = proc.communicate(timeout=60)[0]
-    lines += rest.split("\n") if rest else []
-    assert proc.returncode in (-signal.SIGKILL, 0), proc.returncode
-    return [x for x in lines if x]
+                with contextlib.suppress(ProcessLookupError):  # it finished first (and was reaped)
+                    os.kill(writer, signal.SIGKILL)
+        raise AssertionError(f"the writer process ended early ({self.proc.wait(60)}): {lines}")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.communicate(timeout=60)
 
 
 @pytest.mark.slow
@@ -199,6 +228,15 @@ def test_kill_9_in_the_middle_of_storing_a_large_dataset(store_root: StoreRoot) 
     """Killed at several moments of the write (bounded: 6 kills): earlier datasets stay listed and intact, the
     interrupted one is never listed half-written, and a later put of it works."""
     earlier = _earlier(store_root.root)
+    writers = _Writers(store_root)
+    try:
+        _kill_and_check(store_root, earlier, writers)
+    finally:
+        writers.close()
+
+
+def _kill_and_check(store_root: StoreRoot, earlier: dict[str, store.StoredDataset], writers: _Writers) -> None:
+    """Six writes killed at different moments, each followed by the checks; then one write left to complete."""
     interrupted = 0
     for marker, delay, mode in [
         ("writing .parquet", 0.0, "run"),
@@ -208,7 +246,7 @@ def test_kill_9_in_the_middle_of_storing_a_large_dataset(store_root: StoreRoot) 
         ("writing .json", 0.0, "run"),
         ("start", 0.02, "run"),
     ]:
-        out = _kill_during(store_root, marker, delay, mode)
+        out = writers.kill_during(marker, delay, mode)
         listed = {m.id: m for m in store.list_datasets(root=store_root.root)}
         finished = any(line.startswith("done") for line in out)
         extra = set(listed) - set(earlier)
@@ -227,7 +265,7 @@ def test_kill_9_in_the_middle_of_storing_a_large_dataset(store_root: StoreRoot) 
             p.unlink()
     assert interrupted >= 3  # at least the kills at the start, in the data file and between the files landed
     _assert_intact_after_crashes(store_root, earlier)
-    out = _kill_during(store_root, "never printed", 0.0)  # the upload again, not killed: it completes
+    out = writers.kill_during("never printed", 0.0)  # the upload again, not killed: it completes
     [big_id] = [line.split()[1] for line in out if line.startswith("done")]
     assert {m.id for m in store.list_datasets(root=store_root.root)} == set(earlier) | {big_id}
     assert fingerprint(store.get(big_id, root=store_root.root)[1]) == big_id
