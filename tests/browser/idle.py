@@ -30,7 +30,7 @@ def free_port() -> int:
 
 
 def wait_healthy(proc: subprocess.Popen[bytes], base: str, log_path: Path, timeout: float) -> None:
-    """Poll ``base``/_stcore/health every 0.3 s until it answers 200; RuntimeError (with the server's log) if the
+    """Poll ``base``/_stcore/health every 0.05 s until it answers 200; RuntimeError (with the server's log) if the
     process exits first, TimeoutError after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
@@ -41,7 +41,17 @@ def wait_healthy(proc: subprocess.Popen[bytes], base: str, log_path: Path, timeo
                 return
         if time.monotonic() > deadline:
             raise TimeoutError("streamlit did not become healthy")
-        time.sleep(0.3)
+        time.sleep(0.05)  # a refused connection costs microseconds; the test waits on this
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a server the tests started, with SIGKILL, and reap it. A graceful stop (SIGTERM: Streamlit's shutdown,
+    then Python's teardown of the server's large heap) took 0.6-0.8 s of wall and 0.4-0.5 s of CPU per server, and
+    tests start about twenty. Nothing is lost: every dataset is in place once its put returns (the store writes a
+    temporary file and renames it, which the kill -9 tests check), and the log is written line by line."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=30)
 
 
 @contextlib.contextmanager
@@ -69,8 +79,4 @@ def streamlit_server(script: Path, data_dir: Path, timeout: float = 60.0) -> Ite
             wait_healthy(proc, base, log_path, timeout)
             yield base, proc.pid
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)

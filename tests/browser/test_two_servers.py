@@ -19,7 +19,7 @@ import pytest
 from nkcore import store
 from nkcore.io import fingerprint
 from tests.browser.conftest import METRIC, METRIC_LABEL, METRIC_VALUE, METRICS_JS, expect, expect_url, goto, main
-from tests.browser.idle import ROOT, free_port, wait_healthy
+from tests.browser.idle import ROOT, free_port, stop, wait_healthy
 from tests.browser.test_share import CSV, DATASET_ID
 from tests.conftest import StoreLink, new_bucket
 
@@ -52,11 +52,7 @@ def _app_server(store_url: str, log_dir: Path) -> Iterator[str]:
             wait_healthy(proc, base, log_path, 60)
             yield base
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
 
 
 def test_two_servers_one_store_a_link_works_whichever_server_answers(
