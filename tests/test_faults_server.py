@@ -38,7 +38,7 @@ from benchmarks import load_viewers
 from nkcore import store
 from nkcore.errors import DataError
 from nkcore.io import fingerprint
-from tests.browser.idle import ROOT, free_port, wait_healthy
+from tests.browser.idle import ROOT, free_port, stop, wait_healthy
 
 T = TypeVar("T")
 
@@ -95,9 +95,7 @@ def _server(data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
             wait_healthy(proc, base, log_path, 120)
             yield base, proc
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=30)
+            stop(proc)
 
 
 async def _session_upload(base: str, proc: subprocess.Popen[bytes]) -> tuple[int, int]:
