@@ -16,6 +16,7 @@ import logging
 import os
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from nkcore.errors import DataError
 
@@ -61,6 +62,21 @@ LIMITS: dict[str, Limit] = {
         _L("archive_entries", "NKP_MAX_ARCHIVE_ENTRIES", 100_000, "archive entries", "split the log into smaller ones"),
         _L("labels", "NKP_MAX_LABELS", 100, "distinct labels", "bin or merge the labels"),
         _L("items", "NKP_MAX_ITEMS", 2_000_000, "items", "sample the items"),
+        _L(
+            "ratings_per_item",
+            "NKP_MAX_RATINGS_PER_ITEM",
+            10_000,
+            "ratings per item",
+            "check that the count columns hold numbers of ratings (not ids, scores or totals), or keep a sample of "
+            "each item's ratings",
+        ),
+        _L(
+            "ratings",
+            "NKP_MAX_RATINGS",
+            100_000_000,
+            "ratings",
+            "check that the count columns hold numbers of ratings (not ids, scores or totals), or sample the items",
+        ),
         _L("samples_per_case", "NKP_MAX_SAMPLES_PER_CASE", 1_000, "samples per case", "use fewer samples per case"),
         _L("cases", "NKP_MAX_CASES", 10_000_000, "cases", "ask about fewer cases"),
         _L("rounds", "NKP_MAX_ROUNDS", 100_000, "rounds", "use fewer rounds"),
@@ -96,7 +112,12 @@ nanosecond on the reference machine, 0.7 when it is loaded, so the default is ab
 ``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
 archive's entries together), as the brackets, commas and colons outside strings (a Python object costs 30 to 100 bytes
 per value counted so; see :func:`nkcore.io.json_safe.count_json_values`). ``archive_entries`` counts the entries of
-an archive (an inspect_ai ``.eval`` log), read from its end record before the entries are listed."""
+an archive (an inspect_ai ``.eval`` log), read from its end record before the entries are listed.
+``ratings_per_item`` and ``ratings`` bound what a label-count file (``count_<label>`` columns, or label counters
+nested per item) may claim, checked as it is read (:func:`nkcore.ratings.ratings_from_counts`): a 500-byte file can
+say 10**12 ratings per item, and the prior fit's check of the per-item spread (:func:`nkcore.nk.fit.fit_dirichlet`)
+works over 0..K, so it refuses a most common K over the limit too. Per-rating files are bounded by ``rows``; the
+real datasets have at most 100 ratings per item (ChaosNLI) and 511,000 ratings (CIFAR-10H)."""
 
 
 def get(key: str) -> int:
@@ -159,21 +180,29 @@ def _shown(raw: str) -> str:
     return raw if len(raw) <= 40 else raw[:40] + f"... ({len(raw):,} characters)"
 
 
-def check(key: str, value: int | float, what: str, more_than: bool = False) -> None:
+def check(key: str, value: int | float, what: str, more_than: bool = False, *, counted: str | None = None) -> None:
     """Raise ``DataError`` when ``value`` is over the limit ``key``; ``what`` names the thing counted.
     ``more_than``: ``value`` is only a lower bound (reading stopped past the limit), so the message says "more than
-    the limit" rather than a count the thing does not have.
+    the limit" rather than a count the thing does not have. ``counted``: the unit of ``value`` when it is not the
+    limit's (an item "has 20,000 ratings" under a limit of "ratings per item").
 
     >>> check("columns", 10, "the file")
     >>> check("columns", 5000, "the file")
     Traceback (most recent call last):
     ...
     nkcore.errors.DataError: the file has 5,000 columns; the limit is 1,000 columns (server setting NKP_MAX_COLUMNS): keep only the columns NK Planner reads
+    >>> check("ratings_per_item", 20_000, "item 'q1' (data row 2)", counted="ratings")
+    Traceback (most recent call last):
+    ...
+    nkcore.errors.DataError: item 'q1' (data row 2) has 20,000 ratings; the limit is 10,000 ratings per item (server setting NKP_MAX_RATINGS_PER_ITEM): check that the count columns hold numbers of ratings (not ids, scores or totals), or keep a sample of each item's ratings
     """
     cap = get(key)
     if value > cap:
         lim = LIMITS[key]
-        has = f"more than {cap:,} {lim.unit}" if more_than else f"{value:,.0f} {lim.unit}"
+        unit = lim.unit if counted is None else counted
+        # a float past 2^53 (1e30) prints digits it does not have: its 15 significant digits instead
+        shown = f"{value:,.0f}" if value < 2**53 else f"{int(Decimal(f'{value:.15g}')):,}"
+        has = f"more than {cap:,} {unit}" if more_than else f"{shown} {unit}"
         raise DataError(f"{what} has {has}; the limit is {cap:,} {lim.unit} (server setting {lim.env}): {lim.hint}")
 
 

@@ -193,8 +193,10 @@ def _counter_counts(frame: pd.DataFrame, item: str, counter: str, name: str) -> 
     labels = natural_order(list(table))
     limits.check("labels", len(labels), name)
     out = pd.DataFrame({"item": frame[item].astype(str).to_numpy()})
+    # a count past int64 (10^30) is kept as a float, so the count reader refuses it by the ratings-per-item limit
+    huge = any(c > 2**62 for per_label in table.values() for c in per_label.values())
     for label in labels:
-        counts = np.zeros(len(frame), dtype=np.int64)
+        counts = np.zeros(len(frame), dtype=np.float64 if huge else np.int64)
         for row, count in table[label].items():
             counts[row] = count
         out[f"{COUNT_PREFIX}{label}"] = counts

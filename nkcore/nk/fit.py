@@ -13,11 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from nkcore.common import limits
 from nkcore.errors import DataError
 from nkcore.nk.priors import MAX_ALPHA  # its home: the priors' check, which must not load scipy
 
 MAB_WARN = 0.02
 """MAB above which the fitted label shares are called a poor match for the data's shares."""
+SUPPORT_CHUNK = 2**14
+"""Most points x of the beta-binomial support 0..K the spread check holds at once: its memory is bounded by this, not
+by a count (the whole support of every real dataset, K <= 100, and of the default K limit, 10,000, is one chunk)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +112,7 @@ def fit_dirichlet(counts: object, method: str = "ml", prior_rate: float = 1e-3) 
     n = n[n > 0]
     if c.shape[0] < 2:
         raise DataError("need at least 2 items with ratings to fit a prior")
+    _modal_k(n)  # refused here, before the optimiser, when the spread check's support 0..K is over the limit
     if np.all(n < 2):
         raise DataError("every item has a single rating: the spread between items cannot be estimated (need K >= 2)")
     m = c.shape[1]
@@ -157,19 +162,8 @@ def _assess(
     mean = prior / a0
     mab = float(np.mean(np.abs(theta - mean)))
     # beta-binomial check of the per-item spread, on the items with the most common number of ratings
-    vals, freq = np.unique(n.astype(int), return_counts=True)
-    k_mode = int(vals[np.argmax(freq)])
-    sub = c[n == k_mode]
-    tvs, allow = [], []
-    support = np.arange(k_mode + 1)
-    from scipy import stats  # on demand, as optimize above
-
-    for j in range(c.shape[1]):
-        pmf = stats.betabinom.pmf(support, k_mode, prior[j], a0 - prior[j])
-        obs = np.bincount(sub[:, j].astype(int), minlength=k_mode + 1) / sub.shape[0]
-        tvs.append(0.5 * np.abs(obs - pmf).sum())
-        allow.append(0.5 * np.sum(np.sqrt(2 * pmf * (1 - pmf) / (np.pi * sub.shape[0]))))
-    marginal_tv, allowance = float(np.mean(tvs)), float(np.mean(allow))
+    k_mode = _modal_k(n)
+    marginal_tv, allowance = _marginal_check(c[n == k_mode], k_mode, prior)
     warnings: list[str] = []
     if mab > MAB_WARN:
         warnings.append(f"the fitted label shares are off by {mab:.3f} on average (MAB > {MAB_WARN})")
@@ -207,6 +201,62 @@ def _assess(
         poor=bool(warnings),
         warnings=tuple(warnings),
     )
+
+
+def _modal_k(n: np.ndarray) -> int:
+    """The most common number of ratings per item (K), refused over ``limits.get("ratings_per_item")``.
+
+    ``n`` holds each item's ratings as float64 (a count past 2**63 stays a number until this check). The spread check
+    (:func:`_marginal_check`) works over the support 0..K, so its time grows with K: a count file is refused at that
+    limit when it is read (:func:`nkcore.ratings.ratings_from_counts`); this refuses any other way in.
+
+    >>> _modal_k(np.array([3.0, 5.0, 5.0]))
+    5
+    """
+    vals, freq = np.unique(n, return_counts=True)
+    k = float(vals[np.argmax(freq)])
+    limits.check(
+        "ratings_per_item",
+        k,
+        f"each of the {int(freq.max()):,} items with the most common number of ratings (K)",
+        counted="ratings",
+    )
+    return int(k)
+
+
+def _marginal_check(sub: np.ndarray, k: int, prior: np.ndarray) -> tuple[float, float]:
+    """Total variation between the observed and the fitted beta-binomial law of one label's count, and its allowance.
+
+    ``sub``: the items that have K = ``k`` ratings (rows) by label. For label m, with obs_m(x) the share of those items
+    whose count of m is x and p_m(x) = BetaBinomial(x; K, a_m, a0 - a_m):
+    TV_m = (1/2) sum_{x=0..K} |obs_m(x) - p_m(x)| and allowance_m = (1/2) sum_x sqrt(2 p_m(x) (1 - p_m(x)) / (pi S))
+    (S items: the expected |obs - p| of a binomial share, sqrt(2/pi) standard deviations). Returns the means over
+    labels. The support is walked in chunks of :data:`SUPPORT_CHUNK` points (memory bounded whatever K; the time is
+    O(K M), K bounded by :func:`_modal_k`). Reference: the beta-binomial marginal of the Dirichlet-multinomial
+    (Minka 2000).
+
+    >>> tv, allow = _marginal_check(np.array([[0, 2], [1, 1], [2, 0]]), 2, np.array([1.0, 1.0]))
+    >>> round(tv, 6), round(allow, 4)  # uniform on 0, 1, 2, seen exactly; 3 * sqrt(2 (1/3) (2/3) / (3 pi)) / 2
+    (0.0, 0.3257)
+    """
+    from scipy import stats  # on demand, as optimize above
+
+    a0 = float(prior.sum())
+    size = sub.shape[0]
+    tvs, allow = [], []
+    for j in range(sub.shape[1]):
+        seen = np.sort(sub[:, j])
+        tv = spread = 0.0
+        for lo in range(0, k + 1, SUPPORT_CHUNK):
+            x = np.arange(lo, min(lo + SUPPORT_CHUNK, k + 1))
+            pmf = stats.betabinom.pmf(x, k, prior[j], a0 - prior[j])
+            part = seen[np.searchsorted(seen, lo) : np.searchsorted(seen, x[-1], side="right")]
+            obs = np.bincount((part - lo).astype(np.int64), minlength=x.size) / size
+            tv += 0.5 * float(np.abs(obs - pmf).sum())
+            spread += 0.5 * float(np.sum(np.sqrt(2 * pmf * (1 - pmf) / (np.pi * size))))
+        tvs.append(tv)
+        allow.append(spread)
+    return float(np.mean(tvs)), float(np.mean(allow))
 
 
 def assess_alpha(counts: object, prior: object) -> DirichletFit:

@@ -38,7 +38,8 @@ def ratings_from_counts(
     Errors (DataError, naming rows or columns): no count columns; a count that is not a whole number >= 0; an item
     id missing, blank or repeated; an item with no ratings; a total column (``n_annotations``) that differs from the
     row's count sum; a mixed-subset file without ``subset=``; fewer than 2 items or labels; the labels, items and
-    memory limits.
+    memory limits; an item with more ratings (K_i = sum_m counts[i, m]) than ``limits.get("ratings_per_item")``, or
+    more ratings in all (sum_i K_i) than ``limits.get("ratings")`` (:func:`_check_ratings`, before any integer sum).
 
     Reference: ChaosNLI (Nie, Zhou & Bansal 2020) and CIFAR-10H (Peterson et al. 2019) publish their ratings this way.
 
@@ -98,7 +99,7 @@ def ratings_from_counts(
             raise DataError(f"column {col} must hold whole numbers >= 0 (label counts); {rows_do_not(bad)}")
         if np.isnan(v).all():
             continue  # a label of another subset
-        values[label] = np.nan_to_num(v, nan=0.0).astype(np.int64)  # an empty cell: no rating chose the label
+        values[label] = np.nan_to_num(v, nan=0.0)  # an empty cell: no rating chose the label; int64 once checked
     items = text_column(frame, found.item, "item id")
     label_names = tuple(natural_order(list(values)))
     limits.check("labels", len(label_names), "the label-count table")
@@ -112,13 +113,14 @@ def ratings_from_counts(
             f"only {len(label_names)} label count column{'s' if len(label_names) != 1 else ''} with values; agreement "
             "and the (N, K) planner need at least 2 labels"
         )
+    _check_ratings(items, sum((values[lab] for lab in label_names), np.zeros(len(items))))
     dup = np.flatnonzero(items.duplicated(keep=False).to_numpy())
     if len(dup):
         raise DataError(
             f"item {show_value(items.iloc[dup[0]])} has more than one row of label counts ({format_rows(dup)}); "
             "give one row per item"
         )
-    counts = np.column_stack([values[lab] for lab in label_names])
+    counts = np.column_stack([values[lab] for lab in label_names]).astype(np.int64)
     per_item = counts.sum(axis=1)
     empty = np.flatnonzero(per_item == 0)
     if len(empty):
@@ -144,3 +146,26 @@ def ratings_from_counts(
         int(per_item.max()),
         from_counts=True,
     )
+
+
+def _check_ratings(items: pd.Series, per_item: np.ndarray) -> None:
+    """Refuse counts that claim more ratings per item (K) or more ratings in all than the server's limits.
+
+    ``per_item``: each item's count sum K_i as float64 (a count past 2**63 is still a number here; the int64 table is
+    made only after this check). Names the first item over ``ratings_per_item`` (the file's order) and how many are;
+    then checks the total sum_i K_i against ``ratings``. A 500-byte file can claim 10**12 ratings per item; without
+    this, the prior fit's per-item check and the summaries would take them at their word.
+
+    >>> _check_ratings(pd.Series(["a", "b"]), np.array([100.0, 63.0]))
+    >>> _check_ratings(pd.Series(["a", "b"]), np.array([2e8, 2e8]))
+    Traceback (most recent call last):
+    ...
+    nkcore.errors.DataError: item 'a' (data row 1, one of 2 items over the limit) has 200,000,000 ratings; the limit is 10,000 ratings per item (server setting NKP_MAX_RATINGS_PER_ITEM): check that the count columns hold numbers of ratings (not ids, scores or totals), or keep a sample of each item's ratings
+    """
+    over = np.flatnonzero(per_item > limits.get("ratings_per_item"))
+    if len(over):
+        i = int(over[0])
+        more = f", one of {len(over):,} items over the limit" if len(over) > 1 else ""
+        where = f"item {show_value(items.iloc[i])} ({format_rows([i])}{more})"
+        limits.check("ratings_per_item", float(per_item[i]), where, counted="ratings")
+    limits.check("ratings", float(per_item.sum()), "the label-count table")
