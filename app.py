@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui.common import datasets, exports, page
+from ui.common import datasets, evaluation, exports, page
 
 page.setup_page(
     "NK Planner",
@@ -40,14 +40,36 @@ for i, (path, name, blurb) in enumerate(page.PAGES):
         st.page_link(path, label=name, icon=page.PAGE_ICONS[path])
         st.caption(blurb)
 
-st.subheader("Datasets in use")
+st.subheader("Data in use")
 st.markdown(
-    "Each page works on a dataset of the kind it needs; the built-in samples are chosen until you upload your own on "
-    "the Data page. The choice is remembered as you move between pages and is part of every link."
+    "Compare, Sampling, Cost & latency and the Planner read **the evaluation in use** (one run: every config, repeat, "
+    "score, answer, latency and cost it recorded); the Budget page reads **the ratings in use** (and predictions). "
+    "The built-in examples are chosen until you upload your own on the Data page; the choice is in the sidebar, "
+    "remembered as you move between pages, and part of every link."
 )
-rows = []
-for kind in datasets.KINDS:
+ev = evaluation.choose_evaluation()
+rows = [
+    {
+        "what": "Evaluation (Compare, Sampling, Cost & latency, Planner)",
+        "dataset": ev.name,
+        "configs": ", ".join(ev.configs[:8]) + (" ..." if len(ev.configs) > 8 else "") if ev.configs else "one",
+        "rows": len(ev.source.frame),
+        "id": ev.source.id[:12],
+    }
+]
+for kind in ("ratings", "predictions"):
     ds = datasets.choose_dataset(kind)
-    rows.append({"kind": datasets.KIND_LABELS[kind], "dataset": ds.name, "rows": len(ds.frame), "id": ds.id[:12]})
+    rows.append(
+        {"what": datasets.KIND_LABELS[kind], "dataset": ds.name, "configs": "", "rows": len(ds.frame), "id": ds.id[:12]}
+    )
 exports.table(pd.DataFrame(rows), "datasets_in_use", hide_index=True, width="stretch")
+if not ev.builtin:
+    page_cols = st.columns(4)
+    for col, path in zip(
+        page_cols,
+        ("pages/3_Compare.py", "pages/4_Sampling.py", "pages/5_Cost_and_latency.py", "pages/6_Planner.py"),
+        strict=True,
+    ):
+        name = next(n for p, n, _ in page.PAGES if p == path)
+        col.page_link(path, label=f"{name} on {ev.name}"[:60], icon=page.PAGE_ICONS[path])
 page.finish_page()

@@ -13,11 +13,26 @@ from __future__ import annotations
 import streamlit as st
 
 from nkcore import paired
-from ui.common import cache, datasets, page
+from ui.common import cache, evaluation, page
+from ui.common.text import md
 from ui.compare import accuracy, cases, pairs
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
-ds = datasets.choose_dataset("paired")
+ev = evaluation.choose_evaluation()
+evaluation.say_what(ev)
+ds = evaluation.paired_dataset(ev)
+if ds is None:  # raw samples of one config: nothing to pair
+    st.info(
+        md(
+            f"{ev.name} holds the samples of one config, and Compare needs two or more configs run on the same "
+            "cases. Sampling shows what more samples per request buy for this config; upload the runs of the "
+            "configs to compare (harness files, or a table with case, config and correct) on the Data page."
+        ),
+        icon=":material/info:",
+    )
+    st.page_link("pages/4_Sampling.py", label="Open Sampling", icon=page.PAGE_ICONS["pages/4_Sampling.py"])
+    page.finish_page()
+    st.stop()
 if cache.compute(paired.has_repeats, ds):  # repeats (epochs) or partial scores: the case is the unit
     with page.user_errors():
         cases.render(ds, cache.compute(paired.parse_cases, ds))

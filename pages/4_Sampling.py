@@ -15,13 +15,25 @@ import streamlit as st
 
 from nkcore.voting import sentences as words
 from nkcore.voting.rules import as_tie_rule
-from ui.common import datasets, page
+from ui.common import evaluation, page
 from ui.common.text import md
 from ui.sampling import analysis, check, curve, numbers, unfixable
 from ui.sampling.passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
-ds = datasets.choose_dataset("samples")
+ev = evaluation.choose_evaluation()
+first_line = st.container()
+config = evaluation.config_picker(ev, "smp_config")
+with first_line:
+    evaluation.say_what(ev, config)
+ds, samples_view = evaluation.samples_dataset(ev, config)
+if ds is None:  # this config cannot be voted on: say why, show every config, stop
+    st.info(md(samples_view.reason if samples_view is not None else ""), icon=":material/info:")
+    evaluation.configs_table(ev, config)
+    page.finish_page()
+    st.stop()
+for note in samples_view.notes if samples_view is not None else ():
+    st.caption(md(note))
 
 with page.user_errors():
     # Positions first, filled below: the verdict and its chart lead; the tie rule (a method choice every number
@@ -61,6 +73,7 @@ with page.user_errors():
         passk_section(ds, tie=as_tie_rule(tie))
     with check_box:  # the model check
         check.draw_check(view)
+    evaluation.configs_table(ev, config)
     with method_box:
         st.markdown(words.method_notes())
 page.finish_page()

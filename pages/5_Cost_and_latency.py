@@ -12,7 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from nkcore import advice, voting
-from ui.common import cache, datasets, page
+from nkcore import evaluation as nkeval
+from ui.common import cache, evaluation, page
 from ui.common.text import md
 from ui.cost import compute, controls, stalls, views
 
@@ -20,7 +21,18 @@ page.setup_page(
     "Cost & latency",
     "What should you ship under your latency budget, and what does each extra sample per request (n) cost?",
 )
-ds = datasets.choose_dataset("samples")
+ev = evaluation.choose_evaluation()
+first_line = st.container()
+config = evaluation.config_picker(ev, "lat_config")
+with first_line:
+    evaluation.say_what(ev, config)
+ds, samples_view = evaluation.samples_dataset(ev, config)
+if ds is None:  # this config cannot be voted on: say why, show every config, stop
+    st.info(md(samples_view.reason if samples_view is not None else ""), icon=":material/info:")
+    evaluation.configs_table(ev, config)
+    page.finish_page()
+    st.stop()
+RUN_PRICE = None if ev.builtin else cache.compute(nkeval.price_per_call, ds)
 
 # Samples without recorded latencies open in the typed-percentile mode (the only one that can work), said in one line.
 HAS_LATENCY = controls.has_latency(ds)
@@ -39,7 +51,13 @@ with page.user_errors():
     verdict_box = st.container()
     chart_box = st.container()
     why_box = st.container()
-    inputs = controls.read_inputs(max_n, HAS_LATENCY)
+    st.caption(
+        md(f"Price: {RUN_PRICE.sentence}; the input below opens on it.")
+        if RUN_PRICE is not None
+        else "Price: the run records no cost per call, so the input below opens on the chapter's example price "
+        "($0.0062 per call): type yours."
+    )
+    inputs = controls.read_inputs(max_n, HAS_LATENCY, RUN_PRICE.dollars if RUN_PRICE is not None else None)
     if not inputs.ns:
         verdict_box.warning("Choose at least one flat samples per request (n) in the inputs below.")
         st.stop()
@@ -58,6 +76,7 @@ with page.user_errors():
     views.draw_numbers(table, frame, with_rule)
     views.draw_latency(frame, float(inputs.budget))
     views.draw_adaptive(ds, inputs, with_rule, max_n)
+    evaluation.configs_table(ev, config)
 
 stalls.stalls_and_summary(
     ds,
@@ -67,6 +86,9 @@ stalls.stalls_and_summary(
     {
         "dataset": ds.name,
         "price per call ($)": inputs.price,
+        "price from": RUN_PRICE.sentence
+        if RUN_PRICE is not None and inputs.price == round(RUN_PRICE.dollars, 6)
+        else "typed",
         "requests per month": inputs.volume,
         "latency budget p95 (s)": inputs.budget,
         "latency from": inputs.source,

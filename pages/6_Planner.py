@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.common import page
+from ui.common import evaluation, page
 from ui.planner import answer, compute, controls, label_error, repeats, sequential
 
 page.setup_page(
@@ -21,6 +21,7 @@ page.setup_page(
 )
 
 with page.user_errors():
+    evaluation.say_what(evaluation.choose_evaluation())
     answer_box = st.container()  # the answer, its chart and its numbers: filled once the controls below are read
     choices = controls.read_controls()
     numbers = compute.plan_numbers(choices)

@@ -23,6 +23,7 @@ import pandas as pd
 from nkcore import advice, cost, latency, voting
 from nkcore.cli.common import print_json
 from nkcore.errors import DataError
+from nkcore.evaluation import price_per_call
 from nkcore.harness import TOOL_NAMES, Run, lm_eval, promptfoo, read_harness
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness.files import path_tool, read_paths
@@ -162,12 +163,11 @@ def read_fanout_input(path: Path, config: str | None = None) -> FanoutInput:
             frame = pd.DataFrame({"latency_s": seconds})
     else:
         frame = pd.DataFrame({"latency_s": seconds[has]})
-    costs = rows["cost"].to_numpy(dtype=float)
-    priced = costs[~np.isnan(costs)]
-    price = float(priced.mean()) if len(priced) else None
-    if price is not None and len(priced) < len(costs):
-        notes.append(f"{len(priced)} of {len(costs)} calls record a cost; the price per call is their mean")
-    return FanoutInput(frame, chosen, price, len(priced), tuple(notes))
+    priced = None if res.evaluation is None else price_per_call(res.evaluation, chosen)  # the one price rule
+    if priced is not None and priced.n_priced < priced.n_calls:
+        notes.append(f"{priced.n_priced} of {priced.n_calls} calls record a cost; the price per call is their mean")
+    price, n_priced = (priced.dollars, priced.n_priced) if priced is not None else (None, 0)
+    return FanoutInput(frame, chosen, price, n_priced, tuple(notes))
 
 
 def _parse_rule(text: str) -> tuple[int, int]:

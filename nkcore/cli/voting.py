@@ -53,6 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap replicates (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--config", help="evaluation-harness files with several configs: the config (model) to read")
+    p.add_argument(
+        "--scorer",
+        help="inspect_ai logs with several scorers: the scorer whose values are read (a right / wrong one for the vote)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_vote)
 
@@ -129,31 +133,33 @@ def vote_report(
     }
 
 
-def read_vote_input(path: Path, config: str | None = None) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def read_vote_input(
+    path: Path, config: str | None = None, scorer: str | None = None
+) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The samples table of ``vote``'s file, and the notes from reading it.
 
     A file that is not an evaluation-harness output is read as a samples table; a harness output is read with
     :func:`nkcore.harness.read_harness` and its raw samples (several epochs or repeats per case) are used, those of
-    ``config`` when it holds several configs with samples.
+    ``config`` when it holds several configs with samples, scored by inspect_ai's ``scorer`` when given. A config
+    that cannot be voted on is a DataError with the true reason (one sample per case, or partial credit).
     """
     if path_tool(path) is None:
-        if config is not None:
-            raise DataError("--config applies to evaluation-harness files; this is a samples table")
+        if config is not None or scorer is not None:
+            flag = "--config" if config is not None else "--scorer"
+            raise DataError(f"{flag} applies to evaluation-harness files; this is a samples table")
         return read_table(path), ()
-    res = read_harness(read_paths([path]))
-    samples = res.samples_for(config)
+    res = read_harness(read_paths([path]), scorer=scorer)
+    view = res.samples_view(config)
+    samples = view.frame
     if samples is None:
-        raise DataError(
-            f"{path}: every case has one sample here; a vote needs several samples per case "
-            "(inspect_ai: run with --epochs 3 or more; promptfoo: eval --repeat 3 or more)"
-        )
+        raise DataError(f"{path}: {view.reason}")
     about_samples = tuple(n for n in res.notes if not n.startswith(("one config (", "paired results use")))
     return samples, about_samples
 
 
 def run_vote(args: argparse.Namespace) -> int:
     """Run ``vote``."""
-    frame, notes = read_vote_input(args.file, getattr(args, "config", None))
+    frame, notes = read_vote_input(args.file, getattr(args, "config", None), getattr(args, "scorer", None))
     doc = vote_report(frame, args.tie, args.from_n, args.n_boot, args.seed)
     if notes:
         doc["notes"] = list(notes)

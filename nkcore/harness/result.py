@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore.errors import DataError
+from nkcore.evaluation import SamplesView, samples_view
 
 __all__ = ["FIELDS", "REPEAT_WORD", "RUN_COLUMNS", "TOOLS", "TOOL_NAMES", "HarnessResult", "Run"]
 
@@ -43,7 +44,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "latency_s": "latencyMs / 1000; cost: cost (dollars per call)",
     },
     "lm_eval": {
-        "config": "the model of the results_<date>.json uploaded with it, else the file name",
+        "config": "the model its records name, else that of the results_<date>.json uploaded with it, else its "
+        "folder (lm-eval's model folder), else the file name (with a note asking for the results files)",
         "case": "doc_id (cases of different tasks kept apart)",
         "repeat": "the task's repeats, when each can be re-scored as exact_match scores it; else one per document",
         "correct": "acc, then exact_match, then the first 0/1 metric (or --metric)",
@@ -127,7 +129,9 @@ class HarnessResult:
     samples (``case, sample, correct``, with ``answer``, ``gold``, ``latency_s`` where usable, and ``config`` when
     several configs have them) when some case has several samples, else None. ``configs``: the config names, in
     file order. ``notes``: plain sentences about the choices made (metric, scorer, renamed configs...).
-    ``errors``: per config (in ``configs`` order), the results that ended in an error.
+    ``errors``: per config (in ``configs`` order), the results that ended in an error. ``evaluation``: the whole
+    run, one row per case, config and repeat with every recorded column (:mod:`nkcore.evaluation`): what the Data
+    page stores.
     """
 
     tool: str
@@ -136,22 +140,38 @@ class HarnessResult:
     configs: tuple[str, ...]
     notes: tuple[str, ...]
     errors: tuple[int, ...] = ()
+    evaluation: pd.DataFrame | None = None  # every row of every config, whole (nkcore.evaluation)
 
     def samples_for(self, config: str | None = None) -> pd.DataFrame | None:
-        """The raw samples of one config (its ``config`` column dropped); ``config`` may be None when only one
-        config has samples. Raises ``DataError`` naming the configs with samples when the choice is ambiguous."""
-        if self.samples is None:
-            return None
-        if "config" not in self.samples.columns:
-            if config is not None and config not in self.configs:
-                raise DataError(f"unknown config {config!r}; the configs present are {_names(self.configs)}")
-            return self.samples
-        present = tuple(dict.fromkeys(self.samples["config"].tolist()))
-        if config is None or config not in present:
-            what = "name the config to read" if config is None else f"no samples for config {config!r}"
-            raise DataError(f"{what} with --config; the configs with several samples per case are {_names(present)}")
-        keep = self.samples["config"] == config
-        return self.samples.loc[keep].drop(columns="config").reset_index(drop=True)
+        """The raw samples of one config (:func:`nkcore.evaluation.samples_view`, that config's rows alone), or None
+        when it cannot be voted on (:meth:`samples_view` says why); ``config`` may be None when only one config has
+        several samples per case. Raises ``DataError`` naming the configs with samples when the choice is
+        ambiguous."""
+        return self.samples_view(config).frame
+
+    def samples_view(self, config: str | None = None) -> SamplesView:
+        """One config's :class:`nkcore.evaluation.SamplesView`: its samples, or the reason it has none (one sample
+        per case, or partial credit), in one sentence."""
+        if self.evaluation is None:  # pragma: no cover - read_harness always sets it
+            raise DataError("no evaluation was read")
+        if config is not None and config not in self.configs:
+            raise DataError(f"unknown config {config!r}; the configs present are {_names(self.configs)}")
+        multi = tuple(
+            c
+            for c in self.configs
+            if self.evaluation.loc[self.evaluation["config"] == c, "case"].astype(str).duplicated().any()
+        )
+        if config is None:
+            if len(self.configs) == 1:
+                config = self.configs[0]
+            elif len(multi) == 1:
+                config = multi[0]
+            else:
+                listed = _names(multi) if multi else "none"
+                raise DataError(
+                    f"name the config to read with --config; the configs with several samples per case are {listed}"
+                )
+        return samples_view(self.evaluation, config)
 
 
 def _names(names: tuple[str, ...]) -> str:

@@ -52,6 +52,25 @@ def _zero_one(series: pd.Series, what: str, allow_missing: bool = False) -> pd.S
     return pd.Series(truth.values.astype(np.int64), index=series.index)
 
 
+def _score(series: pd.Series, what: str) -> pd.Series:
+    """0/1 results as integers, or, when some value lies strictly between 0 and 1 (partial credit: inspect_ai's P,
+    a graded score), every value as a float in [0, 1]; anything else is refused naming the rows."""
+    truth = parse_truth(series)
+    values = truth.values.copy()
+    numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    partial = truth.bad & (numbers > 0) & (numbers < 1)
+    if not partial.any():
+        return _zero_one(series, what)
+    values[partial] = numbers[partial]
+    bad = np.flatnonzero((truth.bad & ~partial) | truth.missing)
+    if len(bad):
+        raise DataError(
+            f"column {what} must hold scores from 0 to 1 (or true/false), but {format_rows(bad)} {_hold(bad)} "
+            f"{_show(series, bad)}"
+        )
+    return pd.Series(values, index=series.index)
+
+
 def _numeric(series: pd.Series, what: str) -> pd.Series:
     values = pd.to_numeric(series, errors="coerce")
     bad = np.flatnonzero(values.isna().to_numpy() & series.notna().to_numpy())
@@ -148,15 +167,18 @@ def _check_mapping(frame: pd.DataFrame, kind: str, mapping: dict[str, str]) -> b
     return wide
 
 
-def _normalise(series: pd.Series, role: str, what: str, wide: bool) -> pd.Series:
-    """The values of one mapped column in their canonical form (see :func:`apply_mapping`)."""
+def _normalise(series: pd.Series, role: str, what: str, wide: bool, scores: bool = False) -> pd.Series:
+    """The values of one mapped column in their canonical form (see :func:`apply_mapping`); ``scores``: a
+    ``correct`` column may hold partial credit (long paired results: an evaluation)."""
     if role in ID_ROLES or role in TEXT_ROLES:
         return bounded_text(series, what, MAX_ANSWER_CHARS if role in ("answer", "gold") else MAX_LABEL_CHARS)
+    if role == "correct" and scores:
+        return _score(series, what)
     if role == "correct" or (wide and role != "case"):
         return _zero_one(series, what, allow_missing=wide)
-    if role == "latency_s" or role.startswith("p_"):
+    if role in ("latency_s", "cost") or role.startswith("p_"):
         values = _numeric(series, what)
-        if role == "latency_s" and (values < 0).any():
+        if role in ("latency_s", "cost") and (values < 0).any():
             bad = np.flatnonzero((values < 0).to_numpy())
             raise DataError(f"column {what} must not be negative; negative values at {format_rows(bad)}")
         return values
@@ -182,7 +204,8 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
     config columns (wide); ratings: item, rater, label; predictions: item, model and pred_label and/or p_<label>).
     Values: ids and labels become text (missing stays missing), ``correct`` and wide config columns 0/1 integers
     in the vocabulary of :mod:`nkcore.common.truth` (an empty cell of a wide config column means "no result for this
-    case" and stays missing), ``latency_s`` and ``p_*`` floats; a ``sample`` column of whole numbers stays integer.
+    case" and stays missing; the ``correct`` column of long paired results may hold scores in [0, 1], partial
+    credit, then kept as floats), ``latency_s``, ``cost`` and ``p_*`` floats; a ``sample`` column of whole numbers stays integer.
     Ratings as label counts (``item`` + ``count_<label>`` roles, no rater or label) keep the item and one whole-number
     count column per label (an empty cell is 0). Rows keep their order.
 
@@ -195,7 +218,7 @@ def apply_mapping(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) ->
     out = {}
     for role, col in chosen.items():
         series = frame[col].reset_index(drop=True)
-        out[role] = _normalise(series, role, f"{col!r} ({describe_role(role)})", wide)
+        out[role] = _normalise(series, role, f"{col!r} ({describe_role(role)})", wide, kind == "paired" and not wide)
     required, optional = ROLES[kind]
     order = [r for r in (*required, *optional) if r in out]
     order += [r for r in out if r not in order]

@@ -20,7 +20,7 @@ from nkcore.errors import DataError
 from nkcore.paired.case_test import VarianceComponents, variance_components
 from nkcore.paired.cases import parse_cases
 
-__all__ = ["MeasuredVariances", "choose_pair", "measured_sentence", "measured_variances"]
+__all__ = ["MeasuredVariances", "OneRunPlan", "choose_pair", "measured_sentence", "measured_variances", "one_run_plan"]
 
 
 def _v(x: float) -> str:
@@ -120,3 +120,39 @@ def measured_sentence(m: MeasuredVariances) -> str:
         f"{head}: between-case variance {_v(vc.between_var)}, within-case variance {_v(vc.within_var)} (one "
         f"repeat's difference); the {plural(vc.n_cases, 'case')} are the cases available."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class OneRunPlan:
+    """What a dataset with repeats says for planning one run per case: its paired ``n_cases`` and the
+    ``discordance`` one run of two adjacent configs would show on them (mean over adjacent pairs), and the
+    ``repeats`` per case (fewest, most) it was measured over."""
+
+    n_cases: int
+    discordance: float
+    repeats: tuple[int, int]
+
+
+def one_run_plan(frame: pd.DataFrame) -> OneRunPlan | None:
+    """The cases and the expected one-run discordance of a paired dataset with repeats; None for partial scores
+    (between 0 and 1 per call: no right / wrong discordance).
+
+    With p_ij the share of config j's repeats of case i that are right, one call of config a and one of config b
+    on case i disagree (one right, the other wrong) with probability p_ia (1 - p_ib) + p_ib (1 - p_ia), the calls
+    drawn independently; the discordance is its mean over cases, averaged over adjacent configs. With one repeat
+    per case (p in {0, 1}) it is the ordinary discordance of McNemar's table. Reference: McNemar (1947); the case
+    means as in Miller 2024, "Adding Error Bars to Evals".
+
+    >>> f = pd.DataFrame({"case": [1, 1, 1, 1, 2, 2, 2, 2], "config": list("aabb") * 2, "repeat": [1, 2] * 4,
+    ...                   "correct": [1, 0, 1, 1, 1, 1, 0, 0]})
+    >>> one_run_plan(f)  # case 1: 0.5 * 0 + 1 * 0.5 = 0.5; case 2: 1 * 1 + 0 = 1
+    OneRunPlan(n_cases=2, discordance=0.75, repeats=(2, 2))
+    """
+    table = parse_cases(frame)
+    if not table.binary:
+        return None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = table.sums / table.repeats
+    pairs = [p[:, j] * (1 - p[:, j + 1]) + p[:, j + 1] * (1 - p[:, j]) for j in range(len(table.configs) - 1)]
+    d = float(np.mean([np.mean(x) for x in pairs]))
+    return OneRunPlan(table.n_cases, d, (int(table.repeats.min()), int(table.repeats.max())))

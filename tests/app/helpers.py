@@ -41,10 +41,21 @@ def _text(node: Any) -> str:
     return ""
 
 
+def data_line(at: AppTest) -> str:
+    """The page's data line (``ui.common.evaluation.say_what``: the data and the config it speaks of), "" if none."""
+    return next((_text(x) for x in in_order(at.main) if x.type == "caption" and _text(x).startswith("**Data:**")), "")
+
+
 def leading_elements(at: AppTest, n: int) -> list[tuple[str, str]]:
-    """The first ``n`` elements of the main area as (type, text the reader sees), containers and empty placeholders
-    left out: what a room sees first."""
-    leaves = [x for x in in_order(at.main) if not getattr(x, "children", None) and x.type not in ("empty", "main")]
+    """The first ``n`` elements of the main area as (type, text the reader sees), containers, empty placeholders and
+    the data line under the question (:func:`data_line`, checked by its own tests) left out: what a room sees first."""
+    leaves = [
+        x
+        for x in in_order(at.main)
+        if not getattr(x, "children", None)
+        and x.type not in ("empty", "main")
+        and not (x.type == "caption" and _text(x).startswith("**Data:**"))
+    ]
     return [(x.type, _text(x)) for x in leaves[:n]]
 
 

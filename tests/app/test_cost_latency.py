@@ -14,6 +14,7 @@ from streamlit.testing.v1.element_tree import Block, Element, Expander
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
+from tests.app.helpers import data_line
 from tests.conftest import ROOT
 
 PAGE = "pages/5_Cost_and_latency.py"
@@ -180,8 +181,9 @@ def test_the_verdict_leads_and_its_chart_follows(run_page: RunPage) -> None:
     assert not at.exception
     shown = _shown(at)
     start = next(i for i, (e, _) in enumerate(shown) if e.type == "title")
-    (purpose, _), (verdict, _), (chart, _) = shown[start + 1 : start + 4]
+    (purpose, _), (data, _), (verdict, _), (chart, _) = shown[start + 1 : start + 5]
     assert purpose.type == "markdown" and plain(purpose.value).endswith("?")
+    assert data.type == "caption" and "**Data:** the built-in example" in plain(data.value)  # what it speaks of
     assert verdict.type == "success"
     text = plain(verdict.value)
     assert text == (
@@ -220,6 +222,8 @@ def test_tables_and_explanations_sit_in_expanders(run_page: RunPage) -> None:
     assert where["Going from n=1 to n=3 buys"] == ("The numbers: one row per configuration",)
     assert where["The adaptive rule spends extra samples"] == ("Which requests top up under the adaptive rule",)
     assert where["A stall you see"] == ("Rare stalls and queued branches",)
+    outside_words -= len(data_line(at).split())  # the data line: what the page speaks of (its own tests)
+    outside_words -= len(" ".join(plain(c.value) for c in at.caption if c.value.startswith("Price:")).split())
     assert outside_words < 150, outside_words
 
 

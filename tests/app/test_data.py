@@ -372,7 +372,7 @@ def _stored_paired() -> str:
 
 def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunPage) -> None:
     ds_id = _stored_paired()
-    assert run_page("pages/3_Compare.py", query={"paired": ds_id}).query_params["paired"] == ds_id
+    assert run_page("pages/3_Compare.py", query={"paired": ds_id}).query_params["eval"] == ds_id  # an old link: moved to eval
     store.delete(ds_id)
     clear_streamlit_caches()
     at = run_page("pages/3_Compare.py", query={"paired": ds_id})
@@ -380,7 +380,7 @@ def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunP
     when = store.deleted_at(ds_id)
     assert when is not None
     assert any(
-        f"was deleted from this server on {when[:10]}" in plain(w.value) and ds_id[:12] in plain(w.value)
+        f"was deleted from the dataset store on {when[:10]}" in plain(w.value) and ds_id[:12] in plain(w.value)
         for w in at.warning
     )
     assert "paired" not in at.query_params

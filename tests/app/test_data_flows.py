@@ -226,7 +226,7 @@ def test_derive_paired_results_from_predictions_and_stored_ratings_reaches_compa
     at = _ok(_upload(run_page(PAGE), "preds.csv", _csv(PREDICTIONS)))
     at = _ok(at.button(key=f"dat_derive_{_token(at)}").click().run())
     assert not error_texts(at), error_texts(at)
-    pid = at.query_params["paired"]
+    pid = at.query_params["eval"]
     meta, frame = store.get(pid)
     assert meta.kind == "paired" and rid in meta.derived_from and len(meta.derived_from) == 2
     # hand count against the plurality gold x, y, y, x
@@ -244,7 +244,7 @@ def test_derive_raw_samples_from_the_runs_of_one_model(run_page: RunPage) -> Non
     at = _ok(at.selectbox(key=f"_dat_der_m_{token}").set_value("big").run())
     at = _ok(at.button(key=f"dat_derive_{token}").click().run())
     assert not error_texts(at), error_texts(at)
-    _, frame = store.get(at.query_params["samples"])
+    _, frame = store.get(at.query_params["eval"])
     assert len(frame) == 8 and frame.groupby("case")["sample"].count().tolist() == [2, 2, 2, 2]
 
 
@@ -269,7 +269,7 @@ def test_harness_files_uploaded_together_are_one_paired_dataset(run_page: RunPag
     ]
     at = _ok(at.button(key="dat_harness_save").click().run())
     assert not error_texts(at), error_texts(at)
-    meta, frame = store.get(at.query_params["paired"])
+    meta, frame = store.get(at.query_params["eval"])
     sums = frame.groupby("config", sort=False)["correct"].sum().tolist()
     assert sums == [2, 3] and frame["case"].nunique() == 4
     assert meta.name == f"{', '.join(names)} (lm-evaluation-harness) (paired results)"  # named by its configs
@@ -298,7 +298,7 @@ def test_rename_keeps_the_id_and_a_link_to_a_deleted_dataset_says_when(
     assert when is not None
     at = _ok(run_page(PAGE, query={"ratings": rid}))
     warning = " ".join(plain(w.value) for w in at.warning)
-    assert "was deleted from this server on " + when[:10] in warning
+    assert "was deleted from the dataset store on " + when[:10] in warning
 
 
 def test_predictions_partly_outside_the_stored_ratings_can_still_be_stored(run_page: RunPage) -> None:
@@ -318,7 +318,7 @@ def test_derive_from_stored_predictions_without_an_upload(run_page: RunPage) -> 
     at = _ok(at.selectbox(key="_dat_der_src").set_value(pid).run())
     at = _ok(at.button(key="dat_derive_stored").click().run())
     assert not error_texts(at), error_texts(at)
-    meta, frame = store.get(at.query_params["paired"])
+    meta, frame = store.get(at.query_params["eval"])
     assert meta.derived_from == (pid, rid)
     assert frame.groupby("config")["correct"].sum().to_dict() == {
         "big_s0": 4,

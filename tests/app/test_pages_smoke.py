@@ -19,13 +19,15 @@ def test_page_runs_and_shows_its_title(run_page: RunPage, path: str, title: str)
     assert at.markdown and len(at.markdown[0].value.split()) >= 8
 
 
-def test_home_lists_every_kind_of_dataset(run_page: RunPage) -> None:
+def test_home_lists_the_data_in_use(run_page: RunPage) -> None:
+    """Home names the evaluation in use (one chooser for Compare, Sampling, Cost & latency and the Planner) and the
+    ratings and predictions in use (Budget)."""
     at = run_page("app.py")
     labels = [s.label for s in at.sidebar.selectbox]
-    assert len(labels) == 4
+    assert labels[0] == "Evaluation in use" and len(labels) == 3
     assert any("Ratings" in label for label in labels)
     table = at.dataframe[0].value
-    assert list(table["kind"].str.split(" ").str[0]) == ["Raw", "Paired", "Ratings", "Model"]
+    assert list(table["what"].str.split(" ").str[0]) == ["Evaluation", "Ratings", "Model"]
     assert (table["rows"] > 0).all()
 
 

@@ -247,19 +247,19 @@ def test_repeats_from_one_result_per_case_use_the_typed_variances(run_page: RunP
 
 
 def test_repeats_switch_flipped_on_the_page_reads_the_dataset_and_off_again(run_page: RunPage) -> None:
-    """The switch sits in a fragment, and the page's run draws the dataset chooser: flipped in a session (not by
-    the link), it shows the sidebar's paired chooser and the dataset's numbers; flipped back, the typed ones."""
+    """The switch sits in a fragment: flipped in a session (not by the link), it reads the evaluation in use (the
+    sidebar's one chooser, always drawn) and shows the dataset's numbers; flipped back, the typed ones."""
     at = run_page(PAGE, timeout=120)
     sidebar_boxes = lambda: [s.label for s in at.sidebar.selectbox]  # noqa: E731
-    assert not any("Paired results" in label for label in sidebar_boxes())
+    assert sidebar_boxes() == ["Evaluation in use"]
     at.toggle(key="pln_rep_from_data").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("Paired results" in label for label in sidebar_boxes())
+    assert sidebar_boxes() == ["Evaluation in use"]
     assert any("cannot be split into its between-case and within-case parts" in plain(c.value) for c in at.caption)
     assert {n.label for n in at.number_input} >= {"cases available (from the data)"}
     at.toggle(key="pln_rep_from_data").set_value(False).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert not any("Paired results" in label for label in sidebar_boxes())
+    assert not any("cases available (from the data)" == n.label for n in at.number_input)
     assert "cases available" in {n.label for n in at.number_input}
 
 

@@ -12,6 +12,7 @@ from streamlit.testing.v1.element_tree import Block, Element, Expander, Markdown
 
 from nkcore import store
 from tests.app.conftest import RunPage, error_texts, plain
+from tests.app.helpers import data_line
 
 PAGE = "pages/4_Sampling.py"
 
@@ -149,8 +150,9 @@ def test_the_verdict_leads_and_its_chart_follows(run_page: RunPage) -> None:
     assert not at.exception
     shown = _shown(at)
     start = next(i for i, (e, _) in enumerate(shown) if getattr(e, "type", "") == "title")
-    (purpose, _), (verdict, _), (chart, _) = shown[start + 1 : start + 4]
+    (purpose, _), (data, _), (verdict, _), (chart, _) = shown[start + 1 : start + 5]
     assert isinstance(purpose, Markdown) and plain(purpose.value).endswith("?")
+    assert data.type == "caption" and "**Data:** the built-in example" in plain(data.value)  # what it speaks of
     assert isinstance(verdict, Markdown)
     text = plain(verdict.value)
     assert text.startswith("**") and text.endswith(".**") and ". " not in text  # one sentence, in bold
@@ -197,6 +199,7 @@ def test_explanations_and_method_sit_in_expanders(run_page: RunPage) -> None:
     assert at.radio(key="smp_tie") in [e for e, under in _shown(at) if under and under[0].startswith("Method")]
     # was about 700: ten paragraphs of prose; 230 since the headline names both one-call readings and the what-if
     # sets its prediction beside the measured accuracy (one answer everywhere)
+    outside_words -= len(data_line(at).split())  # the data line: what the page speaks of (its own tests)
     assert outside_words < 230, outside_words
 
 

@@ -2,9 +2,9 @@
 
 Two inspect_ai logs are made in the test with inspect_ai's own ``mockllm/model`` provider (each mock output has a
 ``usage``, so inspect_ai fetches no tokenizer), one per model; both are uploaded together on the Data page's harness
-uploader and stored as paired results, Compare opens on them, and its verdict is read off the page. Then
+uploader and stored as one evaluation, Compare opens on it, and its verdict is read off the page. Then
 ``python -m nkcore compare LOG_A LOG_B --json`` (a subprocess, as a user runs it) must give the same verdict and the
-same exact McNemar p. Oracles: the stored dataset's id is the fingerprint of the paired table that
+same exact McNemar p. Oracles: the stored dataset's id is the fingerprint of the evaluation (every column) that
 ``nkcore.harness.read_harness`` reads from the two logs; the verdict is ``nkcore.paired.verdict_sentence`` of it.
 """
 
@@ -56,7 +56,7 @@ def test_an_inspect_log_gives_the_same_verdict_on_compare_and_in_the_cli(
     strong, weak = logs
     res = read_harness(read_paths([strong, weak]))
     assert res.paired is not None and res.configs == ("mockllm/strong", "mockllm/weak")
-    table = apply_mapping(res.paired, "paired", {"case": "case", "config": "config", "correct": "correct"})
+    table = apply_mapping(res.evaluation, "paired", {c: c for c in res.evaluation.columns})  # stored whole
     acc = table.groupby("config")["correct"].sum()
     assert (acc["mockllm/strong"], acc["mockllm/weak"]) == (N_CASES - 2, N_CASES // 2)  # the mock outputs as meant
     a, b = res.configs
@@ -70,12 +70,12 @@ def test_an_inspect_log_gives_the_same_verdict_on_compare_and_in_the_cli(
     expect(area.get_by_text("inspect_ai files: 2 configs (mockllm/strong, mockllm/weak)")).to_be_visible(timeout=90_000)
     wait_for_app_run(page, timeout=90_000)
     screenshot(page, "harness_upload")
-    area.get_by_role("button", name="Store the paired results").click()
-    expect_url(page, f"paired={fingerprint(table)}")
+    area.get_by_role("button", name="Store this evaluation").click()
+    expect_url(page, f"eval={fingerprint(table)}")
     wait_for_app_run(page)
 
     query = urllib.parse.urlencode(
-        {"paired": fingerprint(table), "cmp_mode": "one pair of my choice", "cmp_a": a, "cmp_b": b}
+        {"eval": fingerprint(table), "cmp_mode": "one pair of my choice", "cmp_a": a, "cmp_b": b}
     )
     for size in ((1400, 900), (1024, 768)):
         page.set_viewport_size({"width": size[0], "height": size[1]})

@@ -67,7 +67,7 @@ def test_chaosnli_counts_and_predictions_to_a_compare_verdict(server: str, new_p
     wait_for_app_run(page, timeout=90_000)
     screenshot(page, "real_data_predictions")
     area.get_by_role("button", name="Derive and store paired results").click(timeout=90_000)
-    expect_url(page, f"paired={derived.id}")
+    expect_url(page, f"eval={derived.id}")
     wait_for_app_run(page)
     expect(area.get_by_text("Stored", exact=False).first).to_be_visible()
 

@@ -6,7 +6,7 @@ Uploads (``../shared/datasets``; inspect_ai logs written by inspect_ai itself, :
 - ChaosNLI: the model predictions (the file's first subset, mnli_m), then the label counts, which open on the
   subset the stored predictions cover (mnli_m, not the first value alphanli); paired results derived from the stored
   predictions against the counts' plurality (the ratings the page picks by default).
-- inspect_ai: two logs of 60 cases x 3 epochs uploaded together -> paired results and raw samples.
+- inspect_ai: two logs of 60 cases x 3 epochs uploaded together -> one evaluation (every epoch, answer, latency).
 - Jobs (Q1, point of view): the annotations, then the predictions, derived into paired results from the upload
   itself: the predictions are stored too, linked (``derived_from``), and chosen.
 
@@ -166,7 +166,7 @@ def test_chaosnli_predictions_then_counts_every_page_has_a_verdict(
     expect_url(page, r"ratings=[0-9a-f]{64}")
     wait_for_app_run(page, timeout=SLOW)
     _click(page, "Derive and store paired results")
-    expect_url(page, r"paired=[0-9a-f]{64}")
+    expect_url(page, r"eval=[0-9a-f]{64}")
     wait_for_app_run(page, timeout=SLOW)
     _no_error(page, "ChaosNLI, after the uploads")
 
@@ -206,12 +206,11 @@ def test_inspect_ai_log_pair_every_page_has_a_verdict(
     harness = area.get_by_test_id("stFileUploader").filter(has_text="Harness files")
     harness.locator('input[type="file"]').first.set_input_files(files=[_payload(p) for p in inspect_logs])
     expect(area.get_by_text(re.compile(r"inspect_ai files: 2 configs"))).to_be_visible(timeout=SLOW)
-    _click(page, "Store the paired results and raw samples")
-    expect_url(page, r"paired=[0-9a-f]{64}")
-    expect_url(page, r"samples=[0-9a-f]{64}")
+    _click(page, "Store this evaluation")
+    expect_url(page, r"eval=[0-9a-f]{64}")
     wait_for_app_run(page, timeout=SLOW)
     _no_error(page, "inspect_ai, after the upload")
-    assert {m.kind for m in store.list_datasets(root=data_dir)} == {"paired", "samples"}
+    assert [m.kind for m in store.list_datasets(root=data_dir)] == ["paired"]  # one evaluation, stored whole
 
     verdicts = _walk(page, "inspect", ["Compare", "Sampling", "Cost_and_latency", "Planner"])
     assert all(verdicts[p] for p in ("Compare", "Sampling", "Cost_and_latency", "Planner")), verdicts
@@ -238,7 +237,7 @@ def test_jobs_annotations_then_predictions_derived_on_upload_every_page_has_a_ve
     wait_for_app_run(page, timeout=SLOW)
     # derived straight from the upload: the predictions are stored as well, linked and chosen
     _click(page, "Derive and store paired results")
-    expect_url(page, r"paired=[0-9a-f]{64}")
+    expect_url(page, r"eval=[0-9a-f]{64}")
     expect_url(page, r"predictions=[0-9a-f]{64}")
     wait_for_app_run(page, timeout=SLOW)
     _no_error(page, "Jobs, after the uploads")

@@ -25,7 +25,7 @@ from nkcore import io as nkio
 from nkcore import store
 from nkcore.errors import DataError
 from ui.common import exports
-from ui.common.text import md, shorten_middle
+from ui.common.text import md
 
 Kind = Literal["samples", "paired", "ratings", "predictions"]
 KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
@@ -129,28 +129,21 @@ def _label(ds: Dataset) -> str:
 
 
 def short_label(full: str, ds_id: str, builtin: bool, twin: bool = False) -> str:
-    """A dataset's name as the sidebar's chooser shows it: cut in the middle to what a sidebar selectbox shows
-    uncut (:data:`SIDEBAR_CHARS`; the full name, rows and id are in the chooser's help); when another stored
-    dataset has the same name (``twin``), the start of the id follows it so the two stay apart.
+    """A dataset's name as the sidebar's chooser shows it: the whole name, never cut in the middle (the open list
+    wraps it; rows and the id are in the chooser's help); when another stored dataset has the same name (``twin``),
+    the start of the id follows it so the two stay apart.
 
     >>> short_label("Sample: worked example (200 cases)", "ab" * 32, True)
-    'Sample: worked … (200 cases)'
+    'Sample: worked example (200 cases)'
     >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False)
     'label_counts.csv.gz [mnli_m]'
     >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False, twin=True)
-    'label_co…[mnli_m] · 0123ab'
+    'label_counts.csv.gz [mnli_m] · 0123abcd'
     """
     if builtin:
-        return shorten_middle(full, SIDEBAR_CHARS)
+        return full
     name = full.rsplit(" (", 1)[0] if full.endswith(f"{ds_id[:8]})") else full
-    if not twin:
-        return shorten_middle(name, SIDEBAR_CHARS)
-    return f"{shorten_middle(name, SIDEBAR_CHARS - 9)} · {ds_id[:6]}"
-
-
-SIDEBAR_CHARS = 28
-"""Characters a sidebar selectbox shows uncut (about 220 px of 14 px text: "Sample: worked example (200 ca" was
-cut at 30)."""
+    return f"{name} · {ds_id[:8]}" if twin else name
 
 
 def _once_per_run(key: str) -> bool:
@@ -215,7 +208,7 @@ def _explain_bad_link(kind: str, raw: str, options: dict[str, str]) -> None:
     when = store.deleted_at(raw)
     if when is not None:
         st.warning(
-            f"The link asks for {what} dataset {md(raw[:12])}…, which was deleted from this server on "
+            f"The link asks for {what} dataset {md(raw[:12])}…, which was deleted from the dataset store on "
             f"{md(when.replace('T', ' at ').replace('+00:00', ' UTC'))}. Showing {fallback} instead; upload the "
             "file again on the Data page (the same file gets the same id, so the link works again)."
         )

@@ -101,6 +101,7 @@ LINK_KEYS: dict[str, Bound] = {
     "smp_rho": _n(0.0, 0.9),
     "smp_from": _n(1, _MAX_N),
     "smp_fit": CHOICE,
+    "smp_config": CHOICE,
     # Cost & latency
     "lat_price": _n(0.0, 10.0),
     "lat_volume": _n(0, 10**10),
@@ -114,6 +115,7 @@ LINK_KEYS: dict[str, Bound] = {
     "lat_ns": CHOICE,
     "lat_stall": _n(2, 10**9),
     "lat_slots": _n(1, 64),
+    "lat_config": CHOICE,
     # Planner
     "pln_from_data": BOOL,
     "pln_cases": CHOICE,

@@ -118,7 +118,7 @@ def finish_page() -> None:
     start: dict[str, list[str]] = st.session_state.pop("_nkp_url_at_start", {})
     ignored = []
     for key, raw in start.items():
-        if key in KINDS or st.query_params.get_all(key) == raw:
+        if key in KINDS or key == "eval" or st.query_params.get_all(key) == raw:
             continue
         if key in st.session_state and _matches(raw, st.session_state[key]):
             continue  # equal to the default, so Streamlit keeps the URL clean

@@ -51,15 +51,29 @@ def has_latency(ds: datasets.Dataset) -> bool:
     return "latency_s" in ds.frame.columns and bool(ds.frame["latency_s"].notna().any())
 
 
-def read_inputs(max_n: int, latency_in_data: bool) -> Inputs:
-    """The bordered box of inputs (below the verdict, its chart and why)."""
+DEFAULT_PRICE = 0.0062
+"""The chapter's example price per call (dollars), used when the run records no cost."""
+
+
+def read_inputs(max_n: int, latency_in_data: bool, run_price: float | None = None) -> Inputs:
+    """The bordered box of inputs (below the verdict, its chart and why); the price opens on the run's own price
+    per call when it recorded one (``run_price``), else on :data:`DEFAULT_PRICE`."""
     with st.container(border=True):
         st.markdown("**Inputs**")
         c1, c2, c3, c4 = st.columns(
             [1.4, 1.4, 1.1, 1.1]
         )  # room for "400000" and "0.0062" beside the +/- buttons at 1024 px
         price = c1.number_input(
-            "price per call ($)", 0.0, 10.0, 0.0062, 0.0001, format="%.4f", key="lat_price", bind="query-params"
+            "price per call ($)",
+            0.0,
+            10.0,
+            DEFAULT_PRICE if run_price is None else min(round(run_price, 6), 10.0),
+            0.0001,
+            format="%.4f",
+            key="lat_price",
+            bind="query-params",
+            help="Opens on the price the run recorded per call when it recorded one (see the line above the "
+            "inputs), else on the chapter's example price, $0.0062.",
         )
         volume = c2.number_input(
             "requests per month", 0, 10**10, 400_000, 10_000, key="lat_volume", bind="query-params"

@@ -24,7 +24,6 @@ from nkcore.errors import DataError
 from nkcore.harness import TOOL_NAMES, read_harness
 from nkcore.io import fingerprint
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
-from nkcore.paired import REPEAT_COLUMNS
 from nkcore.summary import ratings_of_table
 from ui.common import datasets, exports
 from ui.common.text import md, shorten_middle
@@ -64,7 +63,12 @@ def save(
         st.session_state[FLASH] = ("error", f"Could not store the dataset: {md(exc)}")
         return None
     if choose:
-        st.query_params[kind] = meta.id
+        if kind in ("paired", "samples"):  # an evaluation: the one every page reads (ui.common.evaluation)
+            st.query_params["eval"] = meta.id
+            st.session_state["_nkp_chosen_eval"] = meta.id
+            st.query_params.pop(kind, None)
+        else:
+            st.query_params[kind] = meta.id
         st.session_state["dat_view"] = kind
     return meta.id
 
@@ -241,19 +245,12 @@ def derive_panel(
     )
 
 
-def _store_harness(paired: pd.DataFrame | None, samples: pd.DataFrame | None, name: str) -> None:
-    ids, kinds, names = [], [], []
-    for kind, table in (("samples", samples), ("paired", paired)):
-        if table is None:
-            continue
-        ds_id = save(table, kind, f"{name} ({KIND_WORDS[kind].lower()})")
-        if ds_id is None:
-            return
-        ids.append(ds_id)
-        kinds.append(kind)
-        names.append(f"{name} ({KIND_WORDS[kind].lower()})")
-    if ids:
-        stored_message(ids, kinds[-1], names)
+def _store_harness(table: pd.DataFrame, kind: str, name: str) -> None:
+    """Store the evaluation (every config, repeat, score, answer, latency and cost: kind ``paired``) or, for one
+    config with several samples per case, its raw samples; chosen as the evaluation in use on every page."""
+    ds_id = save(table, kind, name)
+    if ds_id is not None:
+        stored_message([ds_id], kind, [name])
 
 
 def harness_section(max_mb: int) -> None:
@@ -273,41 +270,46 @@ def harness_section(max_mb: int) -> None:
     try:
         files = [(u.name, u.getvalue()) for u in ups]
         res = read_harness(files)
-        if res.paired is None:  # one config: nothing to pair (the notes say why)
-            st.error(md("; ".join(res.notes)), icon=":material/error:")
-            return
-        roles = {"case": "case", "config": "config", "correct": "correct"}
-        roles.update({c: c for c in REPEAT_COLUMNS if c in res.paired.columns})  # every epoch / repeat is kept
-        paired = apply_mapping(res.paired, "paired", roles)
-        samples = None
-        raw = res.samples
-        if raw is not None and "config" in raw.columns:  # several configs with samples: the first one's
-            raw = res.samples_for(str(next(iter(dict.fromkeys(raw["config"].tolist())))))
-        if raw is not None and "answer" in raw.columns:
-            roles = {c: c for c in ("case", "sample", "answer", "gold", "correct", "latency_s") if c in raw.columns}
-            samples = apply_mapping(raw, "samples", roles)
+        if len(res.configs) >= 2 and res.evaluation is not None:  # the whole run: every config, repeat and column
+            table = apply_mapping(res.evaluation, "paired", {c: c for c in res.evaluation.columns})
+            kind = "paired"
+        else:  # one config: its raw samples, when a case has several (else nothing to pair or vote on)
+            view = res.samples_view()
+            if view.frame is None:
+                st.error(md("; ".join([*res.notes, view.reason])), icon=":material/error:")
+                return
+            roles = {c: c for c in ("case", "sample", "answer", "gold", "correct", "latency_s") if c in view.frame}
+            table = apply_mapping(view.frame, "samples", roles)
+            kind = "samples"
     except DataError as exc:
         st.error(md(exc), icon=":material/error:")
         return
     st.success(
         md(
-            f"{TOOL_NAMES[res.tool]} files: {len(res.configs)} configs ({', '.join(res.configs[:8])}), "
-            f"{len(paired):,} rows."
+            f"{TOOL_NAMES[res.tool]} files: {len(res.configs)} config{'s' if len(res.configs) != 1 else ''} "
+            f"({', '.join(res.configs[:8])}{' ...' if len(res.configs) > 8 else ''}), {len(table):,} rows, stored "
+            "whole: every config, repeat, score"
+            + "".join(f", {w}" for c, w in _RECORDED if c in table.columns)
+            + "."
         ),
         icon=":material/check_circle:",
     )
     for note in res.notes:
         st.caption(md(note))
-    exports.table(paired.head(10), "harness_preview", download=False, hide_index=True)
+    exports.table(table.head(10), "harness_preview", download=False, hide_index=True)
     stem = f"{', '.join(res.configs[:4])}{' ...' if len(res.configs) > 4 else ''} ({TOOL_NAMES[res.tool]})"
     st.button(
-        "Store the paired results" + (" and raw samples" if samples is not None else ""),
+        "Store this evaluation",
         type="primary",
         key="dat_harness_save",
         on_click=_store_harness,
-        args=(paired, samples, stem),
-        help=f"Stored as {fingerprint(paired)[:12]}… on this server; Compare and the Planner can then choose it.",
+        args=(table, kind, stem),
+        help=f"Stored as {fingerprint(table)[:12]}… on this server and chosen as the evaluation in use on every page "
+        "(Compare, Sampling, Cost & latency, Planner).",
     )
+
+
+_RECORDED = (("answer", "answers"), ("gold", "gold answers"), ("latency_s", "latencies"), ("cost", "costs"))
 
 
 def part_name(name: str, value: str) -> str:
@@ -360,4 +362,5 @@ def delete(ds_id: str, kind: str) -> None:
         return
     if st.query_params.get(kind) == ds_id:
         del st.query_params[kind]
-    st.session_state[FLASH] = ("success", f"Deleted dataset `{ds_id[:12]}` from this server.")
+    shared = " (every server that shares this store)" if store.is_shared() else ""
+    st.session_state[FLASH] = ("success", f"Deleted dataset `{ds_id[:12]}` from the dataset store{shared}.")

@@ -13,7 +13,7 @@ from nkcore import summary as nksummary
 from nkcore.errors import DataError
 from ui.charts import draw
 from ui.charts import data as charts_data
-from ui.common import cache, datasets, exports
+from ui.common import cache, datasets, evaluation, exports
 from ui.common.text import md
 from ui.data import ratings as data_ratings
 from ui.data.show import KIND_WORDS, VIEW_KINDS, show_numbers, shown_errors
@@ -43,7 +43,19 @@ def view_section() -> DataView:
     kind = st.radio(
         "Kind of data", VIEW_KINDS, format_func=KIND_WORDS.get, horizontal=True, key="dat_view", bind="query-params"
     )
-    ds = datasets.choose_dataset(cast(datasets.Kind, kind))
+    ev = evaluation.choose_evaluation()  # the evaluation in use: paired results and raw samples are its views
+    if kind in ("paired", "samples"):
+        if ev.builtin:
+            ds = datasets.load_dataset(kind, None)
+        else:
+            ds = ev.source
+            if ds.kind != kind:
+                st.caption(
+                    f"The evaluation in use ({md(ev.name)}) is stored as {KIND_WORDS[ds.kind].lower()}: shown as such."
+                )
+                kind = ds.kind
+    else:
+        ds = datasets.choose_dataset(cast(datasets.Kind, kind))
     st.markdown(f"**{md(ds.name)}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
     charts: list[alt.TopLevelMixin] = []
     summary: nksummary.Summary | None = None

@@ -9,7 +9,7 @@ import streamlit as st
 
 from nkcore import paired
 from nkcore.resolution import sentences as resolution_text
-from ui.common import cache, datasets
+from ui.common import cache, datasets, evaluation
 from ui.common.text import md
 
 __all__ = ["CASE_STEPS", "Choices", "read_controls"]
@@ -43,7 +43,7 @@ def read_controls() -> Choices:
         st.markdown("**Your evaluation**")
         from_data = st.toggle(
             "Read the cases and discordance from the paired dataset instead",
-            value=datasets.stored_choice("paired") is not None,  # the user's own paired results, when chosen
+            value=not evaluation.in_use_is_builtin(),  # the user's own evaluation, when one is in use
             key="pln_from_data",
             bind="query-params",
             help="uses the number of paired cases and the mean discordance between adjacent configs of the dataset "
@@ -53,15 +53,26 @@ def read_controls() -> Choices:
         # in use.
         data_values: tuple[int, float] | None = None
         if from_data:
-            ds = datasets.choose_dataset("paired")
+            ds = evaluation.paired_in_use()
             source = ds.name
             if cache.compute(paired.has_repeats, ds):  # repeats or partial scores: no 2x2 table to plan from
-                st.info(
-                    f"{md(ds.name)} has repeats (or scores between 0 and 1): its cases are compared case by case, so "
-                    "it has no discordance to plan from here. Its between- and within-case variances plan it in "
-                    "'More cases or more repeats?' below; the sliders' values are used here.",
-                    icon=":material/repeat:",
-                )
+                one_run = cache.compute(paired.one_run_plan, ds)
+                if one_run is None:
+                    st.info(
+                        f"{md(ds.name)} has scores between 0 and 1 (partial credit): it has no right / wrong "
+                        "discordance to plan from here. Its between- and within-case variances plan it in 'More "
+                        "cases or more repeats?' below; the sliders' values are used here.",
+                        icon=":material/repeat:",
+                    )
+                elif one_run.discordance > 0:
+                    data_values = (one_run.n_cases, round(one_run.discordance, 6))
+                    lo, hi = one_run.repeats
+                    reps = f"{lo}" if lo == hi else f"{lo} to {hi}"
+                    st.caption(
+                        f"{md(ds.name)} has {reps} repeats per case: this section plans one run per case, with the "
+                        "discordance one run of two adjacent configs shows on average (from each case's share of "
+                        "right repeats); 'More cases or more repeats?' below plans the repeats."
+                    )
                 ordered = None
             else:
                 ordered = cache.compute(paired.analyse_paired, ds)

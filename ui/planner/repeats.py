@@ -10,7 +10,7 @@ from nkcore.resolution import repeats
 from nkcore.resolution import sentences as resolution_text
 from ui import charts
 from ui.charts import paired as charts_paired
-from ui.common import cache, datasets, page
+from ui.common import cache, datasets, evaluation, page
 from ui.common.text import md
 
 __all__ = ["repeats_dataset", "repeats_section"]
@@ -29,11 +29,18 @@ def repeats_dataset(chosen: datasets.Dataset | None) -> datasets.Dataset | None:
     off): the one chosen above, else the sidebar's chooser, drawn here in the page's run (a fragment's run cannot
     add it, and a dataset chooser run inside the fragment kept the section's later inputs out of the link)."""
     on = st.session_state.get("pln_rep_from_data")
-    if on is None:  # the switch is not drawn yet: what the link says
-        on = st.query_params.get("pln_rep_from_data", "").lower() == "true"
+    if on is None:  # the switch is not drawn yet: what the link says, else its default
+        raw = st.query_params.get("pln_rep_from_data")
+        on = raw.lower() == "true" if raw is not None else _reads_data_by_default()
     if not on:
         return None
-    return chosen if chosen is not None else datasets.choose_dataset("paired")
+    return chosen if chosen is not None else evaluation.paired_in_use()
+
+
+def _reads_data_by_default() -> bool:
+    """The switch opens on for a team's own evaluation with repeats (its variances are what it needs)."""
+    ev = evaluation.in_use()
+    return not ev.builtin and ev.source.kind == "paired" and bool(cache.compute(paired.has_repeats, ev.source))
 
 
 @st.fragment
@@ -55,6 +62,7 @@ def _repeats_section(significance: float, power: float, ds: datasets.Dataset | N
     with st.container(border=True):
         use_data = st.toggle(
             "Read the variances and the cases available from the paired dataset",
+            value=_reads_data_by_default(),
             key="pln_rep_from_data",
             bind="query-params",
             help="measures the between- and within-case variance of the difference between two configs of the paired "
@@ -108,6 +116,12 @@ def _repeats_section(significance: float, power: float, ds: datasets.Dataset | N
     )  # fmt: skip
     words = resolution.repeat_plan_sentences(plan_r)
     st.markdown(f"**{md(words.headline)}**")
+    if measured is None:
+        st.caption(
+            "Why this can differ from the top of the page: the top plans one run per case with McNemar's exact test "
+            "at its discordance; this section plans with the variances typed here, so the two agree at one repeat per "
+            "case only when between- plus within-case variance equals that discordance."
+        )
     splits = plan_r.to_frame()
     charts.draw(cache.chart_spec(charts_paired.repeats_chart, splits))
     pwr = f"{100 * plan_r.power:.0f}%"

@@ -40,16 +40,19 @@ def curve_section(view: VoteView) -> None:
         chart_slot = st.empty()
         st.caption(words.CURVE_CAPTION)
         left, right = st.columns([2, 3], vertical_alignment="center")
+        # the built-in example opens on the chapter's 0.17; a team's own data on the rho measured in it
+        start = 0.17 if view.ds.builtin or not view.rho_known else round(min(max(view.est_rho, 0.0), 0.9), 2)
         rho_what_if = left.slider(
             "What if the correlation between samples (rho) were…",
             min_value=0.0,
             max_value=0.9,
-            value=0.17,
+            value=start,
             step=0.01,
             key="smp_rho",
             bind="query-params",
             help="0 = independent samples; 1 = every sample of a case is a copy of the first. Effective samples: "
-            "N_eff = n / (1 + (n - 1) rho). The chapter's example: 0.17.",
+            "N_eff = n / (1 + (n - 1) rho). It opens on the rho measured in your data (the built-in example: the "
+            f"chapter's 0.17); now {start:.2f} before you move it.",
         )
         right.markdown(
             f"**What if:** {md(voting.what_if_sentence(p, rho_what_if, a.max_n, a.curve.points[-1].accuracy))}"
