@@ -356,7 +356,7 @@ def test_promptfoo_errors_count_as_wrong_with_a_note() -> None:
     results[0].update(success=False, failureReason=2, error="timeout")
     res = read_harness([("r.json", json.dumps(pf_document(results)).encode())])
     assert res.paired is not None and res.paired["correct"].sum() == 5
-    assert "1 result ended in an error (counted as wrong)" in res.notes
+    assert "a: 1 result ended in an error (the provider failed; counted as wrong)" in res.notes  # names it
 
 
 # ---------------------------------------------------------------------------------------------- inspect_ai

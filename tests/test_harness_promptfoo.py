@@ -130,7 +130,9 @@ def test_only_failure_reason_2_is_an_error() -> None:
     assert (with_error_text, errors) == (23, 1)
     assert _doc(RESULTS)["results"]["stats"]["errors"] == errors
     res = _runs(RESULTS)["res"]
-    assert "1 result ended in an error (counted as wrong)" in res.notes
+    assert "file://provider.js (skill=sloppy): 1 result ended in an error (the provider failed; counted as wrong)" in (
+        res.notes
+    )
     assert not any(f"{with_error_text} results ended" in n for n in res.notes)
 
 

@@ -27,7 +27,7 @@ from nkcore.evaluation import price_per_call
 from nkcore.harness import TOOL_NAMES, Run, lm_eval, promptfoo, read_harness
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness.files import path_tool, read_paths
-from nkcore.harness.reading import load_json, plain_bytes
+from nkcore.harness.reading import load_json, notes_for, plain_bytes
 from nkcore.io import read_table
 from nkcore.voting.rules import as_trigger
 
@@ -151,7 +151,8 @@ def read_fanout_input(path: Path, config: str | None = None) -> FanoutInput:
             f"{path}: {TOOL_NAMES[res.tool]} recorded no latency for {what} (promptfoo writes latencyMs, inspect_ai "
             "total_time): give a samples table with latency_s, or --p50 and --p95"
         )
-    notes = [n for n in res.notes if not n.startswith(("one config (", "paired results"))]  # about compare
+    own = notes_for(res.notes, res.tool, res.configs, res.errors, {chosen})  # other configs' error notes left out
+    notes = [n for n in own if not n.startswith(("one config (", "paired results"))]  # about compare
     if not has.all():
         notes.append(f"{int((~has).sum())} of {len(seconds)} calls record no latency and are left out")
     samples = res.samples_for(chosen) if res.samples is not None else None

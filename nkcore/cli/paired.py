@@ -28,7 +28,7 @@ import pandas as pd
 from nkcore import paired, resolution
 from nkcore.cli.common import one_line_strings, print_json
 from nkcore.cli.paired_cases import case_report, print_case_report
-from nkcore.cli.paired_input import read_compare_input
+from nkcore.cli.paired_input import read_compare_files, read_compare_input
 from nkcore.cli.paired_sequential import print_sequential, sequential_doc
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
@@ -69,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--metric",
         help="lm-evaluation-harness files: the 0/1 metric read as correct (default acc, then exact_match, then the "
         "first 0/1 metric)",
+    )
+    c.add_argument(
+        "--filter",
+        help="lm-evaluation-harness files: the filter whose records are read (default: the file's first)",
     )
     c.add_argument(
         "--sequential",
@@ -177,8 +181,10 @@ def compare_report(
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``compare``."""
-    frame, notes = read_compare_input(args.file, getattr(args, "metric", None))
+    read = read_compare_files(args.file, getattr(args, "metric", None), getattr(args, "filter", None))
+    frame = read.frame
     doc = compare_report(frame, args.config_a, args.config_b, args.alpha, args.interval)
+    notes = read.notes_for({doc["a"]["config"], doc["b"]["config"]})  # errors of other configs are not this pair's
     order = getattr(args, "order", None)
     if order is not None and not getattr(args, "sequential", False):
         raise DataError("--order applies with --sequential (the order the cases came in)")

@@ -22,6 +22,7 @@ from nkcore.cli.common import print_json
 from nkcore.errors import DataError
 from nkcore.harness import read_harness
 from nkcore.harness.files import path_tool, read_paths
+from nkcore.harness.reading import notes_for
 from nkcore.io import read_table
 from nkcore.voting.rules import as_tie_rule
 
@@ -56,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--scorer",
         help="inspect_ai logs with several scorers: the scorer whose values are read (a right / wrong one for the vote)",
+    )
+    p.add_argument(
+        "--filter", help="lm-evaluation-harness files: the filter whose records are read (default: the file's first)"
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run_vote)
@@ -134,32 +138,37 @@ def vote_report(
 
 
 def read_vote_input(
-    path: Path, config: str | None = None, scorer: str | None = None
+    path: Path, config: str | None = None, scorer: str | None = None, filter: str | None = None
 ) -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The samples table of ``vote``'s file, and the notes from reading it.
 
     A file that is not an evaluation-harness output is read as a samples table; a harness output is read with
     :func:`nkcore.harness.read_harness` and its raw samples (several epochs or repeats per case) are used, those of
-    ``config`` when it holds several configs with samples, scored by inspect_ai's ``scorer`` when given. A config
-    that cannot be voted on is a DataError with the true reason (one sample per case, or partial credit).
+    ``config`` when it holds several configs with samples, scored by inspect_ai's ``scorer`` (lm-eval's ``filter``)
+    when given. A config that cannot be voted on is a DataError with the true reason (one sample per case, or
+    partial credit). The notes are those about the config read (other configs' error notes are left out).
     """
     if path_tool(path) is None:
-        if config is not None or scorer is not None:
-            flag = "--config" if config is not None else "--scorer"
-            raise DataError(f"{flag} applies to evaluation-harness files; this is a samples table")
+        for flag, value in (("--config", config), ("--scorer", scorer), ("--filter", filter)):
+            if value is not None:
+                raise DataError(f"{flag} applies to evaluation-harness files; this is a samples table")
         return read_table(path), ()
-    res = read_harness(read_paths([path]), scorer=scorer)
+    res = read_harness(read_paths([path]), scorer=scorer, filter=filter)
     view = res.samples_view(config)
     samples = view.frame
     if samples is None:
         raise DataError(f"{path}: {view.reason}")
-    about_samples = tuple(n for n in res.notes if not n.startswith(("one config (", "paired results use")))
+    notes = notes_for(res.notes, res.tool, res.configs, res.errors, {view.config})
+    kept = dict.fromkeys((*notes, *view.notes))
+    about_samples = tuple(n for n in kept if not n.startswith(("one config (", "paired results use")))
     return samples, about_samples
 
 
 def run_vote(args: argparse.Namespace) -> int:
     """Run ``vote``."""
-    frame, notes = read_vote_input(args.file, getattr(args, "config", None), getattr(args, "scorer", None))
+    frame, notes = read_vote_input(
+        args.file, getattr(args, "config", None), getattr(args, "scorer", None), getattr(args, "filter", None)
+    )
     doc = vote_report(frame, args.tie, args.from_n, args.n_boot, args.seed)
     if notes:
         doc["notes"] = list(notes)

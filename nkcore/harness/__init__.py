@@ -18,9 +18,10 @@ import pandas as pd
 from nkcore.common import limits
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
+from nkcore.evaluation import samples_view
 from nkcore.harness import inspect as inspect_log
 from nkcore.harness import lm_eval, promptfoo
-from nkcore.harness.reading import fail, limit, load_json, long_line, plain_bytes
+from nkcore.harness.reading import error_note, fail, limit, load_json, long_line, plain_bytes, tasks_note
 from nkcore.harness.result import REPEAT_WORD, TOOL_NAMES, TOOLS, HarnessResult, Run
 from nkcore.io.source import GZIP_MAGIC
 
@@ -103,7 +104,7 @@ def detect_tool(data: bytes, name: str = "") -> str | None:
 
 
 def _read_file(
-    name: str, data: bytes, metric: str | None, threshold: float | None, scorer: str | None
+    name: str, data: bytes, metric: str | None, threshold: float | None, scorer: str | None, filter: str | None = None
 ) -> tuple[str, list[Run], str | None]:
     """(kind, runs, lm-eval model name when the file is a results_<date>.json); gzip is unpacked here for the
     sniffing and by each reader for its own (the readers take the file as given)."""
@@ -118,7 +119,7 @@ def _read_file(
         raise long_line(name, plain[: len(plain) - len(body)].count(b"\n") + 1)
     first = _first_line_object(body)
     if first is not None and lm_eval.is_samples_record(first):  # the unpacked bytes: one copy, not two
-        return "lm_eval", [lm_eval.read_samples(name, plain, None, metric, threshold)], None
+        return "lm_eval", [lm_eval.read_samples(name, plain, None, metric, threshold, filter)], None
     doc = load_json(plain, name, max_bytes=len(plain))
     kind = _kind(doc)
     if kind == "inspect":
@@ -130,35 +131,6 @@ def _read_file(
     if kind == "lm_eval":
         raise fail(name, "one lm-evaluation-harness record in a JSON document: upload the .jsonl file itself")
     raise fail(name, f"not a recognised evaluation-harness file: {_EXPECTED}")
-
-
-def _folder(name: str) -> str:
-    return name.replace("\\", "/").rpartition("/")[0]
-
-
-def _name_lm_eval_runs(runs: list[Run], models: dict[str, str | None]) -> list[Run]:
-    """Name each lm-eval samples file by the model of the results file in the same folder with the same date stamp;
-    else of the one model whose results files carry that date stamp (uploads have no folders); else of the only
-    results file, when every samples file has one date. Two models' runs with the same stamp in two folders (lm-eval
-    writes one folder per model) keep their own names."""
-    by_place = {(_folder(n), lm_eval.file_date(n)): m for n, m in models.items() if m}
-    by_date: dict[str | None, set[str]] = {}
-    for n, m in models.items():
-        if m:
-            by_date.setdefault(lm_eval.file_date(n), set()).add(m)
-    named = {m for m in models.values() if m}
-    only = next(iter(named)) if len(named) == 1 else None
-    dates = {lm_eval.file_date(r.source) for r in runs}
-    out = []
-    for r in runs:
-        date = lm_eval.file_date(r.source)
-        model = by_place.get((_folder(r.source), date))
-        if model is None and len(by_date.get(date, ())) == 1:
-            model = next(iter(by_date[date]))
-        if model is None and only is not None and len(dates) == 1:
-            model = only
-        out.append(r.renamed(model) if model else r)
-    return out
 
 
 def _separate_configs(runs: list[Run], notes: list[str]) -> list[Run]:
@@ -184,26 +156,37 @@ def _separate_configs(runs: list[Run], notes: list[str]) -> list[Run]:
     return out
 
 
-def _samples_frame(rows: pd.DataFrame, several_configs: bool, notes: list[str]) -> pd.DataFrame:
-    """Raw samples with the answer and gold columns only where the vote can use them."""
-    cols = ["case", "sample"]
-    answer, gold, correct = rows["answer"], rows["gold"], rows["correct"].to_numpy()
-    if answer.notna().all() and gold.notna().all() and np.array_equal((answer == gold).to_numpy(), correct == 1):
-        cols += ["answer", "gold", "correct"]
-    elif answer.notna().all() and (rows.groupby(["config", "case", "answer"])["correct"].nunique() == 1).all():
-        cols += ["answer", "correct"]
-        notes.append("the samples keep each answer and the tool's grade (answers marked correct count as the gold)")
-    else:
-        cols += ["correct"]
-        notes.append(
-            "the answers are graded text (the same text can be graded differently, or the grade is not answer == "
-            "target), so the vote counts right and wrong samples (binary)"
-        )
-    if rows["latency_s"].notna().all():
-        cols.append("latency_s")
-    if several_configs:
-        cols.insert(0, "config")
-    return rows[cols].reset_index(drop=True)
+def _evaluation_frame(rows: pd.DataFrame, configs: tuple[str, ...], word: str | None) -> pd.DataFrame:
+    """Every row of every config, whole (:mod:`nkcore.evaluation`): ``case, config`` (+ the repeat column named
+    ``word`` when some case has several samples), ``correct`` and the ``answer``, ``gold``, ``latency_s`` and ``cost``
+    columns that hold any value. Configs in file order, each config's rows in file order."""
+    order = {c: i for i, c in enumerate(configs)}
+    ordered = rows.sort_values("config", key=lambda s: s.map(order), kind="stable")
+    if word is None:
+        first = ordered.sort_values("sample", kind="stable").drop_duplicates(["config", "case"], keep="first")
+        ordered = ordered.loc[ordered.index.isin(first.index)]
+    cols = ["case", "config"] + ([word] if word else []) + ["correct"]
+    cols += [c for c in ("answer", "gold", "latency_s", "cost") if ordered[c].notna().any()]
+    out = ordered.assign(**({word: ordered["sample"]} if word else {}))[cols]
+    return out.reset_index(drop=True)
+
+
+def _samples_frame(evaluation: pd.DataFrame, multi: list[str], notes: list[str]) -> pd.DataFrame | None:
+    """The raw samples of the configs with several samples per case, each config read on its own
+    (:func:`nkcore.evaluation.samples_view`), with a ``config`` column when there are several; None when no config
+    can be voted on (partial credit)."""
+    parts = []
+    for config in multi:
+        view = samples_view(evaluation, config)
+        notes.extend(n for n in view.notes if n not in notes)
+        if view.frame is not None:
+            parts.append(view.frame.assign(config=config) if len(multi) > 1 else view.frame)
+    if not parts:
+        return None
+    out = pd.concat(parts, ignore_index=True)
+    if len(multi) > 1:
+        out = out[["config", *[c for c in out.columns if c != "config"]]]
+    return out
 
 
 def read_harness(
@@ -212,6 +195,7 @@ def read_harness(
     metric: str | None = None,
     threshold: float | None = None,
     scorer: str | None = None,
+    filter: str | None = None,
 ) -> HarnessResult:
     """Read evaluation-harness files (name, bytes) uploaded together into NK Planner's paired results and samples.
 
@@ -225,7 +209,8 @@ def read_harness(
     case over all repeats (:func:`nkcore.paired.parse_cases`); None with fewer than two configs.
     Samples frame: when some case has several samples, ``case, sample, correct`` (+ ``answer``, ``gold``,
     ``latency_s``, ``config``; see :class:`HarnessResult`). ``metric`` / ``threshold`` are lm-eval's metric and
-    the cut-off for metrics (or inspect_ai scores) that are not 0/1; ``scorer`` picks an inspect_ai scorer.
+    the cut-off for metrics (or inspect_ai scores) that are not 0/1; ``scorer`` picks an inspect_ai scorer and
+    ``filter`` an lm-eval filter (:func:`nkcore.harness.lm_eval.read_samples`).
 
     >>> line = '{{"doc_id": {}, "target": "A", "filtered_resps": ["A"], "metrics": ["acc"], "acc": {}}}'
     >>> a = "\\n".join(line.format(i, v) for i, v in enumerate([1, 0, 1])).encode()
@@ -242,7 +227,7 @@ def read_harness(
     kinds: dict[str, str] = {}
     models: dict[str, str | None] = {}
     for name, data in files:
-        kind, file_runs, model = _read_file(name, data, metric, threshold, scorer)
+        kind, file_runs, model = _read_file(name, data, metric, threshold, scorer, filter)
         if kind == "lm_eval_results":
             models[name] = model
             continue
@@ -260,13 +245,16 @@ def read_harness(
     tool = tools[0]
     notes: list[str] = []
     if tool == "lm_eval":
-        runs = _name_lm_eval_runs(runs, models)
+        runs, naming = lm_eval.name_runs(runs, models, fixed=[n for n, v in (names or {}).items() if v])
+        notes.extend(naming)
     if names:
         runs = [r.renamed(names[r.source]) if names.get(r.source) else r for r in runs]
     runs = _separate_configs(runs, notes)
     for r in runs:
         notes.extend(n for n in r.notes if n not in notes)
     several_tasks = len({r.task for r in runs}) > 1
+    if several_tasks:
+        notes.append(tasks_note(list(dict.fromkeys(r.task for r in runs))))
     parts = []
     for r in runs:
         part = r.rows.assign(config=r.config, source=r.source)
@@ -287,35 +275,31 @@ def read_harness(
     counts = rows.groupby(["config", "case"], sort=False).size()
     multi = [c for c in configs if (counts.loc[c] > 1).any()]
 
+    word = REPEAT_WORD.get(tool, "repeat") if multi else None
+    evaluation = _evaluation_frame(rows, configs, word)
+    order = {c: i for i, c in enumerate(configs)}
     paired: pd.DataFrame | None = None
     if len(configs) >= 2:
-        order = {c: i for i, c in enumerate(configs)}
-        ordered = rows.sort_values("sample", kind="stable")
-        if not multi:
-            ordered = ordered.drop_duplicates(["config", "case"], keep="first")
-        ordered = ordered.sort_values("config", key=lambda s: s.map(order), kind="stable")
-        cols = ["case", "config", "correct"]
-        cols += [c for c in ("latency_s", "cost") if ordered[c].notna().any()]
-        if multi:
-            word = REPEAT_WORD.get(tool, "repeat")
-            ordered = ordered.assign(**{word: ordered["sample"]})
-            cols.insert(2, word)
-        paired = ordered[cols].reset_index(drop=True)
+        cols = ["case", "config", *([word] if word else []), "correct"]
+        cols += [c for c in ("latency_s", "cost") if c in evaluation.columns]
+        by_repeat = evaluation.sort_values(word, kind="stable") if word else evaluation  # repeat-major, as before
+        paired = by_repeat.sort_values("config", key=lambda s: s.map(order), kind="stable")[cols]
+        paired = paired.reset_index(drop=True)
         if multi:
             notes.append(
-                f"paired results keep every {REPEAT_WORD.get(tool, 'repeat')} of each case: the case is the unit "
+                f"paired results keep every {word} of each case: the case is the unit "
                 "(each case's mean score per config, compared case by case)"
             )
     samples: pd.DataFrame | None = None
-    binary = bool(rows["correct"].isin([0, 1]).all())
-    if multi and not binary:
+    partial = [c for c in multi if not rows.loc[rows["config"] == c, "correct"].dropna().isin([0, 1]).all()]
+    if partial:
+        whose = "these files" if len(partial) == len(multi) else ", ".join(partial)
         notes.append(
             "the samples have scores between 0 and 1 (partial credit): the majority vote needs right/wrong samples, "
-            "so Sampling and vote are not offered for these files"
+            f"so Sampling and vote are not offered for {whose}"
         )
-    if multi and binary:
-        chosen = rows[rows["config"].isin(multi)]
-        samples = _samples_frame(chosen, len(multi) > 1, notes)
+    if multi:
+        samples = _samples_frame(evaluation, multi, notes)
     if multi:
         per_case = counts.loc[multi]
         n_cases = int(per_case.index.get_level_values("case").nunique())
@@ -326,7 +310,16 @@ def read_harness(
             else f"{cases} with {int(per_case.max())} samples each"
         )
     errors = tuple(sum(r.errors for r in runs if r.config == c) for c in configs)
-    return HarnessResult(tool=tool, paired=paired, samples=samples, configs=configs, notes=tuple(notes), errors=errors)
+    notes.extend(error_note(tool, c, e) for c, e in zip(configs, errors, strict=True) if e)
+    return HarnessResult(
+        tool=tool,
+        paired=paired,
+        samples=samples,
+        configs=configs,
+        notes=tuple(notes),
+        errors=errors,
+        evaluation=evaluation,
+    )
 
 
 def config_rows(res: HarnessResult) -> list[dict[str, object]]:

@@ -12,8 +12,8 @@ score of the first scorer (or the one asked for), mapped as inspect_ai's ``value
 ``I`` = 0 (CORRECT / INCORRECT), ``N`` = 0 (NOANSWER), ``P`` = 0.5 (PARTIAL), booleans, the words of
 :mod:`nkcore.common.truth`, and numbers between 0 and 1 as they are (partial credit, numeric scorers); a number
 outside [0, 1] is refused unless a threshold is given. With a threshold every value is read as right/wrong:
-correct = value >= threshold. Samples that ended in an error have no score and are left out (a note says how
-many).
+correct = value >= threshold. Samples that ended in an error have no score and are left out (a note names the
+model and says how many: :func:`nkcore.harness.reading.error_note`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 from nkcore.common import limits
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS
 from nkcore.errors import DataError
-from nkcore.harness.reading import fail, limit, load_json, plain_bytes
+from nkcore.harness.reading import fail, limit, load_json, plain_bytes, visible
 from nkcore.harness.result import Run, run_frame
 from nkcore.io.archive import Archive, entry_count, open_archive
 from nkcore.io.json_safe import JsonBudget
@@ -231,7 +231,7 @@ def read_log(
         raise fail(name, "the log is nested too deeply to read") from None
     except Exception as exc:  # pydantic raises ValidationError and ValueError
         raise _unreadable(name, exc) from None
-    model = str(getattr(log.eval, "model", "") or "").strip()
+    model = visible(str(getattr(log.eval, "model", "") or ""))
     task = str(getattr(log.eval, "task", "") or "").strip() or "task"
     epoch_cap = limits.get("samples_per_case")
     rows_cap = limits.get("rows")
@@ -322,9 +322,5 @@ def read_log(
         notes[0] += f", correct when >= {threshold:g}"
     elif any(v not in (0.0, 1.0) for v in correct):
         notes.append(f"{task}: scores between 0 and 1 kept as partial credit (C = 1, P = 0.5, I and N = 0)")
-    if errors:
-        notes.append(
-            f"{task}: {errors} sample{'s' if errors != 1 else ''} ended in an error and {'were' if errors != 1 else 'was'} left out"
-        )
     frame = run_frame(cases, epochs, correct, answers, golds, latency)
     return Run(TOOL, name, config or model or name, task, frame, tuple(notes), errors)

@@ -11,7 +11,14 @@ Format (lm-evaluation-harness 0.4.x, ``lm_eval/evaluator.py`` and ``lm_eval/logg
 
 Correct = the document's metric: ``acc`` first, then ``exact_match``, then the first metric whose values are
 all 0 or 1; a metric with other values is refused unless a threshold is given (correct = value >= threshold).
-A task logged with several filters (gsm8k: ``strict-match`` and ``flexible-extract``) is read with its first.
+A task logged with several filters (gsm8k: ``strict-match`` and ``flexible-extract``; a repeated task:
+``maj@4`` and ``first_k``) is read with the filter asked for (``filter``), else its first; a note names the
+filter read and the others in the file.
+
+Config (:func:`name_runs`): lm-eval 0.4's records name no model (``evaluation_tracker.save_results_samples`` writes
+the fields above), so a samples file is named by a ``model_name`` / ``model`` text in its records (other tools'
+files), else the ``results_<date>.json`` uploaded with it, else its folder (:func:`folder_model`), else its file
+name, with a note asking for the results files.
 
 Repeats (a task's ``repeats: K``) are read as :mod:`nkcore.harness.lm_eval_repeats` says.
 """
@@ -20,11 +27,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
+from nkcore.common.formatting import name_list
 from nkcore.errors import DataError
 from nkcore.harness.lm_eval_repeats import Rescored, layout_of, metric_value, one_row_note, repeat_note, rescore
-from nkcore.harness.reading import fail, iter_json_lines, plain_bytes
+from nkcore.harness.reading import fail, iter_json_lines, plain_bytes, visible
 from nkcore.harness.result import Run, run_frame
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "is_results_document",
     "is_samples_record",
     "model_name",
+    "name_runs",
     "read_samples",
     "task_name",
 ]
@@ -49,6 +58,14 @@ _DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
 _SAMPLES_NAME = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl(?:\.gz)?$")
 _RESULTS_NAME = re.compile(rf"^results_(?P<date>{_DATE})\.json(?:\.gz)?$")
 _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")  # lm-eval's own order
+
+
+def _basename(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _folder(name: str) -> str:
+    return name.replace("\\", "/").rpartition("/")[0]
 
 
 def is_samples_record(obj: object) -> bool:
@@ -109,7 +126,7 @@ def file_date(name: str) -> str | None:
     >>> file_date("samples_arc_easy_2024-06-27T12-33-15.123456.jsonl")
     '2024-06-27T12-33-15.123456'
     """
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = _basename(name)
     m = _SAMPLES_NAME.match(base) or _RESULTS_NAME.match(base)
     return m.group("date") if m else None
 
@@ -120,7 +137,7 @@ def task_name(name: str) -> str:
     >>> task_name("samples_arc_easy_2024-06-27T12-33-15.123456.jsonl"), task_name("run.jsonl.gz")
     ('arc_easy', 'run')
     """
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = _basename(name)
     m = _SAMPLES_NAME.match(base)
     if m:
         return m.group("task")
@@ -190,19 +207,40 @@ def _choose_metric(
     )
 
 
+def _record_model(rec: Mapping[str, object]) -> str | None:
+    """The model a record names (``model_name`` or ``model``: files other tools wrote; lm-eval 0.4 writes neither)."""
+    for key in ("model_name", "model"):
+        v = rec.get(key)
+        if isinstance(v, str) and visible(v):
+            return visible(v)
+    return None
+
+
+def _choose_filter(name: str, filters: Mapping[str, None], asked: str | None) -> str:
+    """The filter read: the one asked for (refused, with the file's filters, when the file has none of that name),
+    else the file's first."""
+    if asked is None:
+        return next(iter(filters))
+    if asked not in filters:
+        raise fail(name, f"no filter {asked!r} in the file; its filters are {', '.join(filters)}: choose one of them")
+    return asked
+
+
 def read_samples(
     name: str,
     data: bytes,
     config: str | None = None,
     metric: str | None = None,
     threshold: float | None = None,
+    filter: str | None = None,
 ) -> Run:
     """Read one ``samples_<task>_<date>.jsonl`` file into a :class:`Run` (one sample per case, or one per repeat).
 
-    ``config`` names the model (from the sibling results file, or the caller); the file name is used without it.
-    ``metric`` picks the metric (default: ``acc``, ``exact_match``, the first 0/1 metric); ``threshold`` reads a
-    metric with other values as correct when value >= threshold. Case = ``doc_id``. A gzipped file
-    (``.jsonl.gz``) is unpacked first.
+    ``config`` names the model (from the sibling results file, or the caller); without it, the model its records
+    name (``model_name`` / ``model``), else the file name. ``metric`` picks the metric (default: ``acc``,
+    ``exact_match``, the first 0/1 metric); ``threshold`` reads a metric with other values as correct when value >=
+    threshold; ``filter`` the filter whose records are read (default: the file's first). Case = ``doc_id``. A
+    gzipped file (``.jsonl.gz``) is unpacked first.
 
     >>> rows = b'{"doc_id": 0, "target": "A", "resps": [], "filtered_resps": [], "metrics": ["acc"], "acc": 1.0}\\n'
     >>> run = read_samples("samples_t_2024-01-01T00-00-00.000001.jsonl", rows, config="m")
@@ -219,6 +257,7 @@ def read_samples(
     """
     records: list[tuple[int, dict[str, object]]] = []
     filters: dict[str, None] = {}
+    models: set[str | None] = set()
     plain = plain_bytes(name, data)
     for lineno, rec in iter_json_lines(plain, name, max_bytes=len(plain)):
         if not is_samples_record(rec):
@@ -228,14 +267,19 @@ def read_samples(
                 "filtered_resps): upload the samples_<task>_<date>.jsonl written by lm_eval --log_samples",
             )
         filters.setdefault(str(rec.get("filter", "none")), None)
+        models.add(_record_model(rec))
         records.append((lineno, {k: v for k, v in rec.items() if k not in _UNREAD_KEYS}))
     if not records:
         raise fail(name, "the file holds no samples (only blank lines)")
     notes: list[str] = []
-    chosen_filter = next(iter(filters))
+    chosen_filter = _choose_filter(name, filters, filter)
     if len(filters) > 1:
         records = [(ln, r) for ln, r in records if str(r.get("filter", "none")) == chosen_filter]
-        notes.append(f"{task_name(name)}: filter {chosen_filter} used (of {', '.join(filters)})")
+        others = ", ".join(f for f in filters if f != chosen_filter)
+        notes.append(
+            f"{task_name(name)}: filter {chosen_filter} used (of {', '.join(filters)}); "
+            + ("as asked" if filter is not None else f"to read {others} instead, choose it with --filter")
+        )
     seen: dict[str, int] = {}
     cases: list[str] = []
     for lineno, rec in records:
@@ -252,7 +296,8 @@ def read_samples(
         cases.append(case)
     if threshold is not None and not math.isfinite(threshold):
         raise DataError(f"the threshold must be a finite number, got {threshold}")
-    label = config or name.replace("\\", "/").rsplit("/", 1)[-1]
+    own = next(iter(models)) if len(models) == 1 else None
+    label = config or own or _basename(name)
     task = task_name(name)
     layout = layout_of(records, chosen_filter)
     why = ""
@@ -282,3 +327,73 @@ def read_samples(
         notes.append(one_row_note(task, layout, chosen_filter, used, why))
     frame = run_frame(cases, [1] * len(cases), correct)
     return Run(TOOL, name, label, task, frame, tuple(notes))
+
+
+def folder_model(name: str) -> str | None:
+    """The model a samples file's folder names: lm-eval writes ``<output_path>/<model_name_sanitized>/samples_...``,
+    the model with each run of ``"<>:/|\\?*[]`` turned into ``__`` (``EleutherAI__pythia-160m``, kept as it is: the
+    ``/`` cannot be told from a ``__`` of the name); an old ``pretrained__gpt2`` loses its argument name. None for a
+    file without a folder.
+
+    >>> folder_model("results/pretrained__gpt2/samples_arc_easy_2024-06-27T12-33-15.jsonl")
+    'gpt2'
+    >>> folder_model("out/EleutherAI__pythia-160m/samples_t.jsonl"), folder_model("samples_t.jsonl")
+    ('EleutherAI__pythia-160m', None)
+    """
+    folder = visible(_folder(name).rsplit("/", 1)[-1])
+    for key in _MODEL_ARG_KEYS:
+        for sep in ("__", "="):
+            if folder.startswith(key + sep) and len(folder) > len(key + sep):
+                return folder[len(key + sep) :]
+    return folder or None
+
+
+def name_runs(
+    runs: list[Run], models: Mapping[str, str | None], fixed: Collection[str] = ()
+) -> tuple[list[Run], list[str]]:
+    """Each lm-eval samples file's config, and a note when some are named by their folder or file.
+
+    A run already named (by its records; or its source in ``fixed``, named by the caller) keeps its name. Else the
+    model of the ``results_<date>.json`` in its folder with its date stamp; else of the one model whose results files
+    carry that stamp (uploads have no folders); else of the only results file, when every samples file has one date.
+    Else its folder (:func:`folder_model`), unless the unnamed files share one folder with several date stamps (the
+    folder does not tell them apart); else its file name, the note asking for the results files.
+    """
+    by_place = {(_folder(n), file_date(n)): m for n, m in models.items() if m}
+    by_date: dict[str | None, set[str]] = {}
+    for n, m in models.items():
+        if m:
+            by_date.setdefault(file_date(n), set()).add(m)
+    named = {m for m in models.values() if m}
+    only = next(iter(named)) if len(named) == 1 else None
+    dates = {file_date(r.source) for r in runs}
+    out: list[Run] = []
+    unnamed: list[int] = []
+    for r in runs:
+        if r.source in fixed or r.config != _basename(r.source):
+            out.append(r)
+            continue
+        date = file_date(r.source)
+        model = by_place.get((_folder(r.source), date))
+        if model is None and len(by_date.get(date, ())) == 1:
+            model = next(iter(by_date[date]))
+        if model is None and only is not None and len(dates) == 1:
+            model = only
+        if model is None:
+            unnamed.append(len(out))
+        out.append(r.renamed(model) if model else r)
+    if not unnamed:
+        return out, []
+    sources = [out[i].source for i in unnamed]
+    folders = {_folder(s) for s in sources}
+    by_folder = all(folder_model(s) for s in sources) and (
+        len(folders) > 1 or len({file_date(s) for s in sources}) == 1
+    )
+    how = "upload results_<date>.json with the samples to name the configs by model"
+    if by_folder:
+        for i in unnamed:
+            out[i] = out[i].renamed(folder_model(out[i].source) or out[i].config)
+        names = dict.fromkeys(out[i].config for i in unnamed)
+        return out, [f"configs named by the folder lm-eval wrote each samples file in ({name_list(names)}): {how}"]
+    files = dict.fromkeys(_basename(s) for s in sources)
+    return out, [f"configs named by file ({name_list(files, width=60)}): {how}"]

@@ -18,8 +18,12 @@ How the fields are read:
   file's ``config.providers`` list (``file://provider.js (skill=careful)``), or by its place among them
   (``file://provider.js #2``) when the settings do not say.
 - correct = ``success``. An error is ``failureReason`` 2 (``ResultFailureReason.ERROR``: the provider failed);
-  it counts as wrong and a note says how many. ``failureReason`` 1 is a failed assertion, an ordinary wrong
-  answer, although promptfoo writes its reason into ``error`` too.
+  it counts as wrong (its row, kept, drops nothing of the provider's other results nor of other providers'), and
+  a note names each provider with errors and how many (:func:`nkcore.harness.reading.error_note`, per config, so
+  a comparison of two providers says nothing of a third's). ``failureReason`` 1 is a failed assertion, an
+  ordinary wrong answer, although promptfoo writes its reason into ``error`` too.
+- names (provider label or id, prompt label, test description) lose invisible characters (U+200B-U+200D,
+  U+2060-U+2064, U+FEFF: :func:`nkcore.harness.reading.visible`), which a label can carry unseen.
 - case = the test: its test case (description, vars, assertions) and vars. With ``--repeat``, promptfoo gives
   each repeat its own ``testIdx``; results of the same test are one case and its repeats are its samples
   (sample 1 = the lowest ``testIdx``). The case id is the test's ``description`` when every test has its own,
@@ -33,7 +37,7 @@ import json
 import math
 from collections.abc import Mapping
 
-from nkcore.harness.reading import fail, limit
+from nkcore.harness.reading import fail, limit, visible
 from nkcore.harness.result import Run, run_frame
 
 __all__ = ["looks_like_results", "read_results", "result_list"]
@@ -70,7 +74,8 @@ def looks_like_results(doc: object) -> bool:
 
 
 def _text(v: object) -> str | None:
-    return v.strip() if isinstance(v, str) and v.strip() else None
+    """A name as promptfoo shows it: without invisible characters (U+2060...: :func:`visible`), or None."""
+    return (visible(v) or None) if isinstance(v, str) else None
 
 
 def _provider(r: Mapping[str, object]) -> str:
@@ -255,7 +260,6 @@ def read_results(name: str, doc: object) -> list[Run]:
 
     by_config: dict[str, _Columns] = {names[c]: _Columns() for c in columns}
     seen: dict[tuple[str, str], int] = {}
-    errors = 0
     per_config: dict[str, int] = dict.fromkeys(by_config, 0)
     for i in sorted(range(len(results)), key=lambda i: (rank[keys[i]], order[i], i)):
         r = results[i]
@@ -263,7 +267,6 @@ def read_results(name: str, doc: object) -> list[Run]:
         n = seen.get((config, case), 0) + 1
         seen[(config, case)] = n
         is_error = r.get("failureReason") == _ERROR
-        errors += is_error
         per_config[config] += is_error
         cols = by_config[config]
         cols.case.append(case)
@@ -272,8 +275,6 @@ def read_results(name: str, doc: object) -> list[Run]:
         cols.answer.append(_output(r))
         cols.latency_s.append(_number(r.get("latencyMs"), 1e-3))
         cols.cost.append(_number(r.get("cost")))
-    if errors:
-        notes.append(f"{errors} result{'s' if errors != 1 else ''} ended in an error (counted as wrong)")
     runs = []
     for config, cols in by_config.items():
         frame = run_frame(cols.case, cols.sample, cols.correct, cols.answer, None, cols.latency_s, cols.cost)

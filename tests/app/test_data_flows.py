@@ -272,7 +272,7 @@ def test_harness_files_uploaded_together_are_one_paired_dataset(run_page: RunPag
     meta, frame = store.get(at.query_params["eval"])
     sums = frame.groupby("config", sort=False)["correct"].sum().tolist()
     assert sums == [2, 3] and frame["case"].nunique() == 4
-    assert meta.name == f"{', '.join(names)} (lm-evaluation-harness) (paired results)"  # named by its configs
+    assert meta.name == f"{', '.join(names)} (lm-evaluation-harness)"  # named by its configs: one evaluation
 
 
 def test_deleting_is_off_unless_the_server_allows_it(run_page: RunPage) -> None:
