@@ -24,6 +24,8 @@ Modules (one concept each):
 - ``case_test`` the case-level comparison (:func:`compare_cases`): sign-flip p, case-bootstrap interval, the
   variance components (within-case correlation, design effect, effective cases)
 - ``case_sentences`` its words: the unit, the verdict, what the repeats bought
+- ``disagreements`` the cases behind a verdict: the cases two configs disagree on (:func:`disagreements`), with each
+  config's answers and the gold
 """
 
 from __future__ import annotations
@@ -32,7 +34,14 @@ from nkcore.common.intervals import proportion_interval
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
 from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
 from nkcore.paired.case_compare import OrderedCaseComparison, analyse_cases, compare_frame_cases
-from nkcore.paired.case_plan import MeasuredVariances, choose_pair, measured_sentence, measured_variances
+from nkcore.paired.case_plan import (
+    MeasuredVariances,
+    OneRunPlan,
+    choose_pair,
+    measured_sentence,
+    measured_variances,
+    one_run_plan,
+)
 from nkcore.paired.case_sentences import (
     case_headline_sentence,
     case_verdict_sentence,
@@ -62,12 +71,14 @@ from nkcore.paired.compare import (
     holm,
     ordering_chance,
 )
+from nkcore.paired.disagreements import DISAGREEMENT_COLUMNS, disagreements, select_disagreements
 from nkcore.paired.mcnemar import McNemarResult, mcnemar
 from nkcore.paired.sentences import accuracy_sentence, marginal_sentence, ordering_sentence, verdict_sentence
 from nkcore.paired.table import PairedTable, paired_table_from_counts, parse_paired
 
 __all__ = [
     "CASE_TEST",
+    "DISAGREEMENT_COLUMNS",
     "REPEAT_COLUMNS",
     "BootstrapInterval",
     "CaseComparison",
@@ -76,6 +87,7 @@ __all__ = [
     "ConfigAccuracy",
     "McNemarResult",
     "MeasuredVariances",
+    "OneRunPlan",
     "OrderedCaseComparison",
     "OrderedComparison",
     "PairedComparison",
@@ -97,6 +109,7 @@ __all__ = [
     "compare_ordered",
     "compare_pair",
     "config_accuracy",
+    "disagreements",
     "exact_paired_bootstrap",
     "has_repeats",
     "holm",
@@ -104,6 +117,7 @@ __all__ = [
     "mcnemar",
     "measured_sentence",
     "measured_variances",
+    "one_run_plan",
     "ordering_chance",
     "ordering_sentence",
     "paired_bootstrap_mc",
@@ -113,6 +127,7 @@ __all__ = [
     "proportion_interval",
     "repeat_word",
     "repeats_sentence",
+    "select_disagreements",
     "sign_flip_test",
     "unit_sentence",
     "variance_components",

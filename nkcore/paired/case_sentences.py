@@ -15,6 +15,7 @@ from nkcore.paired.case_test import CaseComparison
 
 __all__ = [
     "REPEATS_HELP",
+    "case_disagreement_sentence",
     "case_headline_sentence",
     "case_verdict_sentence",
     "repeat_word",
@@ -170,3 +171,23 @@ def case_headline_sentence(
             return f"These {cases} cannot tell {listed}."
         wins.append(f"they cannot tell {listed}")
     return f"On these {cases}, " + "; ".join(wins) + "."
+
+
+def case_disagreement_sentence(
+    config_a: str, config_b: str, a_higher: int, b_higher: int, n_cases: int, word: str = "repeat"
+) -> str:
+    """The cases two configs' mean scores differ on, in words: how many, on which side, and what the test does
+    with them (``word``: the repeat column's word, "epoch").
+
+    >>> case_disagreement_sentence("A", "B", 3, 9, 60, "epoch")
+    'A and B disagree on 12 of the 60 cases (their mean scores over the epochs differ): A scores higher on 3, B on 9; largest differences first. The sign-flip test weighs each case by its difference; the other 48 cases, with equal means, add nothing to it.'
+    """
+    m = a_higher + b_higher
+    if m == 0:
+        return f"{config_a} and {config_b} have the same mean score on all {plural(n_cases, 'case')}: no case to show."
+    return (
+        f"{config_a} and {config_b} disagree on {m:,} of the {plural(n_cases, 'case')} (their mean scores over the "
+        f"{word}s differ): {config_a} scores higher on {a_higher:,}, {config_b} on {b_higher:,}; largest differences "
+        f"first. The sign-flip test weighs each case by its difference; the other {plural(n_cases - m, 'case')}, "
+        "with equal means, add nothing to it."
+    )

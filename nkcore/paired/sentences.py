@@ -27,6 +27,7 @@ __all__ = [
     "accuracy_sentence",
     "cases_note",
     "chart_note",
+    "disagreement_sentence",
     "headline_sentence",
     "marginal_sentence",
     "ordering_sentence",
@@ -66,8 +67,8 @@ MARGINAL_NOTE = (
 )
 #: The marks of the paired-differences chart, one line (under the title of its PNG and SVG).
 DIFFERENCE_CHART_EXPLAINS = (
-    "Blue: paired interval of B minus A (exact bootstrap); grey: the interval if the configs were independent; "
-    "dashed line: no difference."
+    "Blue: paired interval of winner minus loser (exact bootstrap); grey: the interval if the configs were "
+    "independent; dashed line: no difference."
 )
 
 
@@ -306,12 +307,14 @@ def verdict_note(significance: float, several: bool) -> str:
 def chart_note(confidence: float) -> str:
     """How to read the paired-differences chart at interval level ``confidence`` (blue paired, grey marginal)."""
     return (
-        f"**The chart.** Blue: the {round(100 * confidence):g}% interval of the difference in accuracy (B minus A, in "
-        "percentage points) from resampling cases, the same resampled cases for both configs, computed exactly from "
+        f"**The chart.** Blue: the {round(100 * confidence):g}% interval of the difference in accuracy, in "
+        "percentage points, from resampling cases, the same resampled cases for both configs, computed exactly from "
         "the distribution of the resampled discordant counts (no Monte Carlo noise). Grey: what the two marginal "
         "intervals imply if the configs had been measured on different cases; it is wider because it is charged for "
         "cases that are easy or hard for every config. An interval that crosses the dashed zero line cannot tell the "
-        "configs apart."
+        "configs apart. Each pair is drawn as the verdict reads it, winner minus loser (the config with the higher "
+        "accuracy minus the other; its label reads loser → winner), so a win is always to the right of zero; the "
+        "tests table below keeps B − A."
     )
 
 
@@ -346,3 +349,20 @@ def cases_note(n_cases: int, dropped: int) -> str:
         return text + "."
     verb = "was" if dropped == 1 else "were"
     return text + f"; {plural(dropped, 'case')} lacked a result for some config and {verb} left out."
+
+
+def disagreement_sentence(config_a: str, config_b: str, a_only: int, b_only: int, n_cases: int) -> str:
+    """The cases two configs disagree on, in words: how many, on which side, and that they are McNemar's b and c.
+
+    >>> print(disagreement_sentence("n=1", "n=3", 12, 26, 200))
+    n=1 and n=3 disagree on 38 of the 200 paired cases: only n=1 is right on 12, only n=3 on 26. These discordant cases are all the evidence McNemar's test weighs (its b = 12 and c = 26); the other 162 cases, right for both or wrong for both, cancel out.
+    """
+    m = a_only + b_only
+    if m == 0:
+        return f"{config_a} and {config_b} agree on all {plural(n_cases, 'paired case')}: no case to show."
+    return (
+        f"{config_a} and {config_b} disagree on {m:,} of the {plural(n_cases, 'paired case')}: only {config_a} is "
+        f"right on {a_only:,}, only {config_b} on {b_only:,}. These discordant cases are all the evidence McNemar's "
+        f"test weighs (its b = {a_only:,} and c = {b_only:,}); the other {plural(n_cases - m, 'case')}, right for "
+        "both or wrong for both, cancel out."
+    )

@@ -5,11 +5,14 @@ table fits beside the sidebar at 1024 px."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import numpy as np
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from nkcore import store
+from nkcore import paired, store
 from tests.app.conftest import RunPage, error_texts, plain
 from tests.app.helpers import (
     expander_texts,
@@ -278,3 +281,141 @@ def test_an_uploaded_dataset_opens_on_a_verdict_in_a_session_that_had_the_sample
         at.run()
         assert not at.exception and not error_texts(at), error_texts(at)
         assert any("cannot tell m2 from m1" in plain(m.value) for m in at.markdown)
+
+
+# ---------------------------------------------------------------------------------------------------- issue 51
+
+
+def _chart_marks(at: AppTest) -> tuple[float, list[tuple[float, str]], list[tuple[float, float]]]:
+    """The page's first chart (the paired differences) as vl-convert renders it with its own data: the plot's width,
+    each dot's x with its tooltip, and each interval's (from, to) x, in pixels of the plot."""
+    import re
+
+    vlc = pytest.importorskip("vl_convert")
+    from streamlit import dataframe_util
+
+    chart = found(at, "vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
+    spec["datasets"] = {
+        d.name: json.loads(dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data).to_json(orient="records"))
+        for d in chart.datasets
+    }
+    svg = str(vlc.vegalite_to_svg(json.dumps(spec)))
+    dots = [
+        (float(x), label)
+        for label, x in re.findall(
+            r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="point" '
+            r'transform="translate\(([-\d.e]+),',
+            svg,
+        )
+    ]
+    rules = svg[svg.find("layer_0_marks") :]
+    rules = rules[: rules.find("</g>")]
+    whiskers = [
+        (float(x), float(x) + float(dx))
+        for x, dx in re.findall(r'<line[^>]*transform="translate\(([-\d.e]+),[^"]*\)"[^>]*x2="([-\d.e]+)"', rules)
+    ]
+    return float(spec["width"]), dots, whiskers
+
+
+def test_the_chart_reads_as_the_headline_winner_minus_loser_with_every_mark_inside_the_plot(run_page: RunPage) -> None:
+    """A = n=7, B = n=1: the headline says n=7 beats n=1 by +8.0 points; the chart plots +8.0 (not B minus A, -8.0),
+    labels the pair n=1 → n=7 (loser → winner) and says so on its axis; no dot or interval end lies on the plot's
+    edge."""
+    query = {"cmp_mode": "one pair of my choice", "cmp_a": "n=7", "cmp_b": "n=1"}
+    at = run_page(PAGE, query=query, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert leading_elements(at, 3)[2][1].startswith("**n=7 beats n=1: +8.0 points")
+    spec = json.loads(found(at, "vega_lite_chart")[0].proto.spec)
+    assert "winner minus loser" in json.dumps(spec["layer"][0]["encoding"]["x"]["axis"]["title"])
+    width, dots, whiskers = _chart_marks(at)
+    assert len(dots) == 2 and len(whiskers) == 2
+    for x, label in dots:
+        assert "winner minus loser (points): +8.0" in label and "n=1 → n=7" in label, label
+        assert 4.7 < x < width - 4.7  # the dot's radius inside the plot
+    for lo, hi in whiskers:
+        assert 0 < lo <= hi < width
+        assert lo < dots[0][0] < hi
+    for query in ({}, {"paired": _four_configs((900, 500, 520, 100))}):  # every pair, a loss among them
+        at = run_page(PAGE, query=query, timeout=120)
+        width, dots, whiskers = _chart_marks(at)
+        assert dots and all(4.7 < x < width - 4.7 for x, _ in dots)
+        assert all(0 < lo <= hi < width for lo, hi in whiskers)
+        assert all("(points): -" not in label for _, label in dots)  # every pair drawn winner minus loser
+
+
+def _disagreement_box(at: AppTest) -> Any:
+    return next(e for e in found(at, "expander") if plain(e.label).startswith("The cases behind the verdict"))
+
+
+def _disagreement_table(at: AppTest) -> pd.DataFrame:
+    return next(x for x in in_order(_disagreement_box(at)) if x.type == "dataframe").value
+
+
+def test_the_cases_behind_the_verdict_are_the_discordant_cases_of_the_headline_pair(run_page: RunPage) -> None:
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    tests = next(df for df in found(at, "dataframe") if "exact p" in df.value.columns).value
+    first = tests.set_index("A → B").loc["n=1 → n=3"]  # the pair the headline names (its only win)
+    b, c = int(first["only A right"]), int(first["only B right"])
+    assert (b, c) == (12, 26)
+    box = _disagreement_box(at)
+    assert not [x for x in in_order(box) if x.type == "dataframe"]  # closed: nothing computed
+    nodes = list(in_order(at.main))
+    tests_at = next(i for i, x in enumerate(nodes) if x.type == "dataframe" and "exact p" in x.value.columns)
+    assert tests_at < next(i for i, x in enumerate(nodes) if x is box)  # after the verdict and the tests
+
+    at.session_state["cmp_show_disagreements"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = _disagreement_table(at)
+    assert len(table) == b + c
+    assert list(table.columns) == ["case", "score n=1", "score n=3", "n=3 − n=1"]
+    assert (int((table["n=3 − n=1"] < 0).sum()), int((table["n=3 − n=1"] > 0).sum())) == (b, c)
+    frame = pd.read_csv("sample_data/worked_example_paired.csv").pivot(index="case", columns="config", values="correct")
+    assert set(table["case"]) == {str(i) for i in frame.index[frame["n=1"] != frame["n=3"]]}
+    text = "\n".join(plain(m.value) for m in in_order(_disagreement_box(at)) if m.type == "markdown")
+    assert f"disagree on {b + c} of the 200 paired cases" in text and f"its b = {b} and c = {c}" in text
+    assert any(getattr(x, "type", "") == "download_button" for x in in_order(_disagreement_box(at)))
+
+    at.radio(key="cmp_dis_side").set_value("B right, A wrong").run()
+    assert len(_disagreement_table(at)) == c
+    at.radio(key="cmp_dis_side").set_value("A right, B wrong").run()
+    assert len(_disagreement_table(at)) == b and (_disagreement_table(at)["n=3 − n=1"] < 0).all()
+    at.radio(key="cmp_dis_side").set_value("all").run()
+    at.text_input(key="cmp_dis_case").set_value("1").run()
+    some = _disagreement_table(at)
+    assert 0 < len(some) < b + c and all("1" in case for case in some["case"])
+    at.text_input(key="cmp_dis_case").set_value("").run()
+    at.selectbox(key="cmp_dis_pair").set_value("n=3 → n=5").run()
+    table = _disagreement_table(at)
+    row = tests.set_index("A → B").loc["n=3 → n=5"]
+    assert len(table) == int(row["only A right"]) + int(row["only B right"]) == 12
+    assert "score n=5" in table.columns
+
+
+def test_the_cases_behind_the_verdict_show_each_configs_answers_and_the_gold(run_page: RunPage) -> None:
+    frame = pd.DataFrame(
+        {
+            "case": [f"q{i}" for i in range(30) for _ in range(2)],
+            "config": ["old", "new"] * 30,
+            "correct": [int(i % 3 != 0) if c == "old" else int(i % 5 != 0) for i in range(30) for c in ("old", "new")],
+        }
+    )
+    frame["gold"] = "42"
+    frame["answer"] = np.where(frame["correct"] == 1, "42", "41")
+    frame["latency_s"] = 1.5
+    meta = store.put(frame, "paired", "answers.csv")
+    at = run_page(PAGE, query={"paired": meta.id}, timeout=120)
+    at.session_state["cmp_show_disagreements"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = _disagreement_table(at)
+    comp = paired.compare_frame_pair(frame, a="old", b="new")
+    assert len(table) == comp.discordant
+    assert {"answers old", "answers new", "gold"} <= set(table.columns)
+    for row in table.to_dict("records"):
+        assert row["gold"] == "42"
+        assert (row["answers old"] == "42") == (row["score old"] == 1) and (row["answers new"] == "42") == (
+            row["score new"] == 1
+        )

@@ -372,7 +372,8 @@ def _stored_paired() -> str:
 
 def test_a_link_to_a_deleted_dataset_says_so_and_shows_the_sample(run_page: RunPage) -> None:
     ds_id = _stored_paired()
-    assert run_page("pages/3_Compare.py", query={"paired": ds_id}).query_params["eval"] == ds_id  # an old link: moved to eval
+    at = run_page("pages/3_Compare.py", query={"paired": ds_id})
+    assert at.query_params["eval"] == ds_id  # an old link: moved to eval
     store.delete(ds_id)
     clear_streamlit_caches()
     at = run_page("pages/3_Compare.py", query={"paired": ds_id})

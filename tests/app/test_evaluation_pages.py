@@ -92,9 +92,7 @@ def test_cost_opens_on_the_runs_own_price_for_each_config(
         assert "$7,440 a month" not in " ".join(plain(s.value) for s in at.success)  # not the example's price
 
 
-def test_compare_and_planner_read_the_same_evaluation(
-    run_page: RunPage, stored: tuple[str, tuple[str, ...]]
-) -> None:
+def test_compare_and_planner_read_the_same_evaluation(run_page: RunPage, stored: tuple[str, tuple[str, ...]]) -> None:
     ds_id, configs = stored
     at = run_page(COMPARE, query={"eval": ds_id}, timeout=120)
     _ok(at)

@@ -85,11 +85,15 @@ def pair_note(pairs: list[str]) -> str:
     return f"each label fills the … of {common}" if common else ""
 
 
-def _points_axis(title: str, signed: bool) -> alt.Axis:
-    """An axis for differences stored as fractions (0.04) but read in percentage points ("+4")."""
+def _points_axis(title: str, signed: bool, tick_count: int | None = None) -> alt.Axis:
+    """An axis for differences stored as fractions (0.04) but read in percentage points ("+4"), with about
+    ``tick_count`` ticks (default: Vega's, one per 40 px)."""
     fmt = "+.1~f" if signed else ".1~f"  # 4, 0.5, +2.5: one decimal only where a tick needs it
     # zero carries no sign ("0", not "+0"), as in nkcore.common.formatting.points
-    return alt.Axis(title=title, labelExpr=f"abs(datum.value) < 1e-12 ? '0' : format(datum.value * 100, '{fmt}')")
+    label = f"abs(datum.value) < 1e-12 ? '0' : format(datum.value * 100, '{fmt}')"
+    if tick_count is None:
+        return alt.Axis(title=title, labelExpr=label)
+    return alt.Axis(title=title, labelExpr=label, tickCount=tick_count)
 
 
 def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:
@@ -112,27 +116,73 @@ def accuracy_chart(acc: pd.DataFrame, level_pct: str = "95%") -> alt.LayerChart:
     )
 
 
-def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
-    """Paired difference of each pair, with the paired interval and (below it) the marginal one.
+DOT_PX = 70
+"""Area (px²) of a difference's dot: a radius of about 4.7 px."""
 
-    ``diffs``: long, one row per pair and interval kind: pair, interval (a key of :data:`INTERVAL_COLORS`),
-    diff, low, high (fractions of cases).
+EDGE_SHARE = 0.05
+"""Room the difference axis keeps beyond the outermost interval end or dot on each side, as a share of the span of
+the marks (and zero), at least :data:`EDGE_MIN` (a fraction of cases): 5% is 16 px of a 320 px plot, more than a dot's
+radius, so that no dot or whisker end is drawn on, or cut by, the edge of the plot."""
+EDGE_MIN = 0.01
+"""The least room (1 point) beyond the marks, so that a chart of zeros (no discordant case) still has an axis."""
+DIFF_TICKS = 8
+"""About how many ticks the difference axis has; its domain is rounded out to them (Vega's nice count), so that the
+ticks are whole steps of 1, 2 or 5 x 10^k points and the zero line has a label."""
+
+
+def winner_first(diffs: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`difference_chart` turned to read as the verdict does: each pair's difference as winner minus
+    loser (the config with the higher score minus the other), its label "loser → winner".
+
+    A row with B minus A below zero is flipped: its label "A → B" becomes "B → A", diff becomes -diff and the
+    interval (low, high) becomes (-high, -low); a row at zero keeps its direction. No statistics: the same numbers,
+    read from the other config.
+
+    >>> d = pd.DataFrame({"pair": ["n=7 → n=1"], "diff": [-0.206], "low": [-0.28], "high": [-0.13]})
+    >>> winner_first(d).to_dict("records")
+    [{'pair': 'n=1 → n=7', 'diff': 0.206, 'low': 0.13, 'high': 0.28}]
     """
+    flip = (diffs["diff"] < 0).to_numpy()
+
+    def turned(pair: str) -> str:
+        parts = pair.split(PAIR_ARROW)
+        return PAIR_ARROW.join(reversed(parts)) if len(parts) == 2 else pair
+
+    pairs = [turned(str(p)) if f else str(p) for p, f in zip(diffs["pair"], flip, strict=True)]
+    return diffs.assign(
+        pair=pairs,
+        diff=diffs["diff"].where(~flip, -diffs["diff"]),
+        low=diffs["low"].where(~flip, -diffs["high"]),
+        high=diffs["high"].where(~flip, -diffs["low"]),
+    )
+
+
+def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
+    """Paired difference of each pair as winner minus loser (the direction of the verdict, :func:`winner_first`),
+    with the paired interval and (below it) the marginal one.
+
+    ``diffs``: long, one row per pair and interval kind: pair ("A → B"), interval (a key of
+    :data:`INTERVAL_COLORS`), diff, low, high (B minus A, fractions of cases). The axis keeps :data:`EDGE_SHARE` of
+    the marks' span beyond every dot and interval end on each side (an invisible rule from the lowest mark less that
+    room to the highest plus it, computed in the spec: the spec stays the same whatever the data), then rounds out
+    to nice ticks.
+    """
+    diffs = winner_first(diffs)
     color = _series_color("interval", INTERVAL_COLORS)
     pairs = [str(p) for p in diffs["pair"]]
     diffs = diffs.assign(pair_label=pair_labels(pairs))
     y = alt.Y(
         "pair_label:N",
-        title="pair (A → B)",
+        title="pair (loser → winner)",
         sort=None,
         axis=alt.Axis(labelLimit=NAME_LABEL_PX),
     )
     y_offset = alt.YOffset("interval:N", sort=list(INTERVAL_COLORS), scale=alt.Scale(paddingInner=0.3))
-    x_axis = _points_axis("B minus A (percentage points)", signed=True)
+    x_axis = _points_axis("winner minus loser (percentage points)", signed=True, tick_count=DIFF_TICKS)
     tooltip = [
-        alt.Tooltip("pair:N", title="A -> B"),
+        alt.Tooltip("pair:N", title="loser -> winner"),
         alt.Tooltip("interval:N"),
-        alt.Tooltip("diff_pts:Q", title="difference (points)", format="+.1f"),
+        alt.Tooltip("diff_pts:Q", title="winner minus loser (points)", format="+.1f"),
         alt.Tooltip("low_pts:Q", title="interval from (points)", format="+.1f"),
         alt.Tooltip("high_pts:Q", title="interval to (points)", format="+.1f"),
     ]
@@ -140,20 +190,40 @@ def difference_chart(diffs: pd.DataFrame) -> alt.LayerChart:
     note = pair_note(pairs)
     chart_title = title(
         "Difference between configs",
-        ["paired interval (blue) against the interval if the configs were independent", *([note] if note else [])],
+        [
+            "winner minus loser, as the verdict reads; paired interval (blue) against the interval if the configs "
+            "were independent",
+            *([note] if note else []),
+        ],
     )
     base = alt.Chart(diffs, title=chart_title)
     whisker = base.mark_rule(strokeWidth=3).encode(
-        y=y, yOffset=y_offset, x=alt.X("low:Q", axis=x_axis), x2=alt.X2("high"), color=color, tooltip=tooltip
+        y=y,
+        yOffset=y_offset,
+        x=alt.X("low:Q", axis=x_axis, scale=alt.Scale(zero=True, nice=DIFF_TICKS)),
+        x2=alt.X2("high"),
+        color=color,
+        tooltip=tooltip,
     )
-    dot = base.mark_point(filled=True, size=70).encode(
+    dot = base.mark_point(filled=True, size=DOT_PX).encode(
         y=y, yOffset=y_offset, x=alt.X("diff:Q"), color=color, tooltip=tooltip
+    )
+    room = (
+        base.transform_aggregate(lo="min(low)", hi="max(high)", dlo="min(diff)", dhi="max(diff)")
+        .transform_calculate(
+            left="min(0, datum.lo, datum.dlo)",
+            right="max(0, datum.hi, datum.dhi)",
+        )
+        .transform_calculate(pad=f"max({EDGE_SHARE} * (datum.right - datum.left), {EDGE_MIN})")
+        .transform_calculate(edge_from="datum.left - datum.pad", edge_to="datum.right + datum.pad")
+        .mark_rule(opacity=0)
+        .encode(x=alt.X("edge_from:Q"), x2=alt.X2("edge_to"))
     )
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#444", strokeDash=[4, 3]).encode(x=alt.X("zero:Q"))
     # 40 px an interval, 80 a pair (a step of the offset within each pair): the height follows the data, so the
     # spec is the same for any number of pairs and a change of the pairs sends new data only (Streamlit then updates
     # the drawn chart in place instead of building a new one); title, axis and legend are added to the plot's height
-    return alt.LayerChart(layer=[whisker, dot, zero]).properties(
+    return alt.LayerChart(layer=[whisker, dot, zero, room]).properties(
         padding=PADDING, width=EXPORT_WIDTH, height=alt.Step(PAIR_PX)
     )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -229,15 +230,16 @@ def config_picker(ev: Evaluation, key: str) -> str | None:
         last = st.session_state.get(_CONFIG_MEMORY)
         if last in options and key not in st.query_params:
             st.session_state[key] = last
-    config = str(
-        st.selectbox(
-            f"Config ({len(options)} in this evaluation)",
-            options,
-            key=key,
-            bind="query-params",
-            help="This page speaks of one config at a time; the table below the chart compares them all.",
-        )
-    )
+    common: dict[str, Any] = {
+        "label": f"Config ({len(options)} in this evaluation)",
+        "options": options,
+        "help": "This page speaks of one config at a time; the table of all configs is at the end of the page.",
+    }
+    # one literal key per page (the link table, ui.common.links, is checked against the keys written here)
+    if key == "smp_config":
+        config = str(st.selectbox(**common, key="smp_config", bind="query-params"))
+    else:
+        config = str(st.selectbox(**common, key="lat_config", bind="query-params"))
     st.session_state[_CONFIG_MEMORY] = config
     return config
 

@@ -96,6 +96,9 @@ LINK_KEYS: dict[str, Bound] = {
     "cmp_ci": CHOICE,
     "cmp_seq_order": CHOICE,
     "cmp_seq_pair": CHOICE,
+    "cmp_dis_pair": CHOICE,
+    "cmp_dis_side": CHOICE,
+    "cmp_dis_case": TEXT,
     # Sampling
     "smp_tie": CHOICE,
     "smp_rho": _n(0.0, 0.9),

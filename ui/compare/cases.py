@@ -3,7 +3,8 @@
 Drawn instead of the McNemar view when the chosen dataset has a repeat column or scores between 0 and 1
 (:func:`nkcore.paired.has_repeats`): the same controls under the same link keys, the verdict from the sign-flip test
 on the case means (:func:`nkcore.paired.compare_cases`, Holm over adjacent pairs as elsewhere), the case-bootstrap
-interval, the unit named in the headline and what the repeats bought. Every number comes from
+interval, the unit named in the headline and what the repeats bought; then the tests, the cases behind the verdict
+(:mod:`ui.compare.disagreements`) and sequential stopping. Every number comes from
 ``ui.common.cache.compute``.
 """
 
@@ -23,6 +24,7 @@ from ui.charts import paired as charts_paired
 from ui.common import cache, datasets, exports
 from ui.common.text import md
 from ui.compare import controls as compare_controls
+from ui.compare import disagreements as compare_disagreements
 from ui.compare import sequential as compare_sequential
 
 ADJACENT = compare_controls.ADJACENT
@@ -79,7 +81,8 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         with st.expander("How to read this", icon=":material/help:"):
             st.markdown(md(case_words.REPEATS_HELP))
             st.markdown(
-                f"**The chart.** The {pct} interval of the difference in mean score (B minus A, in percentage points) "
+                f"**The chart.** The {pct} interval of the difference in mean score, in percentage points, drawn as "
+                "the verdict reads it (winner minus loser: the config with the higher mean score minus the other), "
                 "from resampling whole cases with all their repeats, "
                 + (
                     "computed exactly on the lattice the case means lie on (no Monte Carlo noise)."
@@ -168,6 +171,8 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
         )
     )
     exports.download_table_and_chart(tests, "case_tests", diff_chart, "paired_differences")
+    compared = choice.order if mode == ADJACENT else (choice.a, choice.b)
+    compare_disagreements.render(ds, comps, compared, significance, word)
     compare_sequential.render(ds, comps, significance)
     numbers = [("paired cases", f"{first.n_cases:,}", case_words.unit_sentence(first, word))]
     numbers += [(x.config, f"{100 * x.mean:.1f}%", f"mean score over {x.n_cases:,} cases") for x in means]

@@ -1,5 +1,6 @@
 """Compare's paired view: the verdict and the chart of paired differences first, then the controls, the three
-numbers, the test of each pair (its table and method) and sequential stopping; the accuracy section follows
+numbers, the test of each pair (its table and method), the cases behind the verdict (:mod:`ui.compare.disagreements`)
+and sequential stopping; the accuracy section follows
 (:mod:`ui.compare.accuracy`). The words come from ``nkcore.paired.sentences``; every number from
 ``ui.common.cache.compute``."""
 
@@ -18,6 +19,7 @@ from ui.charts import paired as charts_paired
 from ui.common import cache, datasets, exports
 from ui.common.text import md
 from ui.compare import controls as compare_controls
+from ui.compare import disagreements as compare_disagreements
 from ui.compare import sequential as compare_sequential
 from ui.compare.accuracy import PairedView
 
@@ -181,6 +183,7 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
         "paired_differences",
         explains=words.DIFFERENCE_CHART_EXPLAINS,
     )
+    compare_disagreements.render(ds, comps, compared, significance)
     compare_sequential.render(ds, comps, significance)
 
     chance_note = (trend_note, ordered.chance_non_decreasing) if ordered is not None and trend_note else None
