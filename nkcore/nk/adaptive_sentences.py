@@ -12,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from nkcore.nk.best import MinimalBudget, minimal_budgets
+from nkcore.nk.cell_words import repeatable_clause
 from nkcore.nk.pvalue import SIGNIFICANCE
-from nkcore.nk.sentences import fmt_int, metric_label, p_phrase
+from nkcore.nk.sentences import fmt_int, metric_label
 
 __all__ = [
     "adaptive_cell_sentence",
@@ -64,16 +65,10 @@ def adaptive_cell_sentence(cell: Any) -> str:
     'With a budget of 1,000 ratings on items (N) 100 (on average 10 ratings per '
     """
     c = cell
-    verdict = (
-        f"reasonably repeatable ({p_phrase(c.p)}, below {SIGNIFICANCE})"
-        if c.p < SIGNIFICANCE
-        else f"not reliably repeatable ({p_phrase(c.p)}; needs < {SIGNIFICANCE})"
-    )
     return (
         f"With a budget of {fmt_int(c.budget)} ratings on items (N) {fmt_int(c.n)} (on average {c.k} ratings per "
-        f"item), {policy_spend_sentence(c)}. {metric_label(c.metric)} tells the better model A from B in a way that "
-        f"is {verdict}. A comes out ahead in {c.reproducibility:.0%} of repeated evaluations; the average gap is "
-        f"{c.delta:.3g}."
+        f"item), {policy_spend_sentence(c)}. On {metric_label(c.metric)} "
+        f"{repeatable_clause('A', 'B', float(c.reproducibility), float(c.p))}; the average gap is {c.delta:.3g}."
     )
 
 

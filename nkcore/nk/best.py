@@ -6,7 +6,7 @@ Reference: spec "Grid" ("minimal budget" = the smallest N x K for which some K r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,4 +113,40 @@ def minimal_budgets(cells: Iterable, metrics: Sequence[str] | None = None, signi
     return out
 
 
-__all__ = ["BestK", "MinimalBudget", "best_k", "extrapolated", "minimal_budgets"]
+def minimal_budgets_by_rows(
+    budgets: Sequence[int],
+    row: Callable[[int, Sequence[str]], Iterable],
+    metrics: Sequence[str],
+    significance: float = SIGNIFICANCE,
+    progress: Callable[[float], None] | None = None,
+) -> list[MinimalBudget]:
+    """:func:`minimal_budgets` computed one budget row at a time: ``row(budget, metrics)`` gives that budget's cells
+    (every K) of the metrics not answered yet, budgets in ascending order; a metric is answered at its first row
+    with p < ``significance`` and not asked again. The same answers as :func:`minimal_budgets` of every row (a
+    metric's minimal budget and its best K depend on its rows up to that budget only), without the rows above.
+
+    >>> from types import SimpleNamespace as C
+    >>> p = {(100, "acc"): 0.2, (250, "acc"): 0.01, (100, "tv"): 0.03}
+    >>> asked = []
+    >>> def row(b, mts):
+    ...     asked.append((b, tuple(mts)))
+    ...     return [C(budget=b, k=1, n=b, metric=m, p=p.get((b, m), 0.5), delta=0.1, ci_width=0.1) for m in mts]
+    >>> [(m.metric, m.budget) for m in minimal_budgets_by_rows([100, 250, 500], row, ["acc", "tv"])], asked
+    ([('acc', 250), ('tv', 100)], [(100, ('acc', 'tv')), (250, ('acc',))])
+    """
+    found: dict[str, MinimalBudget] = {}
+    rows = sorted(budgets)
+    for i, b in enumerate(rows):
+        wanted = [m for m in metrics if m not in found]
+        if not wanted:
+            break
+        cells = list(row(b, wanted))
+        for mb in minimal_budgets(cells, wanted, significance):
+            if mb.budget is not None:
+                found[mb.metric] = mb
+        if progress is not None:
+            progress((i + 1) / len(rows))
+    return [found.get(m, MinimalBudget(m, None, None, None)) for m in metrics]
+
+
+__all__ = ["BestK", "MinimalBudget", "best_k", "extrapolated", "minimal_budgets", "minimal_budgets_by_rows"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nkcore.nk.best import BestK, MinimalBudget, best_k, extrapolated, minimal_budgets
+from nkcore.nk.cell_words import cell_sentence
 from nkcore.nk.metrics import METRICS, kl_artifact_nats
 from nkcore.nk.number_words import (
     TIE_TOLERANCE,
@@ -94,32 +95,6 @@ def extrapolation_note(cells: Iterable[Any]) -> str:
 def metric_label(metric: str) -> str:
     """The display name of a metric."""
     return METRICS[metric].label if metric in METRICS else metric
-
-
-def cell_sentence(cell: Any) -> str:
-    """What one simulated cell says, in words (fields of ``CellResult``).
-
-    >>> from types import SimpleNamespace as S
-    >>> cell_sentence(S(budget=1000, k=100, n=10, metric="tv", p=0.019, delta=0.074, reproducibility=0.97))[:60]
-    'With a budget of 1,000 ratings = items (N) 10 x ratings per '
-    >>> cell_sentence(S(budget=1000, k=120, n=8, metric="tv", p=0.019, delta=0.074, reproducibility=0.97))[:84]
-    'With a budget of 1,000 ratings, items (N) 8 x ratings per item (K) 120 = 960 ratings'
-    """
-    c = cell
-    used = int(c.n) * int(c.k)
-    items = f"items (N) {fmt_int(c.n)} x ratings per item (K) {c.k}"
-    split = f" = {items}" if used == int(c.budget) else f", {items} = {fmt_int(used)} ratings"
-    verdict = (
-        f"reasonably repeatable ({p_phrase(c.p)}, below {SIGNIFICANCE})"
-        if c.p < SIGNIFICANCE
-        else f"not reliably repeatable ({p_phrase(c.p)}; needs < {SIGNIFICANCE})"
-    )
-    return (
-        f"With a budget of {fmt_int(c.budget)} ratings{split}, "
-        f"{metric_label(c.metric)} tells the better model A from B in a way that is {verdict}. "
-        f"A comes out ahead in {c.reproducibility:.0%} of repeated evaluations; "
-        f"the average gap is {c.delta:.3g}."
-    )
 
 
 def minimal_budget_sentence(mb: MinimalBudget) -> str:
@@ -321,6 +296,34 @@ def fit_source_sentence(fitted: Any, comparisons: Sequence[Any], dataset: str) -
     return text
 
 
+def no_shared_predictions_sentence(dataset: str) -> str:
+    """Why the Budget page opened on a prior fitted to the ratings rather than resampling them with predictions.
+
+    >>> no_shared_predictions_sentence("snli")[:99]
+    'No stored predictions are for the items of snli, so the numbers come from a prior fitted to the rat'
+    """
+    return (
+        f"No stored predictions are for the items of {dataset}, so the numbers come from a prior fitted to the "
+        "ratings; upload the models' predictions for these items on the Data page to resample them instead."
+    )
+
+
+def fit_warnings_short(warnings: Sequence[str], resample: bool) -> str:
+    """A fitted prior's warnings (``DirichletFit.warnings``) in one line for the headline: each cut to its claim
+    (before its first colon or bracket); '' when there are none. ``resample``: predictions for these items are
+    stored, so resampling the real data is the way out.
+
+    >>> fit_warnings_short(["the items look alike: the data show no clear spread", "the fitted label shares are "
+    ...                     "off by 0.061 on average (MAB > 0.05)"], False)
+    'Fit warning: the numbers may not describe this data (the items look alike; the fitted label shares are off by 0.061 on average).'
+    """
+    if not warnings:
+        return ""
+    short = "; ".join(w.split(":", 1)[0].split(" (", 1)[0].strip() for w in warnings)
+    tail = " Try 'Resample ratings + predictions'." if resample else ""
+    return f"Fit warning: the numbers may not describe this data ({short}).{tail}"
+
+
 def claims_basis_sentence(prior_name: str, alpha0: float, fitted: bool) -> str:
     """Which prior the paper's claims are checked on: the verdicts depend on alpha0, so a fitted prior and a preset
     of the same data can reach different ones.
@@ -371,6 +374,7 @@ __all__ = [
     "extrapolation_note",
     "extrapolation_sentence",
     "fit_source_sentence",
+    "fit_warnings_short",
     "fmt_alpha0",
     "fmt_error",
     "fmt_gap",
@@ -384,6 +388,7 @@ __all__ = [
     "kl_jump_sentence",
     "metric_label",
     "minimal_budget_sentence",
+    "no_shared_predictions_sentence",
     "p_phrase",
     "precision_sentence",
     "resample_sentence",

@@ -17,9 +17,10 @@ from nkcore.nk import exact as nk_exact
 from nkcore.nk import frames, grid, sentences
 from nkcore.nk.cell import Cell
 from nkcore.nk.exact.engine import grid_work_ms
+from nkcore.nk.exact.search import min_budgets_on_grid
 from nkcore.nk.frames import ResampleRun
 from nkcore.nk.grid import MinimalBudget
-from nkcore.nk.metrics import PAPER_METRICS
+from nkcore.nk.metrics import ALL_METRICS, PAPER_METRICS
 from ui.budget.controls import ENGINE_METRICS, Choices
 from ui.common import cache, progress, work
 from ui.common.text import md
@@ -126,7 +127,10 @@ def prefetch_metrics(ch: Choices) -> None:
     metric, or the every-metric table, redraws from the cache."""
     if ch.metric not in ENGINE_METRICS:
         return
-    work.prefetch([_engine_job(ch, m) for m in PAPER_METRICS if m != ch.metric and _over_work(ch, m) is None])
+    jobs = [_engine_job(ch, m) for m in PAPER_METRICS if m != ch.metric and _over_work(ch, m) is None]
+    if ch.prior is not None and all(_over_work(ch, m) is None for m in ENGINE_METRICS):
+        jobs.append(_table_job(ch))  # last: it reuses the laws of the metrics above
+    work.prefetch(jobs)
 
 
 def _over_work(ch: Choices, metric: str) -> int | None:
@@ -189,6 +193,34 @@ def all_cells(ch: Choices, g: Grid) -> list[Cell]:
         if m != ch.metric:
             cells.extend(_engine_cells(ch, m)[0])
     return cells
+
+
+def _table_job(ch: Choices) -> work.Job:
+    """Every engine metric's minimal budget on a prior's grid (``min_budgets_on_grid``: the grid's rows up to each
+    metric's answer, every metric in one pass), as the every-metric table asks for it and the prefetch queues it."""
+    assert ch.prior is not None
+    params = {"budgets": tuple(ch.budgets), "ks": tuple(ch.ks), "metrics": ENGINE_METRICS, "significance": 0.05}
+    return work.Job(
+        min_budgets_on_grid,
+        (),
+        {"prior": ch.prior.concentration, "eps": ch.eps, **params},
+        "Every metric's minimal budget",
+    )
+
+
+def every_minimal(ch: Choices, g: Grid) -> list[MinimalBudget]:
+    """Every metric's minimal budget on the grid, in the order of ``ALL_METRICS``: on a prior, the engine's metrics
+    from :func:`_table_job` (the same numbers as their full grids give, from the rows up to each answer only); on
+    real data, from every metric's grid (:func:`all_cells`); a simulated metric on screen (macro F1) from its grid."""
+    if ch.prior is None:
+        cells = all_cells(ch, g)
+        return grid.minimal_budgets(cells, [m for m in ALL_METRICS if any(c.metric == m for c in cells)])
+    job = _table_job(ch)
+    found = progress.compute_with_progress(job.func, progress_label=job.label, **job.params)
+    by_metric = {mb.metric: mb for mb in found}
+    if ch.metric not in by_metric:  # a simulated metric on screen
+        (by_metric[ch.metric],) = grid.minimal_budgets(g.mcells, [ch.metric])
+    return [by_metric[m] for m in ALL_METRICS if m in by_metric]
 
 
 def answer(ch: Choices, g: Grid) -> Answer:

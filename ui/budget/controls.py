@@ -12,10 +12,13 @@ from typing import NotRequired, TypedDict
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from nkcore.errors import DataError
+from nkcore.kinds.values import item_ids
 from nkcore.nk import frames, grid, priors, sentences
 from nkcore.nk import metrics as nkm
 from ui.charts import nk as charts_nk
 from ui.common import cache, datasets, exports, page
+from ui.common.text import md
 
 SOURCES = ["Preset prior", "Prior fitted to ratings", "Resample ratings + predictions"]
 REAL = SOURCES[2]
@@ -70,6 +73,8 @@ class Choices:
     model_a: str = "A"
     model_b: str = "B"
     fitted: frames.FittedPrior | None = None
+    resample_possible: bool = True
+    """Some stored predictions are for the ratings' items (a fitted prior's warnings then suggest resampling)."""
 
     @property
     def real(self) -> bool:
@@ -120,6 +125,39 @@ class _Source(TypedDict):
     model_a: NotRequired[str]
     model_b: NotRequired[str]
     fitted: NotRequired[frames.FittedPrior]
+    resample_possible: NotRequired[bool]
+
+
+def _fits(predictions: datasets.Dataset, ratings: datasets.Dataset) -> bool:
+    """The predictions can be resampled with the ratings: every item they name is rated (some item, at least)."""
+    items = cache.compute(item_ids, predictions)
+    return bool(items) and items <= cache.compute(item_ids, ratings)
+
+
+def predictions_for(ratings: datasets.Dataset) -> bool:
+    """Some predictions dataset on this server (stored, or the built-in sample) is for the items of ``ratings``:
+    only then can the page resample them (predictions of unrated items stop it: "500 items in the predictions are
+    not in the ratings")."""
+    for ds_id in datasets.dataset_options("predictions"):
+        try:
+            if _fits(datasets.load_dataset("predictions", ds_id), ratings):
+                return True
+        except DataError:  # a dataset deleted meanwhile, or one that cannot be read: not a partner
+            continue
+    return False
+
+
+def _default_source() -> int:
+    """The source a view opens on: the user's own ratings when a stored ratings dataset is chosen, resampled with
+    predictions when some are for their items, else a prior fitted to them; the built-in prior otherwise."""
+    own = datasets.stored_choice("ratings")
+    if own is None:
+        return 0
+    try:
+        rds = datasets.load_dataset("ratings", own)
+    except DataError:  # not on this server: the chooser says so and shows the sample
+        return 0
+    return 2 if predictions_for(rds) else 1
 
 
 def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
@@ -142,12 +180,20 @@ def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
         rds = datasets.choose_dataset("ratings")
         fitted = cache.compute(frames.fit_prior_frame, rds)
         prior = priors.Prior(f"fitted to {rds.name}", fitted.fit.concentration, "Dirichlet-multinomial ML fit")
-        return {"prior": prior, "rds": rds, "fitted": fitted}
+        possible = predictions_for(rds)
+        if not possible:
+            st.info(md(sentences.no_shared_predictions_sentence(rds.name)), icon=":material/info:")
+        return {"prior": prior, "rds": rds, "fitted": fitted, "resample_possible": possible}
     rds = datasets.choose_dataset("ratings")
     matched = datasets.match_partner("predictions", rds)  # predictions that share no item would only fail
     pds = datasets.choose_dataset("predictions")
     if matched:
         st.info(matched, icon=":material/link:")
+    if not _fits(pds, rds) and not predictions_for(rds):  # chosen on purpose (the link): say what to do instead
+        raise DataError(
+            f"No stored predictions are for the items of {rds.name}, so they cannot be resampled with predictions: "
+            "choose 'Prior fitted to ratings', or upload the models' predictions for these items on the Data page."
+        )
     models = list(cache.compute(frames.model_names, pds))
     if len(models) < 2:
         st.error("The predictions dataset needs at least two models to compare.")
@@ -162,11 +208,11 @@ def _source_controls(source: str, s1: DeltaGenerator) -> _Source:
 def read_controls() -> Choices:
     """Draw the controls and return the reader's choices (a bad value raises ``DataError`` for the page to show)."""
     c1, c2, c3 = st.columns([1, 1.6, 0.9])  # the metric's name whole at 1024 px (a projector)
-    # opened on the user's own ratings by default (resampled with predictions when some are stored, else a prior
-    # fitted to them); the built-in prior only when no stored ratings dataset is chosen
-    own = datasets.stored_choice("ratings")
-    first = 0 if own is None else 2 if len(datasets.dataset_options("predictions")) > 1 else 1
-    source = c1.radio("Where the numbers come from", SOURCES, index=first, key="bud_src", bind="query-params")
+    # opened on the user's own ratings by default (resampled with predictions when some are for their items, else a
+    # prior fitted to them); the built-in prior only when no stored ratings dataset is chosen
+    source = c1.radio(
+        "Where the numbers come from", SOURCES, index=_default_source(), key="bud_src", bind="query-params"
+    )
     metric = c2.selectbox(
         "Metric",
         nkm.ALL_METRICS,

@@ -60,8 +60,9 @@ def draw_method(ch: Choices, g: Grid) -> None:
         comparisons = cache.compute(frames.preset_comparisons, ch.ratings)
         with st.expander("Where this prior comes from, how well it fits, and why the paper's preset differs"):
             st.markdown(md(sentences.fit_source_sentence(ch.fitted, comparisons, ch.ratings.name)))
+        way_out = "; try 'Resample ratings + predictions'" if ch.resample_possible else ""
         for w in ch.fitted.fit.warnings:
-            st.warning(f"Fit warning: {md(w)}. The numbers may not describe this data well; try 'Resample'.")
+            st.warning(f"Fit warning: {md(w)}. The numbers may not describe this data well{way_out}.")
 
 
 def draw_tables(ch: Choices, g: Grid) -> list[grid.MinimalBudget]:
@@ -72,8 +73,11 @@ def draw_tables(ch: Choices, g: Grid) -> list[grid.MinimalBudget]:
     claims = st.expander(
         "The paper's claims, checked on these numbers", key="bud_claims", on_change="rerun", bind="query-params"
     )
-    cells = budget_compute.all_cells(ch, g) if every.open or claims.open else g.cells
-    mins = grid.minimal_budgets(cells, _metrics_in(cells))
+    cells = budget_compute.all_cells(ch, g) if claims.open else g.cells  # the claims read every metric's cells
+    if every.open and not claims.open:  # the table alone: each metric's rows up to its answer (every_minimal)
+        mins = budget_compute.every_minimal(ch, g)
+    else:
+        mins = grid.minimal_budgets(cells, _metrics_in(cells))
     if every.open:
         with every:
             _minimal_table(ch, g, mins)

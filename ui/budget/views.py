@@ -43,6 +43,9 @@ def draw_verdict(box: DeltaGenerator, ch: Choices, g: Grid, ans: Answer) -> None
     """The answer that leads the page, and in one line what it was computed on and how."""
     with box:
         st.markdown(f"#### {md(ans.verdict)}")
+        if ch.fitted is not None and ch.fitted.fit.warnings:  # said under the number they qualify, not far below
+            short = sentences.fit_warnings_short(ch.fitted.fit.warnings, ch.resample_possible)
+            st.warning(md(short), icon=":material/warning:")
         who = (
             f"{ch.model_a} against {ch.model_b}, resampling the real ratings"
             if ch.real

@@ -10,15 +10,15 @@ budget instead of the paper's nine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from nkcore.errors import DataError
-from nkcore.nk.best import BestK, MinimalBudget, best_k
+from nkcore.nk.best import BestK, MinimalBudget, best_k, minimal_budgets_by_rows
 from nkcore.nk.exact.cells import cell_p
 from nkcore.nk.exact.engine import exact_grid
-from nkcore.nk.exact.laws import item_laws
+from nkcore.nk.exact.laws import item_laws, item_laws_many
 from nkcore.nk.grid import PAPER_KS
 from nkcore.nk.metrics import ITEM_METRICS, METRICS, parse_metrics
 from nkcore.nk.priors import validate_prior
@@ -139,4 +139,52 @@ def best_k_for_budget(
     return found
 
 
-__all__ = ["BACKTRACK", "best_k_for_budget", "min_budget_continuous", "smallest_n"]
+def min_budgets_on_grid(
+    prior: Sequence[float],
+    eps: float,
+    budgets: Iterable[int],
+    ks: Iterable[int] = PAPER_KS,
+    metrics: Sequence[str] = ITEM_METRICS,
+    significance: float = SIGNIFICANCE,
+    progress: Callable[[float], None] | None = None,
+) -> list[MinimalBudget]:
+    """Every metric's minimal budget among ``budgets`` (the grid's), as ``minimal_budgets(exact_grid(...))`` gives it,
+    from the grid's rows up to each metric's answer only.
+
+    The budgets are taken in ascending order, one row of every K at a time, for the metrics not answered yet, all in
+    one call (the per-item laws of one K are drawn once for all of them; a law does not depend on the other metrics
+    asked with it, ``laws``); a metric is answered at the first row where some K reaches p < ``significance``, so the
+    rows above it are never computed. A row is first read through ``cell_p`` (the p of ``cell_numbers``, without
+    its quantiles and errors), and only the metrics it answers get the row's full cells, whose best K (ties: larger
+    Delta / CI-width) is the answer. The cells are the grid's own (same laws, same N), so the answers are the same
+    numbers, only sooner: the Budget page's table of every metric's minimal budget. ``progress``: the share of
+    rows done, after each row (:func:`nkcore.nk.best.minimal_budgets_by_rows`).
+
+    >>> from nkcore.nk.best import minimal_budgets
+    >>> toxicity, both = (1.37658107, 1.33054633), ("tv", "acc")
+    >>> fast = min_budgets_on_grid(toxicity, 0.3, (100, 1000), (1, 20), both)
+    >>> fast == minimal_budgets(exact_grid(toxicity, 0.3, (100, 1000), (1, 20), both), both)
+    True
+    >>> [(m.metric, m.budget, m.k) for m in fast]
+    [('tv', 1000, 20), ('acc', None, None)]
+    """
+    mts = [_metric(m) for m in metrics]
+    a = tuple(float(x) for x in validate_prior(prior))
+    kk = sorted({int(x) for x in ks})
+
+    def row(budget: int, wanted: Sequence[str]) -> list:
+        fits = [k for k in kk if k <= budget]
+        if not fits:
+            return []
+        laws = item_laws_many(a, eps, fits, wanted)  # cached; each K's items drawn once for every metric
+
+        def reaches(mt: str) -> bool:
+            return any(cell_p(laws[k][0][mt], laws[k][1][mt], budget // k) < significance for k in fits)
+
+        hit = [mt for mt in wanted if reaches(mt)]  # the others' cells cannot change their answer: not computed
+        return exact_grid(a, eps, [budget], fits, hit) if hit else []
+
+    return minimal_budgets_by_rows(sorted({int(b) for b in budgets}), row, mts, significance, progress)
+
+
+__all__ = ["BACKTRACK", "best_k_for_budget", "min_budget_continuous", "min_budgets_on_grid", "smallest_n"]
