@@ -8,7 +8,9 @@ line.
 
 from __future__ import annotations
 
-__all__ = ["DataError", "one_line", "printable_lines"]
+import re
+
+__all__ = ["DataError", "one_line", "plain_reason", "printable_lines"]
 
 
 def one_line(text: str) -> str:
@@ -47,6 +49,51 @@ def printable_lines(text: str) -> str:
     if text.isprintable():
         return text
     return "\n".join("\t".join(one_line(part) for part in line.split("\t")) for line in text.split("\n"))
+
+
+_DIGITS = re.compile(r"integer string conversion: value has (\d+) digits")
+
+
+def plain_reason(exc: BaseException) -> str:
+    """Why a file could not be read, in the product's words rather than Python's: what is wrong and what to do.
+
+    - a number of more digits than Python converts (``ValueError: Exceeds the limit (4300 digits)...``);
+    - text that is not valid Unicode (a lone surrogate escape such as ``\\ud800``, ``UnicodeEncodeError``);
+    - a record that does not fit a tool's format (pydantic's ``ValidationError``): how many fields, the first field
+      and what is wrong with it;
+    - anything else: the exception's first line, without its Python type name.
+
+    >>> plain_reason(ValueError("Exceeds the limit (4300 digits) for integer string conversion: value has 5000 "
+    ...                         "digits; use sys.set_int_max_str_digits() to increase the limit"))
+    'a number with 5,000 digits (NK Planner reads numbers of up to 4,300 digits): check that the field holds a score, a count or a time, not an id or a blob'
+    >>> plain_reason(UnicodeEncodeError("utf-8", "\\ud800", 0, 1, "surrogates not allowed"))
+    'text that is not valid Unicode (a lone surrogate escape such as \\\\ud800): export the file again as UTF-8 from the tool that wrote it'
+    """
+    text = str(exc)
+    digits = _DIGITS.search(text)
+    if digits:
+        return (
+            f"a number with {int(digits.group(1)):,} digits (NK Planner reads numbers of up to 4,300 digits): check "
+            "that the field holds a score, a count or a time, not an id or a blob"
+        )
+    if isinstance(exc, UnicodeError) and "surrogate" in text:
+        return (
+            "text that is not valid Unicode (a lone surrogate escape such as \\ud800): export the file again as "
+            "UTF-8 from the tool that wrote it"
+        )
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ == "ValidationError" and callable(errors):
+        try:
+            found = list(errors())
+        except Exception:
+            found = []
+        if found:
+            first = found[0]
+            where = ".".join(str(part) for part in first.get("loc", ())) or "the record"
+            more = f" (and {len(found) - 1:,} more)" if len(found) > 1 else ""
+            return f"field {where!r} does not fit the format: {first.get('msg', 'invalid value')}{more}"
+    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return first_line[:200]
 
 
 class DataError(ValueError):

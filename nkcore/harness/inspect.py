@@ -27,7 +27,7 @@ from typing import Any
 
 from nkcore.common import limits
 from nkcore.common.truth import FALSE_WORDS, TRUE_WORDS
-from nkcore.errors import DataError
+from nkcore.errors import DataError, plain_reason
 from nkcore.harness.reading import fail, limit, load_json, plain_bytes, visible
 from nkcore.harness.result import Run, run_frame
 from nkcore.io.archive import Archive, entry_count, open_archive
@@ -199,9 +199,8 @@ def _json_documents(name: str, data: bytes) -> tuple[object, Iterator[object]]:
     return doc, samples()
 
 
-def _unreadable(name: str, exc: Exception) -> DataError:
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
-    return fail(name, f"not a readable inspect_ai log ({type(exc).__name__}: {first})")
+def _unreadable(name: str, exc: Exception, where: str = "the log's header") -> DataError:
+    return fail(name, f"not a readable inspect_ai log: in {where}, {plain_reason(exc)}")
 
 
 def _order(sample_id: object, epoch: int) -> tuple[int, str]:
@@ -246,7 +245,8 @@ def read_log(
         except RecursionError:
             raise fail(name, "the log is nested too deeply to read") from None
         except Exception as exc:  # pydantic raises ValidationError and ValueError
-            raise _unreadable(name, exc) from None
+            sample = f"sample {len(read) + 1:,}" + (f" (id {str(doc.get('id'))[:40]!r})" if "id" in doc else "")
+            raise _unreadable(name, exc, sample) from None
         epoch = s.epoch
         if not isinstance(epoch, int) or not 1 <= epoch <= epoch_cap:
             lim = limits.LIMITS["samples_per_case"]

@@ -12,6 +12,7 @@ import io
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -193,5 +194,9 @@ def open_archive(data: bytes, name: str) -> Archive:
             f"{limits.get('gzip_ratio'):,} (server setting {lim.env}): {lim.hint}",
         )
     cap = min(limits.get("unpacked_bytes"), ratio_cap)
+    twice = sorted(n for n, k in Counter(i.filename for i in infos).items() if k > 1)
+    if twice:  # zipfile would read the last silently: which one the tool meant is unknown
+        shown = ", ".join(twice[:3]) + (" ..." if len(twice) > 3 else "")
+        raise fail(name, f"the archive holds {shown} more than once: upload the file the tool wrote, unedited")
     entries = {i.filename: i for i in infos}
     return Archive(name, data, entries, cap, cap == ratio_cap and ratio_cap < limits.get("unpacked_bytes"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from nkcore.common import limits
-from nkcore.errors import DataError
+from nkcore.errors import DataError, plain_reason
 from nkcore.io.checks import fail, limit, limit_hint, size_text
 
 __all__ = ["JsonBudget", "JsonShape", "check_json_depth", "count_json_values", "json_shape", "load_json", "scan_json"]
@@ -264,4 +264,4 @@ def load_json(
     except json.JSONDecodeError as exc:
         raise fail(name, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, OverflowError) as exc:  # e.g. an integer of more digits than Python converts
-        raise fail(name, f"not readable JSON ({str(exc)[:120]})") from None
+        raise fail(name, f"the JSON holds {plain_reason(exc)}") from None

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 import pandas as pd
 
 from nkcore.common import limits
+from nkcore.errors import plain_reason
 from nkcore.io.checks import check_columns, check_rows, fail, limit, row_cap
 from nkcore.io.json_safe import JsonBudget, check_json_depth, json_shape, load_json, scan_json
 from nkcore.io.text import line_too_long
@@ -105,7 +106,7 @@ def iter_json_lines(
         except json.JSONDecodeError as exc:
             raise fail(name, f"line {lineno:,} is not valid JSON ({exc.msg} at column {exc.colno})") from None
         except ValueError as exc:  # e.g. an integer of more digits than Python converts
-            raise fail(name, f"line {lineno:,} is not readable JSON ({str(exc)[:120]})") from None
+            raise fail(name, f"line {lineno:,} holds {plain_reason(exc)}") from None
         if not isinstance(obj, dict):
             raise fail(
                 name,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from nkcore.common import limits
-from nkcore.errors import DataError
+from nkcore.errors import DataError, plain_reason
 from nkcore.io.checks import SUPPORTED, check_columns, fail, hexbytes
 from nkcore.io.jsonl import read_json
 from nkcore.io.parquet import read_parquet
@@ -53,7 +53,7 @@ def read_table(source: bytes | str | Path, filename: str | None = None, max_byte
     except MemoryError:
         raise fail(name, "the file needs more memory than this server gives one request: sample or split it") from None
     except (UnicodeError, csv.Error, ValueError, OverflowError, pd.errors.ParserError) as exc:
-        raise fail(name, f"cannot read the file ({type(exc).__name__}: {str(exc)[:200]}); upload {SUPPORTED}") from None
+        raise fail(name, f"cannot read the file: it holds {plain_reason(exc)}; upload {SUPPORTED}") from None
 
 
 def _read_bytes(data: bytes, name: str, unpacked_cap: int) -> pd.DataFrame:
