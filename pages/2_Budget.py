@@ -25,10 +25,12 @@ page.setup_page(
     "How many items (N) and ratings per item (K) does an evaluation need before 'model A beats model B' "
     "holds up when it is run again? (p < 0.05, the method of *Forest vs Tree*, AAAI-26.)",
 )
+data_line = st.empty()  # the data the numbers come from: filled once the controls are read
 verdict_box = st.container()  # the answer leads the page: filled once the numbers are computed
 
 with page.user_errors():
     choices = budget_controls.read_controls()
+    data_line.caption(budget_views.data_line(choices))
     grid = budget_compute.compute_grid(choices)
     answer = budget_compute.answer(choices, grid)
     budget_views.draw_verdict(verdict_box, choices, grid, answer)

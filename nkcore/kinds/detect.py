@@ -111,6 +111,12 @@ class KindGuess:
     layout: str = "long"
 
 
+def _is_score(col: pd.Series) -> bool:
+    """Every present value a number in [0, 1] (a score with partial credit), at least one present."""
+    values = pd.to_numeric(col.dropna(), errors="coerce")
+    return len(values) > 0 and bool(values.notna().all()) and bool(((values >= 0) & (values <= 1)).all())
+
+
 def looks_binary(col: pd.Series) -> bool:
     """Whether every present value of ``col`` is a right/wrong word or 0/1 (:func:`nkcore.common.truth.parse_truth`).
 
@@ -172,8 +178,11 @@ def _prob_columns(frame: pd.DataFrame, used: set[str]) -> dict[str, str]:
     return out
 
 
-def _assign(frame: pd.DataFrame, roles: tuple[str, ...], used: set[str]) -> dict[str, tuple[str, float]]:
-    """Greedy best-first assignment of columns to roles (each column at most once)."""
+def _assign(
+    frame: pd.DataFrame, roles: tuple[str, ...], used: set[str], scores: bool = False
+) -> dict[str, tuple[str, float]]:
+    """Greedy best-first assignment of columns to roles (each column at most once); ``scores``: a ``correct``
+    column may hold scores in [0, 1] (paired results: partial credit)."""
     pairs = []
     for role in roles:
         for col in frame.columns:
@@ -186,7 +195,7 @@ def _assign(frame: pd.DataFrame, roles: tuple[str, ...], used: set[str]) -> dict
     for s, _, role, col in pairs:
         if role in out or col in taken:
             continue
-        if role == "correct" and not looks_binary(frame[col]):
+        if role == "correct" and not (looks_binary(frame[col]) or (scores and _is_score(frame[col]))):
             continue
         if role == "latency_s" and not _is_numeric_nonneg(frame[col]):
             continue
@@ -233,7 +242,7 @@ def detect_counts(frame: pd.DataFrame) -> KindGuess | None:
 
 def _guess(frame: pd.DataFrame, kind: str) -> KindGuess:
     required, optional = ROLES[kind]
-    got = _assign(frame, required + optional, set())
+    got = _assign(frame, required + optional, set(), scores=kind == "paired")
     mapping = {role: got[role][0] for role in required + optional if role in got}
     scores = [s for _, s in got.values()]
     missing = [r for r in required if r not in got]

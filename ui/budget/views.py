@@ -13,10 +13,11 @@ from nkcore.nk import exact as nk_exact
 from nkcore.nk import grid, sentences
 from ui import charts
 from ui.budget.compute import SEARCH_MAX, Answer, Cell, Grid
-from ui.budget.controls import COLOR_BY, ENGINE_METRICS, Choices
+from ui.budget.controls import COLOR_BY, ENGINE_METRICS, SOURCES, Choices
 from ui.charts import nk as charts_nk
 from ui.charts import plane as charts_plane
 from ui.common import cache, exports, page
+from ui.common.datasets import Dataset
 from ui.common.text import md
 
 GRID_TAB = "Heatmap: budget x K"
@@ -268,3 +269,23 @@ def _any_budget(ch: Choices) -> None:
             ks=ch.ks,
         )
         st.markdown(f"**Best K at {int(typed):,} ratings.** {md(sentences.best_k_sentence(bk))}")
+
+
+def data_line(choices: Choices) -> str:
+    """The page's first line: where its numbers come from (a preset prior, a prior fitted to the ratings in use,
+    or the ratings and predictions resampled), naming the datasets; "the built-in sample" when it is."""
+
+    def named(ds: Dataset) -> str:
+        return "the built-in sample" if ds.builtin else f"{md(ds.name)} (`{ds.id[:8]}`)"
+
+    if choices.source == SOURCES[0] and choices.prior is not None:
+        return f"**Data:** the paper's preset prior {md(choices.prior.name)} (no upload is read). Upload ratings on the Data page to plan from your own."
+    if choices.rds is None:
+        return "**Data:** a prior typed or chosen here."
+    text = f"**Data:** ratings {named(choices.rds)}"
+    if choices.real and choices.pds is not None:
+        return (
+            text
+            + f" · predictions {named(choices.pds)} · models {md(choices.model_a)} and {md(choices.model_b)}, resampled"
+        )
+    return text + " · a prior fitted to them"

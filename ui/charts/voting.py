@@ -20,6 +20,25 @@ SERIES_COLORS = {
 }
 
 
+def y_domain(measured: pd.DataFrame, models: pd.DataFrame, pad: float = 0.02) -> tuple[float, float]:
+    """The accuracy axis of the vote curve: every plotted value inside it (band, exact and first-n points, model
+    lines), ``pad`` beyond the extremes, within [0, 1]; no point is ever clipped onto the axis.
+
+    >>> m = pd.DataFrame({"accuracy": [0.6, 0.7], "ci_low": [0.55, 0.65], "ci_high": [0.66, 0.75],
+    ...                   "first_n_accuracy": [0.5, 0.72]})
+    >>> y_domain(m, pd.DataFrame({"accuracy": [0.58, 0.9]}))
+    (0.48, 0.92)
+    """
+    values = [measured[c] for c in ("accuracy", "ci_low", "ci_high", "first_n_accuracy") if c in measured.columns]
+    if "accuracy" in models.columns:
+        values.append(models["accuracy"])
+    allv = pd.concat(values).astype(float).dropna()
+    if allv.empty:
+        return 0.0, 1.0
+    low, high = max(0.0, float(allv.min()) - pad), min(1.0, float(allv.max()) + pad)
+    return round(low, 4), round(high, 4)
+
+
 def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerChart:
     """Accuracy against samples per request (n): the measured exact curve with its paired band, the first-n
     points, and the model predictions as lines.
@@ -28,11 +47,13 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
     accuracy (series names as in :data:`SERIES_COLORS`).
     """
     domain = list(SERIES_COLORS)
+    legend = bottom_legend(len(domain), 220)
+    legend.orient = "top"  # above the plot: read before the lines, and inside the first screen at 1024 px
     color = alt.Color(
         "series:N",
         title=None,
         scale=alt.Scale(domain=domain, range=[SERIES_COLORS[d] for d in domain]),
-        legend=bottom_legend(len(domain), 220),
+        legend=legend,
     )
     x = alt.X("n:Q", title="samples per request (n)", axis=alt.Axis(tickMinStep=1, format="d"))
     y_axis = alt.Axis(format=".0%")
@@ -41,7 +62,12 @@ def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerC
         .mark_area(opacity=0.18, color=PALETTE[0])
         .encode(
             x=x,
-            y=alt.Y("ci_low:Q", title="accuracy (majority vote)", axis=y_axis, scale=alt.Scale(zero=False)),
+            y=alt.Y(
+                "ci_low:Q",
+                title="accuracy (majority vote)",
+                axis=y_axis,
+                scale=alt.Scale(zero=False, domain=list(y_domain(measured, models)), clamp=False, nice=False),
+            ),
             y2=alt.Y2("ci_high"),
         )
     )

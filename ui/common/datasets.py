@@ -244,8 +244,8 @@ def match_partner(kind: Kind, partner: Dataset) -> str | None:
     """Before :func:`choose_dataset` of ``kind``: when the dataset it would open cannot go with ``partner`` (some of
     its items are not the partner's, as predictions left on the built-in sample beside uploaded ratings: "500 items
     in the predictions are not in the ratings"), choose the one of ``kind`` that fits (all its items are the
-    partner's) and shares the most items, else the one sharing the most, and return the sentence that says which
-    (shown by the caller); None when nothing changed. A choice that fits is kept.
+    partner's) and shares the most items, and return the sentence that says which (shown by the caller); None when
+    nothing changed (a choice that fits is kept) or none fits (the caller then plans from a prior).
     """
     options, down = _options(kind)
     if down is not None:
@@ -278,7 +278,7 @@ def match_partner(kind: Kind, partner: Dataset) -> str | None:
             score = fit(ds_id)
         except DataError:
             continue
-        if score[1] > 0 and (best is None or score > best[0]):
+        if score[0] and (best is None or score > best[0]):  # only one whose every item is rated can be resampled
             best = (score, ds_id)
     if best is None:
         return None

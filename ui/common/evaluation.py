@@ -169,6 +169,9 @@ def choose_evaluation() -> Evaluation:
             st.query_params[EVAL_KEY] = chosen
     ev = _load(chosen)
     st.session_state[_IN_USE] = ev
+    # the box shows as much of the name as fits its width: the whole name, never cut, under it
+    configs = f"{len(ev.configs)} configs" if len(ev.configs) >= 2 else "one config"
+    st.sidebar.caption(f"{md(ev.name)} · {configs}" + ("" if ev.builtin else f" · `{ev.id[:8]}`"))
     return ev
 
 
