@@ -18,6 +18,7 @@ from ui.budget import views as budget_views
 from ui.budget.crossed import crossed_section
 from ui.common import page
 
+LANDED_ON_CELL = "bud_cell" in st.query_params  # a shared link to a chosen cell (read before any widget rewrites it)
 budget_controls.follow_link()  # a heatmap click and an old or CLI metric name go into the link first
 
 page.setup_page(
@@ -36,7 +37,9 @@ with page.user_errors():
     budget_views.draw_verdict(verdict_box, choices, grid, answer)
     cell, chart = budget_views.draw_charts(choices, grid, answer)
     if cell is not None:
-        budget_cell.draw_cell(choices, grid, cell)
+        with st.container(key="nkp_cell"):
+            budget_cell.draw_cell(choices, grid, cell)
+        page.land_on("nkp_cell", LANDED_ON_CELL)  # the link lands on the cell it shares
         budget_adaptive.draw_adaptive(choices, grid, cell)  # the same budget spread where the raters disagree
     if choices.real:
         # who rated (crossed resampling of items and raters) and ordered labels

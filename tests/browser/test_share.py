@@ -107,3 +107,22 @@ def test_a_link_to_a_dataset_not_on_this_server_says_so(server: str, new_page: C
     area = main(page)
     expect(area).to_contain_text("not on this server")
     expect(area).not_to_contain_text("Traceback")
+
+
+def test_a_shared_budget_link_lands_on_its_cell_with_the_senders_sections_open(
+    server: str, new_page: Callable[..., Page]
+) -> None:
+    """Issue 51: a link to a chosen cell opened the page at its top, 900 px above the cell, with the sections the
+    sender had opened closed. Now the cell's section is scrolled to the top of the window and the expanders whose
+    state the link carries are open."""
+    page = new_page((1400, 900), fresh=True)
+    goto(page, f"{server}/Budget?bud_maxb=2500&bud_cell=1000x1&bud_method=true", timeout=180_000)
+    cell = main(page).locator(".st-key-nkp_cell")
+    expect(cell).to_contain_text("1,000", timeout=180_000)
+    page.wait_for_function(
+        "() => { const r = document.querySelector('.st-key-nkp_cell').getBoundingClientRect();"
+        " return r.top >= -5 && r.top < 300; }",
+        timeout=30_000,
+    )
+    method = main(page).get_by_test_id("stExpander").filter(has_text="How these numbers are computed")
+    expect(method.locator("details")).to_have_attribute("open", "", timeout=30_000)

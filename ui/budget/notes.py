@@ -18,7 +18,7 @@ from ui.common.text import md
 
 def draw_method(ch: Choices, g: Grid) -> None:
     """'How these numbers are computed' and, for a fitted prior, where it comes from."""
-    with st.expander("How these numbers are computed"):
+    with st.expander("How these numbers are computed", key="bud_method", bind="query-params"):
         if ch.prior is not None:
             alpha_txt = ", ".join(f"{a:.3g}" for a in ch.prior.concentration)
             st.caption(
@@ -58,7 +58,11 @@ def draw_method(ch: Choices, g: Grid) -> None:
             st.info(md(sentences.kl_artifact_sentence()))
     if ch.fitted is not None:
         comparisons = cache.compute(frames.preset_comparisons, ch.ratings)
-        with st.expander("Where this prior comes from, how well it fits, and why the paper's preset differs"):
+        with st.expander(
+            "Where this prior comes from, how well it fits, and why the paper's preset differs",
+            key="bud_fit",
+            bind="query-params",
+        ):
             st.markdown(md(sentences.fit_source_sentence(ch.fitted, comparisons, ch.ratings.name)))
         way_out = "; try 'Resample ratings + predictions'" if ch.resample_possible else ""
         for w in ch.fitted.fit.warnings:

@@ -107,6 +107,29 @@ def _matches(raw: list[str], value: object) -> bool:
     return True
 
 
+_SCROLL_JS = """<script>(function () {
+  let tries = 0;
+  const timer = setInterval(() => {
+    const el = document.querySelector(".st-key-%s");
+    if (el) { el.scrollIntoView({block: "start"}); clearInterval(timer); }
+    if (++tries > 150) clearInterval(timer);
+  }, 100);
+})();</script>"""
+
+
+def land_on(key: str, when: bool) -> None:
+    """A shared link lands on what was shared: on the first run of this page in the session, when ``when`` (the
+    link names the section, e.g. a chosen cell), scroll the container with ``key`` to the top of the window. Later
+    runs (the reader's own clicks) never scroll. ``key`` is a fixed, literal container key: no user text reaches
+    the script."""
+    flag = f"_nkp_landed_{key}"
+    if flag in st.session_state:
+        return
+    st.session_state[flag] = True
+    if when and key.replace("_", "").isalnum():
+        st.html(_SCROLL_JS % key, unsafe_allow_javascript=True)
+
+
 def finish_page() -> None:
     """Call last on every page: say which values of the opened link could not be used.
 

@@ -58,6 +58,7 @@ def render(
         icon=":material/compare_arrows:",
         key="cmp_show_disagreements",
         on_change="rerun",
+        bind="query-params",  # a shared link opens it as the sender had it
     )
     with box:
         if box.open:
