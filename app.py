@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.common import datasets, evaluation, exports, page
+from ui.common.text import md, shorten
 
 page.setup_page(
     "NK Planner",
@@ -71,5 +72,5 @@ if not ev.builtin:
         strict=True,
     ):
         name = next(n for p, n, _ in page.PAGES if p == path)
-        col.page_link(path, label=f"{name} on {ev.name}"[:60], icon=page.PAGE_ICONS[path])
+        col.page_link(path, label=md(f"{name} on {shorten(ev.name, 48)}"), icon=page.PAGE_ICONS[path])
 page.finish_page()

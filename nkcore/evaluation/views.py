@@ -12,6 +12,7 @@ from nkcore.errors import DataError
 
 __all__ = [
     "EVAL_COLUMNS",
+    "long_form",
     "Price",
     "SamplesView",
     "config_names",
@@ -42,19 +43,40 @@ def repeat_column(frame: pd.DataFrame) -> str | None:
     return next((c for c in _REPEATS if c in frame.columns), None)
 
 
+def long_form(frame: pd.DataFrame) -> pd.DataFrame:
+    """An evaluation in its long layout: paired results in the wide layout (``case`` plus one 0/1 column per
+    config, optionally a repeat column) melted to ``case, config, [repeat], correct`` (configs in column order,
+    empty cells left out); a long table or raw samples (``sample`` and ``answer`` columns) as they are.
+
+    >>> long_form(pd.DataFrame({"case": [1, 2], "A": [1, 0], "B": [1, None]})).to_dict("list")
+    {'case': [1, 2, 1], 'config': ['A', 'A', 'B'], 'correct': [1.0, 0.0, 1.0]}
+    """
+    if "case" not in frame.columns or any(c in frame.columns for c in ("config", "correct", "score", "answer")):
+        return frame  # long, or raw samples: a wide table has none of these columns
+    keys = ["case", *[c for c in _REPEATS if c in frame.columns]]
+    configs = [c for c in frame.columns if c not in keys]
+    if not configs:
+        return frame
+    out = frame.melt(id_vars=keys, value_vars=configs, var_name="config", value_name="correct")
+    out = out.dropna(subset=["correct"]).reset_index(drop=True)
+    return out[[keys[0], "config", *keys[1:], "correct"]]
+
+
 def config_names(frame: pd.DataFrame) -> tuple[str, ...]:
-    """The configs of an evaluation in order of first appearance; () for a table without a config column (raw
-    samples: one config).
+    """The configs of an evaluation in order of first appearance (the wide layout's config columns in order);
+    () for raw samples (one config).
 
     >>> config_names(pd.DataFrame({"case": [1, 1, 2], "config": ["b", "a", "b"], "correct": [1, 0, 1]}))
     ('b', 'a')
     """
+    frame = long_form(frame)
     if "config" not in frame.columns:
         return ()
     return tuple(str(v) for v in pd.unique(frame["config"].dropna()))
 
 
 def _rows_of(frame: pd.DataFrame, config: str | None) -> pd.DataFrame:
+    frame = long_form(frame)
     if "config" not in frame.columns:
         return frame
     names = config_names(frame)
@@ -158,6 +180,7 @@ def samples_view(frame: pd.DataFrame, config: str | None = None) -> SamplesView:
     >>> samples_view(f, "B").reason[:40]
     'B has scores between 0 and 1 (partial cr'
     """
+    frame = long_form(frame)
     if "config" not in frame.columns:  # raw samples: one config
         return SamplesView("", frame, "")
     rows = _rows_of(frame, config)

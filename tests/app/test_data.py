@@ -120,7 +120,8 @@ def test_each_good_file_kind_is_detected_checked_stored_and_chosen(
     assert any("valid" in plain(s.value) for s in at.success)
     at = _save(at)
     assert not at.exception and not error_texts(at), error_texts(at)
-    ds_id = at.query_params[kind][0] if isinstance(at.query_params[kind], list) else at.query_params[kind]
+    key = "eval" if kind in ("paired", "samples") else kind  # paired results and raw samples are evaluations
+    ds_id = at.query_params[key][0] if isinstance(at.query_params[key], list) else at.query_params[key]
     assert len(ds_id) == 64
     assert any("Stored" in plain(s.value) for s in at.success)
     numbers = _metrics(at)  # the view now shows the stored dataset

@@ -214,7 +214,8 @@ def paired_dataset(ev: Evaluation) -> Dataset | None:
     (the built-in example's paired results), None for raw samples of one config (the caller says so)."""
     if ev.source.kind != "paired":
         return None
-    exports.note_dataset(ev.source.name, ev.source.id, "paired", ev.configs, frame=ev.source.frame)
+    configs = ev.configs or nkeval.config_names(ev.source.frame)  # the built-in example's too
+    exports.note_dataset(ev.source.name, ev.source.id, "paired", configs, frame=ev.source.frame)
     return ev.source
 
 
@@ -256,7 +257,8 @@ def samples_dataset(ev: Evaluation, config: str | None) -> tuple[Dataset | None,
     elif ev.source.kind == "samples":
         ds = ev.source
     else:
-        view = cache.compute(nkeval.samples_view, ev.source, config=config or ev.configs[0])
+        first = ev.configs[0] if ev.configs else None
+        view = cache.compute(nkeval.samples_view, ev.source, config=config or first)
         if view.frame is None:
             return None, view
         vid = _view_id(ev, view.config)

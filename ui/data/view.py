@@ -47,6 +47,7 @@ def view_section() -> DataView:
     if kind in ("paired", "samples"):
         if ev.builtin:
             ds = datasets.load_dataset(kind, None)
+            exports.note_dataset(ds.name, ds.id, ds.kind, datasets.model_names(kind, None), frame=ds.frame)
         else:
             ds = ev.source
             if ds.kind != kind:
@@ -54,6 +55,7 @@ def view_section() -> DataView:
                     f"The evaluation in use ({md(ev.name)}) is stored as {KIND_WORDS[ds.kind].lower()}: shown as such."
                 )
                 kind = ds.kind
+            exports.note_dataset(ds.name, ds.id, ds.kind, ev.configs, frame=ds.frame)
     else:
         ds = datasets.choose_dataset(cast(datasets.Kind, kind))
     st.markdown(f"**{md(ds.name)}**: {len(ds.frame):,} rows, id `{ds.id[:12]}`")
