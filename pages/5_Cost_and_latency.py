@@ -86,9 +86,7 @@ stalls.stalls_and_summary(
     {
         "dataset": ds.name,
         "price per call ($)": inputs.price,
-        "price from": RUN_PRICE.sentence
-        if RUN_PRICE is not None and inputs.price == round(RUN_PRICE.dollars, 6)
-        else "typed",
+        "price from": controls.price_source(inputs.price, RUN_PRICE),
         "requests per month": inputs.volume,
         "latency budget p95 (s)": inputs.budget,
         "latency from": inputs.source,

@@ -12,11 +12,11 @@ from nkcore.errors import DataError
 
 __all__ = [
     "EVAL_COLUMNS",
-    "long_form",
     "Price",
     "SamplesView",
     "config_names",
     "config_table",
+    "long_form",
     "price_per_call",
     "repeat_column",
     "samples_view",

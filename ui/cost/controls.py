@@ -8,10 +8,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from nkcore import advice
+from nkcore.evaluation import Price
 from nkcore.voting import sentences as words
 from ui.common import datasets
 
-__all__ = ["SOURCES", "TRIGGERS", "WORDS", "Inputs", "has_latency", "read_inputs"]
+__all__ = ["DEFAULT_PRICE", "SOURCES", "TRIGGERS", "WORDS", "Inputs", "has_latency", "price_source", "read_inputs"]
 
 SOURCES = ("latencies in the data", "typed p50 and p95")
 # Shown words -> nkcore trigger; the shown words are also what the link carries.
@@ -53,6 +54,15 @@ def has_latency(ds: datasets.Dataset) -> bool:
 
 DEFAULT_PRICE = 0.0062
 """The chapter's example price per call (dollars), used when the run records no cost."""
+
+
+def price_source(price: float, run_price: Price | None) -> str:
+    """Where the price in use came from, for the summary: the run's recorded cost, the example price, or typed."""
+    if run_price is not None and price == min(round(run_price.dollars, 6), 10.0):
+        return run_price.sentence
+    if run_price is None and price == DEFAULT_PRICE:
+        return "the chapter's example price (the run records no cost)"
+    return "typed"
 
 
 def read_inputs(max_n: int, latency_in_data: bool, run_price: float | None = None) -> Inputs:

@@ -44,6 +44,13 @@ __all__ = [
 
 KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
 FLASH = "_dat_flash"
+USED_BY: dict[str, tuple[str, ...]] = {
+    "paired": ("pages/3_Compare.py", "pages/4_Sampling.py", "pages/5_Cost_and_latency.py", "pages/6_Planner.py"),
+    "samples": ("pages/4_Sampling.py", "pages/5_Cost_and_latency.py"),
+    "ratings": ("pages/2_Budget.py",),
+    "predictions": ("pages/2_Budget.py",),
+}
+"""The pages that read a stored dataset of each kind (the flash after storing links to each)."""
 HARNESS_TYPES = ["json", "jsonl", "eval", "gz"]
 
 
@@ -80,7 +87,8 @@ def stored_message(ids: Sequence[str], kind: str, names: Sequence[str], extra: s
     chosen = "It is now chosen in the sidebar of every page, and the link to this view carries it."
     if len(ids) > 1:
         chosen = "The last one is chosen in the sidebar; every page can choose the others."
-    st.session_state[FLASH] = ("success", f"Stored {listed} as {word} data. {chosen}{extra}")
+    pages = USED_BY.get(kind, ())
+    st.session_state[FLASH] = ("success", f"Stored {listed} as {word} data. {chosen}{extra}", pages)
 
 
 def shared_items(predicted: set[str], ratings: pd.DataFrame) -> int:

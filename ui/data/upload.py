@@ -13,7 +13,7 @@ from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_ta
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
-from ui.common import datasets, exports
+from ui.common import datasets, exports, page
 from ui.common.text import md, shorten_middle
 from ui.data import derive as data_derive
 from ui.data import flows as data_flows
@@ -55,6 +55,11 @@ def upload_section() -> None:
     flash = st.session_state.pop("_dat_flash", None)
     if flash:
         (st.success if flash[0] == "success" else st.error)(flash[1])
+        if flash[0] == "success" and len(flash) > 2:  # the pages that can use what was stored, one click each
+            cols = st.columns(len(flash[2]))
+            for col, path in zip(cols, flash[2], strict=True):
+                name = next(n for p, n, _ in page.PAGES if p == path)
+                col.page_link(path, label=f"Open {name}", icon=page.PAGE_ICONS[path])
     st.markdown(
         f"CSV, TSV, Parquet, JSON or JSONL, optionally gzipped (`.gz`), up to {MAX_MB} MB. NK Planner guesses what "
         "the file holds and which column is which; check the guess, correct it if needed, then store the dataset. "
