@@ -273,6 +273,8 @@ def test_harness_files_uploaded_together_are_one_paired_dataset(run_page: RunPag
     sums = frame.groupby("config", sort=False)["correct"].sum().tolist()
     assert sums == [2, 3] and frame["case"].nunique() == 4
     assert meta.name == f"{', '.join(names)} (lm-evaluation-harness)"  # named by its configs: one evaluation
+    links = [x.proto.label for x in at.get("page_link")]
+    assert {"Open Compare", "Open Sampling", "Open Cost & latency", "Open Planner"} <= set(links)  # one click each
 
 
 def test_deleting_is_off_unless_the_server_allows_it(run_page: RunPage) -> None:
