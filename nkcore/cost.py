@@ -18,11 +18,13 @@ from nkcore import latency as lat
 from nkcore import voting
 from nkcore.common.intervals import proportion_interval
 from nkcore.errors import DataError
-from nkcore.voting.exact import credit_from_stats, first_n_stats
+from nkcore.voting.adaptive import AdaptiveExpectation, adaptive_expected
+from nkcore.voting.exact import case_credit_exact
 
 __all__ = [
     "CostRow",
     "CostTable",
+    "adaptive_from_frame",
     "build_table",
     "build_table_from_frame",
     "calls_per_extra_correct",
@@ -134,8 +136,9 @@ def calls_per_extra_correct(acc_a: float, calls_a: float, acc_b: float, calls_b:
 class CostRow:
     """One configuration: flat n (``label`` "n=3") or the adaptive rule (``label`` "3+2").
 
-    ``accuracy`` is the vote over each case's first samples (``correct`` of ``n_cases``), with its 95% Wilson
-    interval ``accuracy_low`` to ``accuracy_high`` (fractional credit rounded to whole cases); latency percentiles in
+    ``accuracy`` is the expected vote credit of a request drawing its samples at random from each case's recorded
+    ones (``correct``, a sum of fractions, of ``n_cases``), with its 95% Wilson interval ``accuracy_low`` to
+    ``accuracy_high`` (``correct`` rounded to whole cases); latency percentiles in
     seconds; money in dollars; ``compared_with`` names the row the marginal columns are measured from
     (flat rows: the previous flat row; the adaptive row: flat n0).
     """
@@ -165,8 +168,10 @@ class CostRow:
 class CostTable:
     """The cost and latency table: rows plus the inputs that made it.
 
-    ``credit`` holds each case's vote credit under every row (cases x rows, columns in the order of ``rows``): the
-    same cases for every row, so any two columns are a paired comparison (:mod:`nkcore.advice`).
+    ``credit`` holds each case's expected vote credit under every row (cases x rows, columns in the order of
+    ``rows``; fractions in [0, 1]): the same cases for every row, so any two columns are a paired comparison
+    (:mod:`nkcore.advice`). ``adaptive_method``: how the adaptive row was computed ("exact", "monte-carlo" with
+    ``adaptive_std_error`` the standard error of its accuracy, '' without the row).
     """
 
     rows: tuple[CostRow, ...]
@@ -178,6 +183,8 @@ class CostTable:
     topup_share: float
     n_cases: int
     credit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), compare=False, repr=False)
+    adaptive_method: str = ""
+    adaptive_std_error: float = 0.0
 
     def row(self, label: str) -> CostRow:
         """The row with this label ("n=3", "3+2"); DataError when absent."""
@@ -240,19 +247,6 @@ def _row(
 _PERCENTILES = np.array([0.5, 0.95, 0.99])
 
 
-def _adaptive_credit(
-    samples: voting.SampleSet, n0: int, m: int, trigger: voting.Trigger, tie: voting.TieRule
-) -> np.ndarray:
-    """Each case's credit under the rule "draw n0, add m when the first n0 trigger": the first-(n0 + m) vote where
-    the trigger fires, else the first-n0 vote (the triggers of :func:`nkcore.voting.adaptive_topup`)."""
-    stats = first_n_stats(samples)
-    credit = credit_from_stats(samples, stats, tie)
-    top0, ntop0 = stats.top[:, n0 - 1], stats.n_top[:, n0 - 1]
-    fire = voting.trigger_fires(top0, ntop0, n0, trigger)
-    out: np.ndarray = np.where(fire, credit[:, n0 + m - 1], credit[:, n0 - 1])
-    return out
-
-
 def _quantiles(q: np.ndarray) -> tuple[float, float, float]:
     """(p50, p95, p99) as floats from the three quantiles of :data:`_PERCENTILES`."""
     p50, p95, p99 = (float(v) for v in q)
@@ -269,13 +263,20 @@ def build_table(
     trigger: voting.Trigger = "no_plurality",
     tie: voting.TieRule = "first",
     latency_source: str = "data",
+    seed: int = 0,
 ) -> CostTable:
     """One row per flat n plus the adaptive rule: accuracy, calls, p50/p95/p99, cost per 1k, monthly cost, and
     the marginal calls and dollars per extra correct answer.
 
     All rows use the same cases (those with at least max(ns, n0 + m) samples), so their differences are paired.
-    Flat accuracy is the vote over each case's first n samples (what a flat deployment sees); latency is the
-    max-of-n identity (:func:`nkcore.latency.fanout_quantile`), the adaptive row's the two fan-outs in sequence.
+    Accuracy is that of a request drawing its samples at random from each case's recorded ones, the Sampling page's
+    reading: flat n is the exact expected plurality-vote credit over all n-subsets
+    (:func:`nkcore.voting.exact.case_credit_exact`, ties as there: ``first`` credited as ``split``), so n = 1 is the
+    single-call accuracy; the adaptive row is the rule's expected credit, top-up share and calls over a uniformly
+    random order of each case's samples (:func:`nkcore.voting.adaptive.adaptive_expected`: exact, or for answer-group
+    shapes past its work bound a seeded Monte Carlo over 4,000 random orders, its standard error in
+    ``adaptive_std_error``). Latency is the max-of-n identity (:func:`nkcore.latency.fanout_quantile`), the adaptive
+    row's the two fan-outs in sequence.
     """
     ns = tuple(sorted({int(n) for n in ns}))
     if not ns or ns[0] < 1:
@@ -287,7 +288,8 @@ def build_table(
     check_volume(requests_per_month)
     keep = samples.n_samples >= need
     n_cases = int(keep.sum())
-    credit = voting.case_credit_first_n(samples, tie)[keep]
+    sub = samples.subset(keep)
+    credit = case_credit_exact(sub, tie)
     rows: list[CostRow] = []
     cols: list[np.ndarray] = []
     prev: tuple[str, float, float] | None = None
@@ -300,28 +302,18 @@ def build_table(
         rows.append(r)
         prev = (r.label, r.accuracy, r.calls)
         by_n[n] = prev
-    share = math.nan
+    share, method, error = math.nan, "", 0.0
     if adaptive is not None:
         n0, m = adaptive
-        sub = samples.subset(keep)
-        res = voting.adaptive_topup(sub, n0, m, trigger, tie)
-        cols.append(_adaptive_credit(sub, n0, m, trigger, tie))
-        share = res.share_topped_up
+        res = adaptive_expected(sub, n0, m, trigger, tie, seed=seed)
+        cols.append(res.credit)
+        share, method, error = res.share_topped_up, res.method, res.std_error
         q = _quantiles(lat.adaptive_quantile(model, n0, m, share, _PERCENTILES))
-        base = by_n.get(n0) or (f"n={n0}", res.flat_n0_correct / n_cases, float(n0))
-        r = _row(
-            f"{n0}+{m}",
-            f"{n0}+{m}",
-            True,
-            res.expected_calls,
-            res.correct,
-            n_cases,
-            q,
-            price,
-            requests_per_month,
-            base,
+        base = by_n.get(n0) or (f"n={n0}", float(credit[:, n0 - 1].mean()), float(n0))
+        label = f"{n0}+{m}"
+        rows.append(
+            _row(label, label, True, res.expected_calls, res.correct, n_cases, q, price, requests_per_month, base)
         )
-        rows.append(r)
     order = sorted(range(len(rows)), key=lambda i: (rows[i].calls, rows[i].adaptive))
     rows = [rows[i] for i in order]
     per_case = np.column_stack([cols[i] for i in order]) if cols else np.zeros((n_cases, 0))
@@ -335,6 +327,8 @@ def build_table(
         topup_share=share,
         n_cases=n_cases,
         credit=per_case,
+        adaptive_method=method,
+        adaptive_std_error=error,
     )
 
 
@@ -351,6 +345,7 @@ def build_table_from_frame(
     latency: str = "data",
     p50_s: float | None = None,
     p95_s: float | None = None,
+    seed: int = 0,
 ) -> CostTable:
     """:func:`build_table` from a samples table; ``latency`` "data" (its latency_s column) or "lognormal"
     (fitted to ``p50_s`` and ``p95_s``). A module-level entry point for the page's cache."""
@@ -360,8 +355,26 @@ def build_table_from_frame(
     else:
         model = lat.model_from_inputs(None, latency, p50_s, p95_s)
     return build_table(
-        samples, model, ns, price, requests_per_month, (n0, m) if adaptive else None, trigger, tie, latency
+        samples, model, ns, price, requests_per_month, (n0, m) if adaptive else None, trigger, tie, latency, seed
     )
+
+
+def adaptive_from_frame(
+    frame: pd.DataFrame,
+    n0: int = 3,
+    m: int = 2,
+    trigger: voting.Trigger = "no_plurality",
+    tie: voting.TieRule = "first",
+) -> tuple[AdaptiveExpectation, float, float]:
+    """(:func:`nkcore.voting.adaptive.adaptive_expected`, expected correct of flat n0, of flat n0 + m) on the cases
+    with n0 + m samples: the page's cached entry point (words: :func:`nkcore.advice.adaptive_expected_sentence`)."""
+    samples = voting.parse_samples(frame)
+    if n0 + m > samples.max_n:
+        raise DataError(f"the rule {n0}+{m} needs {n0 + m} samples per case; the data has at most {samples.max_n}")
+    sub = samples.subset(samples.n_samples >= n0 + m)
+    credit = case_credit_exact(sub, tie)
+    res = adaptive_expected(sub, n0, m, trigger, tie)
+    return res, float(credit[:, n0 - 1].sum()), float(credit[:, n0 + m - 1].sum())
 
 
 def _money(x: float) -> str:

@@ -141,7 +141,8 @@ def test_verdict_with_no_discordant_case_and_one_case() -> None:
     )
     c = pr.compare_pair(pr.paired_table_from_counts("A", "B", 0, 1, 0, 0), "A", "B")
     s = pr.verdict_sentence(c)
-    assert s.startswith("cannot tell B from A: -100.0 points") and "only 1 discordant case among 1 case no split" in s
+    # the higher-scoring config named first, the difference as the chart draws it (higher minus lower)
+    assert s.startswith("cannot tell A from B: +100.0 points") and "only 1 discordant case among 1 case no split" in s
 
 
 def test_verdict_names_bootstrap_and_exact_disagreement() -> None:

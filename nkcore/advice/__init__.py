@@ -3,9 +3,11 @@
 Modules, one idea each:
 - ``rule``   the recommendation (:func:`advise`, :class:`Advice`; the rule and its reference in its docstring) and
              what the dearest flat row would cost instead (:func:`dearest_sentence`)
-- ``gap``    two rows compared on the same cases: McNemar exact p and the exact paired bootstrap interval
-             (:func:`paired_gap`); each row's Wilson interval (:func:`row_intervals`)
-- ``texts``  the cost table's column help, percentile words, chart captions and method note (:func:`table_note`)
+- ``gap``    two rows compared on the same cases (:func:`paired_gap`): McNemar exact p and the exact paired
+             bootstrap interval for 0/1 credit, the sign-flip test and the case bootstrap for fractional credit;
+             each row's Wilson interval (:func:`row_intervals`)
+- ``texts``  the cost table's column help, percentile words, chart captions, method note (:func:`table_note`) and
+             the adaptive rule in expectation (:func:`adaptive_expected_sentence`)
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from nkcore.advice.texts import (
     LATENCY_CHART_CAPTION,
     PERCENTILE_HELP,
     PERCENTILES,
+    adaptive_expected_sentence,
     table_note,
 )
 
@@ -32,6 +35,7 @@ __all__ = [
     "Advice",
     "Gap",
     "RowInterval",
+    "adaptive_expected_sentence",
     "advise",
     "dearest_sentence",
     "paired_gap",

@@ -1,14 +1,17 @@
 """What to ship under a latency budget, paying only for accuracy gains the paired test on the same cases supports.
 
 Every row of a cost table (:class:`nkcore.cost.CostTable`) is scored on the same cases, so two rows are compared
-paired: only the discordant cases (one row right, the other wrong) say which is better (McNemar's exact test,
-:func:`nkcore.paired.mcnemar`), and the interval on the difference is the exact case-resampling paired bootstrap
-(:func:`nkcore.paired.exact_paired_bootstrap`). The rule:
+paired (:func:`nkcore.advice.gap.paired_gap`). A row's per-case credit is the expected vote credit of a request
+drawing its samples at random, a fraction in [0, 1]: then the test is the exact sign-flip test on the per-case
+differences and the interval the case bootstrap (:mod:`nkcore.paired.case_test`); when every credit is 0 or 1, only
+the discordant cases (one row right, the other wrong) say which is better (McNemar's exact test,
+:func:`nkcore.paired.mcnemar`) and the interval is the exact paired bootstrap
+(:func:`nkcore.paired.exact_paired_bootstrap`). The sentences name the test used. The rule:
 
 1. the rows whose latency percentile fits the budget are the candidates; the *best* is the most accurate of them
    (the fewest calls among equals, then a flat row before the adaptive rule);
 2. the recommendation is the cheapest candidate (fewest calls, strictly fewer than the best's) that is not
-   resolvably worse than the best: McNemar exact p, adjusted by Holm's method over the comparisons of every cheaper
+   resolvably worse than the best: the paired test's p, adjusted by Holm's method over the comparisons of every cheaper
    candidate with the best (the product's one rule for a family of comparisons, the Compare page's too; the family
    is named in the sentence), >= alpha, or no less accurate; else the best itself. A dearer row is recommended only
    when every cheaper row is resolvably worse than the best, so money is spent only on a gain the data can tell
@@ -29,7 +32,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from nkcore.advice.gap import Gap, RowInterval, paired_gap, row_intervals
+from nkcore.advice.gap import MCNEMAR, Gap, RowInterval, paired_gap, row_intervals
 from nkcore.advice.texts import PERCENTILES
 from nkcore.common.checks import check_significance
 from nkcore.common.formatting import format_p, percent, points
@@ -88,6 +91,8 @@ class Advice:
                 "p_holm": g.p if g.p_holm is None else g.p_holm,
                 "family": g.family,
                 "resolved": g.resolved,
+                "test": g.test,
+                "p_method": g.p_method,
             }
 
         return {
@@ -137,6 +142,25 @@ def _holm_words(g: Gap, best: str) -> str:
     return f", {format_p(g.p_holm)} after Holm's adjustment for the {g.family} cheaper settings compared with {best}"
 
 
+def _p_words(g: Gap) -> str:
+    """'McNemar exact p = 0.77' or 'sign-flip p = 0.25' (with the Monte Carlo error or the normal form's bound when
+    the sign-flip p is not exact): the p and the test it comes from."""
+    if g.test == MCNEMAR:
+        return f"McNemar exact {format_p(g.p)}"
+    how = {"monte-carlo": f" (Monte Carlo, standard error {g.p_error:.3f})", "normal": " (normal approximation)"}
+    return f"sign-flip {format_p(g.p)}{how.get(g.p_method, '')}"
+
+
+def _test_words(g: Gap) -> str:
+    """The test of one gap in words, with the cases it rests on."""
+    if g.test == MCNEMAR:
+        return f"McNemar exact {format_p(g.p)} on the {g.differing} cases where they disagree"
+    return (
+        f"{_p_words(g)}, the sign-flip test on the per-case differences of expected credit, over the {g.differing} "
+        "cases where the two differ"
+    )
+
+
 def advise(
     table: CostTable,
     latency_budget_s: float,
@@ -145,11 +169,13 @@ def advise(
     confidence: float = 0.95,
 ) -> Advice:
     """What to ship under a ``percentile`` latency budget: the cheapest row within the budget that is not resolvably
-    worse than the most accurate one there (McNemar exact p >= alpha on the same cases), with the paired interval.
+    worse than the most accurate one there (the paired test's Holm-adjusted p >= alpha on the same cases), with the
+    paired interval.
 
     Rule and reference: the module docstring. Raises DataError for an unknown percentile or a budget <= 0.
-    On the chapter's worked example with a p95 budget of 8 s the most accurate row within the budget is the
-    adaptive rule 3+2 (79.0%), and n = 3 (78.0%) is not resolvably worse, so n = 3 is the answer.
+    On the chapter's worked example with a p95 budget of 8 s the most accurate rows within the budget are n=5
+    (77.4%) and the adaptive rule 3+2 (75.5%), and every cheaper row is resolvably worse than n=5 (sign-flip test on
+    the per-case expected credit), so n=5 is the answer.
     """
     if percentile not in PERCENTILES:
         raise DataError(f"percentile must be p50, p95 or p99, got {percentile!r}")
@@ -204,30 +230,30 @@ def advise(
     )
     text = ""
     if versus is not None:
+        few = "discordant cases" if versus.test == MCNEMAR else "cases that differ"
         narrow = (
-            "; the bootstrap interval misses zero, but with so few discordant cases it runs too narrow, and the "
-            "exact test decides"
+            f"; the bootstrap interval misses zero, but with so few {few} it runs too narrow, and the "
+            f"{'exact ' if versus.p_method == 'exact' else ''}test decides"
             if versus.low > 0 or versus.high < 0
             else ""
         )
         text += (
             f" It is the cheapest setting within the budget that the paired test cannot tell from the most accurate "
             f"one, {best.label}: {best.label} scores {points(versus.diff)} points ({lvl} paired bootstrap interval "
-            f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases:,} cases; McNemar exact "
-            f"{format_p(versus.p)} on the {versus.cheaper_only + versus.dearer_only} cases where they "
-            f"disagree{_holm_words(versus, best.label)}{narrow}). {_extra_words(table, pick, best)} would pay for a "
-            "gain the data cannot tell from noise."
+            f"{points(versus.low)} to {points(versus.high)} on the same {table.n_cases:,} cases; "
+            f"{_test_words(versus)}{_holm_words(versus, best.label)}{narrow}). {_extra_words(table, pick, best)} "
+            "would pay for a gain the data cannot tell from noise."
         )
     if worse:
         named = "; ".join(
-            f"{g.cheaper} by {points(g.diff, sign=False)} points, {format_p(g.p)}{_holm_words(g, best.label)}"
+            f"{g.cheaper} by {points(g.diff, sign=False)} points, {_p_words(g)}{_holm_words(g, best.label)}"
             for g in worse
         )
         text += f" Cheaper settings are resolvably worse than {best.label} ({named})."
     if over is not None:
         text += (
             f" {over.dearer} scores {points(over.diff)} points against "
-            f"{pick.label} ({points(over.low)} to {points(over.high)}, {format_p(over.p)}) but its {percentile} is "
+            f"{pick.label} ({points(over.low)} to {points(over.high)}, {_p_words(over)}) but its {percentile} is "
             f"{lat[over.dearer]:.1f} s, over the budget."
         )
     dearer = [r for r in fits if r.calls > pick.calls and r is not best and r.accuracy <= pick.accuracy]
@@ -252,7 +278,7 @@ def advise(
 
 def dearest_sentence(table: CostTable, advice: Advice) -> str:
     """What running the dearest flat row instead of the recommended one would cost a month, and the accuracy it
-    buys on these cases (the paired gap of :func:`paired_gap`: interval and McNemar exact p); '' when nothing is
+    buys on these cases (the paired gap of :func:`paired_gap`: interval and the p of its test); '' when nothing is
     recommended or the recommendation is the dearest row.
 
     Monthly cost difference = (calls of the dearest - calls of the pick) x price per call x requests per month.
@@ -270,5 +296,5 @@ def dearest_sentence(table: CostTable, advice: Advice) -> str:
     return (
         f"Running {dearest.label} instead of the recommended {pick.label} would cost ${diff:,.0f} a month more at "
         f"{table.requests_per_month:,.0f} requests a month, for {points(gap.diff)} points of accuracy on these cases "
-        f"(95% paired interval {points(gap.low)} to {points(gap.high)}, {format_p(gap.p)})."
+        f"(95% paired interval {points(gap.low)} to {points(gap.high)}, {_p_words(gap)})."
     )

@@ -29,6 +29,7 @@ from nkcore.harness import inspect as inspect_log
 from nkcore.harness.files import path_tool, read_paths
 from nkcore.harness.reading import load_json, notes_for, plain_bytes
 from nkcore.io import read_table
+from nkcore.voting.adaptive import adaptive_expected
 from nkcore.voting.rules import as_trigger
 
 __all__ = ["FanoutInput", "fanout_report", "read_fanout_input", "register", "run_fanout"]
@@ -213,7 +214,7 @@ def fanout_report(
     if adaptive:
         n0, m = _parse_rule(adaptive)
         if topup_share is not None and has_answers:
-            measured = voting.adaptive_topup(voting.parse_samples(frame), n0, m, as_trigger(trigger))
+            measured = adaptive_expected(voting.parse_samples(frame), n0, m, as_trigger(trigger))
             raise DataError(
                 f"--topup-share is measured from the samples file ({measured.share_topped_up:.0%} of requests top up "
                 f"under {adaptive}): leave it out, or give latencies without answers (or --p50 and --p95)"
@@ -224,8 +225,8 @@ def fanout_report(
                     "--adaptive needs --topup-share F (the share of requests that top up), or a samples file with "
                     "answers to measure it from"
                 )
-            res = voting.adaptive_topup(voting.parse_samples(frame), n0, m, as_trigger(trigger))
-            topup_share = res.share_topped_up
+            # the expected share over random orders of each case's samples: the cost table's reading (nkcore.cost)
+            topup_share = adaptive_expected(voting.parse_samples(frame), n0, m, as_trigger(trigger)).share_topped_up
         if not 0.0 <= topup_share <= 1.0:
             raise DataError(f"--topup-share must be in [0, 1], got {topup_share}")
         rule = (n0, m, float(topup_share))

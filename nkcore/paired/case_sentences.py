@@ -94,10 +94,13 @@ def case_verdict_sentence(c: CaseComparison, significance: float = 0.05, word: s
         if lo <= 0:
             text += "; the bootstrap interval reaches zero, so the evidence is borderline"
         return text
-    return (
-        f"cannot tell {c.config_b} from {c.config_a}: {points(c.diff)} points ({pct} interval "
-        f"{points(c.diff_ci_low)} to {points(c.diff_ci_high)}), {p} ({unit})"
+    # the higher-scoring config first, so the difference reads as the chart draws it (higher minus lower)
+    hi_c, lo_c, d, lo, hi = (
+        (c.config_b, c.config_a, c.diff, c.diff_ci_low, c.diff_ci_high)
+        if c.diff >= 0
+        else (c.config_a, c.config_b, -c.diff, -c.diff_ci_high, -c.diff_ci_low)
     )
+    return f"cannot tell {hi_c} from {lo_c}: {points(d)} points ({pct} interval {points(lo)} to {points(hi)}), {p} ({unit})"
 
 
 def repeats_sentence(c: CaseComparison, word: str = "repeat") -> str | None:

@@ -98,7 +98,7 @@ def verdict_sentence(
       (Holm's, over ``comparisons`` adjacent pairs) is not below alpha, it goes on: "; but that p is for this pair
       on its own: with Holm's adjustment for the 3 adjacent comparisons p = 0.10, not below alpha = 0.05, so treat
       the win as tentative".
-    - otherwise: "cannot tell <B> from <A>: +x points (95% interval lo to hi, p = ...) is smaller than the smallest
+    - otherwise: "cannot tell <higher> from <lower>: +x points (95% interval lo to hi, p = ...) is smaller than the smallest
       difference <n> cases can resolve (with m discordant cases a difference needs k of them one way, a net of ... points)", k from
       :func:`nkcore.resolution.critical_count`; with no discordant case, or too few for any split to reach
       p < alpha, it says so.
@@ -141,10 +141,13 @@ def verdict_sentence(
             text += "; the bootstrap interval reaches zero, so the evidence is borderline"
         return text
     k = critical_count(m, significance)
-    head = (
-        f"cannot tell {c.config_b} from {c.config_a}: {points(c.diff)} points "
-        f"({pct} interval {points(c.diff_ci_low)} to {points(c.diff_ci_high)}, {format_p(c.p_exact)})"
+    # the higher-scoring config first, so the difference reads as the chart draws it (higher minus lower)
+    hi_c, lo_c, d, lo, hi = (
+        (c.config_b, c.config_a, c.diff, c.diff_ci_low, c.diff_ci_high)
+        if c.diff >= 0
+        else (c.config_a, c.config_b, -c.diff, -c.diff_ci_high, -c.diff_ci_low)
     )
+    head = f"cannot tell {hi_c} from {lo_c}: {points(d)} points ({pct} interval {points(lo)} to {points(hi)}, {format_p(c.p_exact)})"
     if k is None:
         text = (
             f"{head}; with only {plural(m, 'discordant case')} among {plural(c.n_cases, 'case')} no split of them "

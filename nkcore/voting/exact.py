@@ -20,6 +20,7 @@ __all__ = [
     "FirstNStats",
     "case_credit_exact",
     "case_credit_first_n",
+    "case_groups",
     "credit_from_stats",
     "exact_case_curve",
     "exact_work",
@@ -257,3 +258,32 @@ def case_credit_first_n(samples: SampleSet, tie: TieRule = "first") -> np.ndarra
     """
     check_tie(tie)
     return credit_from_stats(samples, first_n_stats(samples), tie)
+
+
+def case_groups(samples: SampleSet) -> list[tuple[int, tuple[int, ...]]]:
+    """Each case's answer groups: (samples with the gold answer, sizes of the other answers' groups, largest first).
+
+    The exact readings depend on a case through these sizes only (answers are exchangeable but for gold), so cases
+    with the same key share one computation.
+
+    >>> from nkcore.voting.samples import parse_samples
+    >>> import pandas as pd
+    >>> case_groups(parse_samples(pd.DataFrame({"case": 1, "sample": [1, 2, 3, 4], "answer": list("abcb"), "gold": "a"})))
+    [(1, (2, 1))]
+    """
+    n_codes = int(samples.codes.max()) + 1
+    limits.check_memory(8 * samples.n_cases * n_codes, "the answer-group counts")
+    counts = np.zeros((samples.n_cases, n_codes), dtype=np.int64)
+    rows = np.repeat(np.arange(samples.n_cases), samples.max_n)
+    flat = samples.codes.ravel()
+    keep = flat >= 0
+    np.add.at(counts, (rows[keep], flat[keep]), 1)
+    out = []
+    for i in range(samples.n_cases):
+        gc = int(samples.gold_code[i])
+        row = counts[i].copy()
+        n_gold = int(row[gc]) if gc >= 0 else 0
+        if gc >= 0:
+            row[gc] = 0
+        out.append((n_gold, tuple(sorted((int(v) for v in row if v > 0), reverse=True))))
+    return out

@@ -3,16 +3,20 @@ chart, request latency against the budget (drawn only while open), and which req
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
+from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from nkcore import advice, cost, voting
+from nkcore import advice, cost
 from nkcore.cost import CostTable
+from nkcore.voting import adaptive as voting_adaptive
 from nkcore.voting import sentences as words
 from ui import charts
 from ui.charts import voting as charts_voting
@@ -28,6 +32,51 @@ def _per_extra(value: float, compared_with: str | None, fmt: str) -> str:
     if compared_with is None:
         return "—"
     return fmt.format(value) if math.isfinite(value) else "no gain"
+
+
+def _decimals(span: float, parts: int, most: int = 4) -> int:
+    """Decimals that tell ``parts`` equal steps of ``span`` apart: ceil(-log10(span / parts)), in [0, most]."""
+    if not span > 0 or not math.isfinite(span):
+        return 0
+    return int(min(most, max(0, math.ceil(-math.log10(span / parts)))))
+
+
+def readable(spec: dict[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
+    """The accuracy-against-cost chart's spec (:func:`ui.charts.voting.cost_accuracy_chart`) made readable for its
+    numbers: the cost axis with enough decimals for its range (no "$0 $0 $1 $1" under $10), the accuracy axis cut
+    to [0, 1] (the intervals plus 2 points, never past 100%), and the latency legend with as many decimals as tell
+    its ends apart (not six "1.1"), at most three values. A copy; the builder is ``ui.charts``' (not this page's).
+
+    >>> f = pd.DataFrame({"cost_per_1k": [0.1, 0.7], "accuracy_low": [0.9, 0.95], "accuracy_high": [0.99, 1.0],
+    ...                   "p95": [1.08, 1.14]})
+    >>> s = readable({"layer": [{"encoding": {"x": {"field": "cost_per_1k", "axis": {"format": "$,.0f"}},
+    ...   "y": {"field": "accuracy", "scale": {"zero": False, "padding": 30}},
+    ...   "color": {"field": "p95", "legend": {"format": ".1f"}}}}]}, f)
+    >>> e = s["layer"][0]["encoding"]; e["x"]["axis"]["format"], e["y"]["scale"]["domain"], e["color"]["legend"]
+    ('$,.2f', [0.88, 1.0], {'format': '.2f', 'values': [1.08, 1.11, 1.14]})
+    """
+    out = copy.deepcopy(spec)
+    cost_max = float(np.nanmax(frame["cost_per_1k"])) if len(frame) else 0.0
+    money = f"$,.{_decimals(cost_max, 10, 3)}f"
+    low_col = frame["accuracy_low"] if "accuracy_low" in frame else frame["accuracy"]
+    high_col = frame["accuracy_high"] if "accuracy_high" in frame else frame["accuracy"]
+    lo = max(0.0, math.floor(100 * (float(np.nanmin(low_col)) - 0.02)) / 100)
+    hi = min(1.0, math.ceil(100 * (float(np.nanmax(high_col)) + 0.02)) / 100)
+    p95 = frame["p95"].to_numpy(dtype=float) if "p95" in frame else np.zeros(0)
+    p95 = p95[np.isfinite(p95)]
+    for layer in out.get("layer", []):
+        enc = layer.get("encoding", {})
+        x, y, color = enc.get("x", {}), enc.get("y", {}), enc.get("color", {})
+        if x.get("field") == "cost_per_1k":
+            x.setdefault("axis", {})["format"] = money
+        if y.get("field") in ("accuracy", "accuracy_low") and lo < hi:
+            scale = {k: v for k, v in y.get("scale", {}).items() if k != "padding"}
+            y["scale"] = {**scale, "zero": False, "nice": False, "domain": [lo, hi]}
+        if color.get("field") == "p95" and isinstance(color.get("legend"), dict) and p95.size:
+            digits = _decimals(float(p95.max() - p95.min()), 4, 3) or 1
+            values = sorted({round(float(v), digits) for v in np.linspace(p95.min(), p95.max(), 3)})
+            color["legend"] = {**color["legend"], "format": f".{digits}f", "values": values}
+    return out
 
 
 def draw_answer(
@@ -48,10 +97,11 @@ def draw_answer(
     frame = table.to_frame()
 
     def chart() -> alt.LayerChart:  # built only when an export is clicked; the page draws the cached spec
-        return charts_voting.cost_accuracy_chart(frame, budget)
+        built = charts_voting.cost_accuracy_chart(frame, budget)
+        return alt.LayerChart.from_dict(readable(built.to_dict(), frame))
 
     with chart_box:
-        charts.draw(cache.chart_spec(charts_voting.cost_accuracy_chart, frame, budget))
+        charts.draw(readable(cache.chart_spec(charts_voting.cost_accuracy_chart, frame, budget), frame))
         st.caption(advice.ACCURACY_CHART_CAPTION)
         exports.download_chart(chart, "accuracy_vs_cost", explains=advice.ACCURACY_CHART_EXPLAINS)
     with why_box:
@@ -104,7 +154,15 @@ def draw_numbers(table: CostTable, frame: pd.DataFrame, with_rule: bool) -> None
         exports.download_table(frame, "cost_latency_table")
         for r in table.rows:
             st.markdown(f"- {md(cost.marginal_sentence(r))}")
-        st.caption(advice.table_note(table.n_cases, table.topup_share if with_rule else None))
+        mc = with_rule and table.adaptive_method == "monte-carlo"
+        st.caption(
+            advice.table_note(
+                table.n_cases,
+                table.topup_share if with_rule else None,
+                table.adaptive_std_error if mc else 0.0,
+                voting_adaptive.MC_ORDERS if mc else 0,
+            )
+        )
 
 
 def draw_latency(frame: pd.DataFrame, budget: float) -> None:
@@ -123,15 +181,17 @@ def draw_latency(frame: pd.DataFrame, budget: float) -> None:
 
 
 def draw_adaptive(ds: datasets.Dataset, inputs: Inputs, with_rule: bool, max_n: int) -> None:
-    """Which requests top up under the adaptive rule, for two triggers."""
+    """Which requests top up under the adaptive rule, for two triggers: in expectation over random orders of each
+    case's samples, as the table's adaptive row (:func:`nkcore.cost.adaptive_from_frame`)."""
     n0, m = inputs.n0, inputs.m
     with st.expander("Which requests top up under the adaptive rule", icon=":material/add_circle:"):
         st.markdown(words.ADAPTIVE_NOTE)
         if with_rule:
             for trig in ("no_plurality", "not_unanimous"):
-                res = cache.compute(voting.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig)
-                st.markdown(
-                    f"- **Top up on {WORDS[trig]}** ({words.TRIGGER_HELP[trig]}): {md(voting.adaptive_sentence(res))}"
+                res, flat_n0, flat_full = cache.compute(
+                    cost.adaptive_from_frame, ds, n0=int(n0), m=int(m), trigger=trig
                 )
+                said = advice.adaptive_expected_sentence(res, flat_n0, flat_full)
+                st.markdown(f"- **Top up on {WORDS[trig]}** ({words.TRIGGER_HELP[trig]}): {md(said)}")
         else:
             st.markdown(f"The rule {n0}+{m} needs more samples per case than the data has ({max_n}).")
