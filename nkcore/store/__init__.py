@@ -13,7 +13,9 @@ complete.
 A store that cannot be written (read-only: ``PermissionError``, ``EROFS``, an object store's AccessDenied; full:
 ``ENOSPC``, ``EDQUOT``) gives a one-line :class:`DataError` saying so, and the write removes what it had begun: no
 temporary file, no data file without its metadata. A store that does not answer gives :class:`StoreUnreachable`
-(a DataError). Listing shows only ids whose metadata and data are both in place, so a crash at any moment (even
+(a DataError), within a deadline: every call to an object store is bounded (``$NKP_STORE_DEADLINE_S``, 5 s;
+``$NKP_STORE_TABLE_DEADLINE_S``, 30 s, for a table) and, once one failed, refused at once until a probe finds the
+store answering again (:mod:`nkcore.store.backends`), so a frozen store costs a page at most one deadline. Listing shows only ids whose metadata and data are both in place, so a crash at any moment (even
 ``kill -9`` between the two files) leaves the earlier datasets listed and intact and the interrupted one absent.
 
 Ids come from URLs, i.e. from anyone: :func:`validate_id` accepts exactly 64 lowercase hex characters and runs
@@ -38,7 +40,7 @@ from nkcore.errors import DataError
 from nkcore.io import fingerprint, load_json
 from nkcore.kinds import KINDS
 from nkcore.store import meta as _meta
-from nkcore.store.backends import Backend, NoCredentials, Unreachable, is_url, open_backend
+from nkcore.store.backends import Backend, NoCredentials, TimedOut, Unreachable, is_url, open_backend
 from nkcore.store.meta import StoredDataset, validate_id
 
 __all__ = [
@@ -114,6 +116,14 @@ def storage_fault(exc: OSError, action: str = "save datasets") -> DataError | No
         outcome = "the dataset was not stored; earlier datasets are unaffected"
     else:
         outcome = "nothing was deleted" if action.startswith("delete") else "nothing was changed"
+    if isinstance(exc, TimedOut):
+        if action == "save datasets":
+            outcome = "the dataset may not be stored (a reader sees all of it or none of it)"
+        elif action.startswith("delete"):
+            outcome = "the deletion may not have finished"
+        else:
+            outcome = "the change may not be saved"
+        return StoreUnreachable(f"the server cannot {action}: {_no_answer(exc, outcome)}")
     if isinstance(exc, ConnectionError | TimeoutError):
         return StoreUnreachable(
             f"the server cannot {action}: its dataset store is unreachable; {outcome} (check ${ENV_VAR}, the store's "
@@ -154,7 +164,17 @@ def _no_credentials(exc: NoCredentials) -> str:
     )
 
 
+def _no_answer(exc: TimedOut, outcome: str) -> str:
+    """The plain sentence for a store that did not answer within its deadline."""
+    return (
+        f"the dataset store did not answer within {exc.seconds:g} s, so {outcome}; nothing stored is lost; try again "
+        f"once it answers (check ${ENV_VAR}, the store's endpoint and the network)"
+    )
+
+
 def _unreachable(exc: Unreachable) -> StoreUnreachable:
+    if isinstance(exc, TimedOut):
+        return StoreUnreachable(_no_answer(exc, "stored datasets cannot be read now"))
     return StoreUnreachable(
         f"the dataset store is unreachable, so stored datasets cannot be read now; nothing in it was changed, and "
         f"links to them work again once it answers (check ${ENV_VAR}, the store's endpoint and the network; {exc})"
@@ -351,8 +371,9 @@ def list_datasets(
     """Every complete stored dataset (optionally of one ``kind``), newest first; damaged entries are skipped, and so
     are the temporary files of writes in progress or crashed (``.<id>-*.tmp``).
 
-    A store that does not answer lists as empty, or raises :class:`StoreUnreachable` with ``strict=True`` (the
-    dataset choosers, which say so on the page)."""
+    A store that does not answer (within the short deadline, or at once while it is known to be down) lists as
+    empty, or raises :class:`StoreUnreachable` with ``strict=True`` (the dataset choosers, which say so on the
+    page). Listing also sweeps the temporary files of writes that died (at most every 30 s)."""
     backend = open_backend(_root(root))
     try:
         names = backend.listing()

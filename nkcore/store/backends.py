@@ -13,40 +13,82 @@ Both backends offer the same few operations on names relative to the store's roo
   ``AWS_ENDPOINT_URL``, honoured by botocore >= 1.31 and so by s3fs), never from the URL.
 
 A store that cannot be reached (connection refused, timeout, DNS) raises :class:`Unreachable` (a
-``ConnectionError``, so an ``OSError``); after one such failure the backend answers :class:`Unreachable` at once for
-:data:`RETRY_AFTER_S` seconds instead of waiting on the network again for every listing of every page.
+``ConnectionError``, so an ``OSError``). Every call to an object store runs under an overall deadline
+(:func:`deadline`: ``$NKP_STORE_DEADLINE_S``, 5 s, for listing, descriptions, existence checks, removals and small
+writes; ``$NKP_STORE_TABLE_DEADLINE_S``, 30 s, for reading or writing a table) and raises :class:`TimedOut` (an
+Unreachable) when it expires. The connect and read timeouts of botocore do not bound a call on their own: a frozen
+server (alive, not answering) still accepts connections through the kernel's backlog, each attempt waits out the
+read timeout, botocore retries, and s3fs retries botocore's retries (5 x 2 attempts x 60 s); so the deadline is
+fsspec's own, ``timeout=`` on the synchronous call, which runs the coroutine on fsspec's event loop under
+``asyncio.wait_for``: on expiry the request is cancelled (its connection closed) and the calling thread is free, no
+thread left waiting. A filesystem without an event loop runs its calls in a small bounded pool of worker threads
+(:data:`POOL_WORKERS`), the caller waiting at most the deadline; a call finding every worker stuck is refused at
+once.
+
+A circuit breaker: after a failure the backend refuses every call at once (the same Unreachable) for
+:data:`RETRY_AFTER_S` seconds, then one probe (one small request under the short deadline, in a background thread)
+asks the store again; the call that started it waits for it at most :data:`PROBE_WAIT_S` seconds (others are
+refused at once), so a page never waits on a store known to be down, and the first call after the store answers
+again goes through.
+
+Temporary files of writes hold an exclusive ``flock`` while they are written, so a sweep (on every listing and
+before every put; a listing at most every :data:`SWEEP_EVERY_S` seconds per folder; :data:`SWEEP_MAX` files each) removes those
+of a writer that died (``kill -9``: the lock goes with the process) as soon as they are :data:`TMP_GRACE_S` seconds
+old, and any older than :data:`STALE_TMP_S` (where locks are not supported).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
 
 __all__ = [
+    "DEADLINE_ENV_VAR",
+    "DEADLINE_S",
+    "POOL_WORKERS",
+    "PROBE_WAIT_S",
     "RETRY_AFTER_S",
     "STALE_TMP_S",
+    "SWEEP_EVERY_S",
+    "SWEEP_MAX",
+    "TABLE_DEADLINE_ENV_VAR",
+    "TABLE_DEADLINE_S",
+    "TMP_GRACE_S",
     "TMP_SUFFIX",
     "Backend",
     "LocalBackend",
     "NoCredentials",
     "RemoteBackend",
+    "TimedOut",
     "Unreachable",
+    "deadline",
     "is_url",
     "open_backend",
 ]
 
 TMP_SUFFIX = ".tmp"
-STALE_TMP_S = 3600.0  # a temporary file this old was left by a crashed write; the next put removes it
-RETRY_AFTER_S = 3.0
+STALE_TMP_S = 3600.0  # a temporary file this old was left by a crashed write, locked or not
+TMP_GRACE_S = 10.0  # an unlocked temporary file this old belongs to a writer that died (a live one holds its lock)
+SWEEP_EVERY_S = 30.0  # a listing sweeps its folder at most this often per process (a put always does)
+SWEEP_MAX = 200  # and at most this many files are looked at per sweep
+RETRY_AFTER_S = 3.0  # the breaker: a store that failed is not asked again for this long, then one probe asks
+PROBE_WAIT_S = 0.5  # the call that starts a probe waits this long for its answer (others are refused at once)
+DEADLINE_ENV_VAR = "NKP_STORE_DEADLINE_S"
+TABLE_DEADLINE_ENV_VAR = "NKP_STORE_TABLE_DEADLINE_S"
+DEADLINE_S = 5.0  # listing, a description, an existence check, a removal, a small write
+TABLE_DEADLINE_S = 30.0  # reading or writing a table (its Parquet file)
+_DEADLINE_RANGE = (0.1, 600.0)
+POOL_WORKERS = 4  # worker threads for a filesystem without an event loop (calls beyond: refused at once)
 _LOCAL_TMP_PREFIX = "nkp-store-"  # a remote write's local temporary file, in the system's temporary folder
 # The network libraries whose errors mean "the store did not answer" (connection, timeout, DNS, TLS).
 _NETWORK_MODULES = ("botocore", "aiobotocore", "aiohttp", "urllib3", "requests", "google", "azure", "asyncio")
@@ -56,6 +98,45 @@ T = TypeVar("T")
 
 class Unreachable(ConnectionError):
     """The object store did not answer (refused, timed out, unknown host); the message says what was tried."""
+
+    def again(self) -> Unreachable:
+        """A fresh copy (the breaker raises the remembered failure in many threads)."""
+        return type(self)(*self.args)
+
+
+class TimedOut(Unreachable):
+    """The object store did not answer a call within its deadline (``seconds``): frozen, overloaded or a network
+    that drops packets; the call was cancelled."""
+
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message, seconds)
+        self.seconds = seconds
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def deadline(table: bool = False) -> float:
+    """The overall deadline of one call to an object store, in seconds: ``$NKP_STORE_TABLE_DEADLINE_S`` (default
+    30) for reading or writing a table, else ``$NKP_STORE_DEADLINE_S`` (default 5); a value that is not a number
+    gives the default, and any value is kept within 0.1 to 600 s.
+
+    >>> deadline(), deadline(table=True)
+    (5.0, 30.0)
+    """
+    name, default = (TABLE_DEADLINE_ENV_VAR, TABLE_DEADLINE_S) if table else (DEADLINE_ENV_VAR, DEADLINE_S)
+    try:
+        value = float(os.environ.get(name, "").strip() or default)
+    except ValueError:
+        value = default
+    if not math.isfinite(value):
+        value = default
+    return min(max(value, _DEADLINE_RANGE[0]), _DEADLINE_RANGE[1])
+
+
+def _seconds(value: float) -> str:
+    """A deadline in words' digits: ``5``, ``2.5``, ``0.3``."""
+    return f"{value:g}"
 
 
 def is_url(root: str) -> bool:
@@ -105,13 +186,68 @@ class Backend:
         raise NotImplementedError
 
 
-def _sweep(folder: Path, pattern: str, max_age_s: float) -> None:
-    """Remove temporary files left by writes that crashed more than ``max_age_s`` ago (never a live write's)."""
+try:
+    import fcntl as _fcntl
+except ImportError:  # not POSIX: temporary files are swept by age only
+    _fcntl = None  # type: ignore[assignment]
+
+_SWEPT: dict[str, float] = {}  # folder -> when this process last swept it
+_SWEPT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _tmp_file(folder: Path, prefix: str) -> Iterator[str]:
+    """A new temporary file in ``folder`` (``<prefix>*.tmp``), exclusively ``flock``-ed while the block runs, so a
+    sweep knows a live write's file from one whose writer died; removed at the end unless moved away."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=TMP_SUFFIX)
+    try:
+        if _fcntl is not None:
+            with contextlib.suppress(OSError):  # a filesystem without locks: the sweep goes by age there
+                _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+        yield tmp
+    finally:
+        os.close(fd)  # releases the lock
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _abandoned(path: Path, now: float) -> bool:
+    """Whether the temporary file ``path`` was left by a write that died: unlocked (its writer gone) and
+    :data:`TMP_GRACE_S` old, or older than :data:`STALE_TMP_S` whatever its lock says."""
+    age = now - path.stat().st_mtime
+    if age > STALE_TMP_S:
+        return True
+    if age <= TMP_GRACE_S or _fcntl is None:
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
+    except OSError:
+        return False  # locked: a live write (or a filesystem without locks)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _sweep(folder: Path, pattern: str, force: bool = False) -> int:
+    """Remove the temporary files of writes that died (:func:`_abandoned`), never a live write's; at most every
+    :data:`SWEEP_EVERY_S` seconds per folder (unless ``force``) and :data:`SWEEP_MAX` files. The number removed."""
     now = time.time()
-    for tmp in folder.glob(pattern):
-        with contextlib.suppress(OSError):
-            if now - tmp.stat().st_mtime > max_age_s:
-                tmp.unlink()
+    key = f"{folder}\0{pattern}"
+    with _SWEPT_LOCK:
+        if not force and now - _SWEPT.get(key, -math.inf) < SWEEP_EVERY_S:
+            return 0
+        _SWEPT[key] = now
+    removed = 0
+    with contextlib.suppress(OSError):
+        for i, tmp in enumerate(folder.glob(pattern)):
+            if i >= SWEEP_MAX:
+                break
+            with contextlib.suppress(OSError):
+                if _abandoned(tmp, now):
+                    tmp.unlink()
+                    removed += 1
+    return removed
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -154,18 +290,12 @@ class LocalBackend(Backend):
         path = self.base / name
         if path.parent != self.base:
             path.parent.mkdir(exist_ok=True)  # deleted/, the tombstones
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:12]}-", suffix=TMP_SUFFIX)
-        os.close(fd)
-        try:
+        with _tmp_file(path.parent, f".{path.stem[:12]}-") as tmp:
             write(tmp)
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
         _fsync_dir(path.parent)
 
     def remove(self, name: str) -> None:
@@ -174,11 +304,12 @@ class LocalBackend(Backend):
     def listing(self) -> dict[str, str | None]:
         if not self.base.is_dir():
             return {}
+        _sweep(self.base, f".*{TMP_SUFFIX}")
         return {p.name: None for p in self.base.iterdir()}
 
     def prepare(self) -> None:
         self.base.mkdir(parents=True, exist_ok=True)
-        _sweep(self.base, f".*{TMP_SUFFIX}", STALE_TMP_S)
+        _sweep(self.base, f".*{TMP_SUFFIX}", force=True)
 
 
 def _is_network_error(exc: BaseException) -> bool:
@@ -198,6 +329,100 @@ class NoCredentials(PermissionError):
     never reported as one (botocore's ``NoCredentialsError`` and kin)."""
 
 
+_POOL_SLOTS = threading.BoundedSemaphore(POOL_WORKERS)
+
+
+def _in_pool(action: Callable[[], T], seconds: float, location: str) -> T:
+    """Run ``action`` in a worker thread (at most :data:`POOL_WORKERS` at once, daemon threads: a stuck one never
+    holds up the server's exit) and wait for it at most ``seconds``: for a filesystem without an event loop, whose
+    calls cannot be cancelled. A stuck call keeps its worker until it ends; a call finding every worker taken is
+    refused at once, so stuck calls never pile up threads."""
+    if not _POOL_SLOTS.acquire(blocking=False):
+        raise TimedOut(f"{location}: every store worker is still waiting on the store", seconds)
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = action()
+        except BaseException as exc:
+            box["error"] = exc
+        finally:
+            _POOL_SLOTS.release()
+            done.set()
+
+    try:
+        threading.Thread(target=run, name="nkp-store", daemon=True).start()
+    except BaseException:
+        _POOL_SLOTS.release()
+        raise
+    if not done.wait(seconds):
+        raise TimeoutError(f"no answer within {_seconds(seconds)} s")
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
+
+
+class _Breaker:
+    """Refuse calls at once while the store is known to be down; ask it again after :data:`RETRY_AFTER_S` seconds
+    with one probe in a background thread (never more than one), which closes the breaker when the store answers."""
+
+    def __init__(self, probe: Callable[[], None]) -> None:
+        self._probe = probe
+        self._lock = threading.Lock()
+        self._failure: Unreachable | None = None
+        self._until = 0.0
+        self._probing: threading.Event | None = None
+
+    def check(self) -> None:
+        """Return when calls may go to the store; else raise the remembered failure (fast)."""
+        with self._lock:
+            if self._failure is None:
+                return
+            if time.monotonic() < self._until:
+                raise self._failure.again()
+            if self._probing is not None:  # another call's probe is waiting on the store
+                raise self._failure.again()
+            probing = self._probing = threading.Event()
+            threading.Thread(target=self._run_probe, args=(probing,), daemon=True).start()
+        probing.wait(PROBE_WAIT_S)  # only the call that started the probe waits for it (briefly)
+        with self._lock:
+            if self._failure is not None:
+                raise self._failure.again()
+
+    def trip(self, failure: Unreachable) -> None:
+        """The store failed: refuse calls for :data:`RETRY_AFTER_S` seconds."""
+        with self._lock:
+            self._failure = failure
+            self._until = time.monotonic() + RETRY_AFTER_S
+
+    def reset(self) -> None:
+        """The store answered."""
+        with self._lock:
+            self._failure = None
+
+    @property
+    def down(self) -> bool:
+        """Whether calls are refused now."""
+        with self._lock:
+            return self._failure is not None
+
+    def _run_probe(self, done: threading.Event) -> None:
+        try:
+            self._probe()
+        except Unreachable as exc:
+            self.trip(exc)
+        except BaseException:  # the store answered, with something else (credentials, a missing bucket...)
+            self.reset()
+        else:
+            self.reset()
+        finally:
+            with self._lock:
+                self._probing = None
+            done.set()
+
+
 class RemoteBackend(Backend):
     """The store under a URL, through fsspec (``s3://bucket/prefix``, ``gs://``, ``az://``...)."""
 
@@ -208,8 +433,7 @@ class RemoteBackend(Backend):
         self._fs: Any = None
         self._path = ""
         self._lock = threading.Lock()
-        self._down_until = 0.0
-        self._down_reason = ""
+        self._breaker = _Breaker(self._probe)
 
     def filesystem(self) -> tuple[Any, str]:
         """The fsspec filesystem and the store's root path in it (made on first use)."""
@@ -222,6 +446,7 @@ class RemoteBackend(Backend):
                 # endpoint is read from the environment when the client is made)
                 options: dict[str, Any] = {"use_listings_cache": False, "skip_instance_cache": True}
                 if scheme in ("s3", "s3a"):
+                    # each attempt's own limits; the whole call (retries included) is bounded by deadline()
                     options["config_kwargs"] = {
                         "connect_timeout": 3,
                         "read_timeout": 60,
@@ -230,53 +455,85 @@ class RemoteBackend(Backend):
                 self._fs, self._path = fsspec.core.url_to_fs(self.location, **options)
             return self._fs, self._path.rstrip("/")
 
-    def _call(self, what: str, action: Callable[[Any, str], T]) -> T:
-        """Run ``action(fs, root path)``; network failures become :class:`Unreachable` (and fail fast for a while)."""
-        now = time.monotonic()
-        if now < self._down_until:
-            raise Unreachable(self._down_reason)
+    @property
+    def down(self) -> bool:
+        """Whether this backend refuses calls now (the store failed and has not answered a probe since)."""
+        return self._breaker.down
+
+    def _run(self, what: str, action: Callable[..., T], table: bool = False) -> T:
+        """``action(fs, root path, **limit)`` within :func:`deadline`: ``limit`` is ``{"timeout": seconds}`` for a
+        filesystem on an event loop (fsspec cancels the coroutine when it expires), else the call runs in the
+        bounded pool. Network failures become :class:`Unreachable`, an expired deadline :class:`TimedOut`."""
+        seconds = deadline(table)
+        start = time.monotonic()
         try:
             fs, path = self.filesystem()
-            return action(fs, path)
+            if getattr(fs, "async_impl", False) and getattr(fs, "loop", None) is not None:
+                return action(fs, path, timeout=seconds)
+            return _in_pool(lambda: action(fs, path), seconds, self.location)
         except BaseException as exc:
             if type(exc).__name__ in _CREDENTIAL_ERRORS:
                 raise NoCredentials(f"{self.location}: {type(exc).__name__}: {exc}"[:300]) from None
+            if isinstance(exc, Unreachable):
+                raise
             if not _is_network_error(exc):
                 raise
-            self._down_reason = f"{self.location} did not answer ({what}: {type(exc).__name__}: {exc})"[:300]
-            self._down_until = time.monotonic() + RETRY_AFTER_S
-            raise Unreachable(self._down_reason) from None
+            if time.monotonic() - start >= 0.95 * seconds:  # the deadline expired (fsspec's FSTimeoutError...)
+                raise TimedOut(
+                    f"{self.location} did not answer within {_seconds(seconds)} s ({what})", seconds
+                ) from None
+            raise Unreachable(f"{self.location} did not answer ({what}: {type(exc).__name__}: {exc})"[:300]) from None
+
+    def _call(self, what: str, action: Callable[..., T], table: bool = False) -> T:
+        """:meth:`_run` behind the breaker: refused at once while the store is known down; a failure opens it."""
+        self._breaker.check()
+        try:
+            return self._run(what, action, table)
+        except Unreachable as exc:
+            self._breaker.trip(exc)
+            raise
+
+    def _probe(self) -> None:
+        """One small request (the metadata of a name that does not exist): the store answers, or Unreachable."""
+        with contextlib.suppress(FileNotFoundError):
+            self._run("probe", lambda fs, p, **kw: fs.info(f"{p}/.nkp-probe", **kw))
 
     def exists(self, name: str) -> bool:
-        return self._call("exists", lambda fs, p: bool(fs.isfile(f"{p}/{name}")))
+        # fs.info, not fs.isfile: isfile answers False for any error, a cancelled (timed-out) call included
+        def info(fs: Any, p: str, **kw: Any) -> bool:
+            try:
+                return bool(fs.info(f"{p}/{name}", **kw).get("type") == "file")
+            except FileNotFoundError:
+                return False
+
+        return self._call("exists", info)
 
     def read(self, name: str, limit: int) -> bytes:
-        return self._call("read", lambda fs, p: bytes(fs.cat_file(f"{p}/{name}", start=0, end=limit)))
+        return self._call("read", lambda fs, p, **kw: bytes(fs.cat_file(f"{p}/{name}", start=0, end=limit, **kw)))
 
     def read_parquet(self, name: str) -> pd.DataFrame:
-        data = self._call("read", lambda fs, p: bytes(fs.cat_file(f"{p}/{name}")))
+        data = self._call("read", lambda fs, p, **kw: bytes(fs.cat_file(f"{p}/{name}", **kw)), table=True)
         return pd.read_parquet(io.BytesIO(data))
 
     def write(self, name: str, write: Callable[[str], object]) -> None:
-        """Write to a local temporary file, then upload it in one atomic ``put_file``; the temporary file is
-        removed whatever happens (those of a killed process are swept an hour later)."""
-        folder = Path(tempfile.gettempdir())
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=_LOCAL_TMP_PREFIX, suffix=TMP_SUFFIX)
-        os.close(fd)
-        try:
+        """Write to a local temporary file, then upload it in one atomic ``put_file`` (within the table deadline
+        for a Parquet file, else the short one); the temporary file is removed whatever happens (one of a killed
+        process is swept by the next listing or put)."""
+        with _tmp_file(Path(tempfile.gettempdir()), _LOCAL_TMP_PREFIX) as tmp:
             write(tmp)
-            self._call("write", lambda fs, p: fs.put_file(tmp, f"{p}/{name}"))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            self._call(
+                "write", lambda fs, p, **kw: fs.put_file(tmp, f"{p}/{name}", **kw), table=name.endswith(".parquet")
+            )
 
     def remove(self, name: str) -> None:
-        self._call("delete", lambda fs, p: fs.rm_file(f"{p}/{name}"))
+        self._call("delete", lambda fs, p, **kw: fs.rm_file(f"{p}/{name}", **kw))
 
     def listing(self) -> dict[str, str | None]:
-        def ls(fs: Any, path: str) -> dict[str, str | None]:
+        _sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}")
+
+        def ls(fs: Any, path: str, **kw: Any) -> dict[str, str | None]:
             try:
-                entries = fs.ls(path, detail=True)
+                entries = fs.ls(path, detail=True, **kw)
             except FileNotFoundError:
                 return {}
             out: dict[str, str | None] = {}
@@ -289,7 +546,7 @@ class RemoteBackend(Backend):
         return self._call("list", ls)
 
     def prepare(self) -> None:
-        _sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}", STALE_TMP_S)
+        _sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}", force=True)
 
 
 _BACKENDS: dict[str, RemoteBackend] = {}
