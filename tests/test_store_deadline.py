@@ -32,6 +32,8 @@ from nkcore import store
 from nkcore.errors import DataError
 from nkcore.io import fingerprint
 from nkcore.store import backends
+from nkcore.store import deadline as store_deadline
+from nkcore.store import tmpfiles as store_tmpfiles
 
 ROOT = Path(__file__).resolve().parents[1]
 S3_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
@@ -112,7 +114,7 @@ def url(moto: Moto, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     monkeypatch.setenv(backends.DEADLINE_ENV_VAR, str(DEADLINE))
     monkeypatch.setenv(backends.TABLE_DEADLINE_ENV_VAR, str(TABLE_DEADLINE))
-    monkeypatch.setattr(backends, "RETRY_AFTER_S", RETRY)
+    monkeypatch.setattr(store_deadline, "RETRY_AFTER_S", RETRY)
     local_tmp = tmp_path / "tmp"
     local_tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(local_tmp))
@@ -334,7 +336,7 @@ def test_a_killed_writers_temporary_file_is_swept_by_the_next_listing(
     """A writer holds its temporary file's lock: a listing never removes it, however old it looks. Killed (-9) in
     the middle of its Parquet write, the lock goes with it, and the next listing removes the file once it is
     TMP_GRACE_S old (here backdated; a file younger than that is kept: it could be a write just starting)."""
-    monkeypatch.setattr(backends, "SWEEP_EVERY_S", 0.0)
+    monkeypatch.setattr(store_tmpfiles, "SWEEP_EVERY_S", 0.0)
     writer = (
         "import sys, time, pandas as pd; from nkcore import store\n"
         "def stuck(self, path, **kw):\n"

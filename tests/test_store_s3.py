@@ -13,6 +13,7 @@ from nkcore import store
 from nkcore.errors import DataError
 from nkcore.io import fingerprint
 from nkcore.store import backends
+from nkcore.store import deadline as store_deadline
 from tests.conftest import StoreLink, new_bucket
 
 FRAME = pd.DataFrame({"item": ["1", "1", "2"], "rater": ["a", "b", "a"], "label": ["x", "y", "x"]})
@@ -77,7 +78,7 @@ def test_an_unreachable_store_says_so_and_loses_nothing(s3_endpoint: str, monkey
     link = StoreLink(int(s3_endpoint.rsplit(":", 1)[1]))
     url = new_bucket(s3_endpoint, monkeypatch)
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", link.url)  # this store's client is made now, through the relay
-    monkeypatch.setattr(backends, "RETRY_AFTER_S", 0.2)
+    monkeypatch.setattr(store_deadline, "RETRY_AFTER_S", 0.2)
     earlier = store.put(FRAME, "ratings", "a.csv", root=url)
     link.cut()
     try:

@@ -41,16 +41,34 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
+
+from nkcore.store.deadline import (
+    DEADLINE_ENV_VAR,
+    DEADLINE_S,
+    POOL_WORKERS,
+    PROBE_WAIT_S,
+    RETRY_AFTER_S,
+    TABLE_DEADLINE_ENV_VAR,
+    TABLE_DEADLINE_S,
+    Breaker,
+    TimedOut,
+    Unreachable,
+    deadline,
+    in_pool,
+    seconds_text,
+)
+from nkcore.store.tmpfiles import STALE_TMP_S, SWEEP_EVERY_S, SWEEP_MAX, TMP_GRACE_S, TMP_SUFFIX, sweep, tmp_file
+
+T = TypeVar("T")
 
 __all__ = [
     "DEADLINE_ENV_VAR",
@@ -76,67 +94,9 @@ __all__ = [
     "open_backend",
 ]
 
-TMP_SUFFIX = ".tmp"
-STALE_TMP_S = 3600.0  # a temporary file this old was left by a crashed write, locked or not
-TMP_GRACE_S = 10.0  # an unlocked temporary file this old belongs to a writer that died (a live one holds its lock)
-SWEEP_EVERY_S = 30.0  # a listing sweeps its folder at most this often per process (a put always does)
-SWEEP_MAX = 200  # and at most this many files are looked at per sweep
-RETRY_AFTER_S = 3.0  # the breaker: a store that failed is not asked again for this long, then one probe asks
-PROBE_WAIT_S = 0.5  # the call that starts a probe waits this long for its answer (others are refused at once)
-DEADLINE_ENV_VAR = "NKP_STORE_DEADLINE_S"
-TABLE_DEADLINE_ENV_VAR = "NKP_STORE_TABLE_DEADLINE_S"
-DEADLINE_S = 5.0  # listing, a description, an existence check, a removal, a small write
-TABLE_DEADLINE_S = 30.0  # reading or writing a table (its Parquet file)
-_DEADLINE_RANGE = (0.1, 600.0)
-POOL_WORKERS = 4  # worker threads for a filesystem without an event loop (calls beyond: refused at once)
 _LOCAL_TMP_PREFIX = "nkp-store-"  # a remote write's local temporary file, in the system's temporary folder
 # The network libraries whose errors mean "the store did not answer" (connection, timeout, DNS, TLS).
 _NETWORK_MODULES = ("botocore", "aiobotocore", "aiohttp", "urllib3", "requests", "google", "azure", "asyncio")
-
-T = TypeVar("T")
-
-
-class Unreachable(ConnectionError):
-    """The object store did not answer (refused, timed out, unknown host); the message says what was tried."""
-
-    def again(self) -> Unreachable:
-        """A fresh copy (the breaker raises the remembered failure in many threads)."""
-        return type(self)(*self.args)
-
-
-class TimedOut(Unreachable):
-    """The object store did not answer a call within its deadline (``seconds``): frozen, overloaded or a network
-    that drops packets; the call was cancelled."""
-
-    def __init__(self, message: str, seconds: float) -> None:
-        super().__init__(message, seconds)
-        self.seconds = seconds
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-def deadline(table: bool = False) -> float:
-    """The overall deadline of one call to an object store, in seconds: ``$NKP_STORE_TABLE_DEADLINE_S`` (default
-    30) for reading or writing a table, else ``$NKP_STORE_DEADLINE_S`` (default 5); a value that is not a number
-    gives the default, and any value is kept within 0.1 to 600 s.
-
-    >>> deadline(), deadline(table=True)
-    (5.0, 30.0)
-    """
-    name, default = (TABLE_DEADLINE_ENV_VAR, TABLE_DEADLINE_S) if table else (DEADLINE_ENV_VAR, DEADLINE_S)
-    try:
-        value = float(os.environ.get(name, "").strip() or default)
-    except ValueError:
-        value = default
-    if not math.isfinite(value):
-        value = default
-    return min(max(value, _DEADLINE_RANGE[0]), _DEADLINE_RANGE[1])
-
-
-def _seconds(value: float) -> str:
-    """A deadline in words' digits: ``5``, ``2.5``, ``0.3``."""
-    return f"{value:g}"
 
 
 def is_url(root: str) -> bool:
@@ -186,70 +146,6 @@ class Backend:
         raise NotImplementedError
 
 
-try:
-    import fcntl as _fcntl
-except ImportError:  # not POSIX: temporary files are swept by age only
-    _fcntl = None  # type: ignore[assignment]
-
-_SWEPT: dict[str, float] = {}  # folder -> when this process last swept it
-_SWEPT_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _tmp_file(folder: Path, prefix: str) -> Iterator[str]:
-    """A new temporary file in ``folder`` (``<prefix>*.tmp``), exclusively ``flock``-ed while the block runs, so a
-    sweep knows a live write's file from one whose writer died; removed at the end unless moved away."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=TMP_SUFFIX)
-    try:
-        if _fcntl is not None:
-            with contextlib.suppress(OSError):  # a filesystem without locks: the sweep goes by age there
-                _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-        yield tmp
-    finally:
-        os.close(fd)  # releases the lock
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def _abandoned(path: Path, now: float) -> bool:
-    """Whether the temporary file ``path`` was left by a write that died: unlocked (its writer gone) and
-    :data:`TMP_GRACE_S` old, or older than :data:`STALE_TMP_S` whatever its lock says."""
-    age = now - path.stat().st_mtime
-    if age > STALE_TMP_S:
-        return True
-    if age <= TMP_GRACE_S or _fcntl is None:
-        return False
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-    except OSError:
-        return False  # locked: a live write (or a filesystem without locks)
-    finally:
-        os.close(fd)
-    return True
-
-
-def _sweep(folder: Path, pattern: str, force: bool = False) -> int:
-    """Remove the temporary files of writes that died (:func:`_abandoned`), never a live write's; at most every
-    :data:`SWEEP_EVERY_S` seconds per folder (unless ``force``) and :data:`SWEEP_MAX` files. The number removed."""
-    now = time.time()
-    key = f"{folder}\0{pattern}"
-    with _SWEPT_LOCK:
-        if not force and now - _SWEPT.get(key, -math.inf) < SWEEP_EVERY_S:
-            return 0
-        _SWEPT[key] = now
-    removed = 0
-    with contextlib.suppress(OSError):
-        for i, tmp in enumerate(folder.glob(pattern)):
-            if i >= SWEEP_MAX:
-                break
-            with contextlib.suppress(OSError):
-                if _abandoned(tmp, now):
-                    tmp.unlink()
-                    removed += 1
-    return removed
-
-
 def _fsync_dir(directory: Path) -> None:
     """Make a rename durable across a power cut (POSIX); a no-op where directories cannot be opened."""
     try:
@@ -290,7 +186,7 @@ class LocalBackend(Backend):
         path = self.base / name
         if path.parent != self.base:
             path.parent.mkdir(exist_ok=True)  # deleted/, the tombstones
-        with _tmp_file(path.parent, f".{path.stem[:12]}-") as tmp:
+        with tmp_file(path.parent, f".{path.stem[:12]}-") as tmp:
             write(tmp)
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
@@ -304,12 +200,12 @@ class LocalBackend(Backend):
     def listing(self) -> dict[str, str | None]:
         if not self.base.is_dir():
             return {}
-        _sweep(self.base, f".*{TMP_SUFFIX}")
+        sweep(self.base, f".*{TMP_SUFFIX}")
         return {p.name: None for p in self.base.iterdir()}
 
     def prepare(self) -> None:
         self.base.mkdir(parents=True, exist_ok=True)
-        _sweep(self.base, f".*{TMP_SUFFIX}", force=True)
+        sweep(self.base, f".*{TMP_SUFFIX}", force=True)
 
 
 def _is_network_error(exc: BaseException) -> bool:
@@ -329,100 +225,6 @@ class NoCredentials(PermissionError):
     never reported as one (botocore's ``NoCredentialsError`` and kin)."""
 
 
-_POOL_SLOTS = threading.BoundedSemaphore(POOL_WORKERS)
-
-
-def _in_pool(action: Callable[[], T], seconds: float, location: str) -> T:
-    """Run ``action`` in a worker thread (at most :data:`POOL_WORKERS` at once, daemon threads: a stuck one never
-    holds up the server's exit) and wait for it at most ``seconds``: for a filesystem without an event loop, whose
-    calls cannot be cancelled. A stuck call keeps its worker until it ends; a call finding every worker taken is
-    refused at once, so stuck calls never pile up threads."""
-    if not _POOL_SLOTS.acquire(blocking=False):
-        raise TimedOut(f"{location}: every store worker is still waiting on the store", seconds)
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = action()
-        except BaseException as exc:
-            box["error"] = exc
-        finally:
-            _POOL_SLOTS.release()
-            done.set()
-
-    try:
-        threading.Thread(target=run, name="nkp-store", daemon=True).start()
-    except BaseException:
-        _POOL_SLOTS.release()
-        raise
-    if not done.wait(seconds):
-        raise TimeoutError(f"no answer within {_seconds(seconds)} s")
-    if "error" in box:
-        raise box["error"]
-    value: T = box["value"]
-    return value
-
-
-class _Breaker:
-    """Refuse calls at once while the store is known to be down; ask it again after :data:`RETRY_AFTER_S` seconds
-    with one probe in a background thread (never more than one), which closes the breaker when the store answers."""
-
-    def __init__(self, probe: Callable[[], None]) -> None:
-        self._probe = probe
-        self._lock = threading.Lock()
-        self._failure: Unreachable | None = None
-        self._until = 0.0
-        self._probing: threading.Event | None = None
-
-    def check(self) -> None:
-        """Return when calls may go to the store; else raise the remembered failure (fast)."""
-        with self._lock:
-            if self._failure is None:
-                return
-            if time.monotonic() < self._until:
-                raise self._failure.again()
-            if self._probing is not None:  # another call's probe is waiting on the store
-                raise self._failure.again()
-            probing = self._probing = threading.Event()
-            threading.Thread(target=self._run_probe, args=(probing,), daemon=True).start()
-        probing.wait(PROBE_WAIT_S)  # only the call that started the probe waits for it (briefly)
-        with self._lock:
-            if self._failure is not None:
-                raise self._failure.again()
-
-    def trip(self, failure: Unreachable) -> None:
-        """The store failed: refuse calls for :data:`RETRY_AFTER_S` seconds."""
-        with self._lock:
-            self._failure = failure
-            self._until = time.monotonic() + RETRY_AFTER_S
-
-    def reset(self) -> None:
-        """The store answered."""
-        with self._lock:
-            self._failure = None
-
-    @property
-    def down(self) -> bool:
-        """Whether calls are refused now."""
-        with self._lock:
-            return self._failure is not None
-
-    def _run_probe(self, done: threading.Event) -> None:
-        try:
-            self._probe()
-        except Unreachable as exc:
-            self.trip(exc)
-        except BaseException:  # the store answered, with something else (credentials, a missing bucket...)
-            self.reset()
-        else:
-            self.reset()
-        finally:
-            with self._lock:
-                self._probing = None
-            done.set()
-
-
 class RemoteBackend(Backend):
     """The store under a URL, through fsspec (``s3://bucket/prefix``, ``gs://``, ``az://``...)."""
 
@@ -433,7 +235,7 @@ class RemoteBackend(Backend):
         self._fs: Any = None
         self._path = ""
         self._lock = threading.Lock()
-        self._breaker = _Breaker(self._probe)
+        self._breaker = Breaker(self._probe)
 
     def filesystem(self) -> tuple[Any, str]:
         """The fsspec filesystem and the store's root path in it (made on first use)."""
@@ -470,7 +272,7 @@ class RemoteBackend(Backend):
             fs, path = self.filesystem()
             if getattr(fs, "async_impl", False) and getattr(fs, "loop", None) is not None:
                 return action(fs, path, timeout=seconds)
-            return _in_pool(lambda: action(fs, path), seconds, self.location)
+            return in_pool(lambda: action(fs, path), seconds, self.location)
         except BaseException as exc:
             if type(exc).__name__ in _CREDENTIAL_ERRORS:
                 raise NoCredentials(f"{self.location}: {type(exc).__name__}: {exc}"[:300]) from None
@@ -480,7 +282,7 @@ class RemoteBackend(Backend):
                 raise
             if time.monotonic() - start >= 0.95 * seconds:  # the deadline expired (fsspec's FSTimeoutError...)
                 raise TimedOut(
-                    f"{self.location} did not answer within {_seconds(seconds)} s ({what})", seconds
+                    f"{self.location} did not answer within {seconds_text(seconds)} s ({what})", seconds
                 ) from None
             raise Unreachable(f"{self.location} did not answer ({what}: {type(exc).__name__}: {exc})"[:300]) from None
 
@@ -519,7 +321,7 @@ class RemoteBackend(Backend):
         """Write to a local temporary file, then upload it in one atomic ``put_file`` (within the table deadline
         for a Parquet file, else the short one); the temporary file is removed whatever happens (one of a killed
         process is swept by the next listing or put)."""
-        with _tmp_file(Path(tempfile.gettempdir()), _LOCAL_TMP_PREFIX) as tmp:
+        with tmp_file(Path(tempfile.gettempdir()), _LOCAL_TMP_PREFIX) as tmp:
             write(tmp)
             self._call(
                 "write", lambda fs, p, **kw: fs.put_file(tmp, f"{p}/{name}", **kw), table=name.endswith(".parquet")
@@ -529,7 +331,7 @@ class RemoteBackend(Backend):
         self._call("delete", lambda fs, p, **kw: fs.rm_file(f"{p}/{name}", **kw))
 
     def listing(self) -> dict[str, str | None]:
-        _sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}")
+        sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}")
 
         def ls(fs: Any, path: str, **kw: Any) -> dict[str, str | None]:
             try:
@@ -546,7 +348,7 @@ class RemoteBackend(Backend):
         return self._call("list", ls)
 
     def prepare(self) -> None:
-        _sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}", force=True)
+        sweep(Path(tempfile.gettempdir()), f"{_LOCAL_TMP_PREFIX}*{TMP_SUFFIX}", force=True)
 
 
 _BACKENDS: dict[str, RemoteBackend] = {}
