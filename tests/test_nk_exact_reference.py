@@ -106,8 +106,25 @@ def test_exact_grid_matches_reference(path: Path) -> None:
     ref = _load(path)
     got = _rows(ref)
     assert len(got) == len(ref["cells"])
-    diffs = [(r, g) for r, g in zip(ref["cells"], got, strict=True) if not _same(r, g, ref["fields"])]
+    moved = _moved_by_issue_53(ref)
+    diffs = [
+        (r, g)
+        for r, g in zip(ref["cells"], got, strict=True)
+        if (r[1], r[3]) not in moved and not _same(r, g, ref["fields"])
+    ]
     assert not diffs, f"{len(diffs)} cells differ, first: reference {diffs[0][0]} against {diffs[0][1]}"
+
+
+def _moved_by_issue_53(ref: dict) -> set[tuple[int, str]]:
+    """(K, metric) whose numbers moved on purpose after the reference was written: with two labels, Accuracy's
+    per-item law at the K whose outcome law is not enumerated is a quadrature since issue 53 (it was estimated from
+    drawn items; ``laws._accuracy_two_labels``). Those cells are checked against an independent brute-force
+    computation in ``tests/test_claims_exact_repro.py`` instead."""
+    from nkcore.nk import outcomes
+
+    if len(get_prior(ref["preset"]).concentration) != 2:
+        return set()
+    return {(int(r[1]), "acc") for r in ref["cells"] if r[3] == "acc" and not outcomes.law_fits(int(r[1]), 2)}
 
 
 def test_the_comparison_tells_a_changed_bit() -> None:

@@ -79,12 +79,12 @@ def test_the_same_check_catches_the_percentile_bootstrap(k: int, old_at_most: fl
     assert _cover(new.low, new.high, truth) >= BOUND
 
 
-def test_every_case_passing_gives_wilsons_interval_not_a_point() -> None:
-    """p = 1: every per-case value is 1; the bootstrap is [1, 1], the score interval [N / (N + z^2), 1]."""
+def test_every_case_passing_gives_an_interval_not_a_point() -> None:
+    """p = 1: every per-case value is 1; the bootstrap is [1, 1], the score interval Clopper-Pearson's
+    [(alpha/2)^(1/N), 1] (mu^N = 0.025 at its lower end)."""
     x = np.ones((60, 3))
     iv = bounded_mean_intervals(x)
-    z2 = 1.959963984540054**2
-    assert iv.low == pytest.approx(np.full(3, 60 / (60 + z2)), rel=1e-12) and np.all(iv.high == 1.0)
+    assert iv.low == pytest.approx(np.full(3, 0.025 ** (1 / 60)), rel=1e-10) and np.all(iv.high == 1.0)
     old = case_bootstrap_bands(x, n_boot=100)
     assert np.all(old.low == 1.0) and np.all(old.high == 1.0)
 

@@ -55,6 +55,7 @@ from nkcore.nk.policies import (
     POLICY_WORDS,
     Policy,
     RaterMix,
+    Recommendation,
     allocate,
     check_mix,
     hypergeometric_rows,
@@ -62,6 +63,7 @@ from nkcore.nk.policies import (
     mix_label,
     multinomial_rows,
     plurality_margin,
+    recommend,
 )
 from nkcore.nk.priors import validate_prior
 from nkcore.nk.pvalue import cell_stats
@@ -85,6 +87,7 @@ __all__ = [
     "plurality_margin",
     "policy_grid",
     "population_shift",
+    "recommend_prior",
     "simulate_policy",
 ]
 
@@ -331,3 +334,24 @@ def population_shift(
         bk = [tuple(best_k(r, mt)) for r in runs]
         out.append(PopulationShift(mt, mb[0], mb[1], mb[2], bk[0], bk[1], bk[2]))
     return out
+
+
+def recommend_prior(
+    prior: Sequence[float],
+    eps: float,
+    budget: int,
+    ks: Sequence[int],
+    metric: str = "acc",
+    first_share: float = 0.5,
+    contested: float = 0.2,
+    rounds: int = 1000,
+    seed: int = 0,
+) -> Recommendation:
+    """``policies.recommend`` on a prior: every fixed K of ``ks`` and K = 1 against margin and sequential (with
+    these settings) at one budget, all simulated by ``simulate_policy`` (the Budget page's recommendation)."""
+    pols = (make_policy("margin", first_share, contested), make_policy("sequential", first_share))
+
+    def run(pol: Policy, k: int, s: int) -> AdaptiveCell:
+        return simulate_policy(prior, eps, budget, k, pol, [metric], rounds, s)[0]
+
+    return recommend(run, int(budget), ks, metric, int(rounds), int(seed), pols)

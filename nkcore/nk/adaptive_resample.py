@@ -24,7 +24,15 @@ from nkcore.nk.cell import Cell, PolicyPart, RealPart, fixed_policy, make_cell
 from nkcore.nk.grid import Config
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
 from nkcore.nk.pairs import PairData, full_gaps
-from nkcore.nk.policies import POLICY_CODE, Policy, allocate, hypergeometric_rows, make_policy
+from nkcore.nk.policies import (
+    POLICY_CODE,
+    Policy,
+    Recommendation,
+    allocate,
+    hypergeometric_rows,
+    make_policy,
+    recommend,
+)
 from nkcore.nk.pvalue import summarize_gaps
 from nkcore.nk.resample import paired_test_name
 from nkcore.nk.rounds import by_side, run_jobs, side_jobs
@@ -36,6 +44,7 @@ __all__ = [
     "adaptive_resample_frames",
     "fixed_resample_cell",
     "policy_grid_frames",
+    "recommend_frames",
     "resample_policy",
 ]
 
@@ -192,3 +201,39 @@ def policy_grid_frames(
     """``adaptive_resample_frames`` from plain parameters (the page's cached call): the policy's real-data cells."""
     pol = make_policy(policy, first_share, contested, clear_margin, cap_factor)
     return adaptive_resample_frames(ratings, predictions, model_a, model_b, budgets, ks, pol, metrics, rounds, seed)[1]
+
+
+def recommend_frames(
+    ratings: object,
+    predictions: object,
+    model_a: str,
+    model_b: str,
+    budget: int,
+    ks: Sequence[int],
+    metric: str = "acc",
+    first_share: float = 0.5,
+    contested: float = 0.2,
+    rounds: int = 1000,
+    seed: int = 0,
+) -> Recommendation:
+    """``policies.recommend`` on real data: every fixed K of ``ks`` and K = 1 against margin and sequential at one
+    budget, each resampled (``resample_policy``; K values no item has are left out)."""
+    import pandas as pd
+
+    from nkcore.nk.frames import pair_data, ratings_of
+    from nkcore.nk.resample import qualifying_items
+
+    if not isinstance(ratings, pd.DataFrame) or not isinstance(predictions, pd.DataFrame):
+        raise DataError("ratings and predictions must be tables")
+    data = pair_data(ratings_of(ratings), predictions, model_a, model_b, True)
+    every = sorted({1, *(int(k) for k in ks)})
+    qual = qualifying_items(data.counts, every)
+    usable = [k for k in every if qual.get(k, 0) > 0]
+    if not usable:
+        raise DataError("no item has a rating: nothing to resample")
+    pols = (make_policy("margin", first_share, contested), make_policy("sequential", first_share))
+
+    def run(pol: Policy, k: int, s: int) -> AdaptiveResampleCell:
+        return resample_policy(data, [Config(int(budget), k, int(budget) // k)], pol, [metric], rounds, s)[0]
+
+    return recommend(run, int(budget), usable, metric, int(rounds), int(seed), pols)

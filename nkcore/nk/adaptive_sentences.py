@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from nkcore.common.formatting import plural
 from nkcore.nk.best import MinimalBudget, minimal_budgets
 from nkcore.nk.cell_words import repeatable_clause
 from nkcore.nk.pvalue import SIGNIFICANCE
@@ -23,6 +24,7 @@ __all__ = [
     "policy_spend_sentence",
     "population_shift_sentence",
     "rater_weighting_sentence",
+    "recommendation_sentence",
 ]
 
 
@@ -168,4 +170,34 @@ def population_shift_sentence(shift: Any) -> str:
     )
     return (
         head + " " + minimal_budget_shift_sentence("weighting the poorer raters down", shift.unweighted, shift.weighted)
+    )
+
+
+def recommendation_sentence(rec: Any) -> str:
+    """The Budget page's recommendation at one budget (``policies.Recommendation``): the best fixed K, K = 1
+    included, against the best adaptive policy, adaptive only when it wins by more than the Monte Carlo error.
+
+    >>> from types import SimpleNamespace as S
+    >>> fx, ad = S(k=1, reproducibility=0.74), S(k=5, reproducibility=0.6, policy="sequential")
+    >>> recommendation_sentence(S(budget=250, fixed=fx, adaptive=ad, gain=-0.14, gain_se=0.03, adaptive_wins=False,
+    ...     metric="acc"))[:96]
+    'At 250 ratings, spend them as 1 rating on every item: the same winner in 74% of the evaluations;'
+    """
+    fx, ad = rec.fixed, rec.adaptive
+    head = (
+        f"At {fmt_int(rec.budget)} ratings, spend them as {plural(fx.k, 'rating')} on every item: the same winner in "
+        f"{fx.reproducibility:.0%} of the evaluations"
+    )
+    if ad is None:
+        return head + " (no adaptive policy fits this budget)."
+    what = f"{ad.policy} with {ad.k} ratings per item on average"
+    if rec.adaptive_wins:
+        return (
+            f"At {fmt_int(rec.budget)} ratings, spend them adaptively ({what}): the same winner in "
+            f"{ad.reproducibility:.0%} of the evaluations against {fx.reproducibility:.0%} with the best fixed K "
+            f"({fx.k}), a gain of {rec.gain:+.2f} +- {rec.gain_se:.2f} (Monte Carlo error), more than twice its error."
+        )
+    return (
+        f"{head}; the best adaptive policy ({what}) gets {ad.reproducibility:.0%}, "
+        f"{rec.gain:+.2f} +- {rec.gain_se:.2f} (Monte Carlo error): not better by more than twice its error."
     )

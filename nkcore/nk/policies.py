@@ -17,8 +17,9 @@ The simulation on a prior is ``nkcore.nk.adaptive``, on real data ``nkcore.nk.ad
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -267,8 +268,10 @@ __all__ = [
     "POLICIES",
     "POLICY_CODE",
     "POLICY_WORDS",
+    "RECOMMEND_Z",
     "Policy",
     "RaterMix",
+    "Recommendation",
     "allocate",
     "check_mix",
     "hypergeometric_rows",
@@ -276,4 +279,84 @@ __all__ = [
     "mix_label",
     "multinomial_rows",
     "plurality_margin",
+    "recommend",
 ]
+
+
+RECOMMEND_Z = 2.0
+"""Adaptive allocation is recommended only when its reproducibility beats the best fixed K's at the same budget by
+more than this many Monte Carlo standard errors of the difference (issue 53)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """How to spend one budget: the best fixed K (K = 1 included) against the best adaptive policy, each re-run with
+    a fresh seed after the pick (so the maximum over the candidates does not flatter either).
+
+    fixed / adaptive: the re-run cells (``None``: no adaptive candidate fits); gain: adaptive's reproducibility less
+    fixed's; gain_se: its Monte Carlo standard error, sqrt(r_a (1 - r_a) / R + r_f (1 - r_f) / R) over R rounds;
+    adaptive_wins: gain > ``RECOMMEND_Z`` gain_se; tried: (policy label, K, reproducibility) of every candidate."""
+
+    budget: int
+    metric: str
+    rounds: int
+    fixed: Any
+    adaptive: Any
+    gain: float
+    gain_se: float
+    adaptive_wins: bool
+    tried: tuple[tuple[str, int, float], ...]
+
+    @property
+    def choice(self) -> Any:
+        """The cell recommended: adaptive only where it wins by more than the Monte Carlo error."""
+        return self.adaptive if self.adaptive_wins else self.fixed
+
+
+def recommend(
+    run: Callable[[Policy, int, int], Any],
+    budget: int,
+    ks: Sequence[int],
+    metric: str,
+    rounds: int,
+    seed: int = 0,
+    policies: Sequence[Policy] = (),
+) -> Recommendation:
+    """Every fixed K of ``ks`` and K = 1 (N = budget // K >= 2) against the adaptive ``policies`` (default: margin
+    and sequential with their default settings) at K >= 2, at one budget. ``run(policy, K, seed)`` returns the
+    cell of one metric. A margin policy whose first round is 1 rating is left out: every first-round margin is then 1
+    and its "contested" items would be picked at random (issue 53). Picks the best of each family by
+    reproducibility (then p), re-runs both with seed + 1 and compares them (``Recommendation``).
+    """
+    pols = tuple(policies) or (Policy("margin"), Policy("sequential"))
+    fixed_ks = sorted({1, *(int(k) for k in ks)})
+    fixed_ks = [k for k in fixed_ks if k <= budget and budget // k >= 2]
+    tried: list[tuple[str, int, float]] = []
+    best: dict[str, tuple[tuple[float, float], Policy, int] | None] = {"fixed": None, "adaptive": None}
+    candidates = [(Policy("fixed"), k) for k in fixed_ks] + [
+        (p, k) for p in pols for k in fixed_ks if k >= 2 and not (p.name == "margin" and p.first_stage(k) < 2)
+    ]
+    for pol, k in candidates:
+        c = run(pol, k, seed)
+        r = float(c.reproducibility)
+        tried.append((pol.label() if pol.name != "fixed" else "fixed K", k, r))
+        fam = "fixed" if pol.name == "fixed" else "adaptive"
+        key = (-r, float(c.p))
+        got = best[fam]
+        if got is None or key < got[0]:
+            best[fam] = (key, pol, k)
+    if best["fixed"] is None:
+        raise DataError(f"no ratings per item (K) fits a budget of {budget} with at least 2 items")
+    fx_pick = best["fixed"]
+    fx = run(fx_pick[1], fx_pick[2], seed + 1)
+    ad_pick = best["adaptive"]
+    ad = None if ad_pick is None else run(ad_pick[1], ad_pick[2], seed + 1)
+    rf = float(fx.reproducibility)
+    if ad is None:
+        return Recommendation(
+            int(budget), metric, int(rounds), fx, None, float("nan"), float("nan"), False, tuple(tried)
+        )
+    ra = float(ad.reproducibility)
+    se = math.sqrt((ra * (1 - ra) + rf * (1 - rf)) / int(rounds))
+    gain = ra - rf
+    return Recommendation(int(budget), metric, int(rounds), fx, ad, gain, se, gain > RECOMMEND_Z * se, tuple(tried))

@@ -193,9 +193,45 @@ def draw_adaptive(ch: Choices, g: Grid, cell: Cell) -> None:
             "fixed row is the cell above. The same numbers from the command line:"
         )
         st.code("\n".join(_command(ch, cell, p, s) for p in found), language="bash")
+        _recommend(ch, cell, s)
         _compare(ch, g, cell, s)
         if ch.prior is not None:
             _raters(ch, g, cell, s)
+
+
+def _recommend(ch: Choices, cell: Cell, s: Settings) -> None:
+    """The recommendation at this budget: every fixed K of the grid and K = 1 against margin and sequential at
+    every K (``policies.recommend``); adaptive only where it beats the best fixed K by more than twice the Monte
+    Carlo error (issue 53: fixed K = 1, left out before, beat every adaptive policy on Jobs Q1 and ChaosNLI SNLI)."""
+    ks = tuple(sorted({1, *(int(k) for k in ch.ks if int(k) <= cell.budget // 2)}))
+    params = {
+        "budget": int(cell.budget),
+        "ks": ks,
+        "metric": ch.metric,
+        "first_share": s.first,
+        "contested": s.contested,
+        "rounds": s.rounds,
+        "seed": s.seed,
+    }
+    label = "Comparing every fixed K with the adaptive policies"
+    try:
+        if ch.prior is not None:
+            rec = progress.compute_with_progress(
+                adaptive.recommend_prior, prior=ch.prior.concentration, eps=ch.eps, progress_label=label, **params
+            )
+        else:
+            rec = progress.compute_with_progress(
+                adaptive_resample.recommend_frames,
+                *ch.data,
+                model_a=ch.model_a,
+                model_b=ch.model_b,
+                progress_label=label,
+                **params,
+            )
+    except DataError as exc:
+        st.caption(md(str(exc)))
+        return
+    st.markdown("**Recommendation at this budget:** " + md(adaptive_sentences.recommendation_sentence(rec)))
 
 
 def _compare(ch: Choices, g: Grid, cell: Cell, s: Settings) -> None:

@@ -224,4 +224,55 @@ def exact_mean(prior: Sequence[float], eps: float, k: int, metric: str) -> tuple
     return _cached(tuple(float(x) for x in prior), float(eps), int(k))[metric]
 
 
-__all__ = ["MEAN_METRICS", "NODES", "clear_means", "exact_mean"]
+__all__ = ["MEAN_METRICS", "NODES", "accuracy_law_two_labels", "clear_means", "exact_mean"]
+
+
+ACC2_NODES = 64
+"""Two labels, Accuracy: Gauss nodes per axis at K = 1; ``ACC2_PER_SQRT_K`` more per sqrt(K) (the plurality's
+chance P(Bin(K, p) >= K / 2) steps from 0 to 1 over a width of about 1 / sqrt(K) in p)."""
+ACC2_PER_SQRT_K = 16
+
+
+def _acc2(prior: tuple[float, ...], eps: float, k: int, null: bool, nodes: int) -> tuple[float, float]:
+    """(P(d = -1), P(d = +1)) of one item's Accuracy gap at M = 2 with ``nodes`` Gauss nodes per axis."""
+    from scipy.special import betainc  # on demand (import time of the CLI)
+
+    a0, a1 = float(prior[0]), float(prior[1])
+    bx, bw = _nodes(a0, a1, nodes)  # beta_0 ~ Beta(a_0, a_1): category 0's share
+    rx, rw = _nodes(0.5, 0.5, nodes)  # rho_0 ~ Beta(1/M, 1 - 1/M)
+    t = -(-k // 2)  # the plurality is category 0 when its count >= K / 2 (ties to the lowest index)
+
+    def first(p: np.ndarray) -> np.ndarray:  # P(plurality = category 0) = P(Bin(K, p) >= t)
+        return betainc(t, k - t + 1.0, np.clip(p, 0.0, 1.0))
+
+    x, r = bx[:, None], rx[None, :]
+    g = first(x)
+    if null:  # A and B both from (beta + gamma) / 2 = (1 - eps / 2) beta + (eps / 2) rho, independently
+        a = b = first((1.0 - 0.5 * eps) * x + 0.5 * eps * r)
+    else:
+        a, b = first(x) + 0.0 * r, first((1.0 - eps) * x + eps * r)
+    w = bw[:, None] * rw[None, :]
+    plus = g * a * (1.0 - b) + (1.0 - g) * (1.0 - a) * b  # A agrees with the gold plurality, B does not
+    minus = g * (1.0 - a) * b + (1.0 - g) * a * (1.0 - b)
+    return float((w * minus).sum()), float((w * plus).sum())
+
+
+@lru_cache(maxsize=1024)
+def accuracy_law_two_labels(prior: tuple[float, ...], eps: float, k: int, null: bool) -> tuple[float, float, float]:
+    """Two labels (M = 2): the exact law of one item's Accuracy gap d in {-1, 0, +1} at K ratings per item.
+
+    Given the item's beta and rho, gold, A and B's pluralities are independent: category 0 with chances g, a, b
+    (P(Bin(K, p) >= K / 2), p = beta_0, beta_0 and gamma_0 = (1 - eps) beta_0 + eps rho_0 under the alternative;
+    under the null A and B both from (beta_0 + gamma_0) / 2). So P(d = +1) = E[g a (1 - b) + (1 - g)(1 - a) b],
+    P(d = -1) = E[g (1 - a) b + (1 - g) a (1 - b)], a two-dimensional integral against Beta(a_0, a_1) x
+    Beta(1/2, 1/2) by Gauss-Jacobi quadrature. Returns (P(-1), P(+1), error): the error is the change from half the
+    nodes. Replaces the estimated law (its items' sampling error: issue 53, Toxicity N = 20, K = 50).
+
+    >>> m, p, err = accuracy_law_two_labels((1.37658107, 1.33054633), 0.3, 1, False)
+    >>> round(p - m, 4), err < 1e-9  # K = 1: the spec's closed form, eps (sum a(a+1) / (a0 (a0+1)) - 1/M)
+    (0.0405, True)
+    """
+    n = ACC2_NODES + ACC2_PER_SQRT_K * int(np.ceil(np.sqrt(k)))
+    hi = _acc2(prior, eps, k, null, n)
+    lo = _acc2(prior, eps, k, null, n // 2)
+    return hi[0], hi[1], float(max(abs(hi[0] - lo[0]), abs(hi[1] - lo[1])))
