@@ -433,3 +433,20 @@ def test_draw_with_a_selection_returns_the_selection_state() -> None:
     (chart,) = at.get("vega_lite_chart")
     assert list(chart.proto.selection_mode) == [charts_nk.CELL_SELECTION]
     assert charts_nk.CELL_SELECTION in at.session_state["heat"]["selection"]
+
+
+def test_vote_curve_legend_is_above_and_every_point_inside_the_axis() -> None:
+    """Issue 51: the first-n diamonds below the axis minimum were clipped onto the axis, and the six-series legend
+    sat under the chart, below the fold at 1024 px. The y domain now spans every plotted value (band, exact and
+    first-n points, model lines) and the legend is above the plot."""
+    measured = pd.DataFrame(
+        {"n": [1, 3], "accuracy": [0.71, 0.80], "ci_low": [0.66, 0.75], "ci_high": [0.77, 0.85],
+         "first_n_accuracy": [0.571, 0.90]}
+    )  # fmt: skip
+    models = pd.DataFrame({"n": [1, 3], "series": ["independent samples"] * 2, "accuracy": [0.71, 0.95]})
+    spec = charts_voting.vote_curve_chart(measured, models).to_dict()
+    low, high = spec["layer"][0]["encoding"]["y"]["scale"]["domain"]
+    values = [*measured[["accuracy", "ci_low", "ci_high", "first_n_accuracy"]].to_numpy().ravel(), *models["accuracy"]]
+    assert low <= min(values) and high >= max(values) and 0.0 <= low and high <= 1.0
+    legends = [layer["encoding"]["color"].get("legend") for layer in spec["layer"] if "color" in layer["encoding"]]
+    assert legends and all(leg["orient"] == "top" for leg in legends if leg)

@@ -145,3 +145,20 @@ def test_stored_evaluation_keeps_its_columns(stored: tuple[str, tuple[str, ...]]
     meta, frame = store.get(ds_id)
     assert meta.kind == "paired" and {"answer", "cost", "latency_s", "repeat"} <= set(frame.columns)
     assert Path(RESULTS).exists()
+
+
+def test_the_what_if_rho_opens_on_the_rho_measured_in_the_run(
+    run_page: RunPage, stored: tuple[str, tuple[str, ...]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51: the what-if slider opened on the chapter's 0.17 whatever the data measured (0.63 on a promptfoo
+    run). On a team's own run it opens on the rho measured in it (the CLI's), within the slider's 0 to 0.9."""
+    ds_id, configs = stored
+    for config in configs:
+        doc = _vote(config, capsys)
+        rho = doc["rho"]
+        at = run_page(SAMPLING, query={"eval": ds_id, "smp_config": config}, timeout=120)
+        _ok(at)
+        want = 0.17 if rho is None else round(min(max(float(rho), 0.0), 0.9), 2)  # type: ignore[arg-type]
+        assert at.slider(key="smp_rho").value == pytest.approx(want), (config, rho)
+    at = run_page(SAMPLING, timeout=120)
+    assert at.slider(key="smp_rho").value == pytest.approx(0.17)  # the built-in example: the chapter's figure

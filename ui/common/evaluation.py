@@ -12,6 +12,7 @@ Every page says in its first line which data and which config it speaks of (:fun
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ _MEMORY = "_nkp_chosen_eval"
 _WIDGET = "_nkp_ds_eval"
 _CONFIG_MEMORY = "_nkp_chosen_config"
 _IN_USE = "_nkp_eval_in_use"
+_KINDS: dict[str, str] = {}  # stored id -> its kind (paired or samples), filled by each listing
 BUILTIN_NAME = "the built-in example (worked example: 200 cases, n = 1, 3, 5, 7)"
 
 
@@ -71,10 +73,10 @@ def _options() -> tuple[dict[str, str], str | None]:
     except store.StoreUnreachable as exc:
         return options, str(exc)
     metas = [m for m in metas if m.kind in _LEGACY]
-    names = [m.name for m in metas]
+    names = Counter(m.name for m in metas)
     for m in metas:
-        twin = names.count(m.name) > 1
-        options.setdefault(m.id, f"{m.name} · {m.id[:8]}" if twin else m.name)
+        options.setdefault(m.id, f"{m.name} · {m.id[:8]}" if names[m.name] > 1 else m.name)
+        _KINDS[m.id] = m.kind
     return options, None
 
 
@@ -202,8 +204,7 @@ def _load(option: str) -> Evaluation:
     if option == _BUILTIN:
         ds = datasets.load_dataset("paired", None)
         return Evaluation("", BUILTIN_NAME, ds, (), True)
-    meta = next((m for m in store.list_datasets() if m.id == option), None)
-    kind = meta.kind if meta is not None else "paired"
+    kind = _KINDS.get(option, "paired")  # as the listing of this run said (a stored id's kind never changes)
     ds = datasets.load_dataset(kind, option)
     configs = nkeval.config_names(ds.frame) if kind == "paired" else ()
     return Evaluation(ds.id, ds.name, ds, configs, False)
