@@ -33,6 +33,7 @@ __all__ = ["COMMANDS", "TOPICS", "EscapingWriter", "build_parser", "main", "topi
 COMMANDS: dict[str, str] = {
     "data": "data",
     "compare": "paired",
+    "rank": "rank",
     "plan": "plan",
     "vote": "voting",
     "fanout": "fanout",

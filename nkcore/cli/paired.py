@@ -86,6 +86,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --sequential: the order the cases came in, by this column (a time or an index; a case's smallest "
         "value); default: file order (the order each case first appears)",
     )
+    c.add_argument(
+        "--margin",
+        type=float,
+        metavar="POINTS",
+        help="non-inferiority margin in points (1 = 1 point): is B not worse than A by more than this? (one-sided "
+        "paired t on the case differences; JSON keys margin, non_inferior, p_non_inferior)",
+    )
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_compare)
 
@@ -190,6 +197,10 @@ def run_compare(args: argparse.Namespace) -> int:
         raise DataError("--order applies with --sequential (the order the cases came in)")
     if getattr(args, "sequential", False):
         doc["sequential"] = sequential_doc(frame, doc, order)
+    if getattr(args, "margin", None) is not None:
+        from nkcore.cli.rank import non_inferiority_doc  # the rank topic's margin test, imported when asked for
+
+        doc.update(non_inferiority_doc(frame, doc["a"]["config"], doc["b"]["config"], args.margin, args.alpha))
     if notes:
         doc["notes"] = list(notes)
     if args.json:
@@ -198,6 +209,8 @@ def run_compare(args: argparse.Namespace) -> int:
     doc = one_line_strings(doc)  # a name read from a file is one line in the text: no forged output line
     if doc["a_only"] is None:
         print_case_report(doc)
+        if "margin_verdict" in doc:
+            print(f"margin: {doc['margin_verdict']}")
         if "sequential" in doc:
             print_sequential(doc["sequential"])
         return 0
@@ -230,6 +243,8 @@ def run_compare(args: argparse.Namespace) -> int:
         + (" (balanced table: chi-square 0, no correction, as R's mcnemar.test)" if balanced else "")
     )
     print(f"verdict: {doc['verdict']}")
+    if "margin_verdict" in doc:
+        print(f"margin: {doc['margin_verdict']}")
     if "sequential" in doc:
         print_sequential(doc["sequential"])
     for note in doc.get("notes", []):

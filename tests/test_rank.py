@@ -1,0 +1,210 @@
+"""nkcore.rank against independent oracles: scipy's paired t (one-sided, shifted by the margin), statsmodels' Holm,
+brute-force enumeration of every bootstrap resample of 4 cases for the max statistic and the winner's bias, and
+loops for the rank intervals and the cost frontier."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from nkcore.errors import DataError
+from nkcore.paired import parse_cases
+from nkcore.rank import (
+    PairwiseIntervals,
+    bootstrap_means,
+    cost_frontier,
+    critical_value,
+    margin_tests,
+    max_statistic,
+    non_inferiority,
+    pairwise_intervals,
+    rank_intervals,
+    rank_means,
+    rank_report,
+    winner_estimate,
+)
+from nkcore.rank.simulate import simulate_case_means
+
+# ------------------------------------------------------------------ non-inferiority and equivalence: scipy
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("margin", [0.0, 0.01, 0.05])
+def test_non_inferiority_is_scipys_one_sided_paired_t_shifted_by_the_margin(seed: int, margin: float) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 300))
+    if seed % 2:  # 0/1 without repeats
+        a = (rng.random(n) < 0.7).astype(float)
+        b = np.where(rng.random(n) < 0.85, a, 1 - a)
+    else:  # case means over 3 repeats
+        a = rng.integers(0, 4, n) / 3
+        b = np.clip(a + rng.integers(-1, 2, n) / 3, 0, 1)
+    r = non_inferiority(a, b, margin, 0.05)
+    p = stats.ttest_rel(b + margin, a, alternative="greater").pvalue
+    assert r.p_non_inferior == pytest.approx(p, rel=1e-9, abs=1e-14)
+    p_hi = stats.ttest_rel(b - margin, a, alternative="less").pvalue
+    assert r.p_equivalent == pytest.approx(max(p, p_hi), rel=1e-9, abs=1e-14)
+    assert r.non_inferior == (p < 0.05)
+    # the one-sided bound agrees with the test: non-inferior iff the lower bound is above -margin
+    ci = stats.ttest_rel(b, a, alternative="greater").confidence_interval(0.95)
+    assert r.lower_bound == pytest.approx(ci.low, rel=1e-9)
+    assert r.non_inferior == (r.lower_bound > -margin)
+
+
+def test_non_inferiority_point_law_and_refusals() -> None:
+    a = np.zeros(10)
+    assert non_inferiority(a, a, 0.01).p_non_inferior == 0.0  # d = 0 > -margin for sure
+    assert non_inferiority(a, a, 0.0).p_non_inferior == 1.0  # d = 0 is on H0's boundary
+    assert non_inferiority(np.ones(10), a, 0.5).p_non_inferior == 1.0
+    with pytest.raises(DataError, match="margin"):
+        non_inferiority(a, a, 1.5)
+    with pytest.raises(DataError, match="margin"):
+        non_inferiority(a, a, -0.01)
+    with pytest.raises(DataError, match="two paired cases"):
+        non_inferiority(a[:1], a[:1], 0.01)
+
+
+def test_margin_tests_use_statsmodels_holm() -> None:
+    x = simulate_case_means(np.array([0.80, 0.79, 0.78, 0.74, 0.80]), 300, repeats=2, seed=4)
+    df = pd.DataFrame(x, columns=list("ABCDE")).assign(case=range(300))
+    table = parse_cases(df[["case", *"ABCDE"]])
+    tests = margin_tests(table, "A", 0.03, 0.05)
+    raw = [m.test.p_non_inferior for m in tests]
+    reject, adjusted, _, _ = multipletests(raw, alpha=0.05, method="holm")
+    assert [m.p_holm for m in tests] == pytest.approx(list(adjusted), rel=1e-12)
+    assert [m.non_inferior for m in tests] == list(reject)
+    assert [m.test.config_b for m in tests] == list("BCDE")
+
+
+# ------------------------------------------------------------------ the max statistic: brute force on 4 cases
+
+CASES4 = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [1.0, 0.0, 1 / 3]])
+
+
+def _all_resamples(x: np.ndarray) -> np.ndarray:
+    """The means of every ordered resample of the n cases (n^n of them, each equally likely)."""
+    n = x.shape[0]
+    return np.array([x[list(idx)].mean(axis=0) for idx in itertools.product(range(n), repeat=n)])
+
+
+def _brute_t(x: np.ndarray, boot_row: np.ndarray, studentized: bool) -> float:
+    n, m = x.shape
+    mean = x.mean(axis=0)
+    best = 0.0
+    for j in range(m):
+        for k in range(j + 1, m):
+            d = x[:, j] - x[:, k]
+            sd = math.sqrt(sum((v - d.mean()) ** 2 for v in d) / (n - 1))
+            if sd == 0:
+                continue
+            dev = abs((boot_row[j] - mean[j]) - (boot_row[k] - mean[k]))
+            best = max(best, dev / (sd / math.sqrt(n)) if studentized else dev)
+    return best
+
+
+@pytest.mark.parametrize("studentized", [True, False])
+def test_max_statistic_and_its_quantile_on_every_resample_of_4_cases(studentized: bool) -> None:
+    boot = _all_resamples(CASES4)
+    assert boot.shape == (256, 3)
+    t = max_statistic(CASES4, boot, studentized)
+    brute = np.array([_brute_t(CASES4, row, studentized) for row in boot])
+    np.testing.assert_allclose(t, brute, rtol=1e-12, atol=1e-12)
+    for conf in (0.5, 0.8, 0.95):
+        k = math.ceil(conf * 256 - 1e-9)  # the smallest value with at least conf of the law at or below it
+        assert critical_value(t, conf) == pytest.approx(sorted(brute)[k - 1])
+    pairs = pairwise_intervals(CASES4, boot, 0.8, studentized)
+    c = sorted(brute)[math.ceil(0.8 * 256 - 1e-9) - 1]
+    for j, k in itertools.permutations(range(3), 2):
+        d = CASES4[:, j] - CASES4[:, k]
+        half = c * (d.std(ddof=1) / 2 if studentized else 1.0)
+        assert pairs.low[j, k] == pytest.approx(d.mean() - half)
+        assert pairs.high[j, k] == pytest.approx(d.mean() + half)
+
+
+def test_winner_bias_on_every_resample_of_4_cases() -> None:
+    boot = _all_resamples(CASES4)
+    means = CASES4.mean(axis=0)
+    w = winner_estimate(means, boot, ["A", "B", "C"], 0.9)
+    naive = max(means)
+    bias = np.mean([max(row) for row in boot]) - naive
+    assert (w.config, w.naive) == ("A", pytest.approx(naive))
+    assert w.bias == pytest.approx(bias) and bias > 0
+    assert w.corrected == pytest.approx(naive - bias)
+    shifted = sorted(max(row) - 2 * bias for row in boot)
+    assert w.ci_low == pytest.approx(max(0.0, shifted[math.ceil(0.05 * 256) - 1]))
+    assert w.ci_high == pytest.approx(min(1.0, shifted[math.ceil(0.95 * 256) - 1]))
+
+
+# ------------------------------------------------------------------ ranks, best set, frontier: loops
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_intervals_and_frontier_match_loops(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    m = 7
+    d = rng.normal(0, 0.05, (m, m))
+    diff = d - d.T
+    half = np.abs(rng.normal(0.05, 0.02, (m, m)))
+    half = (half + half.T) / 2
+    pairs = PairwiseIntervals(diff, half, diff - half, diff + half, 1.0, 0.95, True, 1)
+    low, high = rank_intervals(pairs)
+    costs = rng.random(m)
+    means = rng.random(m)
+    for j in range(m):
+        above_j = sum(1 for k in range(m) if k != j and diff[k, j] - half[k, j] > 0)
+        below_j = sum(1 for k in range(m) if k != j and diff[j, k] - half[j, k] > 0)
+        assert (low[j], high[j]) == (1 + above_j, m - below_j)
+    names = tuple("ABCDEFG")
+    frontier = [f.config for f in cost_frontier(pairs, names, means, costs)]
+    brute = [
+        names[j]
+        for j in np.argsort(costs)
+        if not any(k != j and costs[k] <= costs[j] and diff[k, j] - half[k, j] > 0 for k in range(m))
+    ]
+    assert frontier == brute
+
+
+def test_rank_means_is_seeded_and_orders_configs() -> None:
+    x = simulate_case_means(np.array([0.6, 0.7, 0.9, 0.65]), 200, seed=3)
+    r1 = rank_means(x, ["a", "b", "c", "d"], seed=5, resamples=500)
+    r2 = rank_means(x, ["a", "b", "c", "d"], seed=5, resamples=500)
+    assert r1.configs == r2.configs and r1.could_be_best == r2.could_be_best == ("c",)
+    assert r1.configs[0].config == "c"
+    assert r1.configs[0].rank_low == r1.configs[0].rank_high == 1
+    assert all(c.rank_low <= c.observed_rank <= c.rank_high for c in r1.configs)
+    assert r1.tie_groups[0] == ("c",)
+    assert rank_means(x, ["a", "b", "c", "d"], seed=6, resamples=500).pairs.critical != r1.pairs.critical
+
+
+def test_a_pair_without_spread_is_a_point_and_resolved() -> None:
+    x = np.array([[1.0, 0.0, 0.5], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    pairs = pairwise_intervals(x, bootstrap_means(x, 200, seed=0))
+    assert pairs.low[0, 1] == pairs.high[0, 1] == 1.0 and pairs.se[0, 1] == 0.0
+    assert rank_means(x, ["A", "B", "C"], seed=0, resamples=200).could_be_best[0] == "A"
+
+
+def test_refusals_are_plain_sentences() -> None:
+    with pytest.raises(DataError, match="at least two configs"):
+        rank_means(np.ones((5, 1)), ["A"])
+    with pytest.raises(DataError, match="between 0 and 1"):
+        rank_means(np.full((5, 2), 2.0), ["A", "B"])
+    with pytest.raises(DataError, match="at least one resample"):
+        rank_means(np.ones((5, 2)), ["A", "B"], resamples=0)
+
+
+def test_report_ships_the_cheapest_non_inferior_config() -> None:
+    x = simulate_case_means(np.array([0.80, 0.795, 0.60]), 2000, seed=1)
+    df = pd.DataFrame(x, columns=["big", "small", "tiny"]).assign(case=range(2000))
+    table = parse_cases(df[["case", "big", "small", "tiny"]])
+    rep = rank_report(table, seed=0, resamples=500, margin=0.04, costs={"big": 10.0, "small": 1.0, "tiny": 0.1})
+    assert rep.ship == "small"
+    assert rep.verdict.startswith("Ship small: the cheapest config not worse than")
+    # tiny is cheapest (always on it); big is not resolvably above small, so both stay
+    assert [f.config for f in rep.frontier or ()] == ["tiny", "small", "big"]
+    assert rep.margin_tests[0].p_holm == pytest.approx(min(1.0, 2 * rep.margin_tests[0].test.p_non_inferior))
