@@ -326,7 +326,7 @@ def test_load_json_errors_are_one_line_and_name_the_file(monkeypatch: pytest.Mon
     cases: list[tuple[bytes, str]] = [
         (b'{"a": 1,', r"not valid JSON: Expecting property name enclosed in double quotes at line 1, column 9"),
         (b'{"a": "\xff"}', r"not UTF-8 text \(byte 7\)"),
-        (b'{"a": ' + b"9" * 5_000 + b"}", r"not readable JSON \(Exceeds the limit"),
+        (b'{"a": ' + b"9" * 5_000 + b"}", r"the JSON holds a number with 5,000 digits \(NK Planner reads numbers"),
         (b"[" * 65 + b"]" * 65, "the JSON on line 1 is nested more than 64 levels deep.*NKP_MAX_JSON_DEPTH"),
     ]
     for data, message in cases:

@@ -154,6 +154,8 @@ def test_promptfoo_three_providers_every_page_every_config(crowded: str, new_pag
         config = option.inner_text().strip()
         option.click()
         wait_for_app_run(page, timeout=SLOW)
+        data_line = main(page).get_by_test_id("stCaptionContainer").filter(has_text=re.compile(r"^Data:")).first
+        expect(data_line).to_contain_text(f"({j + 1} of 3)", timeout=SLOW)  # retried: the rerun may still be on
         assert f"config: {config} ({j + 1} of 3)" in _data_line(page)
         _no_error(page, f"promptfoo, Sampling, {config}")
         doc = _cli("vote", str(PROMPTFOO), "--config", config, "--n-boot", "200")

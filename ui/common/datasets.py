@@ -25,7 +25,7 @@ from nkcore import io as nkio
 from nkcore import store
 from nkcore.errors import DataError
 from ui.common import exports
-from ui.common.text import md
+from ui.common.text import md, shorten
 
 Kind = Literal["samples", "paired", "ratings", "predictions"]
 KINDS: tuple[Kind, ...] = ("samples", "paired", "ratings", "predictions")
@@ -129,21 +129,28 @@ def _label(ds: Dataset) -> str:
 
 
 def short_label(full: str, ds_id: str, builtin: bool, twin: bool = False) -> str:
-    """A dataset's name as the sidebar's chooser shows it: the whole name, never cut in the middle (the open list
-    wraps it; rows and the id are in the chooser's help); when another stored dataset has the same name (``twin``),
-    the start of the id follows it so the two stay apart.
+    """A dataset's name as the sidebar's chooser box shows it: what fits the box (:data:`SIDEBAR_CHARS`), cut at the
+    end, never in the middle (the page's sidebar names it in full under the box, and the chooser's help too); when
+    another stored dataset has the same name (``twin``), the start of the id follows it so the two read apart.
 
     >>> short_label("Sample: worked example (200 cases)", "ab" * 32, True)
-    'Sample: worked example (200 cases)'
+    'Sample: worked example (200…'
     >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False)
     'label_counts.csv.gz [mnli_m]'
     >>> short_label("label_counts.csv.gz [mnli_m] (1,599 rows, 0123abcd)", "0123abcd" * 8, False, twin=True)
-    'label_counts.csv.gz [mnli_m] · 0123abcd'
+    'label_counts.csv.g… · 0123ab'
     """
     if builtin:
-        return full
+        return shorten(full, SIDEBAR_CHARS)
     name = full.rsplit(" (", 1)[0] if full.endswith(f"{ds_id[:8]})") else full
-    return f"{name} · {ds_id[:8]}" if twin else name
+    if not twin:
+        return shorten(name, SIDEBAR_CHARS)
+    return f"{shorten(name, SIDEBAR_CHARS - 9)} · {ds_id[:6]}"
+
+
+SIDEBAR_CHARS = 28
+"""Characters a sidebar selectbox shows uncut (about 220 px of 14 px text: "Sample: worked example (200 ca" was
+cut at 30)."""
 
 
 def _once_per_run(key: str) -> bool:

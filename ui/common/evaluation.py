@@ -67,7 +67,7 @@ class Evaluation:
 def _options() -> tuple[dict[str, str], str | None]:
     """option -> full display name: the built-in example first, then stored paired results and raw samples, newest
     first; and why the store does not answer (then only the example is offered)."""
-    options = {_BUILTIN: f"Built-in example ({BUILTIN_NAME.split('(')[1]}"}
+    options = {_BUILTIN: "Built-in example"}
     try:
         metas = store.list_datasets(strict=True)
     except store.StoreUnreachable as exc:
@@ -75,7 +75,7 @@ def _options() -> tuple[dict[str, str], str | None]:
     metas = [m for m in metas if m.kind in _LEGACY]
     names = Counter(m.name for m in metas)
     for m in metas:
-        options.setdefault(m.id, f"{m.name} · {m.id[:8]}" if names[m.name] > 1 else m.name)
+        options.setdefault(m.id, datasets.short_label(m.name, m.id, False, twin=names[m.name] > 1))
         _KINDS[m.id] = m.kind
     return options, None
 
@@ -171,7 +171,8 @@ def choose_evaluation() -> Evaluation:
             st.query_params[EVAL_KEY] = chosen
     ev = _load(chosen)
     st.session_state[_IN_USE] = ev
-    # the box shows as much of the name as fits its width: the whole name, never cut, under it
+    # the box shows what fits its width (cut at the end, the id after a name two datasets share): the whole name
+    # is said under it
     configs = f"{len(ev.configs)} configs" if len(ev.configs) >= 2 else "one config"
     st.sidebar.caption(f"{md(ev.name)} · {configs}" + ("" if ev.builtin else f" · `{ev.id[:8]}`"))
     return ev
