@@ -21,19 +21,7 @@ from ui.sampling import analysis, check, curve, numbers, unfixable
 from ui.sampling.passk import passk_section
 
 page.setup_page("Sampling", "What does majority voting over more samples per request (n) buy?")
-ev = evaluation.choose_evaluation()
-first_line = st.container()
-config = evaluation.config_picker(ev, "smp_config")
-with first_line:
-    evaluation.say_what(ev, config)
-ds, samples_view = evaluation.samples_dataset(ev, config)
-if ds is None:  # this config cannot be voted on: say why, show every config, stop
-    st.info(md(samples_view.reason if samples_view is not None else ""), icon=":material/info:")
-    evaluation.configs_table(ev, config)
-    page.finish_page()
-    st.stop()
-for note in samples_view.notes if samples_view is not None else ():
-    st.caption(md(note))
+ev, config, ds = evaluation.one_config("smp_config")  # the evaluation, the first line, the config picker
 
 with page.user_errors():
     # Positions first, filled below: the verdict and its chart lead; the tie rule (a method choice every number

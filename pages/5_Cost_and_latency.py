@@ -21,17 +21,7 @@ page.setup_page(
     "Cost & latency",
     "What should you ship under your latency budget, and what does each extra sample per request (n) cost?",
 )
-ev = evaluation.choose_evaluation()
-first_line = st.container()
-config = evaluation.config_picker(ev, "lat_config")
-with first_line:
-    evaluation.say_what(ev, config)
-ds, samples_view = evaluation.samples_dataset(ev, config)
-if ds is None:  # this config cannot be voted on: say why, show every config, stop
-    st.info(md(samples_view.reason if samples_view is not None else ""), icon=":material/info:")
-    evaluation.configs_table(ev, config)
-    page.finish_page()
-    st.stop()
+ev, config, ds = evaluation.one_config("lat_config")  # the evaluation, the first line, the config picker
 RUN_PRICE = None if ev.builtin else cache.compute(nkeval.price_per_call, ds)
 
 # Samples without recorded latencies open in the typed-percentile mode (the only one that can work), said in one line.

@@ -11,7 +11,8 @@ Uploads: promptfoo ``tests/data/promptfoo/results.json`` (3 providers x 7 tests 
 promptfoo itself); two inspect_ai logs with epochs and partial credit (C / P / I, written by inspect_ai,
 :mod:`tests.inspect_logs`); lm-evaluation-harness samples without their results files (written by lm-eval 0.4.13).
 Screenshots of every page after the promptfoo upload at 1400, 1024 and 390 px wide:
-``tests/browser/artifacts/eval_promptfoo_<page>_<width>.png``.
+``tests/browser/artifacts/eval_promptfoo_<page>_<width>.png`` (Home, Data, Budget, Compare, Sampling,
+Cost_and_latency, Planner).
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ import pytest
 
 from nkcore import store
 from tests.browser.conftest import (
-    EXCEPTION,
-    MAIN,
     expect,
     expect_title,
     expect_url,
@@ -41,6 +40,7 @@ from tests.browser.conftest import (
     screenshot,
     wait_for_app_run,
 )
+from tests.browser.test_real_uploads import SLOW, _no_error, _payload
 from tests.conftest import ROOT
 
 if TYPE_CHECKING:
@@ -50,24 +50,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROMPTFOO = ROOT / "tests" / "data" / "promptfoo" / "results.json"
 LM_EVAL = ROOT / "tests" / "data" / "lm_eval" / "output"
-ERROR_BOX = f'{MAIN} [data-testid="stAlertContentError"], {EXCEPTION}'
-SLOW = 180_000
 PAGES = [
     ("Compare", "Compare"),
     ("Sampling", "Sampling"),
     ("Cost_and_latency", "Cost & latency"),
     ("Planner", "Planner"),
 ]
-
-
-def _payload(path: Path, name: str | None = None) -> FilePayload:
-    return {"name": name or path.name, "mimeType": "application/octet-stream", "buffer": path.read_bytes()}
-
-
-def _no_error(page: Page, where: str) -> None:
-    boxes = page.locator(ERROR_BOX)
-    if boxes.count():
-        raise AssertionError(f"{where}: error box {[boxes.nth(i).inner_text()[:300] for i in range(boxes.count())]}")
 
 
 def _cli(*argv: str) -> dict[str, object]:
@@ -141,6 +129,15 @@ def test_promptfoo_three_providers_every_page_every_config(crowded: str, new_pag
     ds_id = _upload(page, base, [_payload(PROMPTFOO)], "promptfoo")
     results = json.loads(PROMPTFOO.read_text())["results"]["results"]
     lines = _walk(page, "(promptfoo)", shots=(1400, 1024, 390))
+    for title, slug in (("Home", "Home"), ("Data", "Data"), ("Budget (N x K)", "Budget")):  # the other pages' shots
+        page.locator(".st-key-nkp_nav").get_by_text(title, exact=True).first.click()
+        wait_for_app_run(page, timeout=SLOW)
+        _no_error(page, f"promptfoo, {title}")
+        for width in (1400, 1024, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 500 else 844})
+            wait_for_app_run(page, timeout=SLOW)
+            screenshot(page, f"eval_promptfoo_{slug}_{width}")
+        page.set_viewport_size({"width": 1400, "height": 900})
     assert lines["Planner"] and "built-in example" not in " ".join(lines.values())
     assert "3 configs" in lines["Compare"]
     configs = re.findall(r"config: (.+?) \((\d) of 3\)", lines["Sampling"])
@@ -190,3 +187,26 @@ def test_lm_eval_samples_without_results_files(crowded: str, new_page: Callable[
     page = new_page((1400, 900))
     _upload(page, crowded, files, "lm-evaluation-harness")
     _walk(page, "(lm-evaluation-harness)")
+
+
+def test_inspect_logs_with_epochs_every_page_every_config(
+    crowded: str, new_page: Callable[..., Page], inspect_epoch_pair: tuple[Path, Path]
+) -> None:
+    """Two inspect_ai logs of 60 cases x 3 epochs (written by inspect_ai, tests.inspect_logs.epoch_pair, once per
+    run): every page names the upload; Sampling and Cost & latency reach both configs, Sampling with the single-call
+    accuracy the CLI's vote gives on that config's own log."""
+    weak, strong = inspect_epoch_pair
+    page = new_page((1400, 900))
+    ds_id = _upload(page, crowded, [_payload(weak, "weak.eval"), _payload(strong, "strong.eval")], "inspect_ai")
+    lines = _walk(page, "(inspect_ai)")
+    assert "2 configs" in lines["Compare"]
+    for j, log in enumerate((weak, strong)):
+        doc = _cli("vote", str(log), "--n-boot", "200")
+        config = f"mockllm/{'weak' if j == 0 else 'strong'}"
+        for slug, key in (("Sampling", "smp_config"), ("Cost_and_latency", "lat_config")):
+            goto(page, f"{crowded}/{slug}?{urllib.parse.urlencode({'eval': ds_id, key: config})}", timeout=SLOW)
+            line = main(page).get_by_test_id("stCaptionContainer").filter(has_text=re.compile(r"^Data:")).first
+            expect(line).to_contain_text(f"config: {config} ({j + 1} of 2)", timeout=SLOW)
+            _no_error(page, f"inspect, {slug}, {config}")
+            if slug == "Sampling":  # its headline; Cost & latency's n=1 row is the same number (tests/app)
+                expect(main(page)).to_contain_text(f"{float(doc['p_single']):.1%}", timeout=SLOW)  # type: ignore[arg-type]

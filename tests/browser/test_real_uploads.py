@@ -66,8 +66,8 @@ PAGES: list[tuple[str, str, str, re.Pattern[str] | None]] = [
 ]
 
 
-def _payload(path: Path) -> FilePayload:
-    return {"name": path.name, "mimeType": "application/octet-stream", "buffer": path.read_bytes()}
+def _payload(path: Path, name: str | None = None) -> FilePayload:
+    return {"name": name or path.name, "mimeType": "application/octet-stream", "buffer": path.read_bytes()}
 
 
 def _set_file(uploader: Locator, path: Path) -> None:

@@ -22,7 +22,7 @@ import streamlit as st
 from nkcore import evaluation as nkeval
 from nkcore import store
 from nkcore.errors import DataError
-from ui.common import cache, datasets, exports
+from ui.common import cache, datasets, exports, page
 from ui.common.datasets import Dataset
 from ui.common.text import md
 
@@ -34,6 +34,7 @@ __all__ = [
     "configs_table",
     "in_use",
     "in_use_is_builtin",
+    "one_config",
     "paired_dataset",
     "paired_in_use",
     "samples_dataset",
@@ -270,6 +271,26 @@ def samples_dataset(ev: Evaluation, config: str | None) -> tuple[Dataset | None,
         return ds, view
     exports.note_dataset(ds.name, ds.id, "samples", (), frame=ds.frame)
     return ds, None
+
+
+def one_config(key: str) -> tuple[Evaluation, str | None, Dataset]:
+    """The top of Sampling (``key`` ``smp_config``) and Cost & latency (``lat_config``): the evaluation in use, the
+    page's first line, the config picker, and one config's samples with the notes on how they were read. When that
+    config cannot be voted on, the reason and every config side by side are shown, and the page stops there."""
+    ev = choose_evaluation()
+    first_line = st.container()
+    config = config_picker(ev, key)
+    with first_line:
+        say_what(ev, config)
+    ds, view = samples_dataset(ev, config)
+    if ds is None:
+        st.info(md(view.reason if view is not None else ""), icon=":material/info:")
+        configs_table(ev, config)
+        page.finish_page()
+        st.stop()
+    for note in view.notes if view is not None else ():
+        st.caption(md(note))
+    return ev, config, ds
 
 
 def configs_table(ev: Evaluation, current: str | None = None) -> None:
