@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 from ui.common import datasets, evaluation, exports, page
-from ui.common.text import md, shorten
 
 page.setup_page(
     "NK Planner",
@@ -53,7 +52,7 @@ rows = [
     {
         "what": "Evaluation (Compare, Sampling, Cost & latency, Planner)",
         "dataset": ev.name,
-        "configs": ", ".join(ev.configs[:8]) + (" ..." if len(ev.configs) > 8 else "") if ev.configs else "one",
+        "configs": f"{len(ev.configs)} configs" if len(ev.configs) >= 2 else "one",
         "rows": len(ev.source.frame),
         "id": ev.source.id[:12],
     }
@@ -72,5 +71,5 @@ if not ev.builtin:
         strict=True,
     ):
         name = next(n for p, n, _ in page.PAGES if p == path)
-        col.page_link(path, label=md(f"{name} on {shorten(ev.name, 48)}"), icon=page.PAGE_ICONS[path])
+        col.page_link(path, label=f"Open {name}", icon=page.PAGE_ICONS[path])  # on the evaluation named above
 page.finish_page()
