@@ -162,3 +162,18 @@ def test_the_what_if_rho_opens_on_the_rho_measured_in_the_run(
         assert at.slider(key="smp_rho").value == pytest.approx(want), (config, rho)
     at = run_page(SAMPLING, timeout=120)
     assert at.slider(key="smp_rho").value == pytest.approx(0.17)  # the built-in example: the chapter's figure
+
+
+def test_an_evaluation_listed_but_unreadable_is_said_and_the_example_shown(run_page: RunPage, tmp_path: Path) -> None:
+    """A stored evaluation whose table cannot be read now (damaged, or a store past its deadline): a sentence and the
+    built-in example, never an exception box."""
+    import os
+
+    frame = pd.DataFrame({"case": ["1", "1", "2", "2"], "config": ["a", "b", "a", "b"], "correct": [1, 0, 1, 1]})
+    ds_id = store.put(frame, "paired", "damaged run").id
+    table = Path(os.environ["NKP_DATA_DIR"]) / f"{ds_id}.parquet"
+    table.write_bytes(b"not a parquet file")
+    at = run_page(COMPARE, query={"eval": ds_id}, timeout=120)
+    _ok(at)
+    assert any("cannot be read now" in plain(w.value) for w in at.warning)
+    assert "the built-in example" in data_line(at)

@@ -170,7 +170,12 @@ def choose_evaluation() -> Evaluation:
             st.query_params.pop(EVAL_KEY, None)
         else:
             st.query_params[EVAL_KEY] = chosen
-    ev = _load(chosen)
+    try:
+        ev = _load(chosen)
+    except DataError as exc:  # listed, but its table cannot be read now (a store past its deadline): say so
+        st.warning(f"The evaluation chosen cannot be read now: {md(exc)} Showing the built-in example instead; the link "
+                   "keeps the evaluation, so opening it again later shows it.", icon=":material/cloud_off:")  # fmt: skip
+        ev = _load(_BUILTIN)
     st.session_state[_IN_USE] = ev
     # the box shows what fits its width (cut at the end, the id after a name two datasets share): the whole name
     # is said under it
@@ -208,7 +213,7 @@ def _load(option: str) -> Evaluation:
         return Evaluation("", BUILTIN_NAME, ds, (), True)
     kind = _KINDS.get(option, "paired")  # as the listing of this run said (a stored id's kind never changes)
     ds = datasets.load_dataset(kind, option)
-    configs = nkeval.config_names(ds.frame) if kind == "paired" else ()
+    configs = cache.compute(nkeval.config_names, ds) if kind == "paired" else ()
     return Evaluation(ds.id, ds.name, ds, configs, False)
 
 
