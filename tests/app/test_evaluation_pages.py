@@ -177,3 +177,23 @@ def test_an_evaluation_listed_but_unreadable_is_said_and_the_example_shown(run_p
     _ok(at)
     assert any("cannot be read now" in plain(w.value) for w in at.warning)
     assert "the built-in example" in data_line(at)
+
+
+def test_compare_says_which_config_ships_as_the_rank_command_does(
+    run_page: RunPage, stored: tuple[str, tuple[str, ...]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 54 on the page: three or more configs open a "Which config ships" section with every config's rank
+    interval and the set that could be the best; its verdict is the ``rank`` command's on the same file."""
+    ds_id, _ = stored
+    at = run_page(COMPARE, query={"eval": ds_id, "cmp_margin": "2"}, timeout=120)
+    _ok(at)
+    assert main(["rank", str(RESULTS), "--margin", "2", "--cost-column", "cost", "--json"]) == 0  # costs: recorded
+    doc = json.loads(capsys.readouterr().out)
+    text = " ".join(plain(m.value) for m in at.markdown)
+    assert f"{doc['verdict']}." in text
+    table = next(f.value for f in at.dataframe if "could be the best" in f.value.columns)
+    assert list(table["config"]) == [c["config"] for c in doc["configs"]]
+    assert set(table.loc[table["could be the best"] == "yes", "config"]) == set(doc["could_be_best"])
+    ranks = [f"{c['rank_low']}" if c["rank_low"] == c["rank_high"] else f"{c['rank_low']} to {c['rank_high']}"
+             for c in doc["configs"]]  # fmt: skip
+    assert list(table["rank (all at once)"]) == ranks

@@ -99,6 +99,8 @@ LINK_KEYS: dict[str, Bound] = {
     "cmp_seq_order": CHOICE,
     "cmp_seq_pair": CHOICE,
     "cmp_show_disagreements": BOOL,
+    "cmp_ship": BOOL,
+    "cmp_margin": _n(0.0, 20.0),
     "cmp_dis_pair": CHOICE,
     "cmp_dis_side": CHOICE,
     "cmp_dis_case": TEXT,
