@@ -65,29 +65,26 @@ def ship_section(ds: Dataset, configs: tuple[str, ...]) -> None:
         best = set(doc["could_be_best"])
         tests = {t["config"]: t for t in doc.get("margin_tests", [])}
         rows = []
-        for c in doc["configs"]:
+        for c in doc["configs"]:  # few, short columns: the table fits a projector's 1024 px without scrolling
             row = {
                 "config": c["config"],
-                "could be the best": "yes" if c["config"] in best else "no",
-                "mean score (%)": round(100 * c["mean"], 1),
-                "95% interval (%)": f"{100 * c['ci_low']:.1f} to {100 * c['ci_high']:.1f}",
-                "rank (all at once)": f"{c['rank_low']}" if c["rank_low"] == c["rank_high"] else
-                f"{c['rank_low']} to {c['rank_high']}",
-            }  # fmt: skip
+                "could be best": "yes" if c["config"] in best else "no",
+                "score % (95%)": f"{100 * c['mean']:.1f} ({100 * c['ci_low']:.1f}-{100 * c['ci_high']:.1f})",
+                "rank": f"{c['rank_low']}" if c["rank_low"] == c["rank_high"] else f"{c['rank_low']}-{c['rank_high']}",
+            }
             if "cost" in c:
-                row["cost per call ($)"] = c["cost"]
+                row["$ per call"] = f"{c['cost']:.4g}"
             if tests:
                 t = tests.get(c["config"])
-                row[f"within {margin:g} points of the best"] = (
-                    "the best" if t is None else ("yes" if t["non_inferior"] else "not shown")
-                )
+                row[f"within {margin:g} pt"] = "best" if t is None else ("yes" if t["non_inferior"] else "not shown")
             rows.append(row)
         exports.table(pd.DataFrame(rows), "which_config_ships", hide_index=True, width="stretch")
         w = doc["winner"]
         st.caption(
             md(
-                f"Rank intervals hold for every config at once ({round(100 * doc['level'])}%): a config 'could be the "
-                "best' when no other is resolvably above it. The best observed score is biased upward by having been "
+                f"Score: the mean over cases with its {round(100 * doc['level'])}% interval. Rank: the interval of "
+                "ranks, holding for every config at once; a config 'could be best' when no other is resolvably above "
+                f"it. 'Within {margin:g} pt': shown not worse than the best by more than the margin. The best observed score is biased upward by having been "
                 f"picked among {len(configs)}: {w['config']} scores {100 * w['naive']:.1f}%, "
                 f"{100 * w['corrected']:.1f}% after the correction ({100 * w['ci_low']:.1f}% to "
                 f"{100 * w['ci_high']:.1f}%). Method: {doc['method']}. The same numbers: python -m nkcore rank FILE"
