@@ -195,6 +195,27 @@ def _sample_file(name: str) -> Path:
     return path
 
 
+def sign_flip_p(diff: Any) -> float:
+    """Exact two-sided sign-flip p of mean(diff) = 0, the oracle of the tests: the law of the signed sum on the
+    differences' common denominator by convolution (exhaustive over the 2^n sign patterns, grouped by their sum),
+    P(|S| >= |sum k_i|)."""
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+
+    d = [Fraction(float(x)).limit_denominator(10**5) for x in diff]
+    lcm = math.lcm(*(f.denominator for f in d))
+    k = [int(f * lcm) for f in d]
+    total = sum(abs(v) for v in k)
+    pmf = np.zeros(2 * total + 1)
+    pmf[total] = 1.0
+    for v in k:
+        if v:
+            pmf = 0.5 * (np.roll(pmf, v) + np.roll(pmf, -v))
+    return float(pmf[np.abs(np.arange(-total, total + 1)) >= abs(sum(k)) - 1e-9].sum())
+
+
 def holm_oracle(pvalues: Any) -> Any:
     """statsmodels' Holm-adjusted p-values, ``multipletests(pvalues, method="holm")[1]``: the oracle of the Holm
     tests. statsmodels ends its Holm step with a full ``gc.collect()``, which costs a test process that holds many

@@ -4,9 +4,6 @@ paired bootstrap, a brute-force search over the rows, and the chapter's worked n
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,26 +14,11 @@ from nkcore.common.formatting import format_p
 from nkcore.common.intervals import wilson
 from nkcore.errors import DataError
 from nkcore.paired import paired_bootstrap_mc
-from tests.conftest import holm_oracle
+from tests.conftest import holm_oracle, sign_flip_p
 
 
 def _table(frame: pd.DataFrame, tie: voting.TieRule = "first") -> cost.CostTable:
     return cost.build_table_from_frame(frame, tie=tie)
-
-
-def _sign_flip_p(d: np.ndarray) -> float:
-    """Exact two-sided sign-flip p of mean(d) = 0: the law of sum s_i k_i (k_i = d_i on the common denominator,
-    fair signs) by convolution, P(|S| >= |sum k_i|)."""
-    fr = [Fraction(float(x)).limit_denominator(10**5) for x in d]
-    lcm = math.lcm(*(f.denominator for f in fr))
-    k = [int(f * lcm) for f in fr]
-    total = sum(abs(v) for v in k)
-    pmf = np.zeros(2 * total + 1)
-    pmf[total] = 1.0
-    for v in k:
-        if v:
-            pmf = 0.5 * (np.roll(pmf, v) + np.roll(pmf, -v))
-    return float(pmf[np.abs(np.arange(-total, total + 1)) >= abs(sum(k)) - 1e-9].sum())
 
 
 def _oracle_p(a: np.ndarray, b: np.ndarray) -> float:
@@ -44,7 +26,7 @@ def _oracle_p(a: np.ndarray, b: np.ndarray) -> float:
     if np.all(np.isin(a, (0, 1))) and np.all(np.isin(b, (0, 1))):
         k, m = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
         return float(stats.binomtest(k, k + m, 0.5).pvalue) if k + m else 1.0
-    return _sign_flip_p(b - a)
+    return sign_flip_p(b - a)
 
 
 def test_budget_8s_on_the_worked_example_says_why_with_the_sign_flip_test(worked_frame: pd.DataFrame) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from nkcore import advice, cost, latency, voting
 from nkcore.errors import DataError
-from tests.conftest import holm_oracle
+from tests.conftest import holm_oracle, sign_flip_p
 
 
 def test_chapter_cost_per_thousand() -> None:
@@ -150,22 +150,7 @@ def test_worked_example_table(worked_frame: pd.DataFrame) -> None:
 
 def _resolved(cheap: np.ndarray, dear: np.ndarray, level: float = 0.05) -> bool:
     """dear is more accurate than cheap and the exact two-sided sign-flip p is below ``level``."""
-    return float((dear - cheap).sum()) > 0 and _sign_flip_p(dear - cheap) < level
-
-
-def _sign_flip_p(diff: np.ndarray) -> float:
-    """Exact two-sided sign-flip p: the law of the signed sum on the differences' common denominator, by
-    convolution (exhaustive over the 2^n sign patterns, grouped by their sum)."""
-    d = [Fraction(float(x)).limit_denominator(10**5) for x in diff]
-    lcm = math.lcm(*(f.denominator for f in d))
-    k = [int(f * lcm) for f in d]
-    total = sum(abs(v) for v in k)
-    pmf = np.zeros(2 * total + 1)
-    pmf[total] = 1.0
-    for v in k:
-        if v:
-            pmf = 0.5 * (np.roll(pmf, v) + np.roll(pmf, -v))
-    return float(pmf[np.abs(np.arange(-total, total + 1)) >= abs(sum(k))].sum())
+    return float((dear - cheap).sum()) > 0 and sign_flip_p(dear - cheap) < level
 
 
 def test_recommendation_follows_the_latency_budget(worked_frame: pd.DataFrame) -> None:
@@ -181,7 +166,7 @@ def test_recommendation_follows_the_latency_budget(worked_frame: pd.DataFrame) -
     loose = advice.advise(t, 60.0)
     cheaper = [r.label for r in t.rows if r.label != "n=7"]
     assert all(_resolved(col[c], col["n=7"], 1.0) for c in cheaper)  # each is less accurate
-    adjusted = holm_oracle([_sign_flip_p(col["n=7"] - col[c]) for c in cheaper])
+    adjusted = holm_oracle([sign_flip_p(col["n=7"] - col[c]) for c in cheaper])
     assert max(adjusted) < 0.05 and loose.pick == loose.best == "n=7"
     none = advice.advise(t, 1.0).sentence
     assert none.startswith("No configuration meets")
