@@ -64,12 +64,5 @@ for kind in ("ratings", "predictions"):
     )
 exports.table(pd.DataFrame(rows), "datasets_in_use", hide_index=True, width="stretch")
 if not ev.builtin:
-    page_cols = st.columns(4)
-    for col, path in zip(
-        page_cols,
-        ("pages/3_Compare.py", "pages/4_Sampling.py", "pages/5_Cost_and_latency.py", "pages/6_Planner.py"),
-        strict=True,
-    ):
-        name = next(n for p, n, _ in page.PAGES if p == path)
-        col.page_link(path, label=f"Open {name}", icon=page.PAGE_ICONS[path])  # on the evaluation named above
+    page.open_links(page.EVALUATION_PAGES)  # on the evaluation named above
 page.finish_page()

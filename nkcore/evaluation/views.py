@@ -9,6 +9,7 @@ import pandas as pd
 
 from nkcore.common.formatting import plural
 from nkcore.errors import DataError
+from nkcore.kinds.columns import REPEAT_COLUMNS, SCORE_COLUMNS
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -27,7 +28,6 @@ EVAL_COLUMNS: tuple[str, ...] = ("case", "config", "repeat", "correct", "answer"
 """The columns of an evaluation (``repeat`` may be named ``epoch``, inspect_ai's word; all but case, config and
 correct are optional)."""
 
-_REPEATS: tuple[str, ...] = ("repeat", "epoch", "sample")
 _HOW_TO_REPEAT = (
     "run each case several times (inspect_ai: --epochs 5; promptfoo: eval --repeat 5; lm-evaluation-harness: "
     "repeats in the task)"
@@ -40,7 +40,7 @@ def repeat_column(frame: pd.DataFrame) -> str | None:
     >>> repeat_column(pd.DataFrame(columns=["case", "config", "epoch", "correct"]))
     'epoch'
     """
-    return next((c for c in _REPEATS if c in frame.columns), None)
+    return next((c for c in REPEAT_COLUMNS if c in frame.columns), None)
 
 
 def long_form(frame: pd.DataFrame) -> pd.DataFrame:
@@ -53,7 +53,7 @@ def long_form(frame: pd.DataFrame) -> pd.DataFrame:
     """
     if "case" not in frame.columns or any(c in frame.columns for c in ("config", "correct", "score", "answer")):
         return frame  # long, or raw samples: a wide table has none of these columns
-    keys = ["case", *[c for c in _REPEATS if c in frame.columns]]
+    keys = ["case", *[c for c in REPEAT_COLUMNS if c in frame.columns]]
     configs = [c for c in frame.columns if c not in keys]
     if not configs:
         return frame
@@ -92,7 +92,7 @@ def _rows_of(frame: pd.DataFrame, config: str | None) -> pd.DataFrame:
 
 
 def _scores(rows: pd.DataFrame) -> np.ndarray:
-    column = "correct" if "correct" in rows.columns else "score"
+    column = next((c for c in SCORE_COLUMNS if c in rows.columns), SCORE_COLUMNS[-1])
     return pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=float)
 
 
@@ -109,7 +109,11 @@ def single_call_accuracy(frame: pd.DataFrame, config: str | None = None) -> floa
     >>> round(single_call_accuracy(f), 4)  # (1/3 + 1) / 2
     0.6667
     """
-    rows = _rows_of(frame, config)
+    return _single_call(_rows_of(frame, config))
+
+
+def _single_call(rows: pd.DataFrame) -> float:
+    """:func:`single_call_accuracy` of one config's rows."""
     scores = pd.Series(_scores(rows), index=rows.index)
     per_case = scores.groupby(rows["case"].astype(str).to_numpy(), sort=False).mean().dropna()
     if per_case.empty:
@@ -138,7 +142,11 @@ def price_per_call(frame: pd.DataFrame, config: str | None = None) -> Price | No
     >>> p = price_per_call(f); (p.dollars, p.n_priced, p.n_calls)
     (0.002, 2, 3)
     """
-    rows = _rows_of(frame, config)
+    return _price(_rows_of(frame, config))
+
+
+def _price(rows: pd.DataFrame) -> Price | None:
+    """:func:`price_per_call` of one config's rows."""
     if "cost" not in rows.columns:
         return None
     costs = pd.to_numeric(rows["cost"], errors="coerce").to_numpy(dtype=float)
@@ -245,12 +253,17 @@ def config_table(frame: pd.DataFrame) -> pd.DataFrame:
     >>> config_table(f)[["config", "cases", "single_call_accuracy"]].to_dict("records")
     [{'config': 'A', 'cases': 2, 'single_call_accuracy': 0.5}, {'config': 'B', 'cases': 2, 'single_call_accuracy': 1.0}]
     """
-    names = config_names(frame) or ("",)
+    frame = long_form(frame)
+    # each config's rows once (one pass, not a filter of the whole table per config); raw samples: one config
+    if "config" in frame.columns:
+        named = frame[frame["config"].notna()]
+        groups = [(str(name), rows) for name, rows in named.groupby(named["config"].astype(str), sort=False)]
+    else:
+        groups = [("", frame)]
     out = []
-    for name in names:
-        rows = _rows_of(frame, name or None)
+    for name, rows in groups:
         sizes = rows.groupby(rows["case"].astype(str), sort=False).size()
-        price = price_per_call(frame, name or None)
+        price = _price(rows)
         lat = (
             pd.to_numeric(rows["latency_s"], errors="coerce").dropna()
             if "latency_s" in rows.columns
@@ -262,7 +275,7 @@ def config_table(frame: pd.DataFrame) -> pd.DataFrame:
                 "cases": int(sizes.size),
                 "samples_min": int(sizes.min()),
                 "samples_max": int(sizes.max()),
-                "single_call_accuracy": single_call_accuracy(frame, name or None),
+                "single_call_accuracy": _single_call(rows),
                 "price_per_call": price.dollars if price is not None else float("nan"),
                 "median_latency_s": float(lat.median()) if len(lat) else float("nan"),
             }

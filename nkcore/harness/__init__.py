@@ -300,7 +300,6 @@ def read_harness(
         )
     if multi:
         samples = _samples_frame(evaluation, multi, notes)
-    if multi:
         per_case = counts.loc[multi]
         n_cases = int(per_case.index.get_level_values("case").nunique())
         cases = plural(n_cases, "case") + (f" x {len(multi)} configs" if len(multi) > 1 else "")

@@ -156,12 +156,12 @@ class HarnessResult:
             raise DataError("no evaluation was read")
         if config is not None and config not in self.configs:
             raise DataError(f"unknown config {config!r}; the configs present are {_names(self.configs)}")
-        multi = tuple(
-            c
-            for c in self.configs
-            if self.evaluation.loc[self.evaluation["config"] == c, "case"].astype(str).duplicated().any()
-        )
         if config is None:
+            multi = tuple(  # the configs with several samples of some case: needed only to pick the one
+                c
+                for c in self.configs
+                if self.evaluation.loc[self.evaluation["config"] == c, "case"].astype(str).duplicated().any()
+            )
             if len(self.configs) == 1:
                 config = self.configs[0]
             elif len(multi) == 1:

@@ -26,9 +26,11 @@ __all__ = [
     "KEEP_CHOICES",
     "KINDS",
     "PROB_PREFIXES",
+    "REPEAT_COLUMNS",
     "ROLES",
     "ROLE_WORDS",
     "RUN_NAMES",
+    "SCORE_COLUMNS",
     "SYNONYMS",
     "TEXT_ROLES",
     "describe_role",
@@ -39,6 +41,11 @@ __all__ = [
 ]
 
 KINDS: tuple[str, ...] = ("samples", "paired", "ratings", "predictions")
+#: Column names read as the repeat number of a long paired table or an evaluation (first match wins,
+#: case-insensitive where paired results are parsed).
+REPEAT_COLUMNS: tuple[str, ...] = ("repeat", "epoch", "sample")
+#: Column names read as the score of a long table (first match wins).
+SCORE_COLUMNS: tuple[str, ...] = ("correct", "score")
 # Column names that say "which run of a model" (a checkpoint, a seed), not the model itself.
 RUN_NAMES: tuple[str, ...] = ("model_run", "run", "run_id", "checkpoint", "seed", "model_seed", "replicate")
 # Ratings may also come as label counts: item + one ``count_<label>`` column per label (ChaosNLI, CIFAR-10H).

@@ -26,14 +26,11 @@ from nkcore.common.rows import format_rows
 from nkcore.common.truth import parse_truth
 from nkcore.errors import DataError
 from nkcore.kinds import show_value, to_text
+from nkcore.kinds.columns import REPEAT_COLUMNS, SCORE_COLUMNS
 from nkcore.paired.table import PairedTable, chosen_configs, parse_paired
 
 __all__ = ["REPEAT_COLUMNS", "SCORE_COLUMNS", "CaseTable", "case_table_from_paired", "has_repeats", "parse_cases"]
 
-#: Column names read as the repeat number (first match wins, case-insensitive).
-REPEAT_COLUMNS: tuple[str, ...] = ("repeat", "epoch", "sample")
-#: Column names read as the score of a long table (first match wins, case-insensitive).
-SCORE_COLUMNS: tuple[str, ...] = ("correct", "score")
 _MAX_LISTED = 5
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "paired_in_use",
     "samples_dataset",
     "say_what",
+    "use",
 ]
 
 EVAL_KEY = "eval"
@@ -184,6 +185,15 @@ def choose_evaluation() -> Evaluation:
     return ev
 
 
+def use(ds_id: str) -> None:
+    """Make the stored dataset ``ds_id`` the evaluation in use (the link and this session's memory): what the Data
+    page does the moment an evaluation is stored."""
+    st.query_params[EVAL_KEY] = ds_id
+    st.session_state[_MEMORY] = ds_id
+    for key in _LEGACY:
+        st.query_params.pop(key, None)
+
+
 def in_use() -> Evaluation:
     """The evaluation chosen in this page run (:func:`choose_evaluation` draws the chooser when it has not run)."""
     ev = st.session_state.get(_IN_USE)
@@ -222,7 +232,7 @@ def paired_dataset(ev: Evaluation) -> Dataset | None:
     (the built-in example's paired results), None for raw samples of one config (the caller says so)."""
     if ev.source.kind != "paired":
         return None
-    configs = ev.configs or nkeval.config_names(ev.source.frame)  # the built-in example's too
+    configs = ev.configs or cache.compute(nkeval.config_names, ev.source)  # the built-in example's too
     exports.note_dataset(ev.source.name, ev.source.id, "paired", configs, frame=ev.source.frame)
     return ev.source
 
@@ -326,7 +336,7 @@ def configs_table(ev: Evaluation, current: str | None = None) -> None:
         exports.table(shown, "configs", hide_index=True, width="stretch")
 
 
-def say_what(ev: Evaluation, config: str | None = None, extra: str = "") -> None:
+def say_what(ev: Evaluation, config: str | None = None) -> None:
     """The page's first line: the data it speaks of ("the built-in example" when it is) and the config(s)."""
     if ev.builtin:
         data = f"**Data:** {BUILTIN_NAME}. Upload your own run on the Data page and it is used here."
@@ -337,4 +347,4 @@ def say_what(ev: Evaluation, config: str | None = None, extra: str = "") -> None
     elif len(ev.configs) >= 2:
         shown = ", ".join(md(c) for c in ev.configs[:6]) + (" …" if len(ev.configs) > 6 else "")
         data += f" · **{len(ev.configs)} configs:** {shown}"
-    st.caption(data + (f" {extra}" if extra else ""))
+    st.caption(data)

@@ -56,6 +56,22 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 )
 
 
+EVALUATION_PAGES: tuple[str, ...] = (
+    "pages/3_Compare.py",
+    "pages/4_Sampling.py",
+    "pages/5_Cost_and_latency.py",
+    "pages/6_Planner.py",
+)
+"""The pages that read the evaluation in use (ui.common.evaluation)."""
+
+
+def open_links(paths: Sequence[str]) -> None:
+    """One "Open <page>" link per page of ``paths``, side by side (after a store, and on Home)."""
+    for col, path in zip(st.columns(len(paths)), paths, strict=True):
+        name = next(n for p, n, _ in PAGES if p == path)
+        col.page_link(path, label=f"Open {name}", icon=PAGE_ICONS[path])
+
+
 def setup_page(title: str, purpose: str) -> None:
     """Call first on every page: page config, title, the plain-language purpose, the shared sidebar.
 

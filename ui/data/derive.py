@@ -25,7 +25,7 @@ from nkcore.harness import TOOL_NAMES, read_harness
 from nkcore.io import fingerprint
 from nkcore.kinds import apply_mapping, detect_kind, natural_order, to_text
 from nkcore.summary import ratings_of_table
-from ui.common import datasets, exports
+from ui.common import datasets, evaluation, exports, page
 from ui.common.text import md, shorten_middle
 
 __all__ = [
@@ -45,7 +45,7 @@ __all__ = [
 KIND_WORDS = {"ratings": "Ratings", "predictions": "Predictions", "paired": "Paired results", "samples": "Raw samples"}
 FLASH = "_dat_flash"
 USED_BY: dict[str, tuple[str, ...]] = {
-    "paired": ("pages/3_Compare.py", "pages/4_Sampling.py", "pages/5_Cost_and_latency.py", "pages/6_Planner.py"),
+    "paired": page.EVALUATION_PAGES,
     "samples": ("pages/4_Sampling.py", "pages/5_Cost_and_latency.py"),
     "ratings": ("pages/2_Budget.py",),
     "predictions": ("pages/2_Budget.py",),
@@ -70,10 +70,8 @@ def save(
         st.session_state[FLASH] = ("error", f"Could not store the dataset: {md(exc)}")
         return None
     if choose:
-        if kind in ("paired", "samples"):  # an evaluation: the one every page reads (ui.common.evaluation)
-            st.query_params["eval"] = meta.id
-            st.session_state["_nkp_chosen_eval"] = meta.id
-            st.query_params.pop(kind, None)
+        if kind in ("paired", "samples"):  # an evaluation: the one every page reads
+            evaluation.use(meta.id)
         else:
             st.query_params[kind] = meta.id
         st.session_state["dat_view"] = kind

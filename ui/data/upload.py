@@ -55,11 +55,8 @@ def upload_section() -> None:
     flash = st.session_state.pop("_dat_flash", None)
     if flash:
         (st.success if flash[0] == "success" else st.error)(flash[1])
-        if flash[0] == "success" and len(flash) > 2:  # the pages that can use what was stored, one click each
-            cols = st.columns(len(flash[2]))
-            for col, path in zip(cols, flash[2], strict=True):
-                name = next(n for p, n, _ in page.PAGES if p == path)
-                col.page_link(path, label=f"Open {name}", icon=page.PAGE_ICONS[path])
+        if flash[0] == "success" and len(flash) > 2 and flash[2]:  # the pages that use what was stored, one click
+            page.open_links(flash[2])
     st.markdown(
         f"CSV, TSV, Parquet, JSON or JSONL, optionally gzipped (`.gz`), up to {MAX_MB} MB. NK Planner guesses what "
         "the file holds and which column is which; check the guess, correct it if needed, then store the dataset. "
