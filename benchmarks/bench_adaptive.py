@@ -1,7 +1,7 @@
 """Best adaptive policy against best fixed K at equal budget: the 15 presets and three real datasets.
 
 Run: ``.venv/bin/python benchmarks/bench_adaptive.py`` (``--quick``: 200 rounds, three presets, one real dataset).
-Output kept in ``benchmarks/results/adaptive.txt``.
+Output kept in ``benchmarks/results/bench_adaptive.txt``.
 
 For each prior (eps 0.3) or real dataset, each metric (Accuracy, TV) and each budget (100, 250, 500, 1000), every
 candidate is simulated (priors: ``nkcore.nk.adaptive.simulate_policy``; real data: ``resample_policy``, extra

@@ -14,7 +14,7 @@ CPU times much less.
     .venv/bin/python benchmarks/bench_limits.py harness    # the evaluation-harness readers only
 
 Modes (words): ``harness`` (inspect_ai, lm-eval, promptfoo), ``io`` (CSV, JSONL, JSON, Parquet, gzip), ``vote``
-(the exact vote curve), ``labels``, ``sim``, ``resample``.
+(the exact vote curve), ``labels``, ``sim``, ``resample``. Output kept in ``benchmarks/results/bench_limits.txt``.
 """
 
 from __future__ import annotations

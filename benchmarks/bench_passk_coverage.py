@@ -1,7 +1,7 @@
 """Coverage study: 95% intervals for pass@k and pass^k against the population value, by simulation.
 
 Run: ``.venv/bin/python benchmarks/bench_passk_coverage.py`` (``--reps 2000`` replications per design by
-default; ``--quick`` for 300). Output kept in ``benchmarks/results/passk_coverage.txt``.
+default; ``--quick`` for 300). Output kept in ``benchmarks/results/bench_passk_coverage.txt``.
 
 Each replication draws ``cases`` per-case success probabilities p_i ~ F, then c_i ~ Binomial(n, p_i) right samples
 of n per case, takes the per-case unbiased estimate x_i (:func:`nkcore.voting.pass_at_k` / ``pass_hat_k``) and

@@ -2,7 +2,7 @@
 stopping time against the fixed-n test, and the speed of ``Monitor.update`` from a plain Python loop.
 
 Run: ``NKP_MAX_CASES=100000000 .venv/bin/python benchmarks/bench_sequential.py`` (long profile: 10,000 null runs per kind, 2,000 runs per
-effect size; ``--quick`` for 1,000 / 300). Output kept in ``benchmarks/results/sequential.txt``.
+effect size; ``--quick`` for 1,000 / 300). Output kept in ``benchmarks/results/bench_sequential.txt``.
 
 Null runs: 2,000 cases each, looked at after every case. 0/1 cases: 20% discordant, a discordant case B's with
 probability 1/2 (:func:`nkcore.sequential.simulate`); cases with 3 repeats: difficulty p_i ~ Beta(2, 2), each

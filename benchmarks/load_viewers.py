@@ -226,7 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--viewers", type=int, default=50)
     parser.add_argument("--link", default=LINK)
     parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--save", action="store_true", help=f"append the figures to {RESULTS.relative_to(ROOT)}")
+    parser.add_argument(
+        "--save", action="store_true", help=f"write the figures to {RESULTS.relative_to(ROOT)} (replaces it)"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.viewers <= 200:
         parser.error("--viewers: 1 to 200 (a bounded load test)")
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         print("not answered:", failure)
     if args.save:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        with RESULTS.open("a", encoding="utf-8") as f:
+        with RESULTS.open("w", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%d %H:%M')} nproc={os.cpu_count()}: {line}\n")
     return 0 if res.answered == res.viewers else 1
 

@@ -23,7 +23,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import uuid
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +37,7 @@ from benchmarks import load_viewers
 from nkcore import store
 from nkcore.errors import DataError
 from nkcore.io import fingerprint
-from tests.browser.idle import ROOT, free_port, stop, wait_healthy
+from tests.servers import app_server
 
 T = TypeVar("T")
 
@@ -75,27 +74,11 @@ def _assert_intact(root: Path, earlier: dict[str, store.StoredDataset]) -> None:
 # ---------------------------------------------------------------- kill -9 in the middle of a 100 MB upload
 @contextlib.contextmanager
 def _server(data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``python -m ui.serve app.py`` on a free loopback port, XSRF off (the upload client sends no cookie), stopped
-    (SIGKILL if still running) at the end."""
-    port = free_port()
-    log_path = data_dir.parent / f"server-{port}.log"
-    env = dict(os.environ, NKP_DATA_DIR=str(data_dir), STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "ui.serve", str(ROOT / "app.py"),
-                "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-                "--server.fileWatcherType", "none", "--server.runOnSave", "false",
-                "--server.enableXsrfProtection", "false",
-            ],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_healthy(proc, base, log_path, 120)
-            yield base, proc
-        finally:
-            stop(proc)
+    """The app on a free loopback port (:func:`tests.servers.app_server`), XSRF off (the upload client sends no
+    cookie), its log beside the data folder (nothing but datasets in it), stopped (SIGKILL if still running) at the
+    end."""
+    with app_server(data_dir, log_dir=data_dir.parent, xsrf=False, timeout=120) as server:
+        yield server.base, server.proc
 
 
 async def _session_upload(base: str, proc: subprocess.Popen[bytes]) -> tuple[int, int]:

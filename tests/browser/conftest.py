@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.idle import streamlit_server
-from tests.conftest import ROOT
+from tests.servers import app_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright
@@ -83,10 +82,10 @@ def _require_browser() -> None:
 
 @contextlib.contextmanager
 def run_server(data_dir: Path, timeout: float = 60.0) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free loopback port; yield its base URL; stop it afterwards
-    (:func:`tests.browser.idle.streamlit_server`, which the UI benchmark uses as well)."""
-    with streamlit_server(ROOT / "app.py", data_dir, timeout) as (base, _pid):
-        yield base
+    """Start the app (``python -m ui.serve app.py``) on a free loopback port with ``NKP_DATA_DIR=data_dir``; yield its
+    base URL; stop it afterwards (:func:`tests.servers.app_server`, the one launcher of a test server)."""
+    with app_server(data_dir, timeout=timeout) as app:
+        yield app.base
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +113,7 @@ VIEWPORT = (1400, 1000)
 # Every page the tests open runs this first: a style sheet that stops CSS animations and transitions (Streamlit's
 # running indicator, its loading skeletons, expanders opening). Nothing a test asserts depends on them, but a page
 # that waits on a busy server redraws them all the while: twenty pages opening one link together spent about a
-# quarter of their CPU on it (docs/benchmarks.md, "The test suite's time", third pass).
+# quarter of their CPU on it (docs/benchmarks.md, "The test suite's time"; the measurement in its history).
 STILL_JS = """document.addEventListener("DOMContentLoaded", () => {
     const style = document.createElement("style");
     style.textContent = "*, *::before, *::after { animation: none !important; transition: none !important; }";

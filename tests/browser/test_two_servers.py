@@ -5,12 +5,8 @@ link keeps its dataset, and once the store answers again the link shows it as be
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,9 +15,9 @@ import pytest
 from nkcore import store
 from nkcore.io import fingerprint
 from tests.browser.conftest import METRIC, METRIC_LABEL, METRIC_VALUE, METRICS_JS, expect, expect_url, goto, main
-from tests.browser.idle import ROOT, free_port, stop, wait_healthy
 from tests.browser.test_share import CSV, DATASET_ID
 from tests.conftest import StoreLink, new_bucket
+from tests.servers import app_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import FilePayload, Page
@@ -31,28 +27,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 DOWN = "The dataset store does not answer"
 # the pages that read a dataset of the link (Budget and Planner read one only in their from-data modes)
 PAGES = ("", "Data", "Compare", "Sampling", "Cost_and_latency")
-
-
-@contextlib.contextmanager
-def _app_server(store_url: str, log_dir: Path) -> Iterator[str]:
-    """``python -m ui.serve app.py`` (as ``make run``) with ``NKP_DATA_DIR=store_url`` on a free loopback port."""
-    port = free_port()
-    env = dict(os.environ, NKP_DATA_DIR=store_url, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    log_path = log_dir / f"streamlit-{port}.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "ui.serve", str(ROOT / "app.py"), "--server.port", str(port),
-                "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
-            ],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        try:
-            wait_healthy(proc, base, log_path, 60)
-            yield base
-        finally:
-            stop(proc)
 
 
 def test_two_servers_one_store_a_link_works_whichever_server_answers(
@@ -65,7 +39,9 @@ def test_two_servers_one_store_a_link_works_whichever_server_answers(
     link = StoreLink(int(s3_endpoint.rsplit(":", 1)[1]))
     url = new_bucket(s3_endpoint, monkeypatch)
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", link.url)  # both servers (and this process) reach the store via the relay
-    with _app_server(url, tmp_path) as first, _app_server(url, tmp_path) as second:
+    # both servers as ``make run`` starts the app, on the same store URL, their logs in tmp_path
+    with app_server(url, log_dir=tmp_path) as one, app_server(url, log_dir=tmp_path) as two:
+        first, second = one.base, two.base
         page = new_page()
         goto(page, f"{first}/Data")
         upload: FilePayload = {"name": "team_ratings.csv", "mimeType": "text/csv", "buffer": CSV}
