@@ -8,7 +8,7 @@ a rerun, as a page waiting on another viewer's computation does, is followed by 
 seconds to that message, whether an exception element or an error alert was sent, and every metric (label ->
 value) of the run, so the viewers' numbers can be compared.
 
-The server is started here (``tests.browser.idle.streamlit_server``: ``python -m ui.serve`` on a free loopback
+The server is started here (``tests.servers.app_server``: ``python -m ui.serve`` on a free loopback
 port, a fresh data folder), measured from ``/proc/<pid>``: CPU seconds (user + system) over the load and the peak
 resident memory (``VmHWM``); ``$NKP_CACHE_LOG`` counts the computations it ran (``ui.common.cache``).
 
@@ -169,18 +169,10 @@ def _p95(values: list[float]) -> float:
 @contextlib.contextmanager
 def server(data_dir: Path, log: Path) -> Iterator[tuple[str, int]]:
     """A fresh app server on loopback with ``$NKP_CACHE_LOG=log``; yields (base URL, pid)."""
-    from tests.browser.idle import streamlit_server
+    from tests.servers import app_server
 
-    old = os.environ.get(LOG_ENV)
-    os.environ[LOG_ENV] = str(log)
-    try:
-        with streamlit_server(ROOT / "app.py", data_dir, timeout=120) as (base, pid):
-            yield base, pid
-    finally:
-        if old is None:
-            os.environ.pop(LOG_ENV, None)
-        else:
-            os.environ[LOG_ENV] = old
+    with app_server(data_dir, timeout=120, env={LOG_ENV: str(log)}) as app:
+        yield app.base, app.pid
 
 
 def measure(n: int, link: str = LINK, timeout: float = 300.0, data_dir: Path | None = None) -> LoadResult:
