@@ -6,14 +6,14 @@ The label-error floor, with its own controls and the summary download, and "More
 
 A thin page: the controls (ui.planner.controls), the cached numbers (ui.planner.compute), the answer
 (ui.planner.answer), the label-error floor (ui.planner.label_error), cases or repeats (ui.planner.repeats) and
-sequential stopping (ui.planner.sequential)."""
+sequential stopping (ui.planner.sequential), many configs (ui.planner.ranking)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from ui.common import evaluation, page
-from ui.planner import answer, compute, controls, label_error, repeats, sequential
+from ui.planner import answer, compute, controls, label_error, ranking, repeats, sequential
 
 page.setup_page(
     "Planner",
@@ -35,4 +35,5 @@ with page.user_errors():
     rep_ds = repeats.repeats_dataset(choices.ds if choices.from_data else None)
     repeats.repeats_section(choices.significance, choices.power, rep_ds)
     sequential.render(choices.significance, choices.target_pts / 100.0, choices.discordance, choices.power)
+ranking.ranking_section(choices.significance, choices.power)
 page.finish_page()

@@ -6,7 +6,8 @@ per module:
 - ``bootstrap``       the case bootstrap of all M means at once (the same resampled cases for every config)
 - ``simultaneous``    the paired max-statistic bootstrap: simultaneous intervals for every pairwise difference
 - ``ranks``           rank intervals, the configs that could be the best, tie groups (tiers)
-- ``winner``          the winner's curse: the best observed score and its bootstrap bias correction
+- ``shrinkage``       empirical-Bayes shrinkage of the M means (the winner's corrected score)
+- ``winner``          the winner's curse: the best observed score, its selection-corrected score and interval
 - ``noninferiority``  "B is not worse than A by more than delta": one-sided paired t at the margin, TOST
 - ``frontier``        the cost-quality frontier (resolvably better at no higher cost)
 - ``sentences``       the verdicts in words
@@ -18,6 +19,7 @@ from nkcore.rank.frontier import FrontierConfig, cost_frontier
 from nkcore.rank.leaderboard import MarginTest, RankReport, margin_tests, rank_report
 from nkcore.rank.noninferiority import NI_TEST, NonInferiority, check_margin, non_inferiority
 from nkcore.rank.ranks import ConfigRank, Ranking, rank_intervals, rank_means, rank_table
+from nkcore.rank.shrinkage import Shrunk, shrink_means
 from nkcore.rank.simultaneous import PairwiseIntervals, critical_value, max_statistic, pairwise_intervals
 from nkcore.rank.winner import WinnerEstimate, winner_estimate
 
@@ -31,6 +33,7 @@ __all__ = [
     "PairwiseIntervals",
     "RankReport",
     "Ranking",
+    "Shrunk",
     "WinnerEstimate",
     "bootstrap_counts",
     "bootstrap_means",
@@ -45,5 +48,6 @@ __all__ = [
     "rank_means",
     "rank_report",
     "rank_table",
+    "shrink_means",
     "winner_estimate",
 ]

@@ -18,6 +18,7 @@ from nkcore.rank.bootstrap import DEFAULT_RESAMPLES
 from nkcore.rank.leaderboard import rank_report
 from nkcore.rank.noninferiority import NI_TEST, check_margin, non_inferiority
 from nkcore.rank.sentences import non_inferiority_sentence
+from nkcore.rank.winner import WINNER_METHOD
 
 __all__ = ["mean_costs", "non_inferiority_doc", "rank_doc"]
 
@@ -110,6 +111,8 @@ def rank_doc(
             "bias": w.bias,
             "ci_low": w.ci_low,
             "ci_high": w.ci_high,
+            "bootstrap_corrected": w.bootstrap_corrected,
+            "shrinkage": w.shrinkage,
         },
         "verdict": rep.verdict,
         "level": r.confidence,
@@ -118,8 +121,7 @@ def rank_doc(
         "critical": r.pairs.critical,
         "resamples": r.pairs.resamples,
         "seed": seed,
-        "winner_method": "bootstrap bias correction of the maximum (Efron & Tibshirani 1993, ch. 10): corrected = "
-        "2 x naive - mean of the resampled maxima; percentile interval of the corrected statistic",
+        "winner_method": WINNER_METHOD,
     }
     if rep.frontier is not None:
         doc["frontier"] = [{"config": f.config, "cost": f.cost, "mean": f.mean} for f in rep.frontier]

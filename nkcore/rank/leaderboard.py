@@ -93,7 +93,8 @@ def rank_report(
     """
     check_confidence(confidence)
     ranking = rank_table(table, confidence, resamples, seed)
-    winner = winner_estimate(ranking.means, ranking.boot, ranking.names, confidence)
+    cov = np.cov(table.means, rowvar=False) / table.n_cases  # the covariance of the M means (cases paired)
+    winner = winner_estimate(ranking.means, ranking.boot, ranking.names, confidence, cov)
     verdict = best_sentence(
         ranking.could_be_best, len(ranking.names), winner.config, winner.naive, winner.corrected, confidence
     )

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 
 from nkcore.common.formatting import format_p, percent, points
 
-__all__ = ["and_list", "best_sentence", "non_inferiority_sentence", "ship_sentence", "within_sentence"]
+__all__ = [
+    "and_list",
+    "best_sentence",
+    "non_inferiority_plan_sentence",
+    "non_inferiority_sentence",
+    "separation_plan_sentence",
+    "ship_sentence",
+    "within_sentence",
+]
 
 _LISTED = 6
 
@@ -122,4 +130,45 @@ def non_inferiority_sentence(
     return (
         f"{config_b} is not shown to be within {size} {unit} of {config_a} ({level}): {config_b} minus {config_a} "
         f"could be as low as {points(lower_bound)} points ({test})"
+    )
+
+
+def _repeats_words(repeats: int) -> str:
+    return "one run each" if repeats == 1 else f"{repeats} repeats each"
+
+
+def separation_plan_sentence(
+    cases: int, repeats: int, gap: float, n_configs: int, power: float, significance: float
+) -> str:
+    """How many cases separate the best config from the runner-up, in words.
+
+    >>> separation_plan_sentence(1234, 1, 0.03, 5, 0.8, 0.05)
+    'With 5 configs, 1,234 cases (one run each) show the best above a runner-up 3.0 points below it 80% of the time (95%, all pairs at once)'
+    """
+    size = points(gap, sign=False)
+    unit = "point" if size == "1.0" else "points"
+    return (
+        f"With {n_configs} configs, {cases:,} cases ({_repeats_words(repeats)}) show the best above a runner-up {size} "
+        f"{unit} below it {100 * power:.0f}% of the time ({_level(1 - significance)}, all pairs at once)"
+    )
+
+
+def non_inferiority_plan_sentence(
+    cases: int, repeats: int, margin: float, true_diff: float, power: float, significance: float
+) -> str:
+    """How many cases show one config not worse than another by more than a margin, in words.
+
+    >>> non_inferiority_plan_sentence(900, 3, 0.02, 0.0, 0.8, 0.05)
+    '900 cases (3 repeats each) show a config not worse than another by more than 2.0 points 80% of the time when the two are truly equal (95%, one-sided)'
+    """
+    size = points(margin, sign=False)
+    unit = "point" if size == "1.0" else "points"
+    truth = (
+        "when the two are truly equal"
+        if true_diff == 0
+        else f"when it is truly {points(abs(true_diff), sign=False)} points {'better' if true_diff > 0 else 'worse'}"
+    )
+    return (
+        f"{cases:,} cases ({_repeats_words(repeats)}) show a config not worse than another by more than {size} {unit} "
+        f"{100 * power:.0f}% of the time {truth} ({_level(1 - significance)}, one-sided)"
     )

@@ -286,3 +286,39 @@ def test_a_stored_paired_dataset_opens_the_planner_on_its_numbers(run_page: RunP
     assert not at.exception, [e.value for e in at.exception]
     assert at.toggle(key="pln_from_data").value is True
     assert any("From two configs: 100 paired cases" in c.value for c in at.caption)
+
+
+# ------------------------------------------------------------------------------------- many configs (issue 54)
+
+
+def test_many_configs_section_gives_the_planners_numbers(run_page: RunPage) -> None:
+    """The section's two counts are nkcore.rank.plan's for its inputs (default, then changed and from a link)."""
+    from nkcore.rank.plan import non_inferiority_cases, separation_cases
+
+    at = run_page(PAGE, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    m = _metrics(at)
+    sep = separation_cases(0.03, 0.06, 0.0, 1, 5, 0.05, 0.8)
+    ni = non_inferiority_cases(0.02, 0.06, 0.0, 1, 0.0, 0.05, 0.8)
+    assert m["cases to separate the best"] == f"{sep.cases:,}"
+    assert m["cases to show not worse"] == f"{ni.cases:,}"
+    assert f"With 5 configs, {sep.cases:,} cases (one run each) show the best above a runner-up 3.0 points" in (
+        _markdown(at)
+    )
+    at.number_input(key="pln_rank_configs").set_value(20)
+    at.number_input(key="pln_rank_within").set_value(0.2)
+    at.number_input(key="pln_rank_repeats").set_value(4).run()
+    assert not at.exception, [e.value for e in at.exception]
+    m = _metrics(at)
+    sep = separation_cases(0.03, 0.06, 0.2, 4, 20, 0.05, 0.8)
+    assert m["cases to separate the best"] == f"{sep.cases:,}"
+    at = run_page(PAGE, query={"pln_rank_gap": "5.0", "pln_rank_margin": "1.0"}, timeout=120)
+    m = _metrics(at)
+    assert m["cases to separate the best"] == f"{separation_cases(0.05, 0.06, 0.0, 1, 5, 0.05, 0.8).cases:,}"
+    assert m["cases to show not worse"] == f"{non_inferiority_cases(0.01, 0.06, 0.0, 1, 0.0, 0.05, 0.8).cases:,}"
+
+
+def test_many_configs_section_refuses_zero_variance_in_words(run_page: RunPage) -> None:
+    at = run_page(PAGE, query={"pln_rank_between": "0.0", "pln_rank_within": "0.0"}, timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("both 0" in e for e in error_texts(at))
