@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from nkcore import evaluation as nkeval
 from nkcore import paired
 from ui.common import cache, evaluation, page
 from ui.common.text import md
-from ui.compare import accuracy, cases, pairs
+from ui.compare import accuracy, cases, pairs, ship
 
 page.setup_page("Compare", "Does config B really score higher than config A when both are run on the same cases?")
 ev = evaluation.choose_evaluation()
@@ -33,6 +34,9 @@ if ds is None:  # raw samples of one config: nothing to pair
     st.page_link("pages/4_Sampling.py", label="Open Sampling", icon=page.PAGE_ICONS["pages/4_Sampling.py"])
     page.finish_page()
     st.stop()
+with page.user_errors():  # three or more configs: the page opens on which one ships, the pairwise tests follow
+    if ship.ship_section(ds, tuple(cache.compute(nkeval.config_names, ds))):
+        st.subheader("The pairwise tests", anchor="pairwise-tests")
 if cache.compute(paired.has_repeats, ds):  # repeats (epochs) or partial scores: the case is the unit
     with page.user_errors():
         cases.render(ds, cache.compute(paired.parse_cases, ds))

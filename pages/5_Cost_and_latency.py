@@ -15,7 +15,7 @@ from nkcore import advice, voting
 from nkcore import evaluation as nkeval
 from ui.common import cache, evaluation, page
 from ui.common.text import md
-from ui.cost import compute, controls, stalls, views
+from ui.cost import compute, controls, frontier, stalls, views
 
 page.setup_page(
     "Cost & latency",
@@ -63,6 +63,7 @@ with page.user_errors():
     # what to ship: only a gain the paired test on the same cases supports is paid for (nkcore.advice)
     adv = advice.advise(table, float(inputs.budget))
     frame, chart = views.draw_answer(verdict_box, chart_box, why_box, table, adv, float(inputs.budget))
+    frontier.frontier_section(ev)  # two or more configs with a recorded cost: which are worth their cost
     views.draw_numbers(table, frame, with_rule)
     views.draw_latency(frame, float(inputs.budget))
     views.draw_adaptive(ds, inputs, with_rule, max_n)

@@ -1,5 +1,6 @@
-"""Compare page (AppTest): default view on the worked example, changed widgets, bad data shown as an error; the
-verdict and its chart lead the page, method notes sit in expanders, jargon labels explain themselves, the tests
+"""Compare page (AppTest): default view on the worked example, changed widgets, bad data shown as an error; which
+config ships leads a page of three or more configs (``tests/app/test_ship.py`` checks it on real data), the pairwise
+verdict and its chart lead the pairwise tests, method notes sit in expanders, jargon labels explain themselves, the tests
 table fits beside the sidebar at 1024 px."""
 
 from __future__ import annotations
@@ -39,6 +40,34 @@ def _markdown(at: AppTest) -> str:
     return "\n".join(plain(m.value) for m in at.markdown)
 
 
+PAIRWISE = "The pairwise tests"
+
+
+def _pairwise(at: AppTest) -> list[Any]:
+    """The page's leaves from the pairwise tests on: with three or more configs the page opens on "Which config
+    ships" and the pairwise tests follow under their subheader; with two, they are the page."""
+    leaves = [x for x in in_order(at.main) if not getattr(x, "children", None) and x.type not in ("empty", "main")]
+    heads = [i for i, x in enumerate(leaves) if x.type == "subheader" and plain(x.value) == PAIRWISE]
+    return leaves[heads[0] + 1 :] if heads else leaves
+
+
+def _pairwise_lead(at: AppTest, n: int) -> list[tuple[str, str]]:
+    """The first ``n`` elements of the pairwise tests as (type, text)."""
+    out = []
+    for x in _pairwise(at)[:n]:
+        text = next((plain(getattr(x, a)) for a in ("value", "label") if isinstance(getattr(x, a, None), str)), "")
+        out.append((x.type, text))
+    return out
+
+
+def _pairwise_markdown(at: AppTest) -> str:
+    return "\n".join(plain(x.value) for x in _pairwise(at) if x.type == "markdown")
+
+
+def _pairwise_chart(at: AppTest) -> Any:
+    return next(x for x in _pairwise(at) if x.type == "vega_lite_chart")
+
+
 def _metrics(at: AppTest) -> dict[str, str]:
     return {plain(m.label): plain(m.value) for m in at.metric}
 
@@ -74,9 +103,9 @@ def test_choosing_one_pair_changes_the_numbers(run_page: RunPage) -> None:
     at.selectbox(key="cmp_b").set_value("n=5").run()
     assert not at.exception, [e.value for e in at.exception]
     assert _metrics(at)["configs compared"] == "2"
-    text = _markdown(at)
+    text = _pairwise_markdown(at)
     assert "cannot tell n=5 from n=3" in text and N1_N3 not in text
-    assert "Holm" not in text  # a single pair is not adjusted
+    assert "Holm" not in text  # a single pair is not adjusted (the ranking above it is of all four configs)
     assert not at.info  # no ordering note for a single chosen pair
 
 
@@ -168,35 +197,45 @@ def test_trend_note_only_when_the_accuracies_are_monotone(run_page: RunPage) -> 
 
 
 def test_the_verdict_and_its_chart_come_first(run_page: RunPage) -> None:
-    """Under the title and its one-line question: the verdict in one sentence, then the chart that supports it;
-    no control, table or metric comes before them."""
+    """Under the title and its one-line question: with three or more configs, which config ships (the headline, the
+    rank command's verdict, the leaderboard chart), then the pairwise tests, led by their verdict and its chart; with
+    two configs, the pairwise verdict and its chart lead the page. No control, table or metric comes before them."""
     at = run_page(PAGE, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
+    first = leading_elements(at, 5)
+    assert [t for t, _ in first] == ["title", "markdown", "markdown", "markdown", "vega_lite_chart"], first
+    assert first[2][1].startswith("#### Which config ships? ")
+    spec = json.loads(found(at, "vega_lite_chart")[0].proto.spec)
+    assert "could be the best" in json.dumps(spec)
+    lead = _pairwise_lead(at, 2)
+    assert lead == [("markdown", f"**{HEADLINE}**"), ("vega_lite_chart", "")], lead
+    assert "paired" in json.dumps(json.loads(_pairwise_chart(at).proto.spec))
+    two = pd.DataFrame({"case": [1, 1, 2, 2, 3, 3], "config": ["m1", "m2"] * 3, "correct": [1, 0, 1, 1, 0, 1]})
+    at = run_page(PAGE, query={"paired": store.put(two, "paired", "two.csv").id}, timeout=120)
     first = leading_elements(at, 4)
     assert [t for t, _ in first] == ["title", "markdown", "markdown", "vega_lite_chart"], first
-    assert first[2][1] == f"**{HEADLINE}**"
-    spec = json.loads(found(at, "vega_lite_chart")[0].proto.spec)
-    assert "paired" in json.dumps(spec.get("title", "")) or "paired" in json.dumps(spec)
+    assert first[2][1].startswith("**") and "cannot tell m2 from m1" in first[2][1]
+    assert not any(x.type == "subheader" and plain(x.value) == PAIRWISE for x in in_order(at.main))
 
 
 def test_one_pair_leads_with_its_verdict(run_page: RunPage) -> None:
     query = {"cmp_mode": "one pair of my choice", "cmp_a": "n=3", "cmp_b": "n=5"}
     at = run_page(PAGE, query=query, timeout=120)
-    first = leading_elements(at, 4)
-    assert [t for t, _ in first][2:] == ["markdown", "vega_lite_chart"]
-    assert first[2][1].startswith("**cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)")
+    first = _pairwise_lead(at, 2)
+    assert [t for t, _ in first] == ["markdown", "vega_lite_chart"]
+    assert first[0][1].startswith("**cannot tell n=5 from n=3: +1.0 points (95% interval -2.5 to +4.5, p = 0.77)")
 
 
 def test_verdict_when_every_pair_wins_and_when_none_does(run_page: RunPage) -> None:
     """The headline names every firm win with its p, and says when the cases cannot tell any pair apart."""
     at = run_page(PAGE, query={"paired": _four_configs((500, 600, 700, 800))}, timeout=120)
-    headline = leading_elements(at, 3)[2][1]
+    headline = _pairwise_lead(at, 1)[0][1]
     assert headline == (
         "**On these 1,000 paired cases, cfg2 beats cfg1 by +10.0 points (p < 0.001); cfg3 beats cfg2 by +10.0 points "
         "(p < 0.001); cfg4 beats cfg3 by +10.0 points (p < 0.001).**"
     )
     at = run_page(PAGE, query={"paired": _four_configs((751, 739, 737, 752))}, timeout=120)
-    headline = leading_elements(at, 3)[2][1]
+    headline = _pairwise_lead(at, 1)[0][1]
     assert headline == ("**These 1,000 paired cases cannot tell cfg2 from cfg1, cfg3 from cfg2 or cfg4 from cfg3.**")
 
 
@@ -294,7 +333,7 @@ def _chart_marks(at: AppTest) -> tuple[float, list[tuple[float, str]], list[tupl
     vlc = pytest.importorskip("vl_convert")
     from streamlit import dataframe_util
 
-    chart = found(at, "vega_lite_chart")[0].proto
+    chart = _pairwise_chart(at).proto
     spec = json.loads(chart.spec)
     spec["datasets"] = {
         d.name: json.loads(dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data).to_json(orient="records"))
@@ -325,8 +364,8 @@ def test_the_chart_reads_as_the_headline_winner_minus_loser_with_every_mark_insi
     query = {"cmp_mode": "one pair of my choice", "cmp_a": "n=7", "cmp_b": "n=1"}
     at = run_page(PAGE, query=query, timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    assert leading_elements(at, 3)[2][1].startswith("**n=7 beats n=1: +8.0 points")
-    spec = json.loads(found(at, "vega_lite_chart")[0].proto.spec)
+    assert _pairwise_lead(at, 1)[0][1].startswith("**n=7 beats n=1: +8.0 points")
+    spec = json.loads(_pairwise_chart(at).proto.spec)
     assert "winner minus loser" in json.dumps(spec["layer"][0]["encoding"]["x"]["axis"]["title"])
     width, dots, whiskers = _chart_marks(at)
     assert len(dots) == 2 and len(whiskers) == 2

@@ -26,7 +26,6 @@ from ui.common.text import md
 from ui.compare import controls as compare_controls
 from ui.compare import disagreements as compare_disagreements
 from ui.compare import sequential as compare_sequential
-from ui.compare import ship
 
 ADJACENT = compare_controls.ADJACENT
 
@@ -92,8 +91,6 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
                     f"{100 * max(c.ci_error for c in comps):.2g} points of the exact one)."
                 )
             )
-        if choice.mode == ADJACENT:  # every config in view: which one ships (three or more), under the verdict
-            ship.ship_section(ds, tuple(table.configs))
     v = first.components
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("paired cases", f"{first.n_cases:,}", help="cases every compared config has a result for")

@@ -21,7 +21,6 @@ from ui.common.text import md
 from ui.compare import controls as compare_controls
 from ui.compare import disagreements as compare_disagreements
 from ui.compare import sequential as compare_sequential
-from ui.compare import ship
 from ui.compare.accuracy import PairedView
 
 __all__ = ["P_COLUMNS", "draw_pairs"]
@@ -95,8 +94,6 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
         with st.expander("How to read this", icon=":material/help:"):
             st.markdown(words.verdict_note(significance, several=len(comps) > 1))
             st.markdown(words.chart_note(confidence))
-        if mode == ADJACENT:  # every config in view: which one ships (three or more), under the verdict
-            ship.ship_section(ds, tuple(configs))
 
     m1, m2, m3 = st.columns(3)
     m1.metric("paired cases", f"{n_cases:,}", help="cases every compared config has a result for")
