@@ -42,15 +42,16 @@ for i, (path, name, blurb) in enumerate(page.PAGES):
 
 st.subheader("Data in use")
 st.markdown(
-    "Compare, Sampling, Cost & latency and the Planner read **the evaluation in use** (one run: every config, repeat, "
-    "score, answer, latency and cost it recorded); the Budget page reads **the ratings in use** (and predictions). "
+    "Compare, Sampling, Cost & latency, the Planner and Judges read **the evaluation in use** (one run: every config, "
+    "repeat, score, answer, latency and cost it recorded; for Judges, judge scores with human labels on a subset); "
+    "the Budget page reads **the ratings in use** (and predictions). "
     "The built-in examples are chosen until you upload your own on the Data page; the choice is in the sidebar, "
     "remembered as you move between pages, and part of every link."
 )
 ev = evaluation.choose_evaluation()
 rows = [
     {
-        "what": "Evaluation (Compare, Sampling, Cost & latency, Planner)",
+        "what": "Evaluation (Compare, Sampling, Cost & latency, Planner, Judges)",
         "dataset": ev.name,
         "configs": f"{len(ev.configs)} configs" if len(ev.configs) >= 2 else "one",
         "rows": len(ev.source.frame),

@@ -12,6 +12,9 @@ Files
 ``ratings.csv`` (item, rater, label) and ``predictions.csv`` (item, model, pred_label, p_safe, p_unsure, p_unsafe)
     500 items (N) x 40 ratings per item (K) from beta_i ~ Dirichlet(alpha) with the DICES-350 prior, and three
     models whose probabilities are (1 - eps_m) beta_i + eps_m rho_i, rho_i ~ Dirichlet([1/3] * 3).
+``judged_example.csv`` (case, config, judge_large, judge_small, human)
+    Three configs on the same 300 cases scored 1-5 by two LLM judges on every case and by a human on a random 60
+    (:func:`judged_rows`); the large judge is kinder to prompt-c than to the others, so its ranking flips.
 
 Vote rule
 ---------
@@ -325,6 +328,38 @@ def prediction_rows(seed: int = SEED_RATINGS) -> list[tuple[int, str, str, list[
     return _ratings_and_predictions(seed)[1]
 
 
+SEED_JUDGED = 55
+JUDGED_CONFIGS = ("prompt-a", "prompt-b", "prompt-c")
+
+
+def judged_rows(seed: int = SEED_JUDGED, n_cases: int = 300, n_human: int = 60) -> list[tuple[object, ...]]:
+    """(case, config, judge_large, judge_small, human or "") of the judged example, by case then config.
+
+    Quality q = mu_c + u_i + e_ic (mu = 3.3, 3.6, 3.4 for prompt-a, b, c; u_i ~ N(0, 0.8), e ~ N(0, 0.5));
+    human = q + N(0, 0.5), judge_large = q + b_c + N(0, 0.6) with bias b = 0.3, 0.2, 0.8 (kinder to prompt-c),
+    judge_small = 0.5 q + 1.9 + N(0, 0.9); each rounded to 1-5. The human label is kept on ``n_human`` cases drawn
+    at random (the same cases for every config) and empty elsewhere.
+    """
+    rng = np.random.default_rng(seed)
+    mu, bias = (3.3, 3.6, 3.4), (0.3, 0.2, 0.8)
+    u = rng.normal(0.0, 0.8, n_cases)
+    q = np.array(mu)[None, :] + u[:, None] + rng.normal(0.0, 0.5, (n_cases, 3))
+
+    def scale(x: np.ndarray) -> np.ndarray:
+        return np.clip(np.rint(x), 1, 5).astype(int)
+
+    human = scale(q + rng.normal(0.0, 0.5, q.shape))
+    large = scale(q + np.array(bias)[None, :] + rng.normal(0.0, 0.6, q.shape))
+    small = scale(0.5 * q + 1.9 + rng.normal(0.0, 0.9, q.shape))
+    labelled = np.zeros(n_cases, dtype=bool)
+    labelled[rng.choice(n_cases, size=n_human, replace=False)] = True
+    return [
+        (i + 1, c, int(large[i, k]), int(small[i, k]), int(human[i, k]) if labelled[i] else "")
+        for i in range(n_cases)
+        for k, c in enumerate(JUDGED_CONFIGS)
+    ]
+
+
 def _csv(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = [",".join(header)] + [",".join(str(v) for v in row) for row in rows]
     return "\n".join(lines) + "\n"
@@ -345,6 +380,7 @@ def render_files() -> dict[str, str]:
             ("item", "model", "pred_label", *(f"p_{lab}" for lab in LABELS)),
             [(item, model, pred, *ps) for item, model, pred, ps in preds],
         ),
+        "judged_example.csv": _csv(("case", "config", "judge_large", "judge_small", "human"), judged_rows()),
     }
 
 

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "data": "data",
     "compare": "paired",
     "rank": "rank",
+    "judge": "judge",
     "plan": "plan",
     "vote": "voting",
     "fanout": "fanout",

@@ -99,7 +99,7 @@ LINK_KEYS: dict[str, Bound] = {
     "cmp_seq_order": CHOICE,
     "cmp_seq_pair": CHOICE,
     "cmp_show_disagreements": BOOL,
-    "cmp_ship": BOOL,
+    "cmp_ship_all": BOOL,
     "cmp_margin": _n(0.0, 20.0),
     "cmp_dis_pair": CHOICE,
     "cmp_dis_side": CHOICE,
@@ -141,6 +141,22 @@ LINK_KEYS: dict[str, Bound] = {
     "pln_rep_cases": _n(1, 10_000_000),
     "pln_rep_between": _n(0.0, 1.0),
     "pln_rep_within": _n(0.0, 1.0),
+    "pln_rank_configs": _n(2, 100),
+    "pln_rank_gap": _n(0.1, 50.0),
+    "pln_rank_margin": _n(0.1, 50.0),
+    "pln_rank_between": _n(0.0, 1.0),
+    "pln_rank_within": _n(0.0, 1.0),
+    "pln_rank_repeats": _n(1, 100),
+    # Judges
+    "jdg_judges": CHOICE,
+    "jdg_human": CHOICE,
+    "jdg_config": CHOICE,
+    "jdg_case": CHOICE,
+    "jdg_scale": CHOICE,
+    "jdg_alpha": CHOICE,
+    "jdg_width": CHOICE,
+    "jdg_price_h": _n(0.001, 1_000_000.0),
+    "jdg_price_j": _n(0.0, 1_000_000.0),
 }
 
 

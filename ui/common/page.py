@@ -32,6 +32,7 @@ PAGE_ICONS: dict[str, str] = {
     "pages/4_Sampling.py": ":material/how_to_vote:",
     "pages/5_Cost_and_latency.py": ":material/payments:",
     "pages/6_Planner.py": ":material/straighten:",
+    "pages/7_Judges.py": ":material/gavel:",
 }
 
 PAGES: tuple[tuple[str, str, str], ...] = (
@@ -53,6 +54,11 @@ PAGES: tuple[tuple[str, str, str], ...] = (
         "What each extra sample per request costs in money and tail latency; when adaptive top-up pays.",
     ),
     ("pages/6_Planner.py", "Planner", "The smallest difference an evaluation can resolve, and the cases it needs."),
+    (
+        "pages/7_Judges.py",
+        "Judges",
+        "Does an LLM judge's score hold up against human labels, and how many human labels to buy?",
+    ),
 )
 
 
@@ -61,6 +67,7 @@ EVALUATION_PAGES: tuple[str, ...] = (
     "pages/4_Sampling.py",
     "pages/5_Cost_and_latency.py",
     "pages/6_Planner.py",
+    "pages/7_Judges.py",
 )
 """The pages that read the evaluation in use (ui.common.evaluation)."""
 

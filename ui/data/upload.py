@@ -13,10 +13,12 @@ from nkcore.datafiles.canonical import binned_labels, canonical_table, counts_ta
 from nkcore.errors import DataError
 from nkcore.io import fingerprint, read_table
 from nkcore.kinds import detect_kind, flatten_nested, kind_columns
+from nkcore.kinds.judge import detect_judge
 from ui.common import datasets, exports, page
 from ui.common.text import md, shorten_middle
 from ui.data import derive as data_derive
 from ui.data import flows as data_flows
+from ui.data import judge as data_judge
 from ui.data import ratings as data_ratings
 from ui.data.show import KIND_WORDS, MAX_MB, VIEW_KINDS, memo, show_numbers, shown_errors
 
@@ -86,8 +88,11 @@ def upload_section() -> None:
         detected = detect_kind(frame)
         map_token = token + ("k" if data_flows.KEY_COLUMN in frame.columns else "")  # a new key: new defaults
         counts = counts_table(frame, detected)
+        judged = detect_judge(frame)  # judge scores beside human labels on a subset (issue 55)
         guess_word = (
-            "Ratings (label counts)"
+            data_judge.JUDGE_WORDS
+            if judged is not None
+            else "Ratings (label counts)"
             if counts
             else "no kind recognised, choose one"
             if detected.confidence == 0
@@ -95,10 +100,19 @@ def upload_section() -> None:
         )
         kind_choice = st.selectbox(
             "What does the file hold?",
-            ["auto", *VIEW_KINDS],
-            format_func=lambda k: f"Detected: {guess_word}" if k == "auto" else KIND_WORDS[k],
+            ["auto", *VIEW_KINDS, data_judge.JUDGE_KIND],
+            format_func=lambda k: (
+                f"Detected: {guess_word}"
+                if k == "auto"
+                else data_judge.JUDGE_WORDS
+                if k == data_judge.JUDGE_KIND
+                else KIND_WORDS[k]
+            ),
             key=f"_dat_kind_{token}",
         )
+        if kind_choice == data_judge.JUDGE_KIND or (kind_choice == "auto" and judged is not None):
+            data_judge.judge_upload(frame, up.name, token, judged)
+            return
         kind = ("ratings" if counts else detected.kind) if kind_choice == "auto" else kind_choice
         as_counts = counts is not None and kind == "ratings"
         mapping: dict[str, str]

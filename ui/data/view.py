@@ -11,10 +11,11 @@ import streamlit as st
 
 from nkcore import summary as nksummary
 from nkcore.errors import DataError
-from ui.charts import draw
 from ui.charts import data as charts_data
+from ui.charts import draw
 from ui.common import cache, datasets, evaluation, exports
 from ui.common.text import md
+from ui.data import judge as data_judge
 from ui.data import ratings as data_ratings
 from ui.data.show import KIND_WORDS, VIEW_KINDS, show_numbers, shown_errors
 
@@ -79,11 +80,20 @@ def view_section() -> DataView:
             show_numbers(predicted.numbers)
             charts = [charts_data.label_bars(predicted.labels, "How often each label was predicted", "predictions")]
         elif kind == "paired":
-            results = cache.compute(nksummary.summarize, ds, kind="paired")
-            assert isinstance(results, nksummary.PairedSummary)
-            summary = results
-            show_numbers(results.numbers)
-            charts = [charts_data.config_accuracy_bars(results.configs)]
+            judged = not ds.builtin and data_judge.is_judge_table(ds)
+            try:
+                results = cache.compute(nksummary.summarize, ds, kind="paired")
+            except DataError as exc:
+                if not judged:
+                    raise
+                data_judge.judge_note(str(exc))  # configs on cases of their own: the Judges page reads it
+            else:
+                assert isinstance(results, nksummary.PairedSummary)
+                if judged:
+                    data_judge.judge_note(None)
+                summary = results
+                show_numbers(results.numbers)
+                charts = [charts_data.config_accuracy_bars(results.configs)]
         else:
             summary = cache.compute(nksummary.summarize, ds, kind="samples")
             show_numbers(summary.numbers)
@@ -103,14 +113,15 @@ def view_section() -> DataView:
     return DataView(kind, ds, summary, charts)
 
 
-
-
 def summary_download(view: DataView) -> None:
     """The one-page summary of the view (nothing after an error in it)."""
     if view.summary is None:
         return
-    params: dict[str, object] = {"kind of data": KIND_WORDS[view.kind], "dataset": view.ds.name, "dataset id":
-    view.ds.id}
+    params: dict[str, object] = {
+        "kind of data": KIND_WORDS[view.kind],
+        "dataset": view.ds.name,
+        "dataset id": view.ds.id,
+    }
     if isinstance(view.summary, nksummary.RatingsSummary):
         params["keep items with at least K ratings per item (K)"] = view.summary.min_k
         if "dat_bins" in st.session_state:
