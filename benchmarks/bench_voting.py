@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from nkcore import voting
+from nkcore.voting.exact import clear_curve_cache
 
 
 def make_samples(n_cases: int, n_samples: int, seed: int = 0) -> voting.SampleSet:
@@ -57,7 +58,9 @@ def make_samples(n_cases: int, n_samples: int, seed: int = 0) -> voting.SampleSe
 
 
 def exact_curve(s: voting.SampleSet) -> np.ndarray:
-    """The fast path: exact expected split-credit accuracy at every n."""
+    """The fast path: exact expected split-credit accuracy at every n (the curves kept from a former call are
+    forgotten first, so every repeat computes them)."""
+    clear_curve_cache()
     return np.nanmean(voting.case_credit_exact(s, "split"), axis=0)
 
 

@@ -58,7 +58,7 @@ with page.user_errors():
     with unfixable_box:
         unfixable.unfixable_section(ds, view.a, tie)
     with passk_box:  # pass@k, pass^k and flaky cases
-        passk_section(ds, tie=as_tie_rule(tie))
+        passk_section(ds, tie=as_tie_rule(tie), curves=view.passk, flaky=view.flaky)
     with check_box:  # the model check
         check.draw_check(view)
     evaluation.configs_table(ev, config)

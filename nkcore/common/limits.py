@@ -108,7 +108,9 @@ configurations of 2 (alternative and null) x rounds x N items x 3 machines (gold
 (:func:`nkcore.nk.exact.engine.expected_seconds` with no law cached, summed over the grids; the estimate is about
 twice the measured time). ``vote_work`` counts the multiply-adds of the exact majority-vote curve over all n-subsets, estimated from each
 case's answer-group sizes before it is computed (:func:`nkcore.voting.exact.exact_work`; about 1 to 2.5 per
-nanosecond on the reference machine, 0.7 when it is loaded, so the default is about 3 to 20 s of CPU, the most for many one-sample answer groups). ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
+nanosecond on the reference machine, 0.7 when it is loaded, so the default is about 3 to 12 s of CPU). One-sample
+answer groups (free-form answers that never repeat) cost little since the closed forms of issue 52 (300 cases x
+1,000 such samples: 4e7, was 5e10); the most work per sample is many wrong answers that each repeat a few times. ``memory_bytes`` bounds the arrays one request builds at once (the Python process adds about 150 MB).
 ``json_values`` counts the values of the JSON a request parses (one document, a JSON Lines file's lines together, an
 archive's entries together), as the brackets, commas and colons outside strings (a Python object costs 30 to 100 bytes
 per value counted so; see :func:`nkcore.io.json_safe.count_json_values`). ``archive_entries`` counts the entries of

@@ -34,10 +34,12 @@ from nkcore.voting.curve import CurvePoint, VoteCurve, vote_curve
 from nkcore.voting.exact import case_credit_exact, case_credit_first_n, exact_case_curve
 from nkcore.voting.flaky import AnswerCount, FlakyCase, FlakyCases, flaky_cases, flaky_from_frame, flaky_sentence
 from nkcore.voting.frames import (
+    SamplingNumbers,
     VoteAnalysis,
     adaptive_from_frame,
     analyze_samples,
     next_step_from_frame,
+    sampling_numbers,
     unfixable_from_frame,
 )
 from nkcore.voting.models import (
@@ -96,6 +98,7 @@ __all__ = [
     "Reading",
     "RhoEstimate",
     "SampleSet",
+    "SamplingNumbers",
     "TieRule",
     "Trigger",
     "UnfixableCase",
@@ -136,6 +139,7 @@ __all__ = [
     "plurality_correct",
     "predict_next_step",
     "rho_sentence",
+    "sampling_numbers",
     "trigger_fires",
     "unfixable_errors",
     "unfixable_from_frame",

@@ -7,6 +7,7 @@ samples were drawn); the first-n reading is what a deployment that draws n sampl
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,6 +22,7 @@ __all__ = [
     "case_credit_exact",
     "case_credit_first_n",
     "case_groups",
+    "clear_curve_cache",
     "credit_from_stats",
     "exact_case_curve",
     "exact_work",
@@ -28,9 +30,17 @@ __all__ = [
 ]
 
 
-@lru_cache(maxsize=8)
 def _pascal(m: int) -> np.ndarray:
-    """Float binomial table C[a, b] for 0 <= a, b <= m (exact integers while they stay below 2**53)."""
+    """Float binomial table C[a, b] for 0 <= a, b <= m (exact integers while they stay below 2**53): the corner of
+    one table per power of two (cases of different sizes share it; a row depends only on the rows above it, so
+    the corner is the table of m itself, value for value)."""
+    return _pascal_table(1 << max(m.bit_length(), 6))[: m + 1, : m + 1]
+
+
+@lru_cache(maxsize=4)
+def _pascal_table(size: int) -> np.ndarray:
+    """C[a, b] for 0 <= a, b < ``size`` (1,024 rows: C(1023, 511) ~ 2.5e306, still finite)."""
+    m = size - 1
     c = np.zeros((m + 1, m + 1))
     c[:, 0] = 1.0
     for a in range(1, m + 1):
@@ -48,6 +58,9 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
     ``a``) are counted by the coefficient of z^(n-a) w^t in
     prod_j [sum_{x<a} C(g_j, x) z^x + w C(g_j, a) z^a]; the credit is C(n_gold, a) * coef / (t + 1) for
     ``split``/``first`` (t = 0 only for ``wrong``), summed over a and t and divided by C(m, n).
+    For every a above the largest wrong group all groups are below a, so those a together are one convolution,
+    sum_a C(n_gold, a) C(W, n - a) (W wrong samples); a = 1 under split credit is a closed form
+    (:func:`_one_gold_credit`).
     Returns an array of length m + 1 (index n; index 0 is 0). Reference: the chapter "The accuracy curve
     flattens sooner than the sample count suggests" (its curve is the first-n reading; this is its exact mean).
 
@@ -55,16 +68,38 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
     [0.0, 0.5, 0.5, 0.6667, 1.0]
     """
     check_tie(tie)
+    return _shape_curve(int(n_gold), tuple(int(g) for g in wrong_sizes), tie != "wrong").copy()
+
+
+@lru_cache(maxsize=1024)
+def _shape_curve(n_gold: int, wrong_sizes: tuple[int, ...], split: bool) -> np.ndarray:
+    """:func:`exact_case_curve` of one answer-group shape, kept for the next call (read-only; at most 1,024 curves
+    of at most 1,001 floats, 8 MB): the Sampling page's curve, pass@k and model check ask for the same shapes."""
     m = n_gold + sum(wrong_sizes)
     out = np.zeros(m + 1)
     if n_gold == 0 or m == 0:
+        out.setflags(write=False)
         return out
     comb = _pascal(m)
-    split = tie != "wrong"
-    for a in range(1, n_gold + 1):
-        small = sum(g for g in wrong_sizes if g < a)
-        big = [g for g in wrong_sizes if g >= a]
-        if split:
+    order = sorted(wrong_sizes)
+    below = np.concatenate([[0], np.cumsum(order, dtype=np.int64)])
+    top = order[-1] if order else 0
+    if n_gold > top:  # a > every wrong group: all of them are below a, credit C(W, d); one convolution for all a
+        wrong = int(below[-1])
+        gold_terms = comb[n_gold, : n_gold + 1].copy()
+        gold_terms[: top + 1] = 0.0
+        out += np.convolve(gold_terms, comb[wrong, : wrong + 1])
+    second = order[-2] if len(order) > 1 else 0
+    if min(n_gold, top) > second:  # the largest group alone at or above a: every such a in one convolution
+        alone = _one_big_group(comb, n_gold, top, int(below[-2]), second + 1, min(n_gold, top), split)
+        out[: min(len(alone), m + 1)] += alone[: m + 1]
+    for a in range(1, min(n_gold, top, second) + 1):
+        cut = bisect_left(order, a)  # groups smaller than a
+        small = int(below[cut])
+        big = [g for g in wrong_sizes if g >= a] if cut < len(order) else []
+        if split and a == 1:  # every wrong group is at the tie level: the closed form, no tie dimension
+            credit = _one_gold_credit(comb, wrong_sizes)
+        elif split:
             credit = _tie_credit(comb, small, big, a)
         else:
             credit = comb[small, : small + 1].copy()
@@ -74,7 +109,45 @@ def exact_case_curve(n_gold: int, wrong_sizes: tuple[int, ...], tie: TieRule = "
         out[a : hi + 1] += comb[n_gold, a] * credit[: hi - a + 1]
     n = np.arange(m + 1)
     out[1:] /= comb[m, n[1:]]
+    out.setflags(write=False)
     return out
+
+
+def clear_curve_cache() -> None:
+    """Forget the exact curves kept for the next call (a benchmark timing the computation itself calls this)."""
+    _shape_curve.cache_clear()
+
+
+def _one_big_group(comb: np.ndarray, n_gold: int, g: int, small: int, lo: int, hi: int, split: bool) -> np.ndarray:
+    """The credit, summed over gold counts a = lo..hi, when one wrong group (size ``g``) is at or above a and the
+    others (``small`` samples) are below it: for each a, C(n_gold, a) [sum_{x<a} C(g, x) z^(a+x) + t C(g, a) z^(2a)]
+    C(small, .)(z), with t = 1/2 (split: the tie at x = a) or 0 (wrong). The (a, x) terms are summed by degree
+    a + x first (one bincount), then one convolution with C(small, .); the coefficient of z^n is the credit at n
+    before dividing by C(m, n)."""
+    a = np.arange(lo, hi + 1)
+    x = np.arange(hi)
+    terms = comb[n_gold, a][:, None] * comb[g, :hi][None, :]
+    terms[x[None, :] >= a[:, None]] = 0.0  # x < a only
+    by_degree = np.bincount((a[:, None] + x[None, :]).ravel(), weights=terms.ravel(), minlength=2 * hi + 1)
+    if split:
+        by_degree[2 * a] += 0.5 * comb[n_gold, a] * comb[g, a]
+    return np.convolve(by_degree, comb[small, : small + 1])
+
+
+def _one_gold_credit(comb: np.ndarray, wrong_sizes: tuple[int, ...]) -> np.ndarray:
+    """The split credit at one gold sample in the subset (a = 1), for every number d of other samples: e_d / (d + 1).
+
+    With one gold sample, a subset is credited only when each wrong group has at most one sample in it, and then the
+    d wrong samples all tie with gold: C(1, 1) * e_d(g_1, ..., g_k) subsets (e_d the elementary symmetric
+    polynomial of the group sizes: choose d groups, one sample of each), each credited 1 / (d + 1). e_d is the
+    coefficient of z^d in prod_j (1 + g_j z) = prod over distinct sizes g of sum_t C(r_g, t) g^t z^t (r_g groups of
+    size g): one convolution per distinct size (at most about sqrt(2 m) of them), instead of the tie-count table."""
+    poly = np.ones(1)
+    sizes, reps = np.unique(np.asarray(wrong_sizes, dtype=np.int64), return_counts=True)
+    for g, r in zip(sizes.tolist(), reps.tolist(), strict=True):
+        t = np.arange(r + 1)
+        poly = np.convolve(poly, comb[r, : r + 1] * np.power(float(g), t))
+    return poly / np.arange(1, len(poly) + 1)
 
 
 def _tie_credit(comb: np.ndarray, small: int, big: list[int], a: int) -> np.ndarray:
@@ -109,6 +182,10 @@ def exact_work(n_gold: int, wrong_sizes: tuple[int, ...], split: bool = True) ->
     rows = j (tie counts; 1 for the ``wrong`` rule) and width = small + (j - 1) a + 1 (small: the samples of the
     groups below a), by a kernel of a terms: rows x width x (a + 3) multiply-adds (3 for making, shifting and
     adding the polynomial) and min(rows, a) numpy calls, each counted as :data:`CALL_WORK`. Summed over j in closed form (sums of j and j^2), vectorised over a.
+    Under split credit a = 1 is the closed form of :func:`_one_gold_credit`: at most (groups + 1)^2 multiply-adds
+    and one call per distinct group size; every a above the largest group is one convolution,
+    (n_gold + 1) x (W + 1) multiply-adds (W wrong samples), and every a where the largest group alone is at or
+    above a is one table and one convolution (:func:`_one_big_group`).
 
     >>> exact_work(2, (1, 1)) > 0, exact_work(3, ())
     (True, 0.0)
@@ -116,7 +193,10 @@ def exact_work(n_gold: int, wrong_sizes: tuple[int, ...], split: bool = True) ->
     if n_gold <= 0 or not wrong_sizes:
         return 0.0
     sizes = np.sort(np.asarray(wrong_sizes, dtype=np.float64))
-    a = np.arange(1, n_gold + 1, dtype=np.float64)
+    first = 1 if not split else 2  # split credit at a = 1 is the closed form of _one_gold_credit
+    top = int(sizes[-1])
+    second = int(sizes[-2]) if len(sizes) > 1 else 0
+    a = np.arange(first, min(n_gold, second) + 1, dtype=np.float64)  # above the second largest: closed forms
     below = np.searchsorted(sizes, a, side="left")  # groups smaller than a
     small = np.concatenate([[0.0], np.cumsum(sizes)])[below]
     b = len(sizes) - below  # groups of a or more
@@ -127,7 +207,16 @@ def exact_work(n_gold: int, wrong_sizes: tuple[int, ...], split: bool = True) ->
     else:
         macs = (a + _TOUCH) * (b * (small + 1) + a * b * (b - 1) / 2)
         calls = b
-    return float((macs + CALL_WORK * (calls + 1)).sum())
+    total = float((macs + CALL_WORK * (calls + 1)).sum())
+    if n_gold > top:
+        total += (n_gold + 1) * (float(sizes.sum()) + 1) + CALL_WORK
+    hi = min(n_gold, top)
+    if hi > second:  # the largest group alone: a (a x hi) table of terms and one convolution
+        total += 3.0 * (hi - second) * hi + (2 * hi + 1) * (float(sizes.sum()) - top + 1) + 4 * CALL_WORK
+    if split:  # a = 1: one convolution per distinct size, the polynomial at most (groups + 1) long
+        k = len(sizes)
+        total += (k + 1) ** 2 + CALL_WORK * (len(np.unique(sizes)) + 1)
+    return total
 
 
 def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
@@ -146,30 +235,13 @@ def case_credit_exact(samples: SampleSet, tie: TieRule = "first") -> np.ndarray:
     rule: TieRule = "wrong" if tie == "wrong" else "split"
     m = samples.max_n
     n_codes = int(samples.codes.max()) + 1
-    limits.check_memory(8 * samples.n_cases * (m + n_codes), "the per-case credit table")
+    limits.check_memory(8 * samples.n_cases * (m + 2 * n_codes), "the per-case credit table")
     out = np.full((samples.n_cases, m), np.nan)
-    memo: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
-    counts = np.zeros((samples.n_cases, n_codes), dtype=np.int64)
-    rows = np.repeat(np.arange(samples.n_cases), m)
-    flat = samples.codes.ravel()
-    keep = flat >= 0
-    np.add.at(counts, (rows[keep], flat[keep]), 1)
-    keys = []
-    for i in range(samples.n_cases):
-        gc = int(samples.gold_code[i])
-        row = counts[i]
-        n_gold = int(row[gc]) if gc >= 0 else 0
-        wrong = row.copy()
-        if gc >= 0:
-            wrong[gc] = 0
-        keys.append((n_gold, tuple(sorted((int(v) for v in wrong if v > 0), reverse=True))))
+    keys = case_groups(samples)
     work = sum(exact_work(n_gold, sizes, rule == "split") for n_gold, sizes in set(keys))
     limits.check("vote_work", work, "the exact majority-vote curve of these samples")
     for i, key in enumerate(keys):
-        curve = memo.get(key)
-        if curve is None:
-            curve = exact_case_curve(key[0], key[1], rule)
-            memo[key] = curve
+        curve = _shape_curve(key[0], key[1], rule == "split")
         out[i, : len(curve) - 1] = curve[1:]
     return out
 
@@ -272,18 +344,18 @@ def case_groups(samples: SampleSet) -> list[tuple[int, tuple[int, ...]]]:
     [(1, (2, 1))]
     """
     n_codes = int(samples.codes.max()) + 1
-    limits.check_memory(8 * samples.n_cases * n_codes, "the answer-group counts")
-    counts = np.zeros((samples.n_cases, n_codes), dtype=np.int64)
+    limits.check_memory(16 * samples.n_cases * n_codes, "the answer-group counts")
     rows = np.repeat(np.arange(samples.n_cases), samples.max_n)
     flat = samples.codes.ravel()
     keep = flat >= 0
-    np.add.at(counts, (rows[keep], flat[keep]), 1)
-    out = []
-    for i in range(samples.n_cases):
-        gc = int(samples.gold_code[i])
-        row = counts[i].copy()
-        n_gold = int(row[gc]) if gc >= 0 else 0
-        if gc >= 0:
-            row[gc] = 0
-        out.append((n_gold, tuple(sorted((int(v) for v in row if v > 0), reverse=True))))
-    return out
+    counts = np.bincount(rows[keep] * n_codes + flat[keep], minlength=samples.n_cases * n_codes).reshape(
+        samples.n_cases, n_codes
+    )
+    gc = samples.gold_code.astype(np.int64)
+    has = gc >= 0
+    idx = np.arange(samples.n_cases)
+    n_gold = np.where(has, counts[idx, np.clip(gc, 0, None)], 0)
+    counts[idx[has], gc[has]] = 0  # the other answers' groups only
+    counts = -np.sort(-counts, axis=1)  # largest first; zeros (no such answer) last
+    sizes = (counts > 0).sum(axis=1)
+    return [(g, tuple(row[:k])) for g, row, k in zip(n_gold.tolist(), counts.tolist(), sizes.tolist(), strict=True)]

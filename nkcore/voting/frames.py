@@ -14,6 +14,7 @@ import pandas as pd
 
 from nkcore.voting.adaptive import AdaptiveResult, adaptive_topup
 from nkcore.voting.curve import VoteCurve, vote_curve
+from nkcore.voting.flaky import FlakyCases, flaky_cases
 from nkcore.voting.models import (
     BetaBinomialFit,
     NEffRow,
@@ -24,11 +25,20 @@ from nkcore.voting.models import (
     n_eff_table,
 )
 from nkcore.voting.next_step import NextStepCheck, Reading, predict_next_step
+from nkcore.voting.passk import PassKCurves, pass_k_curves
 from nkcore.voting.rules import TieRule, Trigger
-from nkcore.voting.samples import parse_samples
+from nkcore.voting.samples import SampleSet, parse_samples
 from nkcore.voting.unfixable import UnfixableErrors, unfixable_errors
 
-__all__ = ["VoteAnalysis", "adaptive_from_frame", "analyze_samples", "next_step_from_frame", "unfixable_from_frame"]
+__all__ = [
+    "SamplingNumbers",
+    "VoteAnalysis",
+    "adaptive_from_frame",
+    "analyze_samples",
+    "next_step_from_frame",
+    "sampling_numbers",
+    "unfixable_from_frame",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +76,12 @@ def analyze_samples(
     >>> a.n_cases, [round(p.accuracy, 3) for p in a.curve.points], a.unfixable.still_wrong, a.next_step.predict_n
     (3, [0.533, 0.533, 0.567, 0.567, 0.667], 1, 5)
     """
-    s = parse_samples(frame)
+    return _analysis(parse_samples(frame), tie, n_boot, seed, from_n, fit_upto)
+
+
+def _analysis(
+    s: SampleSet, tie: TieRule, n_boot: int, seed: int, from_n: int | None, fit_upto: int | None
+) -> VoteAnalysis:
     curve = vote_curve(s, tie=tie, n_boot=n_boot, seed=seed)
     rho = estimate_rho(s, n_boot=n_boot, seed=seed)
     bb = fit_beta_binomial(s)
@@ -87,6 +102,36 @@ def analyze_samples(
         n_eff=table,
         unfixable=unfixable_errors(s, min(3, s.max_n) if from_n is None else from_n, tie),
         next_step=nxt,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingNumbers:
+    """The Sampling page's opening view: the vote analysis (with its default unfixable errors and model check),
+    pass@k, pass^k and majority@k, and the flaky cases."""
+
+    analysis: VoteAnalysis
+    passk: PassKCurves
+    flaky: FlakyCases
+
+
+def sampling_numbers(frame: pd.DataFrame, tie: TieRule = "first", n_boot: int = 2000, seed: int = 0) -> SamplingNumbers:
+    """:func:`analyze_samples` (default unfixable errors and model check), :func:`nkcore.voting.passk.pass_k_curves`
+    and :func:`nkcore.voting.flaky.flaky_cases` of one samples table, parsed once (a table of 300 cases x 1,000
+    free-form answers takes about a second to parse; each part alone would parse it again). Each part is the number
+    its own entry point gives.
+
+    >>> f = pd.DataFrame({"case": [1] * 5 + [2] * 5 + [3] * 5, "sample": [1, 2, 3, 4, 5] * 3,
+    ...                   "answer": list("ggaga") + list("ggggg") + list("aabaa"), "gold": "g"})
+    >>> v = sampling_numbers(f, n_boot=100)
+    >>> v.analysis == analyze_samples(f, n_boot=100, from_n=None), v.flaky.flaky, v.passk.max_n
+    (True, 1, 5)
+    """
+    s = parse_samples(frame)
+    return SamplingNumbers(
+        analysis=_analysis(s, tie, n_boot, seed, None, None),
+        passk=pass_k_curves(s, tie, n_boot, seed),
+        flaky=flaky_cases(s),
     )
 
 

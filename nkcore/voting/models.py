@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
+from nkcore.common import limits
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.voting.bootstrap import bootstrap_weights, check_boot
@@ -262,9 +263,15 @@ def beta_binomial_curve(fit: BetaBinomialFit, ns: tuple[int, ...], tie: TieRule 
     """
     check_tie(tie)
     out = []
-    for n in ns:
+    if not ns:
+        return ()
+    top = max(ns)
+    limits.check_memory(8 * len(ns) * (top + 1), "the difficulty model's curve")
+    # every n's probabilities in one call (n x k, k up to the largest n), each row then read as before
+    table = stats.betabinom.pmf(np.arange(top + 1)[None, :], np.asarray(ns)[:, None], fit.alpha, fit.beta)
+    for row, n in zip(table, ns, strict=True):
         ks = np.arange(n + 1)
-        pmf = stats.betabinom.pmf(ks, n, fit.alpha, fit.beta)
+        pmf = row[: n + 1]
         win = pmf[2 * ks > n].sum()
         tie_mass = pmf[2 * ks == n].sum()
         out.append(float(win + (0.0 if tie == "wrong" else 0.5) * tie_mass))

@@ -25,7 +25,7 @@ cases (the same
 resampled cases for every k and all three readings, the vote curve's replicates for the same seed; Efron &
 Tibshirani 1993, ch. 13), which covers far less than 95% near 1 (pass@5 on 60 cases: 0.61) and is [1, 1] when
 every case passes. Coverage study: ``benchmarks/bench_passk_coverage.py``, results in
-``benchmarks/results/passk_coverage.txt``.
+``benchmarks/results/bench_passk_coverage.txt``.
 """
 
 from __future__ import annotations

@@ -110,9 +110,12 @@ def _norm_labels(series: pd.Series) -> pd.Series:
     Object columns holding anything but text go value by value: a hash table would merge 1, 1.0 and True.
     """
     codes, uniques = pd.factorize(series)
-    if (codes < 0).any() or (series.dtype == object and not all(isinstance(u, str) for u in uniques)):
+    values = np.asarray(uniques, dtype=object)  # one conversion (iterating an Arrow string array is slow)
+    texts = all(isinstance(u, str) for u in values)
+    if (codes < 0).any() or (series.dtype == object and not texts):
         return series.map(_norm_label).astype(object)
-    table = np.array([_norm_label(u) for u in uniques], dtype=object)
+    # text: str(u).strip() is u.strip() (one free-form answer per sample: hundreds of thousands of them)
+    table = np.array([u.strip() for u in values] if texts else [_norm_label(u) for u in values], dtype=object)
     return pd.Series(table[codes], index=series.index, dtype=object)
 
 
@@ -157,7 +160,7 @@ def parse_samples(frame: pd.DataFrame) -> SampleSet:
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError("samples must be a table with columns case, sample, answer, gold")
-    df = frame.copy()
+    df = frame.copy(deep=False)  # new column names only: the values are read, never written
     df.columns = [str(c).strip().lower() for c in df.columns]
     if df.columns.duplicated().any():
         dup = sorted({c for c in df.columns[df.columns.duplicated()]})

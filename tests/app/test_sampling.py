@@ -295,3 +295,28 @@ def test_unfixable_cases_table_is_drawn_once_opened(run_page: RunPage) -> None:
     tables = [d.value for d in at.dataframe if "votes for gold" in d.value.columns]
     assert len(tables) == 1 and len(tables[0]) == 38
     assert (tables[0]["most common answer"] != tables[0]["gold answer"]).all()  # every listed case is wrong
+
+
+def test_the_issues_free_form_file_opens_with_every_section(run_page: RunPage) -> None:
+    """Issue 52: 300 cases x 1,000 free-form samples (1 + c % 40 gold samples, every other answer different) were
+    refused by the vote-work limit (and took 60 s before it). The page now opens on it with the curve to n = 1,000,
+    the model check, pass@k and the flaky cases, no error box; the numbers are the nkcore functions' own."""
+    import io
+
+    import tests.hostile_files as hf
+    from nkcore import voting
+
+    frame = pd.read_csv(io.BytesIO(hf.samples_distinct_answers(300, 1000)))
+    ds = store.put(frame, "samples", "free_form.csv").id
+    at = run_page(PAGE, query={"samples": ds}, timeout=600)
+    assert not at.exception, [e.value for e in at.exception]
+    assert not error_texts(at), error_texts(at)
+    numbers = voting.sampling_numbers(frame, tie="first", n_boot=2000, seed=0)
+    a = numbers.analysis
+    m = _metrics(at)
+    assert m["accuracy at n = 1000"] == f"{a.curve.points[-1].accuracy:.1%}"
+    assert m["single call (p)"] == f"{a.curve.point(1).accuracy:.1%}"
+    assert len(a.curve.points) == 1000 and a.next_step is not None
+    text = _text(at)
+    assert voting.passk_sentence(numbers.passk, numbers.flaky.flaky_share) in text
+    assert "Pass@k and flaky cases" in [plain(h.value) for h in at.subheader]

@@ -16,12 +16,14 @@ __all__ = ["VoteView", "analyse"]
 
 @dataclass(frozen=True, slots=True)
 class VoteView:
-    """The analysis ``a`` of ``ds`` under ``tie``; single-call accuracy ``p`` at the curve's ``ns``; the estimated
+    """The analysis ``a`` of ``ds`` under ``tie``, its pass@k curves and flaky cases; single-call accuracy ``p`` at the curve's ``ns``; the estimated
     rho (0 when undefined: all right or all wrong); the ``measured`` curve and the model curves (``base_series``)."""
 
     ds: datasets.Dataset
     tie: str
     a: voting.VoteAnalysis
+    passk: voting.PassKCurves
+    flaky: voting.FlakyCases
     p: float
     ns: tuple[int, ...]
     rho_known: bool
@@ -31,8 +33,10 @@ class VoteView:
 
 
 def analyse(ds: datasets.Dataset, tie: str) -> VoteView:
-    """The vote analysis (exact vote curve with paired bootstrap bands, rho, models) and its frames."""
-    a = cache.compute(voting.analyze_samples, ds, tie=tie, n_boot=2000, seed=0, from_n=None)
+    """The vote analysis (exact vote curve with paired bootstrap bands, rho, models), pass@k and the flaky cases
+    (one cached computation: the samples are parsed once), and the frames the sections draw."""
+    numbers = cache.compute(voting.sampling_numbers, ds, tie=tie, n_boot=2000, seed=0)
+    a = numbers.analysis
     curve = a.curve
     p = curve.point(1).accuracy
     ns = tuple(pt.n for pt in curve.points)
@@ -54,4 +58,4 @@ def analyse(ds: datasets.Dataset, tie: str) -> VoteView:
         "beta-binomial difficulty model": list(a.beta_binomial_curve),
     }
 
-    return VoteView(ds, tie, a, p, ns, rho_known, est_rho, measured, base_series)
+    return VoteView(ds, tie, a, numbers.passk, numbers.flaky, p, ns, rho_known, est_rho, measured, base_series)

@@ -44,7 +44,13 @@ def _check(view: VoteView, ks: list[int]) -> None:
         )
     else:  # one possible value: nothing to choose, no slider
         k = ks[0]
-    check = cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
+    # the opening k is the analysis's own check (the same curve); another k is computed when chosen
+    opening = a.next_step
+    check = (
+        opening
+        if opening is not None and int(k) == opening.fit_upto
+        else cache.compute(voting.next_step_from_frame, ds, fit_upto=int(k), tie=tie, n_boot=2000, seed=0)
+    )
     st.caption(f"Models fitted on samples per request n ≤ {check.fit_upto}; checked at n = {check.predict_n}.")
     c1, c2, c3 = st.columns(3)
     c1.metric(

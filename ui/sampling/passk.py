@@ -74,15 +74,23 @@ def _how_to_read() -> None:
     )
 
 
-def passk_section(ds: Dataset, tie: TieRule = "first") -> None:
-    """Draw the pass@k section for the samples dataset ``ds`` (majority vote with tie rule ``tie``).
+def passk_section(
+    ds: Dataset,
+    tie: TieRule = "first",
+    curves: voting.PassKCurves | None = None,
+    flaky: voting.FlakyCases | None = None,
+) -> None:
+    """Draw the pass@k section for the samples dataset ``ds`` (majority vote with tie rule ``tie``): from ``curves``
+    and ``flaky`` when the page computed them already (the Sampling page's one cached computation), else computed.
 
     A ``DataError`` from the computation is shown as a plain message and ends the section, not the page.
     """
     st.subheader("Pass@k and flaky cases")
     try:
-        curves = cache.compute(voting.passk_from_frame, ds, tie=tie, n_boot=2000, seed=0)
-        flaky = cache.compute(voting.flaky_from_frame, ds)
+        if curves is None:
+            curves = cache.compute(voting.passk_from_frame, ds, tie=tie, n_boot=2000, seed=0)
+        if flaky is None:
+            flaky = cache.compute(voting.flaky_from_frame, ds)
     except DataError as exc:
         st.error(md(str(exc)))  # messages quote uploaded text: shown literally
         return

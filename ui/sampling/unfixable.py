@@ -31,7 +31,12 @@ def _unfixable(ds: datasets.Dataset, a: voting.VoteAnalysis, tie: str) -> None:
         key="smp_from",
         bind="query-params",
     )
-    u = cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
+    # the opening n is the analysis's own (computed with the curve); another n is computed when chosen
+    u = (
+        a.unfixable
+        if int(from_n) == a.unfixable.from_n
+        else cache.compute(voting.unfixable_from_frame, ds, from_n=int(from_n), tie=tie)
+    )
     st.markdown(md(voting.unfixable_sentence(u)))
     if u.cases:  # the table (and its CSV) is built only while the expander is open
         more = st.expander(
