@@ -219,6 +219,18 @@ def test_cost_page_shows_the_frontier_the_cli_gives(
         assert name in text
 
 
+def test_cost_page_shows_the_frontier_on_one_run_per_case(run_page: RunPage) -> None:
+    """One run per case leaves nothing to vote over: the page says so, and still shows the frontier across configs."""
+    frame = _priced_run()
+    frame = frame[frame["repeat"] == 1].drop(columns="repeat")
+    ds_id = store.put(frame, "paired", "priced single run").id
+    at = run_page(COST, query={"eval": ds_id}, timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    heads = [plain(h.value) for h in at.subheader]
+    assert "Across the 5 configs: which are worth their cost?" in heads
+    assert any("on the frontier" in f.value.columns for f in at.dataframe)
+
+
 def test_charts_are_valid_vega_lite() -> None:
     """The builders' output validated against the Vega-Lite schema (the page sends it unvalidated)."""
     from nkcore.rank.document import rank_doc

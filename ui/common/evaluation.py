@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -288,10 +289,13 @@ def samples_dataset(ev: Evaluation, config: str | None) -> tuple[Dataset | None,
     return ds, None
 
 
-def one_config(key: str) -> tuple[Evaluation, str | None, Dataset]:
+def one_config(
+    key: str, when_stopped: Callable[[Evaluation], object] | None = None
+) -> tuple[Evaluation, str | None, Dataset]:
     """The top of Sampling (``key`` ``smp_config``) and Cost & latency (``lat_config``): the evaluation in use, the
     page's first line, the config picker, and one config's samples with the notes on how they were read. When that
-    config cannot be voted on, the reason and every config side by side are shown, and the page stops there."""
+    config cannot be voted on, the reason, ``when_stopped(ev)`` (what the page can still show across configs: Cost's
+    frontier) and every config side by side are shown, and the page stops there."""
     ev = choose_evaluation()
     first_line = st.container()
     config = config_picker(ev, key)
@@ -300,6 +304,8 @@ def one_config(key: str) -> tuple[Evaluation, str | None, Dataset]:
     ds, view = samples_dataset(ev, config)
     if ds is None:
         st.info(md(view.reason if view is not None else ""), icon=":material/info:")
+        if when_stopped is not None:
+            when_stopped(ev)
         configs_table(ev, config)
         page.finish_page()
         st.stop()
