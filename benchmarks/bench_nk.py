@@ -15,6 +15,9 @@ The exact engine (``nkcore.nk.exact``, issue 13), against the simulation in the 
 - the sweep of 15 presets x eps 0.1-0.4 x 282 configurations x the 7 item metrics: < 2 minutes (``--sweep``; macro
   F1 is not an item mean and stays with the simulation, so it is left out of the sweep), computed as one sweep
   (``exact_grids``: whole grids on the two cores, one process each, rather than each grid split over both).
+The engine before issue 56 (``benchmarks/engine_reference.py``, ``old_engine``) is timed cold in the same run,
+alternating with this one, and both medians are printed (issue 56: cold < 1 s wall on all 15 presets;
+``--exact --all-priors --cold-only`` runs only that comparison).
 The reference (``nkcore.nk.reference.reference_gaps``) draws every response with per-response coins in a Python
 loop over rounds and scores with the generic float metrics; it is the spec transcribed literally.
 """
@@ -42,6 +45,9 @@ from nkcore.nk.priors import DATASET_PRESETS, get_prior, preset_names
 from nkcore.nk.reference import reference_gaps
 from nkcore.nk.simulate import draw_work, simulate_gaps
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine_reference import old_engine  # benchmarks/: the engine before issue 56, the reference
+
 
 def timed(fn: Callable[[], object], repeats: int) -> tuple[float, list[float]]:
     """Median wall time of ``repeats`` calls (seconds) and all times."""
@@ -65,6 +71,11 @@ def main() -> None:
     ap.add_argument("--exact", action="store_true", help="only the exact engine's benchmarks")
     ap.add_argument("--sweep", action="store_true", help="also the sweep of 15 presets x 4 eps (minutes)")
     ap.add_argument("--sweep-only", action="store_true", help="only the sweep")
+    ap.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="with --exact: only the cold grids, this engine against the reference (no warm runs, simulation or real data)",
+    )
     args = ap.parse_args()
     if args.sweep_only:
         sweep_bench()
@@ -163,6 +174,26 @@ def cold_runs(fn: Callable[[], object], clear: Callable[[], None], reps: int) ->
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[-1][2]
 
 
+def cold_ab(fn: Callable[[], object], reps: int) -> tuple[tuple[float, float, object], tuple[float, float]]:
+    """Cold calls of ``fn`` with this engine and with the reference (``engine_reference.old_engine``), alternating
+    which goes first: (median CPU, median wall, last result) of this engine's and (median CPU, median wall) of the
+    reference's."""
+    new: list[tuple[float, float, object]] = []
+    old: list[tuple[float, float]] = []
+    for rep in range(reps):
+        for side in ("new", "old") if rep % 2 == 0 else ("old", "new"):
+            clear_caches()
+            if side == "new":
+                new.append(cpu_wall(fn))
+            else:
+                with old_engine():
+                    old.append(cpu_wall(fn)[:2])
+    return (
+        (statistics.median(r[0] for r in new), statistics.median(r[1] for r in new), new[-1][2]),
+        (statistics.median(r[0] for r in old), statistics.median(r[1] for r in old)),
+    )
+
+
 def _cells_again(fn: Callable[..., object], *args: object) -> object:
     """``fn(*args)`` with the cache of cells cleared first (``exact.cell_cache``): the cells computed again from the
     cached laws."""
@@ -181,10 +212,27 @@ def exact_bench(args: argparse.Namespace) -> None:
         "the wall time (on a shared machine it depends on the load; CPU times much less)"
     )
     reps = 1 if args.quick else 3
-    print(f"  cold and warm: medians of {reps} runs each (cold: every cache of laws, means and pools cleared first)")
+    print(
+        f"  cold and warm: medians of {reps} runs each (cold: every cache of laws, means and pools cleared first); "
+        "'reference': the engine before issue 56 (benchmarks/engine_reference.py), cold, in the same run, "
+        "alternating with this engine"
+    )
+    olds: list[float] = []
+    news: list[float] = []
     for name in names:
         a = get_prior(name).concentration
-        cold, cold_wall, cells = cold_runs(functools.partial(exact_grid, a, 0.3), clear_caches, reps)
+        (cold, cold_wall, cells), (old_cpu, old_wall) = cold_ab(functools.partial(exact_grid, a, 0.3), reps)
+        olds.append(old_wall)
+        news.append(cold_wall)
+        if args.cold_only:
+            print(
+                f"  {name:<12} (M={len(a):>2}) cold {cold:6.2f} s CPU ({cold_wall:6.2f} s wall)  reference cold "
+                f"{old_cpu:6.2f} s CPU ({old_wall:6.2f} s wall)  ratio {old_wall / cold_wall:4.2f} wall, "
+                f"{old_cpu / cold:4.2f} CPU  -> < 1 s {'MET' if cold_wall < 1 else 'NOT MET'} (cold wall); load "
+                f"{os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            continue
         assert isinstance(cells, list)
         warms = [cpu_wall(functools.partial(exact_grid, a, 0.3))[:2] for _ in range(reps)]
         warm = statistics.median(w[0] for w in warms)
@@ -197,8 +245,17 @@ def exact_bench(args: argparse.Namespace) -> None:
             f"({warm_wall:5.2f} s wall)  simulation ~{sim:7.1f} s CPU (extrapolated)  ratio cold {sim / cold:6.1f}x "
             f"warm {sim / warm:6.1f}x  -> < 1 s {'MET' if cold_wall < 1 else 'NOT MET'} (cold wall), "
             f"< 0.5 s {'MET' if warm_wall < 0.5 else 'NOT MET'} (warm wall); largest p_error {worst:.4f}; "
-            f"cells computed again from the cached laws {statistics.median(again):5.2f} s wall"
+            f"cells computed again from the cached laws {statistics.median(again):5.2f} s wall; "
+            f"reference cold {old_cpu:6.2f} s CPU ({old_wall:6.2f} s wall), ratio {old_wall / cold_wall:4.2f}",
+            flush=True,
         )
+    print(
+        f"  cold wall, {len(names)} presets: this engine < 1 s on {sum(w < 1 for w in news)}, largest "
+        f"{max(news):.2f} s, median {statistics.median(news):.2f} s; reference < 1 s on {sum(w < 1 for w in olds)}, "
+        f"largest {max(olds):.2f} s, median {statistics.median(olds):.2f} s; load average {os.getloadavg()[0]:.1f}"
+    )
+    if args.cold_only:
+        return
     a = get_prior("Toxicity").concentration
     exact_cell(a, 0.3, 1000, 120, PAPER_METRICS)
     f, _ = timed(lambda: exact_cell(a, 0.3, 1000, 120, PAPER_METRICS), 20)

@@ -72,3 +72,34 @@ def test_two_label_accuracy_cells_match_brute_force_across_k() -> None:
     for budget, k in ((100, 20), (250, 40), (1000, 100), (1000, 20)):
         (cell,) = exact_cell(TOXICITY, 0.3, budget, k, ["acc"])
         assert abs(cell.reproducibility - _brute_reproducibility(TOXICITY, 0.3, k, budget // k)) < 1e-6
+
+
+def test_two_label_accuracy_law_with_fewer_nodes_matches_a_fine_rule() -> None:
+    """Issue 56: the two-label Accuracy law takes 32 + 4 sqrt(K) nodes per axis (was 64 + 16 sqrt(K)) and integrates
+    rho out of B's chance first. Oracle: the plain tensor-product rule of ``_brute_reproducibility`` (scipy's
+    Gauss-Jacobi, 600 nodes) for P(d = -1), P(d = +1) under the alternative, and under the null (A and B from
+    (beta + gamma) / 2), at K up to 500 on two priors."""
+    from nkcore.nk.exact.means import accuracy_law_two_labels
+
+    def fine(prior: tuple[float, float], eps: float, k: int, null: bool) -> tuple[float, float]:
+        t, w = roots_jacobi(600, prior[1] - 1.0, prior[0] - 1.0)
+        x, w = (1.0 + t) / 2.0, w / w.sum()
+        u, v = roots_jacobi(600, -0.5, -0.5)
+        r, v = (1.0 + u) / 2.0, v / v.sum()
+        first = lambda p: stats.binom.sf(-(-k // 2) - 1, k, p)  # noqa: E731
+        g = first(x)[:, None] + 0.0 * r[None, :]
+        if null:
+            a = b = first((1.0 - eps / 2) * x[:, None] + (eps / 2) * r[None, :])
+        else:
+            a, b = g, first((1.0 - eps) * x[:, None] + eps * r[None, :])
+        ww = w[:, None] * v[None, :]
+        plus = float((ww * (g * a * (1 - b) + (1 - g) * (1 - a) * b)).sum())
+        minus = float((ww * (g * (1 - a) * b + (1 - g) * a * (1 - b))).sum())
+        return minus, plus
+
+    for prior in (TOXICITY, (10.0, 3.0)):
+        for k in (9, 50, 200, 500):
+            for null in (False, True):
+                minus, plus, err = accuracy_law_two_labels(prior, 0.3, k, null)
+                want = fine(prior, 0.3, k, null)
+                assert abs(minus - want[0]) < 1e-9 and abs(plus - want[1]) < 1e-9 and err < 1e-5

@@ -15,6 +15,7 @@ from nkcore.nk.exact.engine import check_grid_work
 from nkcore.nk.exact.sweep import exact_grids
 from nkcore.nk.grid import minimal_budget_search, minimal_budgets, simulate_cell, simulate_grid
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.number_words import fmt_share_error
 from nkcore.nk.priors import Prior, get_prior
 from nkcore.nk.sentences import cell_sentence, minimal_budget_sentence
 
@@ -24,7 +25,8 @@ GRID_LEGEND = (
     "Columns: items (N) x ratings per item (K) = the budget (ratings); p: how often an evaluation with no real "
     "difference between the models shows a gap at least as large as one where A really is better (below 0.05: 'A "
     "beats B' is repeatable); Delta: the average score gap A - B; CI-width: the spread (2.5% to 97.5%) of that gap "
-    "over repeated evaluations; repro: the share of repeated evaluations in which A comes out ahead."
+    "over repeated evaluations; repro: the share of repeated evaluations in which A comes out ahead, and +/- its "
+    "standard error (the simulation's Monte Carlo error, or the exact engine's from its drawn items; 0: exact)."
 )
 
 
@@ -43,7 +45,10 @@ def run_cell(args: argparse.Namespace, prior: Prior, extra: dict[str, Any]) -> i
     else:
         print(header(prior, args.eps))
         for c in cells:
-            print(f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}.")
+            print(
+                f"- {cell_sentence(c)} CI-width {c.ci_width:.3g}. Reproducibility (share of evaluations with A "
+                f"ahead) {_with_error(c)}."
+            )
         print(CI_WIDTH_WORDS)
     return 0
 
@@ -146,11 +151,20 @@ def print_grid(prior: Prior, eps: float, cells: list, metrics: tuple[str, ...]) 
     """One grid as text: the header, a row per cell (metric, budget, K, N, p, Delta, CI-width, repro), then the
     minimal budget of each metric."""
     print(header(prior, eps))
-    print(f"{'metric':<10} {'budget':>7} {'K':>4} {'N':>6} {'p':>7} {'Delta':>9} {'CI-width':>9} {'repro':>6}")
+    print(
+        f"{'metric':<10} {'budget':>7} {'K':>4} {'N':>6} {'p':>7} {'Delta':>9} {'CI-width':>9} {'repro':>6} {'+/-':>7}"
+    )
     for c in cells:
+        err = c.reproducibility_error
         print(
             f"{c.metric:<10} {c.budget:>7} {c.k:>4} {c.n:>6} {c.p:>7.3f} {c.delta:>9.4g} {c.ci_width:>9.4g} "
-            f"{c.reproducibility:>6.2f}"
+            f"{c.reproducibility:>6.2f} {'n/a' if err != err else f'{err:.1g}':>7}"
         )
     for mb in minimal_budgets(cells, metrics):
         print(minimal_budget_sentence(mb))
+
+
+def _with_error(c: Any) -> str:
+    """The cell's reproducibility with its standard error: '0.83 ± 0.01 (± one standard error)'."""
+    text = fmt_share_error(c.reproducibility, c.reproducibility_error)
+    return f"{text} (± is one standard error)" if "±" in text else text

@@ -5,12 +5,14 @@ minimal budget per metric (:mod:`nkcore.nk.frames`)."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from nkcore.cli.common import print_json
 from nkcore.cli.nk_common import fixed_keys, predictions_frame, ratings_frame
 from nkcore.errors import DataError
 from nkcore.nk.grid import extrapolated, method_words, minimal_budgets
 from nkcore.nk.metrics import PAPER_METRICS, parse_metrics
+from nkcore.nk.number_words import fmt_share_error
 from nkcore.nk.sentences import minimal_budget_sentence
 
 __all__ = ["run_resample"]
@@ -82,6 +84,14 @@ def run_resample(args: argparse.Namespace, budgets: tuple[int, ...], ks: tuple[i
         print(
             f"- {resample_sentence(c, pair[0], pair[1])} {resample_p_phrase(c, pair[0], pair[1])}; "
             f"{c.n_qualifying:,} items have at least "
-            f"{c.k} ratings ({method_words(c.method)}).{beyond}"
+            f"{c.k} ratings ({method_words(c.method)}). Reproducibility (share of resampled evaluations with the full "
+            f"data's winner) {_with_error(c)}."
+            f"{beyond}"
         )
     return 0
+
+
+def _with_error(c: Any) -> str:
+    """The cell's reproducibility with its standard error: '0.83 ± 0.01 (± one standard error)'."""
+    text = fmt_share_error(c.reproducibility, c.reproducibility_error)
+    return f"{text} (± is one standard error)" if "±" in text else text

@@ -100,6 +100,7 @@ GRID_NAMES: dict[str, str] = {
     "delta": "effect size (mean gap)",
     "ci_width": "95% interval width",
     "reproducibility": "share of repeats with the same winner",
+    "reproducibility_error": "share of repeats with the same winner, standard error",
     "significant_share": "share of repeats with a significant paired test",
     "ties": "share of tied repeats",
     "mean_gap": "signed mean gap (A minus B)",

@@ -87,6 +87,7 @@ BASE_KEYS: tuple[str, ...] = (
     "p_error",
     "delta_error",
     "ci_width_error",
+    "reproducibility_error",
 )
 """``summary()`` keys of a cell without a real-data part (the CLI's JSON)."""
 REAL_KEYS: tuple[str, ...] = (
@@ -110,6 +111,7 @@ REAL_KEYS: tuple[str, ...] = (
     "p_error",
     "delta_error",
     "ci_width_error",
+    "reproducibility_error",
 )
 """... of a real-data cell."""
 POLICY_KEYS: tuple[str, ...] = ("policy", "first_stage_k", "mean_ratings_per_item", "max_ratings_per_item")
@@ -139,6 +141,7 @@ CROSSED_KEYS: tuple[str, ...] = (
     "direction",
     "rounds",
     "rounds_used",
+    "reproducibility_error",
 )
 """... of a crossed cell."""
 
@@ -172,6 +175,10 @@ class Cell:
     the per-item law's sampling error where it was estimated, plus the approximation's error; 0 where exact);
     NaN for the simulation (its error is its Monte Carlo error, which depends on ``rounds``).
     real, allocation, crossed: the optional parts (module doc).
+    reproducibility_error: one standard error of ``reproducibility`` (issue 53): for simulated or resampled cells
+    its Monte Carlo error over the ``rounds`` independent datasets, sqrt(r (1 - r) / rounds) (0 when every round
+    agreed); for the exact engine the per-item law's sampling error by the delta method (0 where the law is exact;
+    ``exact.cells.reproducibility_error``); NaN where unknown.
     """
 
     budget: int
@@ -194,6 +201,7 @@ class Cell:
     real: RealPart | None = None
     allocation: PolicyPart | None = None
     crossed: CrossedPart | None = None
+    reproducibility_error: float = _NAN
 
     @property
     def significant(self) -> bool:
@@ -251,20 +259,29 @@ def make_cell(
     real: RealPart | None = None,
     allocation: PolicyPart | None = None,
     crossed: CrossedPart | None = None,
+    reproducibility_error: float | None = None,
 ) -> Cell:
     """A :class:`Cell` from its statistics (every number kept as it is): the one place that builds cells.
 
     ``alt`` / ``null``: the gap samples (default: the statistics' own quantile points, the exact engine's);
     ``reproducibility``: overrides the statistics' (the exact engine on real data counts the full data's direction).
+    ``reproducibility_error`` (default): the statistics' own where they state one (the exact engine's), else the
+    binomial Monte Carlo error of a share over ``rounds`` independent datasets, sqrt(r (1 - r) / rounds)
+    (Clopper & Pearson 1934 for the binomial model), NaN without rounds.
 
     >>> from nkcore.nk.pvalue import cell_stats
     >>> c = make_cell(100, 4, 25, "acc", cell_stats([0.1, 0.2], [0.0, -0.1]), 2, np.zeros(2), np.zeros(2))
     >>> c.p, c.method, getattr(c, "n_qualifying", None), sorted(c.summary())[:3]
     (0.0, 'simulate', None, ['budget', 'ci_width', 'ci_width_error'])
+    >>> c.reproducibility, round(c.reproducibility_error, 4)  # both rounds ahead: a share of 1 over 2 rounds
+    (1.0, 0.0)
     """
     a = st.alt if alt is None else alt
     b = st.null if null is None else null
     assert a is not None and b is not None, "a cell needs its gap samples or quantile points"
+    rep = st.reproducibility if reproducibility is None else reproducibility
+    if reproducibility_error is None:
+        reproducibility_error = _share_error(rep, rounds, getattr(st, "reproducibility_error", None))
     return Cell(
         budget,
         k,
@@ -273,7 +290,7 @@ def make_cell(
         st.p,
         st.delta,
         st.ci_width,
-        st.reproducibility if reproducibility is None else reproducibility,
+        rep,
         st.ties,
         st.mean_gap,
         rounds,
@@ -286,7 +303,17 @@ def make_cell(
         real,
         allocation,
         crossed,
+        float(reproducibility_error),
     )
+
+
+def _share_error(share: float, rounds: int, stated: float | None) -> float:
+    """The stated error when there is one, else sqrt(share (1 - share) / rounds) (NaN without rounds or share)."""
+    if stated is not None:
+        return float(stated)
+    if rounds <= 0 or not np.isfinite(share):
+        return _NAN
+    return float(np.sqrt(max(share * (1.0 - share), 0.0) / rounds))
 
 
 def with_policy(cell: Cell, part: PolicyPart) -> Cell:

@@ -137,6 +137,28 @@ def fmt_error(value: float, error: float | None, fmt: Any) -> str:
     return f"{text} (+/- {error:.1g})"
 
 
+def fmt_share_error(share: float, error: float | None) -> str:
+    """A share (reproducibility) with its standard error beside it, in the same decimals: '0.77 ± 0.01'; more
+    decimals when the error is smaller (at most four: '0.7677 ± 0.0004'), '(exact)' when it is 0, '(exact to these
+    digits)' below 0.00005, the share alone when the error is unknown (NaN).
+
+    >>> fmt_share_error(0.7712, 0.0123), fmt_share_error(0.76771, 0.0021), fmt_share_error(0.5, 0.0)
+    ('0.77 ± 0.01', '0.768 ± 0.002', '0.50 (exact)')
+    >>> fmt_share_error(0.99999, 1e-9), fmt_share_error(0.5, math.nan)
+    ('1.0000 (exact to these digits)', '0.50')
+    """
+    if share is None or not math.isfinite(share):
+        return "n/a"
+    if error is None or not math.isfinite(error):
+        return f"{share:.2f}"
+    if error == 0:
+        return f"{share:.2f} (exact)"
+    if error < 5e-5:
+        return f"{share:.4f} (exact to these digits)"
+    decimals = min(4, max(2, -math.floor(math.log10(error))))
+    return f"{share:.{decimals}f} ± {error:.{decimals}f}"
+
+
 def is_exact_text(text: str) -> bool:
     """Whether ``fmt_error`` said the number is exact (to its digits)."""
     return text.endswith("(exact)") or text.endswith("(exact to these digits)")
@@ -179,6 +201,7 @@ __all__ = [
     "fmt_gap",
     "fmt_int",
     "fmt_p",
+    "fmt_share_error",
     "gap_shares",
     "is_exact_text",
     "p_phrase",

@@ -178,7 +178,7 @@ def test_two_models_that_agree_on_every_item_are_not_a_win(run_page: RunPage) ->
     at = run_page(PAGE, query=query, timeout=TIMEOUT)
     assert not at.exception, [e.value for e in at.exception]
     m = _metrics(at)
-    assert m["A ahead in"] == "0%" and m["Mean gap"] == "0" and m["CI-width"] == "0"
+    assert m["A ahead in"] == "0.00" and m["Mean gap"] == "0" and m["CI-width"] == "0"
     infos = " ".join(plain(i.value) for i in at.info)
     assert "These two models agree on every item: nothing to detect" in infos
     # the gap chart's x axis is a readable range around 0, not float noise (a 1e-9 wide domain)
@@ -346,9 +346,27 @@ def test_exact_cells_have_no_rounds_or_seed_and_say_how_exact_they_are(run_page:
     assert _metrics(at)["Mean gap"] == f"{gap:.3g}" == "0.0405"
     how = next(plain(m.value) for m in at.markdown if "How exact these numbers are" in m.value)
     # the Accuracy law at K = 1 is enumerated exactly: nothing to add to the digits shown
-    assert "p, the mean gap and the CI-width are exact to the digits shown" in how
+    assert "p, the mean gap, the CI-width and the reproducibility are exact to the digits shown" in how
     caption = " ".join(plain(c.value) for c in at.caption)
     assert "no simulation noise, no seed" in caption
+
+
+def test_the_share_ahead_carries_its_error_beside_it(run_page: RunPage) -> None:
+    """Issue 53: reproducibility shown with its error. DICES, K = 50: Accuracy's per-item law is estimated from drawn
+    items, so the card reads '0.826 ± 0.006' (the engine's standard error, checked against the spread over seeds in
+    tests/test_nk_repro_error.py) and the accuracy sentence names it."""
+    from nkcore.nk.exact import exact_cell
+    from nkcore.nk.number_words import fmt_share_error
+
+    query = {"bud_prior": "DICES", "bud_eps": "0.3", "bud_maxb": "1000", "bud_ks": "1,50", "bud_cell": "1000x50"}
+    at = run_page(PAGE, query=query, timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    (cell,) = exact_cell((5.21765954, 0.85824731, 2.74833849), 0.3, 1000, 50, ["acc"])
+    assert cell.reproducibility_error > 0.001
+    card = _metrics(at)["A ahead in"]
+    assert card == fmt_share_error(cell.reproducibility, cell.reproducibility_error) and " ± " in card
+    how = next(plain(m.value) for m in at.markdown if "How exact these numbers are" in m.value)
+    assert f"reproducibility = {cell.reproducibility:.3f} (+/- {cell.reproducibility_error:.1g})" in how
 
 
 def test_verify_runs_the_simulation_and_shows_both(run_page: RunPage) -> None:

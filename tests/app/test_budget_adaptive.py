@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nkcore.cli import main
+from nkcore.nk.number_words import fmt_share_error
 from tests.app.conftest import RunPage, error_texts, plain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +45,8 @@ def test_adaptive_rows_match_the_cli(run_page: RunPage, capsys: pytest.CaptureFi
         assert main(argv) == 0
         got = json.loads(capsys.readouterr().out)
         assert row["p-value"] == _fmt_p(got["p"])
-        assert row["A ahead in"] == f"{got['reproducibility']:.0%}"
+        assert row["A ahead in"] == fmt_share_error(got["reproducibility"], got["reproducibility_error"])
+        assert " ± " in row["A ahead in"]  # a simulated share: its Monte Carlo error beside it (issue 53)
         assert row["ratings per item (mean / most)"] == (
             f"{got['mean_ratings_per_item']:.1f} / {got['max_ratings_per_item']}"
         )

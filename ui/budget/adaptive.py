@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.errors import DataError
-from nkcore.nk import adaptive, adaptive_resample, adaptive_sentences, grid, sentences
+from nkcore.nk import adaptive, adaptive_resample, adaptive_sentences, grid, number_words, sentences
 from ui.budget.compute import Cell, Grid
 from ui.budget.controls import PRECISION, Choices
 from ui.common import cache, progress
@@ -116,8 +116,10 @@ def _policy_words(policy: str, c: AdaptiveResult, s: Settings) -> str:
 
 
 def _repro(c: Cell | AdaptiveResult) -> str:
+    """The share with its standard error beside it ('0.77 ± 0.02': the simulation's Monte Carlo error, or the
+    engine's)."""
     r = c.reproducibility
-    return "n/a" if r != r else f"{r:.0%}"
+    return "n/a" if r != r else number_words.fmt_share_error(r, getattr(c, "reproducibility_error", float("nan")))
 
 
 def _command(ch: Choices, cell: Cell, policy: str, s: Settings) -> str:

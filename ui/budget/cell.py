@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from nkcore.nk import cell_words as cell_numbers
-from nkcore.nk import grid, sentences
+from nkcore.nk import grid, number_words, sentences
 from nkcore.nk.metrics import METRICS
 from ui import charts
 from ui.budget.compute import Cell, Grid, simulated_cells
@@ -36,8 +36,10 @@ def draw_cell(ch: Choices, g: Grid, cell: Cell) -> None:
     m[0].metric("p-value", sentences.fmt_p(cell.p), help="The paper's rule: share of null gaps >= alternative gaps")
     m[1].metric(
         "A ahead in",
-        f"{shares.ahead:.0%}",
-        help="share of evaluations in which A is strictly ahead (a tie is not a win; ties are counted apart)",
+        ahead_text(cell, shares.ahead),
+        help="share of evaluations in which A is strictly ahead (a tie is not a win; ties are counted apart): "
+        "0.77 means 77 in 100. The number after ± is its uncertainty (one standard error): the simulation's "
+        "chance error over its rounds, or the engine's from the items it drew; 'exact' when there is none.",
     )
     m[2].metric(
         "Mean gap",
@@ -72,16 +74,29 @@ def cell_words(ch: Choices, g: Grid, cell: Cell) -> str:
     return sentences.cell_sentence(cell)
 
 
+def ahead_text(cell: Cell, ahead: float) -> str:
+    """The 'A ahead in' share with its standard error beside it ('0.77 ± 0.01'). The error is the cell's
+    reproducibility's (A strictly ahead: the same share, but on real data, where the reproducibility counts the full
+    data's winner; there the share is shown alone)."""
+    if cell.real is not None:
+        return number_words.fmt_share_error(ahead, math.nan)
+    return number_words.fmt_share_error(cell.reproducibility, cell.reproducibility_error)
+
+
 def accuracy_words(cell: Cell) -> str:
-    """p, the mean gap and the CI-width with their own errors, in one sentence."""
+    """p, the mean gap, the CI-width and the reproducibility with their own errors, in one sentence."""
     parts = [
         ("p", sentences.fmt_error(cell.p, cell.p_error, sentences.fmt_p)),
         ("mean gap", sentences.fmt_error(cell.delta, cell.delta_error, sentences.fmt_gap)),
         ("CI-width", sentences.fmt_error(cell.ci_width, cell.ci_width_error, sentences.fmt_gap)),
+        (
+            "reproducibility",
+            sentences.fmt_error(cell.reproducibility, cell.reproducibility_error, lambda x: f"{x:.3f}"),
+        ),
     ]
     how = grid.method_words(cell.method)
     if all(sentences.is_exact_text(text) for _, text in parts):
-        return f"p, the mean gap and the CI-width are exact to the digits shown ({how})."
+        return f"p, the mean gap, the CI-width and the reproducibility are exact to the digits shown ({how})."
     return (
         ", ".join(f"{name} {'' if text.startswith('<') else '= '}{text}" for name, text in parts)
         + f" ({how}; +/- is one standard error)."
@@ -120,20 +135,27 @@ def _verify_section(ch: Choices, cell: Cell) -> None:
         return
     rounds, seed = rounds_and_seed(None, "Rounds per seed", "First seed", index=1, horizontal=True)
     runs = _simulate(ch, cell, rounds, seed)
-    shares = sentences.gap_shares(cell.alt, cell.null)
     rows = []
     worst = 0.0
     for what, engine_value, engine_error, sims, fmt in (
         ("p-value", cell.p, cell.p_error, [c.p for c in runs], sentences.fmt_p),
         ("Mean gap (Delta)", cell.delta, cell.delta_error, [c.delta for c in runs], sentences.fmt_gap),
         ("CI-width", cell.ci_width, cell.ci_width_error, [c.ci_width for c in runs], sentences.fmt_gap),
-        ("A ahead in", shares.ahead, math.nan, [sentences.gap_shares(c.alt).ahead for c in runs], None),
+        (
+            "A ahead in",
+            cell.reproducibility,
+            cell.reproducibility_error,
+            [sentences.gap_shares(c.alt).ahead for c in runs],
+            None,
+        ),
     ):
         mean, se, z = sentences.agreement_z(engine_value, engine_error, sims)
         if what != "CI-width" or rounds >= 1000:  # few rounds narrow the simulation's CI-width
             worst = max(worst, abs(z))
         if fmt is None:  # a share: in percent, its error in percentage points
-            engine_text = f"{engine_value:.1%}"
+            engine_text = f"{engine_value:.1%}" + (
+                f" (+/- {100 * engine_error:.1g} points)" if math.isfinite(engine_error) and engine_error > 0 else ""
+            )
             sim_text = f"{mean:.1%}" + (f" (+/- {100 * se:.1g} points)" if math.isfinite(se) else "")
         else:
             engine_text = sentences.fmt_error(engine_value, engine_error, fmt)

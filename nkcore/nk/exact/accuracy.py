@@ -17,6 +17,7 @@ from scipy import fft as sfft
 from scipy.special import ndtr, ndtri
 
 from nkcore.nk.exact import convolve as cv
+from nkcore.nk.exact import fft
 from nkcore.nk.exact.convolve import dot
 from nkcore.nk.exact.item_law import ItemLaw
 
@@ -42,7 +43,7 @@ def _correlate(h: np.ndarray, rest: np.ndarray, size: int) -> np.ndarray:
     if size <= DIRECT_MAX:  # few values of d (Accuracy, Wins: 3): one dot product each beats three transforms
         return np.array([dot(h[d : d + rest.size], rest) for d in range(size)])
     length = sfft.next_fast_len(h.size, real=True)
-    corr = sfft.irfft(sfft.rfft(h, length) * np.conj(sfft.rfft(rest, length)), length)
+    corr = fft.irfft(fft.rfft(h, length) * np.conj(fft.rfft(rest, length)), length)
     return corr[:size]
 
 

@@ -17,7 +17,7 @@ Edgeworth, the size of its 1/N terms. Reference: docs/nk-method.md, "Exact engin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -91,6 +91,7 @@ def _numbers(
     ci_width_error: float,
     alt: np.ndarray | None,
     null: np.ndarray | None,
+    reproducibility_error: float = 0.0,
 ) -> CellNumbers:
     return CellNumbers(
         p,
@@ -105,6 +106,7 @@ def _numbers(
         ci_width_error=ci_width_error,
         alt=alt,
         null=null,
+        reproducibility_error=reproducibility_error,
     )
 
 
@@ -145,9 +147,14 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
     else:
         near = not exact_step and n <= NEAREST_MAX_N
         out = _lattice_numbers(alt, null, n, h, near, None if exact_step or near else common_step(alt, null))
-        if not exact_step and not near:  # nearest points: their error is in ``_lattice_numbers`` (``_untie``)
-            out = _with_extra_error(out, accuracy.binning_error(alt, null, h, out.p), 0.0)
-    full = _numbers(
+    p_error = out.p_error
+    if not edge and not exact_step and n > NEAREST_MAX_N:  # binned (nearest points: in ``_lattice_numbers``)
+        p_error = float(np.hypot(p_error, accuracy.binning_error(alt, null, h, out.p)))
+    if not edge and out.reproducibility_error >= 0:  # computed on the lattice, from the sums it had at hand
+        sampling = out.reproducibility_error
+    else:
+        sampling = reproducibility_error(alt, n, h, not edge, not exact_step and n <= NEAREST_MAX_N)
+    return _numbers(
         out.p,
         abs(mean_gap),
         out.ci_width,
@@ -155,14 +162,38 @@ def cell_numbers(alt: ItemLaw, null: ItemLaw, n: int) -> CellNumbers:
         out.ties,
         mean_gap,
         out.method,
-        out.p_error,
+        p_error,
         delta_err,
         out.ci_width_error,
         out.alt,
         out.null,
+        float(np.hypot(sampling, _repro_method_error(alt, n, h, edge, exact_step))),
     )
-    near_points = not exact_step and n <= NEAREST_MAX_N
-    return replace(full, reproducibility_error=reproducibility_error(alt, n, h, not edge, near_points))
+
+
+def _repro_method_error(alt: ItemLaw, n: int, h: float, edge: bool, exact_step: bool) -> float:
+    """The approximation's part of the reproducibility's error: for Edgeworth the size of its 1/N terms at 0 (as for
+    p), on a linearly binned lattice the change binning can cause (each item's variance grows by at most h^2 / 4:
+    phi(z) |z| h^2 / (4 v1), z = sqrt(N) mu1 / sd1); 0 on the exact lattice or nearest points (their step is far
+    finer than the law's spread)."""
+    if alt.var <= 0:
+        return 0.0
+    if edge:
+        s1 = cv.sum_moments(cv.Moments(alt.mean, alt.var, alt.skew, alt.kurt), n)
+        z = (0.5 * h * float(exact_step) - s1.mean) / np.sqrt(s1.var)
+        he3, he5 = z**3 - 3 * z, z**5 - 10 * z**3 + 15 * z
+        return float(cv.normal_density(z) * abs(s1.kurt / 24 * he3 + s1.skew**2 / 72 * he5))
+    if exact_step or n <= NEAREST_MAX_N:
+        return 0.0
+    z = float(np.sqrt(n) * alt.mean / np.sqrt(alt.var))
+    return float(cv.normal_density(z) * abs(z) * h * h / (4.0 * alt.var))
+
+
+def _repro_influence(alt: ItemLaw, l1: cv.Lattice, rest: cv.Lattice, n: int) -> float:
+    """The delta method's standard error of P(S1 > 0) from one item's influence g(d) = P(S1' > -d) on the lattice
+    (``rest`` = S1', the sum of N - 1 items): N sqrt(Var_d[g(d)] / n_items)."""
+    var = accuracy.influence_var(l1, rest, np.array([1.0]), 1, "le", alt.pinned)  # h(s) = 1[s >= 1]
+    return float(n * np.sqrt(var / alt.n_items))
 
 
 def reproducibility_error(alt: ItemLaw, n: int, h: float, lattice: bool = True, near: bool = False) -> float:
@@ -170,15 +201,15 @@ def reproducibility_error(alt: ItemLaw, n: int, h: float, lattice: bool = True, 
     law is exact). On a lattice of at most ``INFLUENCE_MAX`` points the delta method: one item's influence is
     g(d) = P(S1' > -d), S1' a sum of N - 1 items, Var = N^2 Var_d[g(d)] / n (the part proportional to d removed
     when the mean is pinned); else the normal form, repro = Phi(sqrt(N) mu / sd): its change with the mean's
-    standard error and with the spread's (sd's standard error sd sqrt((kurt + 2) / (4 n)))."""
+    standard error and with the spread's (sd's standard error sd sqrt((kurt + 2) / (4 n))).
+    (``cell_numbers`` computes the lattice form from the sums the cell already has; this function stands alone.)"""
     if alt.exact or alt.n_items <= 0 or alt.var <= 0:
         return 0.0
     if lattice and h > 0:
         l1 = law_lattice(alt, h, near)
         if l1.pmf.size * n <= INFLUENCE_MAX:
             rest = cv.power(l1, n - 1) if n > 1 else cv.Lattice(l1.h, 0, np.ones(1))
-            var = accuracy.influence_var(l1, rest, np.array([1.0]), 1, "le", alt.pinned)  # h(s) = 1[s >= 1]
-            return float(n * np.sqrt(var / alt.n_items))
+            return _repro_influence(alt, l1, rest, n)
     sd = float(np.sqrt(alt.var))
     z = np.sqrt(n) * alt.mean / sd
     spread = z * np.sqrt(max(alt.kurt + 2.0, 0.0) / (4.0 * alt.n_items))
@@ -213,23 +244,6 @@ def _coarser(law: ItemLaw, fine: cv.Lattice, n: int) -> cv.Lattice:
     coarse = law_lattice(law, fine.h * ERROR_COARSEN, True)
     cv.coarse_extent(fine, coarse, n)
     return coarse
-
-
-def _with_extra_error(c: CellNumbers, p_extra: float, ci_extra: float) -> CellNumbers:
-    return _numbers(
-        c.p,
-        c.delta,
-        c.ci_width,
-        c.reproducibility,
-        c.ties,
-        c.mean_gap,
-        c.method,
-        float(np.hypot(c.p_error, p_extra)),
-        c.delta_error,
-        float(np.hypot(c.ci_width_error, ci_extra)),
-        c.alt,
-        c.null,
-    )
 
 
 def _lattice_numbers(
@@ -292,7 +306,12 @@ def _lattice_numbers(
             ]
             ci_err = float(np.hypot(ci_err, float(np.hypot(jumps[0], jumps[1])) * h / (scale * n)))
     p_err, ci_err = float(np.hypot(p_err, p_near)), float(np.hypot(ci_err, ci_near))
-    return _numbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts)
+    # the reproducibility's error from the sums at hand (S1' of the lattice the error terms use); -1: not computed
+    # here (``cell_numbers`` then calls ``reproducibility_error``)
+    rep_err = 0.0
+    if not (alt.exact or alt.n_items <= 0 or alt.var <= 0):
+        rep_err = _repro_influence(alt, l1, rest1, n) if want and small and (near or fine_rest) else -1.0
+    return _numbers(p, 0.0, ci, repro, ties, 0.0, "lattice", p_err, 0.0, ci_err, alt_pts, null_pts, rep_err)
 
 
 def _sum_moments(alt: ItemLaw, null: ItemLaw, n: int) -> tuple[cv.Moments, cv.Moments, cv.Moments]:

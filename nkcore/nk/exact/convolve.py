@@ -22,6 +22,8 @@ import numpy as np
 from scipy import fft as sfft
 from scipy.special import ndtr, ndtri
 
+from nkcore.nk.exact import fft
+
 LATTICE_MAX = 1 << 20
 """Largest lattice (points of the N-fold support) convolved by FFT."""
 TAIL_LOG = 37.0
@@ -267,15 +269,15 @@ def powers(lat: Lattice, n: int, previous: bool = True) -> tuple[Lattice, Lattic
     length = sfft.next_fast_len(max(window(lat, n), j + 1), real=True)
     below, above = extent(lat, n)  # N's extents also hold the narrower sum of N - 1 (both grow with N)
     slack = max(length - (below + above + 1), 0) // 2
-    spec = sfft.rfft(lat.pmf, length)
+    spec = fft.rfft(lat.pmf, length)
     out = []
     for k in (n, n - 1) if previous else (n,):
         size = j * k + 1
         if size <= length:
-            pmf = sfft.irfft(_int_power(spec, k), length)[:size]
+            pmf = fft.irfft(_int_power(spec, k), length)[:size]
             start = 0
         else:  # circular: index t holds the mass of every s = t (mod length); keep the window from k mu - below
-            circ = sfft.irfft(_int_power(spec, k), length)
+            circ = fft.irfft(_int_power(spec, k), length)
             start = int(min(max(int(np.floor(k * mu)) - below - slack, 0), size - length))
             shift = start % length  # np.roll(circ, -shift), without its generic-axis overhead
             pmf = np.concatenate((circ[shift:], circ[:shift]))
