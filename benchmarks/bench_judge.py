@@ -14,8 +14,10 @@ probability f_c (f = 0.35 / 0.2 / 0.03 for rho about 0.3 / 0.6 / 0.95; "by confi
 than B's). Humans label a random share of the cases (the same cases for both configs). Per cell: the share of runs
 whose 95% interval (``nkcore.judge.ppi.ppi_mean_interval``) holds mu_A (the mean) and mu_A - mu_B (the paired
 difference by PPI on per-case differences), with the Monte Carlo error sqrt(c (1 - c) / reps), for the default
-interval (equal to ppi_py's) and the small-sample t interval (``small_sample=True``); the judge-only interval's
-coverage beside it; the mean effective human labels over n.
+interval (equal to ppi_py's) and the small-sample t interval (``small_sample=True``), and first the one the product
+prints by default (``interval="auto"``: t below 50 labels, else normal; in bold when under 93%); the judge-only
+interval's coverage beside it; the mean effective human labels over n; the share of runs whose config A the product
+flags "less reliable" (``nkcore.judge.estimate.less_reliable``).
 
 Planner. For rho in {0.3, 0.6, 0.9} and T = 2,000 cases: the labels :func:`nkcore.judge.labels_for_power` says a
 two-sided 5% test of a mean needs to detect delta = 0.25 (sigma = 1) with 80% power, against the count found by
@@ -40,6 +42,8 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nkcore.judge import judge_only_interval, labels_for_power, ppi_mean_interval
+from nkcore.judge.estimate import less_reliable
+from nkcore.judge.ppi import uses_t
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_judge.txt"
 T_CASES = 1500
@@ -82,7 +86,7 @@ def _cell(
 ) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     n = max(2, round(fraction * T_CASES))
-    hit_mean = hit_diff = hit_judge = hit_mean_t = hit_diff_t = 0
+    hit_mean = hit_diff = hit_judge = hit_mean_t = hit_diff_t = flagged = 0
     eff = rho_seen = 0.0
     truth_a, truth_d = truth
     for _ in range(reps):
@@ -98,6 +102,7 @@ def _cell(
         dt = ppi_mean_interval(d_h[lab], d_j[lab], d_j[~lab], small_sample=True)
         hit_mean_t += mt.ci_low <= truth_a <= mt.ci_high
         hit_diff_t += dt.ci_low <= truth_d <= dt.ci_high
+        flagged += less_reliable(h[0][lab], j[0][lab])
         jo = judge_only_interval(j[0])
         hit_judge += jo.ci_low <= truth_a <= jo.ci_high
         var0 = float(np.var(h[0][lab]))
@@ -111,6 +116,7 @@ def _cell(
         "mean_t": hit_mean_t / reps,
         "diff_t": hit_diff_t / reps,
         "eff": eff / reps,
+        "flagged": flagged / reps,
         "rho": rho_seen / reps,
     }
 
@@ -119,9 +125,10 @@ def coverage_rows(reps: int, quick: bool) -> list[str]:
     """The coverage tables' rows (Markdown)."""
     mc = lambda c: math.sqrt(max(c * (1 - c), 1e-12) / reps)  # noqa: E731
     rows = [
-        "| family | bias | rho | humans | n labels | mean: coverage | paired diff: coverage | mean, small-sample t "
-        "| paired diff, small-sample t | judge-only coverage | n_eff / n |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| family | bias | rho | humans | n labels | mean: printed (auto) | paired diff: printed (auto) "
+        "| mean: normal (ppi-python) | paired diff: normal | mean: t | paired diff: t | judge-only coverage "
+        "| n_eff / n | flagged less reliable |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     seed = 0
     fams: list[tuple[str, str, float, Callable[[np.random.Generator], tuple[np.ndarray, np.ndarray]]]] = []
@@ -136,11 +143,16 @@ def coverage_rows(reps: int, quick: bool) -> list[str]:
         for frac in FRACTIONS:
             seed += 1
             r = _cell(draw, truth, frac, reps, seed)
+            t = uses_t("auto", int(r["n"]))
+            auto = [r["mean_t"] if t else r["mean"], r["diff_t"] if t else r["diff"]]
+            flag = ["**" if a < 0.93 else "" for a in auto]
             rows.append(
                 f"| {family} | {bname} | {rho:g} (seen {r['rho']:.2f}) | {100 * frac:g}% | {r['n']} | "
-                f"{100 * r['mean']:.1f}% +- {100 * mc(r['mean']):.1f} | {100 * r['diff']:.1f}% +- "
-                f"{100 * mc(r['diff']):.1f} | {100 * r['mean_t']:.1f}% +- {100 * mc(r['mean_t']):.1f} | "
-                f"{100 * r['diff_t']:.1f}% +- {100 * mc(r['diff_t']):.1f} | {100 * r['judge']:.1f}% | {r['eff']:.2f} |"
+                f"{flag[0]}{100 * auto[0]:.1f}% ± {100 * mc(auto[0]):.1f} ({'t' if t else 'normal'}){flag[0]} | "
+                f"{flag[1]}{100 * auto[1]:.1f}% ± {100 * mc(auto[1]):.1f}{flag[1]} | "
+                f"{100 * r['mean']:.1f}% ± {100 * mc(r['mean']):.1f} | {100 * r['diff']:.1f}% ± "
+                f"{100 * mc(r['diff']):.1f} | {100 * r['mean_t']:.1f}% ± {100 * mc(r['mean_t']):.1f} | "
+                f"{100 * r['diff_t']:.1f}% ± {100 * mc(r['diff_t']):.1f} | {100 * r['judge']:.1f}% | {r['eff']:.2f} | {100 * r['flagged']:.0f}% |"
             )
     return rows
 
@@ -178,7 +190,7 @@ def planner_rows(reps: int, quick: bool) -> list[str]:
         mc = math.sqrt(at_plan * (1 - at_plan) / reps)
         rows.append(
             f"| {rho:g} | {plan.ppi_labels} (humans only {plan.human_only_labels}) | {sim:.0f} | "
-            f"{plan.ppi_labels / sim:.3f} | {100 * at_plan:.1f}% +- {100 * mc:.1f} |"
+            f"{plan.ppi_labels / sim:.3f} | {100 * at_plan:.1f}% ± {100 * mc:.1f} |"
         )
     return rows
 
@@ -221,8 +233,8 @@ def real_rows() -> list[str]:
             rows += [f"**{jf.name}** (judge {doc['judge']}): {doc['verdict']}", ""]
             rows += [
                 "| config | cases | human labels | corrected (95% CI) | humans only (95% CI) | judge only | bias "
-                "| worth labels | mean of all human labels | covered |",
-                "|---|---|---|---|---|---|---|---|---|---|",
+                "| worth labels | mean of all human labels | covered | interval |",
+                "|---|---|---|---|---|---|---|---|---|---|---|",
             ]
             for c in doc["configs"]:
                 t = float(allmean[c["config"]])
@@ -230,7 +242,8 @@ def real_rows() -> list[str]:
                     f"| {c['config']} | {c['n_cases']} | {c['n_human']} | {c['ppi_mean']:.3f} ({c['ci_low']:.3f} to "
                     f"{c['ci_high']:.3f}) | {c['human_only_mean']:.3f} ({c['human_only_ci_low']:.3f} to "
                     f"{c['human_only_ci_high']:.3f}) | {c['judge_only_mean']:.3f} | {c['bias']:+.3f} | "
-                    f"{c['effective_human_labels']:.1f} | {t:.3f} | {'yes' if c['ci_low'] <= t <= c['ci_high'] else 'NO'} |"
+                    f"{c['effective_human_labels']:.1f} | {t:.3f} | {'yes' if c['ci_low'] <= t <= c['ci_high'] else 'NO'} | "
+                    f"{c['interval']}{' (less reliable)' if c['less_reliable'] else ''} |"
                 )
             p = doc["panel"]
             rows += [
@@ -244,7 +257,7 @@ def real_rows() -> list[str]:
                     f"{p['dawid_skene']['plurality_accuracy']:.3f}, best judge "
                     f"{p['dawid_skene']['best_judge_accuracy']:.3f})"
                     if p["dawid_skene"] and p["dawid_skene"]["accuracy"] is not None
-                    else "; Dawid-Skene not fitted (the judges' scores are not discrete verdicts)"
+                    else "; " + "; ".join(n for n in doc["notes"] if "Dawid-Skene" in n)
                     if not p["dawid_skene"]
                     else "; Dawid-Skene not compared with the humans (their scores are not on the judges' labels)"
                 )

@@ -87,7 +87,7 @@ def test_contract_and_numbers_equal_ppi_py(tmp_path: Path, capsys: pytest.Captur
         assert (c["n_cases"], c["n_human"]) == (300, 60)
         assert c["bias"] == pytest.approx(float(np.mean(yh - y)))
     assert doc["bias_differs"] is True  # A's judge is +0.6 too kind, the others about 0
-    assert "bias differs" in doc["verdict"]
+    assert "not equally fair to every config" in doc["verdict"]
     assert len(doc["pairs"]) == 3
 
 

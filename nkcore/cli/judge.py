@@ -16,6 +16,7 @@ from pathlib import Path
 from nkcore.cli.common import one_line_strings, print_json
 from nkcore.errors import DataError
 from nkcore.judge import SCALES, judge_doc, judge_report, read_judge_table
+from nkcore.judge.ppi import INTERVALS, T_BELOW
 from nkcore.judge.sentences import num
 
 __all__ = ["register", "run_judge"]
@@ -56,9 +57,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="fill a missing judge score with the judge's mean on the config (otherwise an error)",
     )
     r.add_argument(
+        "--interval",
+        choices=INTERVALS,
+        default="auto",
+        help=f"auto (default): the small-sample t interval for a config or pair with fewer than {T_BELOW} human "
+        "labels, PPI++'s normal interval (as ppi-python's ppi_mean_ci) otherwise; normal or t forces one",
+    )
+    r.add_argument(
         "--small-sample",
         action="store_true",
-        help="t intervals with n - 1 variances (closer to the stated level below about 50 human labels per config)",
+        help="force the t interval with n - 1 variances for every config (same as --interval t)",
+    )
+    r.add_argument(
+        "--normal-interval",
+        action="store_true",
+        help="force PPI++'s normal interval, equal to ppi-python's ppi_mean_ci (same as --interval normal)",
     )
     r.add_argument("--alpha", type=float, default=0.05, help="significance; intervals at 1 - alpha (default 0.05)")
     r.add_argument("--json", action="store_true", help="machine-readable output")
@@ -76,9 +89,21 @@ def _prices(args: argparse.Namespace) -> None:
         raise DataError("--price-human must be positive")
 
 
+def _interval(args: argparse.Namespace) -> str:
+    forced = {"t"} if args.small_sample else set()
+    if args.normal_interval:
+        forced.add("normal")
+    if args.interval != "auto":
+        forced.add(args.interval)
+    if len(forced) > 1:
+        raise DataError("choose one interval: --small-sample (t), --normal-interval or --interval")
+    return forced.pop() if forced else "auto"
+
+
 def run_judge(args: argparse.Namespace) -> int:
     """Run ``judge``."""
     _prices(args)
+    interval = _interval(args)
     table = read_judge_table(
         args.file,
         args.judge_column,
@@ -95,7 +120,7 @@ def run_judge(args: argparse.Namespace) -> int:
         half_width=args.half_width,
         price_human=args.price_human,
         price_judge=args.price_judge,
-        small_sample=args.small_sample,
+        interval=interval,
     )
     doc = judge_doc(report)
     if args.json:
@@ -111,6 +136,7 @@ def run_judge(args: argparse.Namespace) -> int:
             f"  humans only {num(c['human_only_mean'])} ({num(c['human_only_ci_low'])} to "
             f"{num(c['human_only_ci_high'])})  judge only {num(c['judge_only_mean'])}  bias {num(c['bias'])}"
             f"  {c['n_human']} of {c['n_cases']} cases labelled, worth {num(c['effective_human_labels'])}"
+            f"  {c['interval']} interval" + ("  LESS RELIABLE (see notes)" if c["less_reliable"] else "")
         )
     for p in doc["pairs"][:10]:
         print(

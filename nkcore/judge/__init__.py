@@ -63,7 +63,15 @@ from nkcore.judge.ppi import (
     ppi_mean_interval,
 )
 from nkcore.judge.raters import DawidSkeneJudges, JudgePair, JudgePanel, JudgeSummary, judge_panel
-from nkcore.judge.report import JudgePlan, JudgeReport, SubsetCheck, judge_plan, judge_report, subset_check
+from nkcore.judge.report import (
+    JudgePlan,
+    JudgeReport,
+    SubsetCheck,
+    judge_plan,
+    judge_report,
+    judge_report_of_frame,
+    subset_check,
+)
 from nkcore.judge.sentences import judge_verdict, plan_sentence
 
 __all__ = [
@@ -97,6 +105,7 @@ __all__ = [
     "judge_panel",
     "judge_plan",
     "judge_report",
+    "judge_report_of_frame",
     "judge_table",
     "judge_verdict",
     "labels_for_half_width",

@@ -4,7 +4,10 @@ Contract (issue 55; keys are added, never renamed): ``configs``, a list of objec
 ``n_human``, ``ppi_mean``, ``ci_low``, ``ci_high``, ``human_only_mean``, ``human_only_ci_low``,
 ``human_only_ci_high``, ``judge_only_mean``, ``effective_human_labels``; and ``verdict``. Added: per config ``se``,
 ``lambda``, ``judge_only_ci_low`` / ``_high``, ``bias`` with ``bias_ci_low`` / ``_high``; ``judge``, ``judges``,
-``scale``, ``level``, ``interval`` ("ppi++" or "ppi++ (t, small-sample)"), ``pairs`` (corrected paired differences), ``bias_differs`` and ``bias_tests`` (the most
+``scale``, ``level``, ``interval`` ("ppi++" when every config used the normal interval, "ppi++ (t, small-sample)" when
+every one used t, "mixed" otherwise), ``interval_choice`` ("auto", "normal" or "t"), per config ``interval``
+("normal" or "t") and ``less_reliable`` (the benchmark's case below 93% coverage), per pair ``interval``,
+``pairs`` (corrected paired differences), ``bias_differs`` and ``bias_tests`` (the most
 different pairs first, at most :data:`MAX_BIAS_TESTS`), ``flips``, ``subset_check``, ``plan``, ``panel`` (several
 judges), ``notes``, ``method``. Numbers are on the human scale; NaN and infinities become null.
 """
@@ -21,7 +24,8 @@ MAX_BIAS_TESTS = 20
 """At most this many bias comparisons are listed (smallest adjusted p first)."""
 METHOD = (
     "PPI++ (Angelopoulos, Duchi & Zrnic 2023): mean of the human scores corrected with the judge's scores on every "
-    "case, power-tuned lambda clipped to [0, 1] (never wider than humans only), normal interval; paired differences "
+    "case, power-tuned lambda clipped to [0, 1] (never wider than humans only), normal interval from 50 human labels, "
+    "t interval (n - 1 variances, t quantile) below; paired differences "
     "by PPI++ on per-case differences; judge bias = mean(judge - human) on labelled cases, t intervals, Holm across "
     "config pairs; plan: Var = sigma^2/n (1 - rho^2 N/(n + N)), cheapest split as ppi_py.ppi_power"
 )
@@ -48,6 +52,8 @@ def _config(c: Any) -> dict[str, Any]:
         "bias": c.bias.estimate,
         "bias_ci_low": c.bias.ci_low,
         "bias_ci_high": c.bias.ci_high,
+        "interval": c.interval,
+        "less_reliable": c.less_reliable,
     }
 
 
@@ -63,6 +69,7 @@ def _pair(p: Any) -> dict[str, Any]:
         "ci_high": p.ppi.ci_high,
         "p_value": p.p_value,
         "effective_human_labels": p.effective_human_labels,
+        "interval": p.interval,
     }
     if p.human_only is not None:
         out |= {
@@ -151,6 +158,11 @@ def _panel(report: JudgeReport) -> dict[str, Any] | None:
     }
 
 
+def _interval(report: JudgeReport) -> str:
+    methods = {c.ppi.method for c in report.configs}
+    return methods.pop() if len(methods) == 1 else "mixed"
+
+
 def judge_doc(report: JudgeReport) -> dict[str, Any]:
     """The report as plain JSON values (module docstring for the keys); NaN stays NaN here (``print_json`` writes
     null)."""
@@ -161,7 +173,8 @@ def judge_doc(report: JudgeReport) -> dict[str, Any]:
         "judges": list(report.table.judges),
         "scale": report.table.scale,
         "level": report.confidence,
-        "interval": report.configs[0].ppi.method,
+        "interval": _interval(report),
+        "interval_choice": report.interval,
         "n_configs": len(report.configs),
         "configs": [_config(c) for c in report.configs],
         "pairs": [_pair(p) for p in report.pairs],

@@ -91,7 +91,8 @@ class DawidSkeneJudges:
 class JudgePanel:
     """Several judges: ``judges`` (one summary each), ``pairs``, ``mean_error_correlation``, ``effective_judges``
     (K / (1 + (K - 1) r)), ``combined_effective_human_labels`` (the judges' standardised mean as one judge),
-    ``best_judge``, ``dawid_skene`` (None when the scales are not discrete or crowd-kit is missing) and ``notes``."""
+    ``best_judge``, ``dawid_skene`` (None when the scales are not discrete, the human scores are not on the judges'
+    verdicts, or crowd-kit is missing) and ``notes``."""
 
     judges: tuple[JudgeSummary, ...]
     pairs: tuple[JudgePair, ...]
@@ -123,6 +124,24 @@ def _levels(x: np.ndarray) -> np.ndarray | None:
 
 def _discrete(x: np.ndarray) -> bool:
     return _levels(x) is not None
+
+
+def _verdicts(x: np.ndarray, pairwise: bool) -> bool:
+    """Whether scores are verdicts: a discrete scale with at least :data:`LEVELS_SHARE` of the scores whole numbers
+    (0 / 0.5 / 1 for pairwise; a few filled-in means may be off them); scores such as 2.67 are means of several
+    raters, not verdicts."""
+    if x.size == 0 or _levels(x) is None:
+        return False
+    whole = np.isin(x, (0.0, 0.5, 1.0)) if pairwise else x == np.round(x)
+    return float(np.mean(whole)) >= LEVELS_SHARE
+
+
+def _on_judges_levels(h: np.ndarray, scores: dict[str, np.ndarray], pairwise: bool) -> bool:
+    """Whether the human scores are verdicts and at least :data:`ON_SCALE` of them are one of the judges' levels."""
+    if h.size == 0 or not _verdicts(h, pairwise):
+        return False
+    levels = np.unique(np.concatenate([lv for s in scores.values() if (lv := _levels(s)) is not None]))
+    return float(np.mean(np.isclose(h[:, None], levels[None, :]).any(axis=1))) >= ON_SCALE
 
 
 def _effective(table: JudgeTable, scores: np.ndarray) -> float:
@@ -178,19 +197,21 @@ def judge_panel(table: JudgeTable, dawid_skene: bool = True) -> JudgePanel:
     notes: list[str] = []
     ds = None
     if dawid_skene:
-        if all(_discrete(s) for s in scores.values()):
+        pw = table.scale == "pairwise"
+        if not all(_discrete(s) for s in scores.values()):
+            notes.append(
+                f"Dawid-Skene over the judges needs discrete verdicts (at most {DISCRETE_UP_TO} distinct scores)"
+            )
+        elif not _on_judges_levels(h[lab], scores, pw):
+            notes.append(
+                "Dawid-Skene over the judges is skipped: the human score is not a verdict on the judges' scale "
+                "(a mean of several raters, say), so the judges' consensus cannot be checked against it"
+            )
+        else:
             try:
                 ds = dawid_skene_judges(table)
             except DataError as exc:
                 notes.append(f"Dawid-Skene over the judges was not fitted: {exc}")
-            if ds is not None and math.isnan(ds.accuracy):
-                notes.append(
-                    "Dawid-Skene's labels are not compared with the humans': the human scores are not on the judges' labels"
-                )
-        else:
-            notes.append(
-                f"Dawid-Skene over the judges needs discrete verdicts (at most {DISCRETE_UP_TO} distinct scores)"
-            )
     return JudgePanel(tuple(summaries), tuple(pairs), r, eff, combined, best.judge, ds, tuple(notes))
 
 

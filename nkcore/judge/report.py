@@ -4,14 +4,16 @@ panel, and the verdict (:func:`judge_report`, what the CLI and the page show).""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
-from nkcore.judge.data import JudgeTable
+from nkcore.judge.data import JudgeTable, judge_table
 from nkcore.judge.estimate import (
     ALL_PAIRS_UP_TO,
     BiasTests,
@@ -22,13 +24,21 @@ from nkcore.judge.estimate import (
     pair_differences,
 )
 from nkcore.judge.plan import LabelPlan, PilotFit, SplitPlan, cheapest_split, labels_for_half_width, pilot_fit
+from nkcore.judge.ppi import INTERVALS, T_BELOW
 from nkcore.judge.raters import JudgePanel, judge_panel
 from nkcore.judge.sentences import judge_verdict
 
-__all__ = ["JudgePlan", "JudgeReport", "SubsetCheck", "judge_plan", "judge_report", "ranking_flips", "subset_check"]
-
-SMALL_SAMPLE_BELOW = 50
-"""Below this many human labels in a config, the notes suggest the small-sample (t) interval."""
+__all__ = [
+    "JudgePlan",
+    "JudgeReport",
+    "SubsetCheck",
+    "interval_note",
+    "judge_plan",
+    "judge_report",
+    "judge_report_of_frame",
+    "ranking_flips",
+    "subset_check",
+]
 SUBSET_P = 0.01
 """Below this p the labelled cases' judge scores differ from the others' enough to doubt a random draw."""
 
@@ -65,7 +75,7 @@ class JudgePlan:
 class JudgeReport:
     """Everything about one judge table (fields as named; ``flips`` the pairs (a, b) the judge alone orders a > b
     while the corrected difference says b > a resolvably or the judge-only order contradicts the corrected one;
-    ``verdict`` the sentences)."""
+    ``verdict`` the sentences; ``interval`` the choice asked for: "auto", "normal" or "t")."""
 
     table: JudgeTable
     judge: str
@@ -79,6 +89,7 @@ class JudgeReport:
     flips: tuple[tuple[str, str], ...]
     verdict: str
     notes: tuple[str, ...]
+    interval: str = "auto"
 
     @property
     def confidence(self) -> float:
@@ -160,15 +171,23 @@ def judge_report(
     price_judge: float | None = None,
     dawid_skene: bool = True,
     small_sample: bool = False,
+    interval: str = "auto",
 ) -> JudgeReport:
     """Every number of issue 55 for one judge table; the verdict from :mod:`nkcore.judge.sentences`.
-    ``small_sample``: t intervals with divisor n - 1 variances (:func:`nkcore.judge.ppi.ppi_mean_interval`)."""
+    ``interval`` "auto" (t below :data:`nkcore.judge.ppi.T_BELOW` human labels, else PPI++'s normal interval),
+    "normal" or "t" (:func:`nkcore.judge.ppi.ppi_mean_interval`); ``small_sample=True`` is ``interval="t"``."""
     j = judge or table.judges[0]
     if j not in table.judges:
         raise DataError(f"no judge {j!r}; the judges are {', '.join(table.judges)}")
     check_significance(significance)
-    configs = config_estimates(table, j, significance, small_sample)
-    pairs = pair_differences(table, configs, j, significance, small_sample)
+    if interval not in INTERVALS:
+        raise DataError(f"the interval must be one of {', '.join(INTERVALS)}; got {interval!r}")
+    if small_sample:
+        if interval == "normal":
+            raise DataError("the small-sample option (t interval) and the normal interval cannot both be forced")
+        interval = "t"
+    configs = config_estimates(table, j, significance, interval)
+    pairs = pair_differences(table, configs, j, significance, interval)
     best = max(configs, key=lambda c: c.ppi.estimate).config
     bias = bias_tests(table, j, significance, None if len(configs) <= ALL_PAIRS_UP_TO else best)
     subset = subset_check(table, j)
@@ -188,19 +207,86 @@ def judge_report(
     )
     if panel is not None:
         notes.extend(panel.notes)
-    few = min(c.n_human for c in configs)
-    if few < SMALL_SAMPLE_BELOW and not small_sample:
+    notes.append(interval_note(configs, interval))
+    shaky = [c.config for c in configs if c.less_reliable]
+    if shaky:
         notes.append(
-            f"a config has only {few} human labels: below about {SMALL_SAMPLE_BELOW} the normal interval runs short "
-            "(about 92% for a 95% interval at 30 labels in docs/judge.md); the small-sample option (--small-sample) "
-            "gives t intervals"
+            f"less reliable: {', '.join(shaky[:5])}{' and more' if len(shaky) > 5 else ''} "
+            f"(0/1 verdicts, fewer than {T_BELOW} human labels, and a judge that gives the people's verdict on most "
+            "of them): in the simulation of docs/judge.md a 95% interval in that case held the truth only about 91% "
+            "of the time; label more cases"
         )
     fallbacks = [c.config for c in configs if c.ppi.fallback]
     if fallbacks:
         notes.append(
             "the judge did not narrow the interval of " + ", ".join(fallbacks[:5]) + ": humans only used there"
         )
-    report = JudgeReport(table, j, significance, configs, pairs, bias, subset, plan, panel, flips, "", tuple(notes))
+    report = JudgeReport(
+        table, j, significance, configs, pairs, bias, subset, plan, panel, flips, "", tuple(notes), interval
+    )
     return JudgeReport(
-        table, j, significance, configs, pairs, bias, subset, plan, panel, flips, judge_verdict(report), tuple(notes)
+        table,
+        j,
+        significance,
+        configs,
+        pairs,
+        bias,
+        subset,
+        plan,
+        panel,
+        flips,
+        judge_verdict(report),
+        tuple(notes),
+        interval,
+    )
+
+
+def interval_note(configs: Sequence[ConfigEstimate], interval: str = "auto") -> str:
+    """Which interval was used and why, in plain words (the page and the CLI's notes).
+
+    >>> interval_note([], "normal")
+    'intervals: the normal interval of PPI++ for every config (forced)'
+    """
+    if interval == "normal":
+        return "intervals: the normal interval of PPI++ for every config (forced)"
+    if interval == "t":
+        return "intervals: the small-sample t interval for every config (forced)"
+    t = [c.config for c in configs if c.interval == "t"]
+    if not t:
+        return f"intervals: the normal interval of PPI++ (every config has at least {T_BELOW} human labels)"
+    why = f"(fewer than {T_BELOW} human labels, where the normal interval runs short)"
+    if len(t) == len(configs):
+        return f"intervals: the small-sample t interval for every config {why}"
+    names = ", ".join(t[:5]) + (" and more" if len(t) > 5 else "")
+    return f"intervals: the small-sample t interval for {names} {why}; the normal interval of PPI++ for the others"
+
+
+def judge_report_of_frame(
+    frame: pd.DataFrame,
+    judge_columns: Sequence[str],
+    human_column: str,
+    config_column: str | None = None,
+    case_column: str | None = None,
+    scale: str = "auto",
+    fill_missing_judge: bool = False,
+    significance: float = 0.05,
+    half_width: float | None = None,
+    price_human: float | None = None,
+    price_judge: float | None = None,
+    dawid_skene: bool = True,
+    small_sample: bool = False,
+    interval: str = "auto",
+) -> JudgeReport:
+    """:func:`nkcore.judge.data.judge_table` then :func:`judge_report` (the first judge column is the one corrected):
+    one call from a frame, for a cache keyed on the frame's fingerprint."""
+    table = judge_table(frame, judge_columns, human_column, config_column, case_column, scale, fill_missing_judge)
+    return judge_report(
+        table,
+        significance=significance,
+        half_width=half_width,
+        price_human=price_human,
+        price_judge=price_judge,
+        dawid_skene=dawid_skene,
+        small_sample=small_sample,
+        interval=interval,
     )

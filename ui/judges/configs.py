@@ -13,13 +13,27 @@ import streamlit as st
 from nkcore.cli.common import to_jsonable
 from nkcore.common.formatting import format_p
 from nkcore.judge import JudgeReport, judge_doc
-from nkcore.judge.sentences import num
+from nkcore.judge.ppi import T_BELOW
+from nkcore.judge.sentences import bias_words, num
 from ui import charts
 from ui.charts import judge as judge_chart
 from ui.common import cache, exports
 from ui.common.text import md
 
-__all__ = ["config_table", "doc_json", "draw_bias", "draw_configs", "draw_downloads", "interval_rows"]
+__all__ = [
+    "LESS_RELIABLE",
+    "config_table",
+    "doc_json",
+    "draw_bias",
+    "draw_configs",
+    "draw_downloads",
+    "interval_rows",
+    "interval_words",
+    "less_reliable_words",
+]
+
+LESS_RELIABLE = "⚠ less reliable"
+"""Beside a corrected interval in the case where the benchmark's coverage stays below 93% (docs/judge.md)."""
 
 
 def config_table(report: JudgeReport) -> pd.DataFrame:
@@ -39,6 +53,8 @@ def config_table(report: JudgeReport) -> pd.DataFrame:
                 "judge only": c.judge_only.estimate,
                 "judge bias": c.bias.estimate,
                 "labels the judge is worth": c.effective_human_labels,
+                "interval": c.interval,
+                "less reliable": c.less_reliable,
             }
             for c in report.configs
         ]
@@ -66,6 +82,41 @@ def interval_rows(report: JudgeReport) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def interval_words(report: JudgeReport) -> str:
+    """Which interval the corrected numbers use, and why, in plain words."""
+    t = [c for c in report.configs if c.interval == "t"]
+    if report.interval == "normal":
+        return "Corrected intervals: the normal interval of prediction-powered inference, as asked."
+    if report.interval == "t":
+        return "Corrected intervals: the wider small-sample (t) interval for every config, as asked."
+    if not t:
+        return (
+            f"Corrected intervals: the normal interval of prediction-powered inference, since every config has at "
+            f"least {T_BELOW} human labels."
+        )
+    which = "every config" if len(t) == len(report.configs) else f"{len(t)} of {len(report.configs)} configs"
+    verb = "have" if 1 < len(t) < len(report.configs) else "has"
+    return (
+        f"Corrected intervals: {which} {verb} fewer than {T_BELOW} human labels, so "
+        "they use the wider small-sample (t) interval: with so few labels the usual (normal) one is too narrow and "
+        f"misses the true value more often than {100 - 100 * report.confidence:g}% of the time."
+    )
+
+
+def less_reliable_words(report: JudgeReport) -> str | None:
+    """The flag's sentence when some config is in the benchmark's failing case (else None)."""
+    shaky = [c.config for c in report.configs if c.less_reliable]
+    if not shaky:
+        return None
+    names = ", ".join(md(x) for x in shaky[:5]) + (f" and {len(shaky) - 5} more" if len(shaky) > 5 else "")
+    return (
+        f"**Less reliable:** {names}. These intervals are less reliable with fewer than {T_BELOW} labels when the "
+        "scores are yes/no verdicts and the judge gives the people's verdict almost every time: the few "
+        "disagreements then decide the correction. In our simulation of that case a 95% interval held the true value "
+        "only about 91% of the time. Label more cases of these configs."
+    )
+
+
 def draw_configs(report: JudgeReport) -> None:
     """The chart of three intervals per config, the table, and what each column means."""
     pct = f"{100 * report.confidence:g}%"
@@ -84,7 +135,8 @@ def draw_configs(report: JudgeReport) -> None:
     shown = table.assign(
         labelled=[f"{h:,} of {n:,}" for h, n in zip(table["human labels"], table["cases"], strict=True)],
         corrected_interval=[
-            _interval(lo, hi) for lo, hi in zip(table["corrected from"], table["corrected to"], strict=True)
+            _interval(lo, hi) + (f" {LESS_RELIABLE}" if flag else "")
+            for lo, hi, flag in zip(table["corrected from"], table["corrected to"], table["less reliable"], strict=True)
         ],
         humans_interval=[
             _interval(lo, hi) for lo, hi in zip(table["humans only from"], table["humans only to"], strict=True)
@@ -112,6 +164,10 @@ def draw_configs(report: JudgeReport) -> None:
     exports.table(
         shown, "judge_configs", download=False, hide_index=True, width="stretch", column_config=fmt, column_order=order
     )
+    st.caption(interval_words(report))
+    shaky = less_reliable_words(report)
+    if shaky:
+        st.warning(shaky, icon=":material/warning:")
     st.caption(
         "**human labels**: cases a human labelled, of the cases the judge scored. **corrected mean** with its "
         f"{pct} interval: the answer on the human scale. **humans only**: the labels alone. **judge only**: "
@@ -145,25 +201,28 @@ def draw_bias(report: JudgeReport) -> None:
                 if report.flips
                 else ""
             )
+            bias = {c.config: c.bias.estimate for c in report.configs}
             st.warning(
-                f"The judge's bias differs between configs: it favours {md(favoured)} (bias {md(md_pair.config_a)} minus "
-                f"{md(md_pair.config_b)} = {num(md_pair.difference)}, Holm-adjusted {format_p(md_pair.p_holm)}). "
-                f"A ranking by the judge alone may flip.{flips}",
+                f"The judge's bias differs between configs: it favours {md(favoured)}. It scores "
+                f"{md(md_pair.config_a)} {bias_words(bias[md_pair.config_a])} and {md(md_pair.config_b)} "
+                f"{bias_words(bias[md_pair.config_b])} (a gap this size by chance: Holm-adjusted "
+                f"{format_p(md_pair.p_holm)}). A ranking by the judge alone may flip.{flips}",
                 icon=":material/warning:",
             )
         elif report.flips:
             st.info(
-                "No resolvable difference in the judge's bias between configs (Holm-adjusted tests of every pair at "
-                f"significance {report.significance:g}), yet the judge alone orders {len(report.flips)} pair(s) of "
-                "configs the other way round from the corrected numbers: close configs, where the judge's noise is "
-                "enough to swap them. Rank by the corrected means.",
+                "The judge looks equally fair to every config: how much it over- or under-scores differs between "
+                f"configs no more than chance would explain (Holm-adjusted tests at {100 * report.significance:g}%). "
+                f"Yet the judge alone orders {len(report.flips)} pair(s) of configs the other way round from the "
+                "corrected numbers: those configs are close, and the judge's noise is enough to swap them. Rank by the "
+                "corrected means.",
                 icon=":material/info:",
             )
         else:
             st.success(
-                "No resolvable difference in the judge's bias between configs (Holm-adjusted tests of every pair"
-                f" at significance {report.significance:g}), and the judge alone orders them as the corrected numbers "
-                "do; its level may still be off.",
+                "The judge looks equally fair to every config (how much it over- or under-scores differs between "
+                f"configs no more than chance would explain; Holm-adjusted tests at {100 * report.significance:g}%), "
+                "and the judge alone orders them as the corrected numbers do; its level may still be off.",
                 icon=":material/check_circle:",
             )
     spec = cache.chart_spec(

@@ -74,16 +74,17 @@ def draw_plan(report: JudgeReport) -> None:
     c1.metric(
         "Labels, humans only",
         f"{lp.human_only_labels:,}",
-        help=f"Labels for a {100 * plan.confidence:g}% interval of +-{num(plan.target_half_width)} with no judge: "
-        "sigma^2 / se^2, sigma the human scores' spread within configs.",
+        help=f"Labels for a {100 * plan.confidence:g}% interval of ±{num(plan.target_half_width)} with no judge: "
+        "σ² / se², σ the human scores' spread within configs and se the standard error the interval needs.",
     )
     c2.metric(
         "Labels, with the judge",
         "not reachable" if lp.ppi_labels is None else f"{lp.ppi_labels:,}",
         delta=None if lp.ppi_labels is None or lp.saving < 0.005 else f"-{percent(lp.saving, 0)}",
         delta_color="off",
-        help=f"With the judge scoring all {plan.n_cases:,} cases of a config: the judge removes at most rho^2 of the "
-        f"variance (rho, the judge-human correlation = {plan.pilot.rho:.2f}, measured on this table's labelled cases).",
+        help=f"With the judge scoring all {plan.n_cases:,} cases of a config: the judge removes at most ρ² of the "
+        f"variance (ρ, the correlation between judge and human scores, is {plan.pilot.rho:.2f} on this table's "
+        "labelled cases).",
     )
     s = plan.split
     if s is not None:
@@ -96,8 +97,8 @@ def draw_plan(report: JudgeReport) -> None:
             f"{s.effective_n:,} human labels alone (ppi_py.ppi_power's rule).",
         )
     st.caption(
-        f"**rho** = {plan.pilot.rho:.2f}: the correlation of the judge's and the humans' scores within configs, on the "
-        f"{plan.pilot.n_labelled:,} labelled cases. The saving is at most rho^2 = {percent(lp.max_saving, 0)} of the "
+        f"**ρ** = {plan.pilot.rho:.2f}: the correlation between judge and human scores within configs, on the "
+        f"{plan.pilot.n_labelled:,} labelled cases. The saving is at most ρ² = {percent(lp.max_saving, 0)} of the "
         "human labels, however many judge calls are bought: a mediocre judge saves little. The plan assumes the human "
         "labels are drawn at random."
     )

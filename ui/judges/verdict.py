@@ -22,6 +22,17 @@ def sentences(verdict: str) -> list[str]:
     return [s for s in _SPLIT.split(verdict) if s]
 
 
+def _bias_value(lo: float, hi: float) -> str:
+    """The judge's bias (judge minus human; the range over configs) as a short signed metric value: "-2.1 to -0.77".
+
+    >>> _bias_value(-2.125, -0.771), _bias_value(-0.21, 0.16), _bias_value(0.5, 0.5)
+    ('-2.1 to -0.77', '-0.21 to +0.16', '+0.5')
+    """
+    if f"{lo:+.2g}" == f"{hi:+.2g}":
+        return f"{lo:+.2g}"
+    return f"{lo:+.2g} to {hi:+.2g}".replace("+-", "-")
+
+
 def draw_verdict(report: JudgeReport) -> None:
     """The verdict (its first sentence as the headline, the rest below) and three numbers: the corrected best config,
     what the judge alone says, and what the judge is worth in human labels."""
@@ -43,6 +54,8 @@ def draw_verdict(report: JudgeReport) -> None:
         c1.metric(
             "Mean, corrected by human labels" if one else "Best config, corrected by human labels",
             num(best.ppi.estimate) if one else md(best.config),
+            delta="⚠ less reliable interval (see below)" if best.less_reliable else None,
+            delta_color="inverse" if best.less_reliable else "off",
             help=f"{'' if one else md(best.config) + ': '}{num(best.ppi.estimate)} on the human scale, {pct} interval "
             f"{num(best.ppi.ci_low)} to {num(best.ppi.ci_high)}: the judge's scores on every case, corrected by the "
             "human labels (prediction-powered inference).",
@@ -58,9 +71,9 @@ def draw_verdict(report: JudgeReport) -> None:
         eff = sum(c.effective_human_labels for c in report.configs if math.isfinite(c.effective_human_labels))
         c3, c4 = st.columns(2)
         c3.metric(
-            "Your human labels are worth, with the judge",
+            "Your labels count as, with the judge",
             f"{eff:,.0f}",
-            delta=f"from {n:,} labels",
+            delta=f"from {n:,} human labels",
             delta_color="off",
             help="Effective human labels: how many human labels alone would give intervals as narrow as the corrected "
             "ones. It is never below the labels you have: PPI's weight on the judge is tuned so the judge cannot hurt.",
@@ -69,10 +82,11 @@ def draw_verdict(report: JudgeReport) -> None:
         hi = max(c.bias.estimate for c in report.configs)
         differs = len(report.configs) > 1 and report.bias.differs
         c4.metric(
-            "The judge's bias (judge minus human)",
-            num(lo) if one else f"{lo:.2g} to {hi:.2g}",
+            "Judge's score minus people's",
+            _bias_value(lo, hi),
             delta="differs between configs" if differs else None if one else "alike for every config",
             delta_color="inverse" if differs else "off",
-            help="Mean of judge score minus human score on the labelled cases (per config). Below 0 the judge is "
+            help="How much lower or higher the judge scores than people on the labelled cases (the mean of judge "
+            "minus human score, per config; on the human scale). Lower: the judge is "
             "harsher than people; when it differs between configs, the judge favours some, and its ranking can flip.",
         )
