@@ -138,13 +138,16 @@ def test_worked_example_against_pandas_counts(worked_frame: pd.DataFrame) -> Non
     )
 
 
-def test_bootstrap_intervals_are_paired_and_match_the_vote_curve(worked_frame: pd.DataFrame) -> None:
+def test_bootstrap_intervals_are_paired_and_the_vote_curve_band_is_majority_at_k(worked_frame: pd.DataFrame) -> None:
     s = voting.parse_samples(worked_frame)
     r = pass_k_curves(s, n_boot=500, seed=3, interval="bootstrap")
     assert r.interval == "bootstrap"
     curve = voting.vote_curve(s, "first", n_boot=500, seed=3)
-    for kv, pt in zip(r.majority_at_k, curve.points, strict=True):
+    default = pass_k_curves(s, n_boot=500, seed=3)  # the vote curve's band: the same interval on the same values
+    for kv, pt in zip(default.majority_at_k, curve.points, strict=True):
         assert (kv.value, kv.ci_low, kv.ci_high) == pytest.approx((pt.accuracy, pt.ci_low, pt.ci_high), abs=1e-12)
+    for kv, pt in zip(r.majority_at_k, curve.points, strict=True):
+        assert kv.value == pytest.approx(pt.accuracy, abs=1e-12)
     for series in (r.pass_at_k, r.pass_hat_k):
         assert all(v.ci_low <= v.value <= v.ci_high for v in series)
     again = pass_k_curves(s, n_boot=500, seed=3, interval="bootstrap")

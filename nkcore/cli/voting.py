@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "vote",
         help="exact majority-vote accuracy at every samples per request (n), rho, N_eff, unfixable errors",
         description="Read raw samples (case, sample, answer, gold [, latency_s]; or a 0/1 correct column) and print "
-        "the exact plurality-vote curve with paired bootstrap intervals, the first-n reading, rho, N_eff and the "
+        "the exact plurality-vote curve with 95% intervals (exact, over cases) and paired bootstrap steps, the first-n reading, rho, N_eff and the "
         "errors more samples cannot fix.",
     )
     p.add_argument(
@@ -176,7 +176,7 @@ def run_vote(args: argparse.Namespace) -> int:
         print_json(doc)
         return 0
     print(f"{doc['n_cases']} cases; tie rule: {doc['tie']}")
-    print("samples per request (n) | cases | exact accuracy (95% paired CI) | first n samples")
+    print("samples per request (n) | cases | exact accuracy (95% CI) | first n samples")
     for p in doc["curve"]:
         print(
             f"  n={p['n']:<3} {p['n_cases']:>6}  {p['accuracy']:.1%} ({p['ci_low']:.1%} to {p['ci_high']:.1%})"

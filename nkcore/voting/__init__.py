@@ -15,7 +15,7 @@ Modules (one concept each):
 - ``rules``      the plurality vote, tie rules and top-up triggers
 - ``exact``      per-case credit at every n: exact over all n-subsets, and over the first n samples
 - ``bootstrap``  the paired bootstrap over cases
-- ``curve``      the measured curve with paired bootstrap bands
+- ``curve``      the measured curve with its 95% bands (exact, on effective cases) and paired bootstrap steps
 - ``models``     independent and correlated accuracy, N_eff, rho, the beta-binomial difficulty model
 - ``next_step``  fit rho up to n = k, predict k + 2, compare
 - ``unfixable``  errors more samples cannot fix

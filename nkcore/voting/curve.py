@@ -1,6 +1,11 @@
-"""The measured vote curve: exact accuracy at every samples per request n, with paired bootstrap bands.
+"""The measured vote curve: exact accuracy at every samples per request n, with its 95% interval, and the paired
+bootstrap interval of each two-sample step.
 
-Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
+The accuracy band is :func:`nkcore.common.bounded_mean.bounded_mean_intervals` (Clopper-Pearson on an effective
+number of cases), the interval pass@k uses: the paired percentile bootstrap it replaces covered 0.12-0.68 at
+majority@5 near accuracy 0 or 1 (15-120 cases); this one covers 0.938-1.000 in every cell (``docs/coverage.md``,
+rows "majority@k vote-curve band"). The steps' paired bootstrap covers 0.42-0.64 at majority@3 -> @5 near 0 or 1
+with 15-30 cases (rows "step majority@3 -> @5"). Reference: the chapter "The accuracy curve flattens sooner than the sample count suggests"
 (``shared/seeds/002_544b9edd7c12c66d.txt``): 142, 156, 158, 158 of 200 cases at n = 1, 3, 5, 7.
 """
 
@@ -12,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nkcore.common import limits
+from nkcore.common.bounded_mean import bounded_mean_intervals
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
 from nkcore.voting.bootstrap import bootstrap_weights, check_boot
@@ -27,7 +33,8 @@ class CurvePoint:
     """One samples-per-request value n on the measured curve.
 
     ``accuracy`` is the exact expected plurality accuracy over all n-subsets (mean over the ``n_cases`` cases
-    with at least n samples); ``ci_low``/``ci_high`` its 95% paired-bootstrap interval; ``first_n_accuracy`` the
+    with at least n samples); ``ci_low``/``ci_high`` its 95% interval (Clopper-Pearson on the effective number of
+    cases, :func:`nkcore.common.bounded_mean.bounded_mean_intervals`); ``first_n_accuracy`` the
     vote over each case's first n samples (``first_n_correct`` cases); ``diff`` the step of two samples from
     ``diff_from_n`` = n - 2 to n (the odd-n ladder 1, 3, 5, ...), on the cases with at least n samples, with
     its 95% paired-bootstrap interval ``diff_ci_low``/``diff_ci_high`` (NaN, and diff_from_n 0, for n <= 2).
@@ -48,7 +55,7 @@ class CurvePoint:
 
 @dataclass(frozen=True, slots=True)
 class VoteCurve:
-    """The measured curve: one :class:`CurvePoint` per n, the tie rule, bootstrap settings."""
+    """The measured curve: one :class:`CurvePoint` per n, the tie rule, the steps' bootstrap settings."""
 
     points: tuple[CurvePoint, ...]
     tie: str
@@ -89,12 +96,18 @@ def column_percentiles(b: np.ndarray, q: tuple[float, float] = (2.5, 97.5)) -> t
 def vote_curve(
     samples: SampleSet, tie: TieRule = "first", n_boot: int = 2000, seed: int | np.random.Generator = 0
 ) -> VoteCurve:
-    """Exact plurality-vote accuracy at every samples per request n, with paired bootstrap intervals.
+    """Exact plurality-vote accuracy at every samples per request n, with 95% intervals.
 
-    accuracy(n) = mean over cases with >= n samples of E[credit of an n-subset]
-    (:func:`nkcore.voting.exact.exact_case_curve`); intervals resample cases with replacement, the same resampled
-    cases at every n (paired), percentile 95%. Reference: the chapter's ``paired_bootstrap`` (resample cases, not
-    calls).
+    accuracy(n) = mean over cases with >= n samples of x_i(n) = E[credit of an n-subset of case i]
+    (:func:`nkcore.voting.exact.exact_case_curve`), each x_i(n) in [0, 1]. Its interval is Clopper-Pearson's on the
+    effective number of cases n / r (r the variance ratio of the x_i(n); r = 1 for 0/1 values, where it is
+    Clopper-Pearson's interval on the cases the vote gets right), :func:`nkcore.common.bounded_mean.bounded_mean_intervals`,
+    the same band as majority@k in :func:`nkcore.voting.passk.pass_k_curves`; it uses neither ``n_boot`` nor
+    ``seed``. The step n - 2 -> n, mean of x_i(n) - x_i(n - 2) on the cases with n samples, has a paired
+    percentile bootstrap interval: cases resampled with replacement, the same resampled cases at both n
+    (``n_boot`` replicates from ``seed``). References: Clopper & Pearson 1934, Biometrika 26:404; Korn & Graubard
+    1998, Survey Methodology 24:193 (effective sample size); the chapter's ``paired_bootstrap`` (resample cases,
+    not calls).
 
     >>> from nkcore.voting.samples import parse_samples
     >>> import pandas as pd
@@ -106,7 +119,7 @@ def vote_curve(
     check_tie(tie)
     check_boot(n_boot)
     m = samples.max_n
-    limits.check_memory(8 * m * (12 * samples.n_cases + 4 * n_boot), "the vote curve and its bootstrap")
+    limits.check_memory(8 * m * (12 * samples.n_cases + 2 * n_boot), "the vote curve and its bootstrap")
     exact = case_credit_exact(samples, tie)
     first = case_credit_first_n(samples, tie)
     mask = ~np.isnan(exact)
@@ -115,16 +128,15 @@ def vote_curve(
     # paired steps n - 2 -> n on the cases that have n samples (so they have n - 2 as well)
     step = np.zeros_like(e0)
     step[:, 2:] = np.where(mask[:, 2:], e0[:, 2:] - e0[:, :-2], 0.0)
-    b, db = np.empty((n_boot, m)), np.empty((n_boot, m))  # filled in place: no list of chunks, no stacked copy
+    db = np.empty((n_boot, m))  # filled in place: no list of chunks, no stacked copy
     done = 0
     for w in bootstrap_weights(samples.n_cases, n_boot, as_generator(seed)):  # the same resampled cases for every n
         rows = slice(done, done + len(w))
-        den = w @ maskf
         with np.errstate(invalid="ignore", divide="ignore"):
-            np.divide(w @ e0, den, out=b[rows])
-            np.divide(w @ step, den, out=db[rows])
+            np.divide(w @ step, w @ maskf, out=db[rows])
         done += len(w)
-    lows, highs = column_percentiles(b)
+    band = bounded_mean_intervals(exact)  # NaN where a case has fewer than n samples
+    lows, highs = band.low, band.high
     dlows, dhighs = column_percentiles(db)
     points = []
     acc = np.nanmean(exact, axis=0)

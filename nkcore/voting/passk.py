@@ -262,8 +262,9 @@ def pass_k_curves(
     [(alpha/2)^(1/n), 1] when every case passes; it uses neither ``n_boot`` nor ``seed``.
     ``interval="bootstrap"``: the former paired percentile bootstrap over cases (:func:`case_bootstrap_bands`,
     ``n_boot`` replicates from ``seed``, the same resampled cases for every k and reading); with the same seed
-    and replicates, majority@k's band is the vote curve's (:func:`nkcore.voting.curve.vote_curve`). It covers far
-    less than 95% near 1 and is [1, 1] when every case passes (``benchmarks/bench_passk_coverage.py``).
+    and replicates). It covers far less than 95% near 1 and is [1, 1] when every case passes
+    (``benchmarks/bench_passk_coverage.py``). majority@k's default (score) band is the vote curve's band
+    (:func:`nkcore.voting.curve.vote_curve`).
     On every k-subset "all right" implies "the plurality is right" implies "one right", so
     pass^k <= majority@k <= pass@k at every k (any tie rule); at k = 1 all three are the single-sample accuracy.
     References: Chen et al. 2021 (pass@k); Yao et al. 2024 (pass^k); Clopper & Pearson 1934 (exact interval); the

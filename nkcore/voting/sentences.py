@@ -96,8 +96,9 @@ def method_notes() -> str:
     """The Sampling page's method notes (a Markdown list): the exact curve, rho, N_eff and the models."""
     return (
         "- **The curve** is exact: at each n, the vote over every subset of n of a case's samples, averaged (no "
-        "sampling noise from choosing subsets). Its 95% band resamples cases, the same resampled cases at every n, "
-        "so the steps between n are paired.\n"
+        "sampling noise from choosing subsets). Its 95% band is an exact (Clopper-Pearson-type) interval over cases, "
+        "which stays honest near 0% and 100%. The interval of each two-sample step resamples cases, the same "
+        "resampled cases at both n, so the steps are paired; near 0% or 100% with few cases it is too narrow.\n"
         f"- **The correlation between samples (rho)**: {RHO_HELP}\n"
         f"- **{N_EFF_HELP}**\n"
         "- **The models** (independent, correlated, beta-binomial difficulty) count a vote as right or wrong against "

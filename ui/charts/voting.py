@@ -40,7 +40,7 @@ def y_domain(measured: pd.DataFrame, models: pd.DataFrame, pad: float = 0.02) ->
 
 
 def vote_curve_chart(measured: pd.DataFrame, models: pd.DataFrame) -> alt.LayerChart:
-    """Accuracy against samples per request (n): the measured exact curve with its paired band, the first-n
+    """Accuracy against samples per request (n): the measured exact curve with its 95% band, the first-n
     points, and the model predictions as lines.
 
     ``measured``: columns n, accuracy, ci_low, ci_high, first_n_accuracy. ``models``: long, columns n, series,

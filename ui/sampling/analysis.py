@@ -33,7 +33,7 @@ class VoteView:
 
 
 def analyse(ds: datasets.Dataset, tie: str) -> VoteView:
-    """The vote analysis (exact vote curve with paired bootstrap bands, rho, models), pass@k and the flaky cases
+    """The vote analysis (exact vote curve with its 95% bands, rho, models), pass@k and the flaky cases
     (one cached computation: the samples are parsed once), and the frames the sections draw."""
     numbers = cache.compute(voting.sampling_numbers, ds, tie=tie, n_boot=2000, seed=0)
     a = numbers.analysis

@@ -70,7 +70,7 @@ def _how_to_read() -> None:
         "For each case, over every way of picking k of its samples: **pass@k** counts a pick with at least one right "
         "answer (enough when someone checks the answers and keeps a right one), **majority of k** a pick whose "
         "majority vote is right, **all k right** (pass^k) a pick with no wrong answer (what a user who asks k times "
-        "sees). Bands: 95% intervals over cases (Wilson-type score intervals, never a single point even when every case passes)."
+        "sees). Bands: 95% intervals over cases (exact Clopper-Pearson-type intervals, never a single point even when every case passes)."
     )
 
 
