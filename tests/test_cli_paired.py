@@ -327,3 +327,19 @@ def test_compare_one_harness_config_exits_2(capsys: pytest.CaptureFixture[str], 
     a = write_lm_run(tmp_path, "m1", DATE_A, [1, 0, 1, 0])
     assert main(["compare", str(a)]) == 2
     assert "these files hold one config (m1): a paired comparison needs two" in capsys.readouterr().err
+
+
+def test_compare_flags_the_paired_interval_with_few_discordant_cases(
+    capsys: pytest.CaptureFixture[str], long_csv: Path
+) -> None:
+    """Issue 53: with 12 discordant cases the bootstrap interval covers less often than 95%; the JSON and the text
+    say so and point to the test; with 38 they do not."""
+    doc = _run_json(capsys, ["compare", str(long_csv), "--a", "n=1", "--b", "n=3"])
+    assert (doc["a_only"] + doc["b_only"], doc["interval_reliable"], doc["interval_note"]) == (38, True, None)
+    doc = _run_json(capsys, ["compare", str(long_csv), "--a", "n=3", "--b", "n=5"])
+    assert (doc["a_only"] + doc["b_only"], doc["interval_reliable"]) == (12, False)
+    assert doc["interval_note"].startswith("this interval is less reliable: only 12 cases where the configs disagree")
+    assert main(["compare", str(long_csv), "--a", "n=3", "--b", "n=5"]) == 0
+    assert "read the test's p" in capsys.readouterr().out
+    assert main(["compare", str(long_csv), "--a", "n=1", "--b", "n=3"]) == 0
+    assert "less reliable" not in capsys.readouterr().out

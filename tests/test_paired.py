@@ -227,11 +227,16 @@ def test_the_unpaired_interval_stays_within_a_difference_of_accuracies() -> None
 )
 def test_wilson_and_clopper_pearson_match_statsmodels(kn: tuple[int, int], level: float) -> None:
     k, n = kn
-    for method, sm in (("wilson", "wilson"), ("clopper-pearson", "beta")):
-        lo, hi = pr.proportion_interval(k, n, level, method)
-        slo, shi = proportion_confint(k, n, alpha=1 - level, method=sm)
-        assert lo == pytest.approx(slo, abs=1e-9)
-        assert hi == pytest.approx(shi, abs=1e-9)
+    wlo, whi = proportion_confint(k, n, alpha=1 - level, method="wilson")
+    blo, bhi = proportion_confint(k, n, alpha=1 - level, method="beta")
+    assert intervals.wilson(k, n, level) == pytest.approx((wlo, whi), abs=1e-9)
+    assert pr.proportion_interval(k, n, level, "clopper-pearson") == pytest.approx((blo, bhi), abs=1e-9)
+    # the default: Clopper-Pearson under 40 cases; else Wilson with Clopper-Pearson's end when <= 4 right (wrong)
+    if n < 40:
+        want = (blo, bhi)
+    else:
+        want = (min(wlo, blo) if k <= 4 else wlo, max(whi, bhi) if n - k <= 4 else whi)
+    assert pr.proportion_interval(k, n, level, "wilson") == pytest.approx(want, abs=1e-9)
 
 
 def test_interval_errors() -> None:

@@ -160,3 +160,36 @@ def test_exact_bootstrap_degenerate_and_bad_input() -> None:
 def test_monte_carlo_seed_must_be_a_non_negative_integer(seed: object) -> None:
     with pytest.raises(DataError, match="seed must be a non-negative integer"):
         pr.paired_bootstrap_mc(np.ones(3, bool), np.zeros(3, bool), seed=seed)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ where the interval holds (issue 53)
+
+
+def _worst_conditional_coverage(m: int, n: int) -> float:
+    """min over theta = 0, 0.001, ..., 1 of P(interval covers m (2 theta - 1) / n | m discordant cases), with B's wins
+    ~ Binomial(m, theta): exact, by enumerating the m + 1 splits."""
+    theta = np.arange(1001) / 1000
+    boots = [pr.exact_paired_bootstrap(m - b, b, n) for b in range(m + 1)]
+    ends = np.array([(r.low, r.high) for r in boots])
+    truth = m / n * (2 * theta - 1)
+    pmf = stats.binom.pmf(np.arange(m + 1)[:, None], m, theta[None, :])
+    inside = (ends[:, :1] - 1e-12 <= truth) & (truth <= ends[:, 1:] + 1e-12)
+    return float((pmf * inside).sum(axis=0).min())
+
+
+def test_the_bootstrap_interval_is_flagged_where_it_covers_less_than_093() -> None:
+    n = 500
+    for m in (1, 2, 4, 9, 20):  # worst coverage 0.50, 0.75, 0.83, 0.90, 0.92
+        assert _worst_conditional_coverage(m, n) < 0.93
+        assert not pr.interval_reliable(m, n - m) and pr.interval_caution(m, n - m) is not None
+    for m in (25, 30, 40):
+        assert _worst_conditional_coverage(m, n) >= 0.93
+        assert pr.interval_reliable(m, n - m) and pr.interval_caution(m, n - m) is None
+    # nearly every case discordant: the interval narrows to nothing at theta = 1 (e.g. 15 of 15 cases)
+    assert _worst_conditional_coverage(15, 15) < 0.1 and not pr.interval_reliable(30, 5)
+
+
+def test_comparisons_carry_the_flag() -> None:
+    few = pr.compare_pair(pr.paired_table_from_counts("A", "B", 150, 3, 9, 38), "A", "B")
+    many = pr.compare_pair(worked_table(), "n=1", "n=3")
+    assert (few.discordant, few.interval_reliable, many.discordant, many.interval_reliable) == (12, False, 38, True)

@@ -280,3 +280,17 @@ def test_many_cases_on_no_lattice_take_the_normal_form_within_its_berry_esseen_b
     # on a lattice the exact law still decides, however many cases
     exact = paired.sign_flip_test(np.round(d * 4) / 4)
     assert exact[1] == "exact"
+
+
+def test_case_comparison_flags_its_interval_with_few_differing_cases() -> None:
+    """Issue 53: the case bootstrap with repeats covers 0.33-0.92 near 0/1 rates; with fewer than 25 cases whose
+    mean differs the comparison says so (and the CLI's JSON and text)."""
+    rows = [(i, r, int(i < 2 and r == 1), int(3 <= i < 6)) for i in range(60) for r in (1, 2, 3)]
+    frame = pd.DataFrame(rows, columns=["case", "repeat", "A", "B"])
+    c = paired.compare_cases(paired.parse_cases(frame), "A", "B")
+    assert (c.b_better + c.a_better, c.interval_reliable) == (5, False)
+    doc = compare_report(frame, "A", "B")
+    assert doc["interval_reliable"] is False and "only 5 cases whose mean differs" in doc["interval_note"]
+    rows = [(i, r, int(i % 2 == 0), int(i % 3 == 0)) for i in range(60) for r in (1, 2)]
+    c = paired.compare_cases(paired.parse_cases(pd.DataFrame(rows, columns=["case", "repeat", "A", "B"])), "A", "B")
+    assert c.b_better + c.a_better >= 25 and c.interval_reliable

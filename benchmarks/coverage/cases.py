@@ -9,9 +9,10 @@
   :func:`nkcore.voting.pass_hat_k`): 10 samples per case, per-case chance p ~ Beta(a, b); truth in closed form,
   E[p^k] = prod_{j<k} (a + j) / (a + b + j).
 - The vote curve: majority@k of 5 samples per case, right or one wrong answer, the case credit
-  :func:`nkcore.voting.exact.exact_case_curve` and the paired percentile bootstrap
-  :func:`nkcore.voting.passk.case_bootstrap_bands` (the vote curve's band for the same seed, 2,000 replicates);
-  truth E[P(Binomial(k, p) > k / 2)] (beta-binomial, odd k).
+  :func:`nkcore.voting.exact.exact_case_curve`; its band is :func:`nkcore.common.bounded_mean.bounded_mean_intervals`
+  (what :func:`nkcore.voting.vote_curve` prints since issue 53), truth E[P(Binomial(k, p) > k / 2)] (beta-binomial,
+  odd k); its step n - 2 -> n is the paired percentile bootstrap :func:`nkcore.voting.passk.case_bootstrap_bands`
+  of the per-case step (2,000 replicates), truth the difference of the two.
 Replications are independent draws (the case-level ones one call per replication; pass@k and the vote curve's as
 the columns of one cases x replications matrix, each column its own data set).
 """
@@ -26,7 +27,7 @@ from scipy import special
 from benchmarks.coverage.table import Profile, Row, binomial_se
 from nkcore.common.bounded_mean import bounded_mean_intervals
 from nkcore.common.seeding import as_generator
-from nkcore.paired import case_bootstrap, sign_flip_test
+from nkcore.paired import case_bootstrap, interval_reliable, sign_flip_test
 from nkcore.rank.simulate import simulate_case_means
 from nkcore.voting import pass_at_k, pass_hat_k
 from nkcore.voting.exact import exact_case_curve
@@ -40,7 +41,9 @@ PASSK_FAMILY = "pass@k, pass^k and the vote curve"
 
 
 def case_level_rows(profile: Profile) -> list[Row]:
-    """Sign-flip type I error, case-bootstrap coverage at no difference and at a difference of 0.02."""
+    """Sign-flip type I error, case-bootstrap coverage at no difference and at a difference of 0.02: over every
+    replication, and over those the page prints without the "less reliable" flag (25+ cases whose mean differs,
+    :func:`nkcore.paired.interval_reliable`)."""
     rng = as_generator(profile.seed + 1)
     out = []
     for n in profile.sizes:
@@ -49,16 +52,27 @@ def case_level_rows(profile: Profile) -> list[Row]:
                 null_means = np.array([rate, rate])
                 alt_means = np.array([rate - SHIFT, rate + SHIFT])
                 reject = cover0 = cover1 = 0
+                kept = [0, 0]  # unflagged replications at no difference, at the difference
+                kept_cover = [0, 0]
                 for _ in range(profile.reps):
                     x = simulate_case_means(null_means, n, r, 0.5, rng)
                     d = x[:, 1] - x[:, 0]
                     p, _, _ = sign_flip_test(d, rng)
                     reject += p < 0.05
                     lo, hi, _, err = case_bootstrap(d)
-                    cover0 += lo - err <= 0.0 <= hi + err
+                    hit = lo - err <= 0.0 <= hi + err
+                    cover0 += hit
+                    if interval_reliable(int(np.count_nonzero(np.abs(d) > 1e-12))):
+                        kept[0] += 1
+                        kept_cover[0] += hit
                     y = simulate_case_means(alt_means, n, r, 0.5, rng)
-                    lo, hi, _, err = case_bootstrap(y[:, 1] - y[:, 0])
-                    cover1 += lo - err <= 2 * SHIFT <= hi + err
+                    dy = y[:, 1] - y[:, 0]
+                    lo, hi, _, err = case_bootstrap(dy)
+                    hit = lo - err <= 2 * SHIFT <= hi + err
+                    cover1 += hit
+                    if interval_reliable(int(np.count_nonzero(np.abs(dy) > 1e-12))):
+                        kept[1] += 1
+                        kept_cover[1] += hit
                 reps = profile.reps
                 common = (str(n), str(r), f"{rate:g}")
                 note = (
@@ -68,12 +82,25 @@ def case_level_rows(profile: Profile) -> list[Row]:
                 out += [
                     Row(CASE_FAMILY, "sign-flip test on the case means", "Compare (repeats): the verdict's p",
                         *common, "type I", 0.05, reject / reps, binomial_se(reject / reps, reps), reps, note),
-                    Row(CASE_FAMILY, "case bootstrap, no difference", "Compare (repeats): interval on B minus A",
-                        *common, "coverage", 0.95, cover0 / reps, binomial_se(cover0 / reps, reps), reps, note),
+                    Row(CASE_FAMILY, "case bootstrap, no difference",
+                        f"Compare (repeats): interval on B minus A (flagged in {1 - kept[0] / reps:.0%})",
+                        *common, "coverage", 0.95, cover0 / reps, binomial_se(cover0 / reps, reps), reps,
+                        f"{note}; the page flags the interval 'less reliable' below 25 cases whose mean differs"),
                     Row(CASE_FAMILY, f"case bootstrap, difference {2 * SHIFT:g}",
-                        "Compare (repeats): interval on B minus A", *common, "coverage", 0.95, cover1 / reps,
-                        binomial_se(cover1 / reps, reps), reps, note),
+                        f"Compare (repeats): interval on B minus A (flagged in {1 - kept[1] / reps:.0%})", *common,
+                        "coverage", 0.95, cover1 / reps,
+                        binomial_se(cover1 / reps, reps), reps,
+                        f"{note}; the page flags the interval 'less reliable' below 25 cases whose mean differs"),
                 ]  # fmt: skip
+                for which, label in enumerate(("no difference", f"difference {2 * SHIFT:g}")):
+                    if kept[which] >= 20:
+                        c = kept_cover[which] / kept[which]
+                        out.append(
+                            Row(CASE_FAMILY, f"case bootstrap, {label}, where not flagged",
+                                "Compare (repeats): interval on B minus A, printed without the flag", *common,
+                                "coverage", 0.95, c, binomial_se(c, kept[which]), kept[which],
+                                f"{note}; only the replications with 25+ cases whose mean differs")
+                        )  # fmt: skip
     return out
 
 
@@ -120,7 +147,7 @@ def _majority_truth(a: float, b: float, k: int) -> float:
 
 
 def vote_rows(profile: Profile, samples: int = 5, n_boot: int = 2000) -> list[Row]:
-    """The vote curve's percentile-bootstrap band at k = 1, 3, 5 of 5 samples per case."""
+    """The vote curve's band at k = 1, 3, 5 of 5 samples per case, and its steps' paired bootstrap (3 -> 1, 5 -> 3)."""
     rng = as_generator(profile.seed + 3)
     credit = np.array([exact_case_curve(c, (samples - c,) if c < samples else (), "first") for c in range(samples + 1)])
     out = []
@@ -130,23 +157,28 @@ def vote_rows(profile: Profile, samples: int = 5, n_boot: int = 2000) -> list[Ro
             c = rng.binomial(samples, rng.beta(a, b, size=(n, reps)))
             for k in (1, 3, 5):
                 truth = _majority_truth(a, b, k)
-                band = case_bootstrap_bands(credit[c, k], n_boot, rng)
+                band = bounded_mean_intervals(credit[c, k])  # what vote_curve prints as ci_low / ci_high
                 cov = float(np.mean((band.low <= truth) & (truth <= band.high)))
-                score = bounded_mean_intervals(credit[c, k])
-                alt = float(np.mean((score.low <= truth) & (truth <= score.high)))
                 out.append(
-                    Row(PASSK_FAMILY, f"majority@{k} score interval", "Vote page: majority@k in the pass@k curves",
-                        str(n), f"{samples} samples", f"{label} (truth {truth:.3g})", "coverage", 0.95, alt,
-                        binomial_se(alt, reps), reps,
-                        "majority@k score interval: pass_k_curves' default for majority@k, on the same data as the "
-                        "vote curve's band (what the band would cover with it)")
-                )  # fmt: skip
-                out.append(
-                    Row(PASSK_FAMILY, f"majority@{k} paired bootstrap", "Vote page: the vote curve's band",
+                    Row(PASSK_FAMILY, f"majority@{k} vote-curve band",
+                        "Sampling page: the vote curve's band; `vote --json` curve ci_low/ci_high; majority@k",
                         str(n), f"{samples} samples", f"{label} (truth {truth:.3g})", "coverage", 0.95, cov,
                         binomial_se(cov, reps), reps,
-                        "vote curve: the replications share one set of bootstrap draws per size (columns of one "
-                        "call); each column is its own data set")
+                        "vote curve: Clopper-Pearson on the effective cases (bounded_mean_intervals of the exact "
+                        "case credit), the same band as majority@k in the pass@k curves")
+                )  # fmt: skip
+            for k in (3, 5):
+                truth = _majority_truth(a, b, k) - _majority_truth(a, b, k - 2)
+                steps = case_bootstrap_bands(credit[c, k] - credit[c, k - 2], n_boot, rng)
+                cov = float(np.mean((steps.low <= truth) & (truth <= steps.high)))
+                out.append(
+                    Row(PASSK_FAMILY, f"step majority@{k - 2} -> @{k} paired bootstrap",
+                        "Sampling page: the step sentence; `vote --json` curve diff_ci_low/diff_ci_high",
+                        str(n), f"{samples} samples", f"{label} (truth {truth:+.3g})", "coverage", 0.95, cov,
+                        binomial_se(cov, reps), reps,
+                        "vote curve's step n - 2 -> n: paired percentile bootstrap of the per-case step (what "
+                        "vote_curve prints when every case has n samples); replications share one set of bootstrap "
+                        "draws per size (columns of one call), each column its own data set")
                 )  # fmt: skip
     return out
 

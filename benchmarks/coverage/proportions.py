@@ -20,8 +20,8 @@ import numpy as np
 from scipy import stats
 
 from benchmarks.coverage.table import Profile, Row
-from nkcore.common.intervals import clopper_pearson, wilson
-from nkcore.paired import exact_paired_bootstrap, mcnemar
+from nkcore.common.intervals import clopper_pearson, wilson_exact_ends
+from nkcore.paired import exact_paired_bootstrap, interval_reliable, mcnemar
 
 Interval = Callable[[int, int, float], tuple[float, float]]
 RATES = (0.02, 0.5, 0.98)
@@ -90,40 +90,60 @@ def mcnemar_rows(profile: Profile, alpha: float = 0.05) -> list[Row]:
     return rows
 
 
-def bootstrap_coverage(n: int, q: float, theta: float, confidence: float = 0.95) -> float:
-    """Exact coverage of :func:`nkcore.paired.exact_paired_bootstrap` for the difference q (2 theta - 1)."""
+def bootstrap_coverage(n: int, q: float, theta: float, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Exact coverage of :func:`nkcore.paired.exact_paired_bootstrap` for the difference q (2 theta - 1): overall,
+    among the outcomes the product does not flag (:func:`nkcore.paired.interval_reliable`), and the chance of those."""
     truth = q * (2 * theta - 1)
     pm = stats.binom.pmf(np.arange(n + 1), n, q)
-    total = 0.0
+    total = kept = kept_cover = 0.0
     for m in np.flatnonzero(pm > _TAIL):
         pb = stats.binom.pmf(np.arange(m + 1), m, theta)
+        reliable = interval_reliable(int(m), int(n - m))
         for b in np.flatnonzero(pb > _TAIL):
             r = exact_paired_bootstrap(int(m - b), int(b), n, confidence)
+            w = float(pm[m] * pb[b])
+            kept += w if reliable else 0.0
             if r.low - 1e-12 <= truth <= r.high + 1e-12:
-                total += float(pm[m] * pb[b])
-    return total
+                total += w
+                kept_cover += w if reliable else 0.0
+    return total, (kept_cover / kept if kept > 0 else float("nan")), kept
 
 
 def paired_bootstrap_rows(profile: Profile) -> list[Row]:
-    """The exact paired bootstrap's coverage of the true difference at no difference and at theta = 0.7."""
+    """The exact paired bootstrap's coverage of the true difference at no difference and at theta = 0.7: over all
+    outcomes, and over those the page prints without the "less reliable" flag (25+ discordant, 10+ concordant)."""
     rows = []
     for n in profile.sizes:
         for rate in RATES:
             q = rate * (1 - rate)
             for theta in (0.5, 0.7):
-                cov = bootstrap_coverage(n, q, theta)
+                cov, unflagged, share = bootstrap_coverage(n, q, theta)
                 rows.append(
                     Row(FAMILY, f"exact paired bootstrap, theta {theta:g}",
-                        "Compare: the interval on B minus A, 0/1 results", str(n), "1", f"{rate:g}", "coverage",
+                        f"Compare: the interval on B minus A, 0/1 results (flagged 'less reliable' in {1 - share:.0%} of outcomes)", str(n), "1", f"{rate:g}", "coverage",
                         0.95, cov, 0.0, 0,
                         "paired bootstrap: discordance rate (1 - rate), a discordant case B's with probability "
-                        "theta (truth rate (1 - rate)(2 theta - 1)); exact sum over the 2x2 counts")
+                        "theta (truth rate (1 - rate)(2 theta - 1)); exact sum over the 2x2 counts; the page flags the interval 'less "
+                        "reliable' below 25 discordant or 10 concordant cases")
                 )  # fmt: skip
+                if share >= 0.01:
+                    rows.append(
+                        Row(FAMILY, f"exact paired bootstrap, theta {theta:g}, where not flagged",
+                            "Compare: the interval on B minus A, printed without the flag", str(n), "1", f"{rate:g}",
+                            "coverage", 0.95, unflagged, 0.0, 0,
+                            f"coverage among the outcomes with 25+ discordant and 10+ concordant cases ({share:.0%} "
+                            "of outcomes); the rest carry 'this interval is less reliable' beside the interval")
+                    )  # fmt: skip
     return rows
 
 
 def rows(profile: Profile) -> list[Row]:
     """Every row of this family."""
-    out = proportion_rows(profile, wilson, "Wilson", "Compare: each config's accuracy (default)")
+    out = proportion_rows(
+        profile,
+        wilson_exact_ends,
+        "Wilson, Clopper-Pearson ends near 0/100% and n < 40",
+        "Compare: each config's accuracy (default)",
+    )
     out += proportion_rows(profile, clopper_pearson, "Clopper-Pearson", "Compare: each config's accuracy (exact)")
     return out + mcnemar_rows(profile) + paired_bootstrap_rows(profile)

@@ -31,6 +31,7 @@ from nkcore.cli.paired_cases import case_report, print_case_report
 from nkcore.cli.paired_input import read_compare_files, read_compare_input
 from nkcore.cli.paired_sequential import print_sequential, sequential_doc
 from nkcore.common.formatting import plural
+from nkcore.common.intervals import interval_name
 from nkcore.errors import DataError
 
 __all__ = ["compare_report", "read_compare_input", "register", "run_compare", "sequential_doc"]
@@ -63,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--interval",
         choices=("wilson", "clopper-pearson"),
         default="wilson",
-        help="interval for each config's accuracy (default wilson)",
+        help="interval for each config's accuracy (default wilson: Wilson, with Clopper-Pearson's end near 0 or 100%% "
+        "and under 40 cases)",
     )
     c.add_argument(
         "--metric",
@@ -173,6 +175,8 @@ def compare_report(
         "diff_ci_high": comp.diff_ci_high,
         "level": comp.confidence,
         "bootstrap": "exact",
+        "interval_reliable": comp.interval_reliable,
+        "interval_note": paired.interval_caution(comp.discordant, comp.n_cases - comp.discordant),
         "unpaired_ci_low": comp.unpaired_ci_low,
         "unpaired_ci_high": comp.unpaired_ci_high,
         "alpha": significance,
@@ -216,7 +220,6 @@ def run_compare(args: argparse.Namespace) -> int:
         return 0
     a, b = doc["a"], doc["b"]
     pct = f"{100 * doc['level']:g}%"
-    method = "Wilson" if doc["interval_method"] == "wilson" else "Clopper-Pearson"
     print(
         f"{a['config']} -> {b['config']} on {plural(doc['n_cases'], 'paired case')} ({doc['dropped_cases']:,} dropped "
         "to pair them)"
@@ -224,7 +227,7 @@ def run_compare(args: argparse.Namespace) -> int:
     for x in (a, b):
         print(
             f"  {x['config']}: {x['correct']} of {x['n']} correct = {x['accuracy']:.1%} "
-            f"({pct} {method} interval {x['ci_low']:.1%} to {x['ci_high']:.1%})"
+            f"({pct} {interval_name(doc['interval_method'], x['correct'], x['n'])} interval {x['ci_low']:.1%} to {x['ci_high']:.1%})"
         )
     same = doc["both_correct"] + doc["both_wrong"]
     print(
@@ -236,6 +239,8 @@ def run_compare(args: argparse.Namespace) -> int:
         f"interval {100 * doc['diff_ci_low']:+.1f} to {100 * doc['diff_ci_high']:+.1f} "
         f"(unpaired: {100 * doc['unpaired_ci_low']:+.1f} to {100 * doc['unpaired_ci_high']:+.1f})"
     )
+    if doc.get("interval_note"):
+        print(f"  {doc['interval_note']}")
     balanced = doc["a_only"] == doc["b_only"] > 0
     print(
         f"  McNemar p: exact {doc['p_exact']:.3g}, mid-p {doc['p_midp']:.3g}, "

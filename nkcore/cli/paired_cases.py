@@ -80,6 +80,8 @@ def case_report(frame: pd.DataFrame, ca: str, cb: str, significance: float) -> d
         if comp.ci_method == "exact"
         else f"case bootstrap on a 1/{round(0.5 / comp.ci_error):,} lattice",
         "bootstrap_error": comp.ci_error,
+        "interval_reliable": comp.interval_reliable,
+        "interval_note": paired.interval_caution(comp.b_better + comp.a_better, repeats=True),
         "unpaired_ci_low": comp.unpaired_ci_low,
         "unpaired_ci_high": comp.unpaired_ci_high,
         "alpha": significance,
@@ -124,6 +126,8 @@ def print_case_report(doc: dict[str, Any]) -> None:
         f"{100 * doc['diff_ci_high']:+.1f} (unpaired: {100 * doc['unpaired_ci_low']:+.1f} to "
         f"{100 * doc['unpaired_ci_high']:+.1f})"
     )
+    if doc.get("interval_note"):
+        print(f"  {doc['interval_note']}")
     err = (
         f" (Monte Carlo standard error {doc['p_error']:.2g})"
         if doc["p_method"] == "monte-carlo"

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from nkcore.common.intervals import proportion_interval
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of, config_accuracy
-from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, paired_bootstrap_mc
+from nkcore.paired.bootstrap import BootstrapInterval, exact_paired_bootstrap, interval_reliable, paired_bootstrap_mc
 from nkcore.paired.case_compare import OrderedCaseComparison, analyse_cases, compare_frame_cases
 from nkcore.paired.case_plan import (
     MeasuredVariances,
@@ -61,6 +61,7 @@ from nkcore.paired.case_test import (
     variance_components,
 )
 from nkcore.paired.cases import REPEAT_COLUMNS, CaseTable, case_table_from_paired, has_repeats, parse_cases
+from nkcore.paired.caution import interval_caution
 from nkcore.paired.compare import (
     OrderedComparison,
     PairedComparison,
@@ -113,6 +114,8 @@ __all__ = [
     "exact_paired_bootstrap",
     "has_repeats",
     "holm",
+    "interval_caution",
+    "interval_reliable",
     "marginal_sentence",
     "mcnemar",
     "measured_sentence",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nkcore.common.intervals import proportion_interval
+from nkcore.common.intervals import interval_name, proportion_interval
 from nkcore.paired.table import PairedTable
 
 __all__ = ["ConfigAccuracy", "accuracy_of", "config_accuracy"]
@@ -40,11 +40,18 @@ class ConfigAccuracy:
         """Cases the accuracy is over (``n``)."""
         return self.n
 
+    @property
+    def method_name(self) -> str:
+        """The interval's name in words (:func:`nkcore.common.intervals.interval_name`): "Wilson", or what replaces
+        it near 0 or 100% and under 40 cases."""
+        return interval_name(self.method, self.correct, self.n)
+
 
 def accuracy_of(config: str, correct: int, n: int, confidence: float = 0.95, method: str = "wilson") -> ConfigAccuracy:
     """The accuracy ``correct / n`` of one config with its interval (:func:`nkcore.common.intervals.proportion_interval`).
 
-    ``method``: "wilson" (default; Wilson 1927, JASA 22:209) or "clopper-pearson" (also "exact", "beta"; Clopper &
+    ``method``: "wilson" (default; Wilson 1927, JASA 22:209, with Clopper-Pearson's end when 4 or fewer cases are
+    right or wrong and Clopper-Pearson under 40 cases: :func:`nkcore.common.intervals.wilson_exact_ends`) or "clopper-pearson" (also "exact", "beta"; Clopper &
     Pearson 1934, Biometrika 26:404). DataError unless 0 <= correct <= n and n > 0.
 
     >>> a = accuracy_of("n=5", 158, 200)

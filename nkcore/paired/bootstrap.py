@@ -21,10 +21,24 @@ from nkcore.errors import DataError
 from nkcore.paired.mcnemar import check_discordant
 from nkcore.resolution import bernstein_halfwidth
 
-__all__ = ["BootstrapInterval", "difference_pmf", "exact_paired_bootstrap", "paired_bootstrap_mc"]
+__all__ = [
+    "FEW_CHANGED",
+    "FEW_SAME",
+    "BootstrapInterval",
+    "difference_pmf",
+    "exact_paired_bootstrap",
+    "interval_reliable",
+    "paired_bootstrap_mc",
+]
 
 # Probability mass left out of the exact bootstrap's support window (a Bernstein bound; see difference_pmf).
 _TAIL_MASS = 1e-16
+# Below FEW_CHANGED cases where the two configs differ (or, for 0/1 results, with fewer than FEW_SAME cases where
+# they agree) the percentile bootstrap's interval covers the true difference less often than it says: exact
+# coverage given m discordant cases, worst over the split, is 0.50 (m = 1), 0.75 (2), 0.83-0.93 (3-20) and
+# 0.930-0.95 from m = 21 at 120+ cases (benchmarks/coverage/proportions.py, docs/coverage.md).
+FEW_CHANGED = 25
+FEW_SAME = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +145,22 @@ def exact_paired_bootstrap(a_only: int, b_only: int, n_cases: int, confidence: f
     i_hi = int(np.searchsorted(cdf, q_hi, side="right"))
     i_hi = min(i_hi, cdf.size - 1)
     return BootstrapInterval((lo + i_lo) / n, (lo + i_hi) / n, confidence, "exact", None)
+
+
+def interval_reliable(changed: int, same: int | None = None) -> bool:
+    """Whether the paired bootstrap interval can be read at its level: ``changed`` >= 25 cases where the configs
+    differ and, for 0/1 results, ``same`` >= 10 cases where they agree (None: not checked).
+
+    The percentile interval of a difference carried by m discordant cases is that of a Binomial(m, theta)
+    proportion scaled by m/n, read at its plug-in theta; its exact coverage given m, worst over theta, is 0.50 at
+    m = 1 (an interval of one point at no difference) and 0.83-0.93 for m = 3-20 (Efron & Tibshirani 1993, ch. 13;
+    the small-sample failure of the percentile bootstrap, Davison & Hinkley 1997, sec. 5.3). The verdict's test
+    (McNemar's exact p, or the sign-flip p) holds its level at any m; read it then.
+
+    >>> interval_reliable(3, 197), interval_reliable(38, 162), interval_reliable(40, 2)
+    (False, True, False)
+    """
+    return changed >= FEW_CHANGED and (same is None or same >= FEW_SAME)
 
 
 def paired_bootstrap_mc(

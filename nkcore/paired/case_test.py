@@ -29,6 +29,7 @@ from scipy import stats
 from nkcore.common.checks import check_confidence
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
+from nkcore.paired.bootstrap import interval_reliable
 from nkcore.paired.cases import CaseTable
 from nkcore.paired.lattice import (
     MAX_LATTICE,
@@ -129,6 +130,12 @@ class CaseComparison:
     test: str = CASE_TEST
     unpaired_ci_low: float = math.nan
     unpaired_ci_high: float = math.nan
+
+    @property
+    def interval_reliable(self) -> bool:
+        """Whether the case-bootstrap interval holds its level here: 25 or more cases whose difference is not zero
+        (:func:`nkcore.paired.bootstrap.interval_reliable`)."""
+        return interval_reliable(self.b_better + self.a_better)
 
 
 def sign_flip_test(d: np.ndarray, seed: int | np.random.Generator = 0) -> tuple[float, str, float]:

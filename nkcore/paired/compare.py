@@ -20,7 +20,7 @@ from scipy import stats
 from nkcore.common.checks import check_significance
 from nkcore.errors import DataError
 from nkcore.paired.accuracy import ConfigAccuracy, accuracy_of
-from nkcore.paired.bootstrap import exact_paired_bootstrap
+from nkcore.paired.bootstrap import exact_paired_bootstrap, interval_reliable
 from nkcore.paired.mcnemar import mcnemar
 from nkcore.paired.table import PairedTable, parse_paired
 
@@ -70,6 +70,12 @@ class PairedComparison:
     def discordant(self) -> int:
         """Cases the two configs disagree on."""
         return self.a_only + self.b_only
+
+    @property
+    def interval_reliable(self) -> bool:
+        """Whether the paired bootstrap interval holds its level here (:func:`nkcore.paired.bootstrap.interval_reliable`:
+        25 or more discordant cases and 10 or more concordant ones)."""
+        return interval_reliable(self.discordant, self.n_cases - self.discordant)
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,8 +42,10 @@ ALPHA_HELP = (
 )
 INTERVAL_HELP = (
     "Wilson: the score interval (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), close to its nominal "
-    "coverage. Clopper-Pearson (exact): Beta quantiles of the binomial, never below the nominal coverage, a little "
-    "wider. Either is for one config's accuracy; differences use the paired intervals above."
+    "coverage; next to 0 or 100% (4 or fewer cases right, or wrong) its end there is replaced by Clopper-Pearson's, "
+    "and under 40 cases Clopper-Pearson is used, where Wilson alone covers as little as 85-91% at 95%. "
+    "Clopper-Pearson (exact): Beta quantiles of the binomial, never below the nominal coverage, a little wider. "
+    "Either is for one config's accuracy; differences use the paired intervals above."
 )
 #: What each column of the tests table is, with its formula (the column headers' tooltips on the Compare page).
 TEST_HELP = {
@@ -79,7 +81,7 @@ def accuracy_sentence(acc: ConfigAccuracy, confidence: float = 0.95) -> str:
     >>> accuracy_sentence(config_accuracy(paired_table_from_counts("n=3", "n=5", 151, 5, 7, 37))[1])
     'n=5: 158 of 200 correct = 79.0% (95% Wilson interval 72.8% to 84.1%)'
     """
-    method = "Wilson" if acc.method == "wilson" else "Clopper-Pearson"
+    method = acc.method_name
     return (
         f"{acc.config}: {acc.correct:,} of {acc.n:,} correct = {100 * acc.accuracy:.1f}% "
         f"({round(100 * confidence):g}% {method} interval {100 * acc.ci_low:.1f}% to {100 * acc.ci_high:.1f}%)"

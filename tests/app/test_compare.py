@@ -458,3 +458,14 @@ def test_the_cases_behind_the_verdict_show_each_configs_answers_and_the_gold(run
         assert (row["answers old"] == "42") == (row["score old"] == 1) and (row["answers new"] == "42") == (
             row["score new"] == 1
         )
+
+
+def test_a_paired_interval_on_few_discordant_cases_is_flagged_beside_the_table(run_page: RunPage) -> None:
+    """Issue 53: n=3 -> n=5 and n=5 -> n=7 rest on 12 and fewer discordant cases, where the bootstrap interval covers
+    less often than 95%; the page says so under the tests table; n=1 -> n=3 (38 discordant) is not flagged."""
+    at = run_page(PAGE, timeout=120)
+    captions = [plain(c.value) for c in at.caption]
+    flagged = [c for c in captions if "this interval is less reliable" in c]
+    assert any("n=3 → n=5: this interval is less reliable: only 12 cases" in c for c in flagged), flagged
+    assert not any("n=1 → n=3" in c for c in flagged)
+    assert all("read the test's p" in c for c in flagged)

@@ -38,6 +38,10 @@ def test_compare_on_epochs_names_the_unit_and_agrees_with_the_cli(
         text = "\n".join(plain(m.value) for m in at.markdown)
         assert doc["verdict"] in text  # the CLI's verdict, word for word (p, interval, unit)
         assert "60 cases x 3 epochs per config; case means compared" in text
+        # issue 53: the page flags the case-bootstrap interval exactly when the CLI does (few cases that differ)
+        captions = "\n".join(plain(c.value) for c in at.caption)
+        assert (doc["interval_note"] is not None) == ("less reliable" in captions)
+        assert doc["interval_note"] is None or doc["interval_note"] in captions
         metrics = {plain(m.label): plain(m.value) for m in at.metric}
         assert metrics["paired cases"] == "60" and metrics["epochs per case"] == "3"
         assert metrics["effective cases"] == f"{doc['effective_cases']:,.0f}"

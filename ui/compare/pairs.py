@@ -161,6 +161,10 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
         f"B − A: the difference in accuracy in percentage points, with its {pct} paired interval (from, to). "
         "exact p decides the verdict" + ("; Holm p adjusts it for testing every adjacent pair." if ordered else ".")
     )
+    for c in comps:  # the paired interval covers less often than its level with few discordant cases (issue 53)
+        caution = paired.interval_caution(c.discordant, c.n_cases - c.discordant)
+        if caution is not None:
+            st.caption(f":warning: {c.config_a} → {c.config_b}: {caution}.")
     with st.expander("Method: the tests in this table", icon=":material/functions:"):
         st.markdown(words.tests_method_note(confidence, holm=ordered is not None))
         exports.table(
