@@ -137,8 +137,9 @@ class CostRow:
     """One configuration: flat n (``label`` "n=3") or the adaptive rule (``label`` "3+2").
 
     ``accuracy`` is the expected vote credit of a request drawing its samples at random from each case's recorded
-    ones (``correct``, a sum of fractions, of ``n_cases``), with its 95% Wilson interval ``accuracy_low`` to
-    ``accuracy_high`` (``correct`` rounded to whole cases); latency percentiles in
+    ones (``correct``, a sum of fractions, of ``n_cases``), with its 95% interval (Wilson, exact Clopper-Pearson
+    ends near 0 or 100%) ``accuracy_low`` to ``accuracy_high`` (``correct`` rounded to whole cases); latency
+    percentiles in
     seconds; money in dollars; ``compared_with`` names the row the marginal columns are measured from
     (flat rows: the previous flat row; the adaptive row: flat n0).
     """

@@ -21,8 +21,9 @@ class PairedSummary:
     """Summary of paired results (long or wide layout).
 
     ``n_cases``: cases with a result for at least one config; ``n_complete``: cases with a result for every config
-    (the paired cases); ``configs``: each config's accuracy over the paired cases, with its 95% Wilson interval;
-    ``cases_per_config``: each config's cases before pairing.
+    (the paired cases); ``configs``: each config's accuracy over the paired cases, with its 95% interval (Wilson,
+    with the exact Clopper-Pearson end near 0 or 100% and under 40 cases); ``cases_per_config``: each config's cases
+    before pairing.
     """
 
     kind: str
