@@ -63,3 +63,20 @@ def test_band_covers_near_one_by_simulation() -> None:
     for n, h in hits.items():
         share = h / reps
         assert share >= 0.90, (n, share, truth[n], math.sqrt(share * (1 - share) / reps))
+
+
+def test_a_step_few_cases_move_in_is_flagged_beside_its_interval() -> None:
+    """200 cases, 3 samples each: 197 unanimous (right), 3 with one wrong sample. Only those 3 cases' credit moves
+    from n = 1 to n = 3 (2/3 -> 1 under the plurality vote), so the step's paired percentile interval is read on 3
+    moving cases, where its coverage is 0.50-0.93 (docs/coverage.md): the sentence and the JSON say so."""
+    k = np.array([3] * 197 + [2] * 3)
+    curve = v.vote_curve(v.parse_samples(_binary_frame(k, 3)), n_boot=200)
+    step = curve.point(3)
+    assert step.diff_cases_changed == 3
+    assert step.diff == pytest.approx(3 * (1 - 2 / 3) / 200)
+    assert not step.step_reliable
+    assert "less reliable: only 3 of 200 cases change between n = 1 and 3" in v.curve_sentence(curve)
+    many = np.array([3] * 140 + [2] * 60)  # 60 cases move: the interval is read at its level
+    wide = v.vote_curve(v.parse_samples(_binary_frame(many, 3)), n_boot=200).point(3)
+    assert wide.diff_cases_changed == 60 and wide.step_reliable
+    assert "less reliable" not in v.curve_sentence(v.vote_curve(v.parse_samples(_binary_frame(many, 3)), n_boot=200))

@@ -99,6 +99,8 @@ def vote_report(
             "diff": p.diff,
             "diff_ci_low": p.diff_ci_low,
             "diff_ci_high": p.diff_ci_high,
+            "diff_reliable": p.step_reliable,
+            "diff_cases_changed": p.diff_cases_changed,
         }
         for p in a.curve.points
     ]

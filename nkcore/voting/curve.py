@@ -20,6 +20,7 @@ from nkcore.common import limits
 from nkcore.common.bounded_mean import bounded_mean_intervals
 from nkcore.common.seeding import as_generator
 from nkcore.errors import DataError
+from nkcore.paired.bootstrap import interval_reliable
 from nkcore.voting.bootstrap import bootstrap_weights, check_boot
 from nkcore.voting.exact import case_credit_exact, case_credit_first_n
 from nkcore.voting.rules import TieRule, check_tie
@@ -37,7 +38,10 @@ class CurvePoint:
     cases, :func:`nkcore.common.bounded_mean.bounded_mean_intervals`); ``first_n_accuracy`` the
     vote over each case's first n samples (``first_n_correct`` cases); ``diff`` the step of two samples from
     ``diff_from_n`` = n - 2 to n (the odd-n ladder 1, 3, 5, ...), on the cases with at least n samples, with
-    its 95% paired-bootstrap interval ``diff_ci_low``/``diff_ci_high`` (NaN, and diff_from_n 0, for n <= 2).
+    its 95% paired-bootstrap interval ``diff_ci_low``/``diff_ci_high`` (NaN, and diff_from_n 0, for n <= 2);
+    ``diff_cases_changed`` the cases whose credit moves in that step (-1 for n <= 2): below
+    :data:`nkcore.paired.bootstrap.FEW_CHANGED` the percentile interval covers less often than it says
+    (docs/coverage.md), see :attr:`step_reliable`.
     """
 
     n: int
@@ -51,6 +55,13 @@ class CurvePoint:
     diff: float
     diff_ci_low: float
     diff_ci_high: float
+    diff_cases_changed: int = -1
+
+    @property
+    def step_reliable(self) -> bool:
+        """Whether the step's paired interval can be read at its level (enough cases move:
+        :func:`nkcore.paired.bootstrap.interval_reliable`); True where there is no step."""
+        return self.diff_cases_changed < 0 or interval_reliable(self.diff_cases_changed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +155,11 @@ def vote_curve(
         n = j + 1
         lo, hi = lows[j], highs[j]
         if j < 2:
-            d, dlo, dhi = math.nan, math.nan, math.nan
+            d, dlo, dhi, moved = math.nan, math.nan, math.nan, -1
         else:
             d = float(step[mask[:, j], j].mean())
             dlo, dhi = float(dlows[j]), float(dhighs[j])
+            moved = int(np.count_nonzero(step[mask[:, j], j]))
         fcol = first[:, j]
         points.append(
             CurvePoint(
@@ -162,6 +174,7 @@ def vote_curve(
                 diff=d,
                 diff_ci_low=dlo,
                 diff_ci_high=dhi,
+                diff_cases_changed=moved,
             )
         )
     return VoteCurve(points=tuple(points), tie=tie, n_boot=n_boot, seed=seed if isinstance(seed, int) else -1)

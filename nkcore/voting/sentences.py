@@ -12,7 +12,7 @@ import math
 
 from nkcore.common.formatting import percent, plural, points, points_between
 from nkcore.voting.adaptive import AdaptiveResult
-from nkcore.voting.curve import VoteCurve
+from nkcore.voting.curve import CurvePoint, VoteCurve
 from nkcore.voting.frames import VoteAnalysis
 from nkcore.voting.rho_sentences import (
     model_gap_sentence,
@@ -42,6 +42,7 @@ __all__ = [
     "next_step_sentence",
     "order_sentence",
     "rho_sentence",
+    "step_caution",
     "summary_rows",
     "unfixable_sentence",
     "verdict_sentence",
@@ -138,11 +139,13 @@ def verdict_sentence(a: VoteAnalysis) -> str:
             parts.append(
                 f"from n = {flat.diff_from_n} on, more samples add nothing these cases can tell from zero "
                 f"(n = {flat.diff_from_n} to {flat.n}: {points(flat.diff)} points, 95% interval "
-                f"{points(flat.diff_ci_low)} to {points(flat.diff_ci_high)})"
+                f"{points(flat.diff_ci_low)} to {points(flat.diff_ci_high)}{step_caution(flat)})"
             )
         elif steps:
             s = steps[-1]
-            parts.append(f"the last step still helps (n = {s.diff_from_n} to {s.n}: {points(s.diff)} points)")
+            parts.append(
+                f"the last step still helps (n = {s.diff_from_n} to {s.n}: {points(s.diff)} points{step_caution(s)})"
+            )
     u = a.unfixable
     if u.wrong_at_from_n and u.largest_n > u.from_n:
         parts.append(
@@ -187,6 +190,15 @@ def summary_rows(a: VoteAnalysis, rho_what_if: float) -> list[tuple[str, str, st
     return rows
 
 
+def step_caution(p: CurvePoint) -> str:
+    """``"; ..."`` after a step whose paired interval covers less often than it says (fewer than 25 cases move in
+    that step: :attr:`nkcore.voting.curve.CurvePoint.step_reliable`, docs/coverage.md), else ``""``."""
+    if p.step_reliable:
+        return ""
+    moved = "no case" if p.diff_cases_changed == 0 else f"only {p.diff_cases_changed} of {p.n_cases} cases"
+    return f"; less reliable: {moved} change between n = {p.diff_from_n} and {p.n}"
+
+
 def curve_sentence(curve: VoteCurve) -> str:
     """Plain-language reading of the measured curve: each two-sample step with its paired interval, and the
     largest n whose step the data can still tell from zero."""
@@ -196,7 +208,7 @@ def curve_sentence(curve: VoteCurve) -> str:
         return f"At samples per request n = {p.n} the exact vote accuracy is {percent(p.accuracy)}."
     parts = [
         f"n = {p.diff_from_n} to {p.n}: {points(p.diff)} points (95% paired interval {points(p.diff_ci_low)} to "
-        f"{points(p.diff_ci_high)})"
+        f"{points(p.diff_ci_high)}{step_caution(p)})"
         for p in steps
     ]
     resolved = [p for p in steps if p.diff_ci_low > 0]
