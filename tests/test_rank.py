@@ -35,34 +35,93 @@ from nkcore.rank.simulate import simulate_case_means
 # ------------------------------------------------------------------ non-inferiority and equivalence: scipy
 
 
+def _pseudo_se_loop(d: np.ndarray) -> float:
+    """The pseudo-case standard error by a weighted loop: d plus +1 and -1 with weight 1/2 and 0 with weight 1."""
+    vals = [*d.tolist(), 1.0, -1.0, 0.0]
+    wts = [1.0] * len(d) + [0.5, 0.5, 1.0]
+    total = sum(wts)
+    mean = sum(w * v for w, v in zip(wts, vals, strict=True)) / total
+    var = sum(w * (v - mean) ** 2 for w, v in zip(wts, vals, strict=True)) / (total - 1)
+    return math.sqrt(var / total)
+
+
+def _tango_oracle(n10: int, n01: int, n: int, delta: float) -> float:
+    """Tango's Z with the restricted MLE found by scipy's bounded optimiser (not the quadratic's root)."""
+    from scipy import optimize
+
+    m = n - n10 - n01
+
+    def nll(q: float) -> float:
+        terms = [(n10, q - delta), (n01, q), (m, 1 - 2 * q + delta)]
+        return -sum(c * math.log(p) for c, p in terms if c > 0)
+
+    lo, hi = max(delta, 0.0) + 1e-13, (1 + delta) / 2 - 1e-13
+    q = float(optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}).x)
+    return (n10 - n01 + n * delta) / math.sqrt(n * (2 * q - delta - delta**2))
+
+
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("margin", [0.0, 0.01, 0.05])
-def test_non_inferiority_is_scipys_one_sided_paired_t_shifted_by_the_margin(seed: int, margin: float) -> None:
+def test_non_inferiority_is_a_t_test_with_the_pseudo_case_error_or_tangos_score_test(seed: int, margin: float) -> None:
     rng = np.random.default_rng(seed)
     n = int(rng.integers(20, 300))
-    if seed % 2:  # 0/1 without repeats
+    if seed % 2:  # 0/1 without repeats: Tango's score test
         a = (rng.random(n) < 0.7).astype(float)
         b = np.where(rng.random(n) < 0.85, a, 1 - a)
-    else:  # case means over 3 repeats
+        n10, n01 = int(np.sum(b > a)), int(np.sum(b < a))
+        p = stats.t.sf(_tango_oracle(n10, n01, n, margin), n - 1)
+        p_hi = stats.t.sf(_tango_oracle(n01, n10, n, margin), n - 1)
+        r = non_inferiority(a, b, margin, 0.05)
+        assert r.p_non_inferior == pytest.approx(p, rel=1e-5, abs=1e-9)
+        assert r.p_equivalent == pytest.approx(max(p, p_hi), rel=1e-5, abs=1e-9)
+        # the bound inverts the test: Z at the bound is t_{n-1, 0.95}
+        assert _tango_oracle(n10, n01, n, -r.lower_bound) == pytest.approx(stats.t.isf(0.05, n - 1), rel=1e-6)
+    else:  # case means over 3 repeats: the one-sided t with the pseudo-case standard error
         a = rng.integers(0, 4, n) / 3
         b = np.clip(a + rng.integers(-1, 2, n) / 3, 0, 1)
-    r = non_inferiority(a, b, margin, 0.05)
-    p = stats.ttest_rel(b + margin, a, alternative="greater").pvalue
-    assert r.p_non_inferior == pytest.approx(p, rel=1e-9, abs=1e-14)
-    p_hi = stats.ttest_rel(b - margin, a, alternative="less").pvalue
-    assert r.p_equivalent == pytest.approx(max(p, p_hi), rel=1e-9, abs=1e-14)
+        d = b - a
+        se = _pseudo_se_loop(d)
+        p = stats.t.sf((d.mean() + margin) / se, n - 1)
+        p_hi = stats.t.cdf((d.mean() - margin) / se, n - 1)
+        r = non_inferiority(a, b, margin, 0.05)
+        assert r.se == pytest.approx(se, rel=1e-12)
+        assert r.p_non_inferior == pytest.approx(p, rel=1e-9, abs=1e-14)
+        assert r.p_equivalent == pytest.approx(max(p, p_hi), rel=1e-9, abs=1e-14)
+        assert r.lower_bound == pytest.approx(d.mean() - stats.t.isf(0.05, n - 1) * se, rel=1e-9)
     assert r.non_inferior == (p < 0.05)
     # the one-sided bound agrees with the test: non-inferior iff the lower bound is above -margin
-    ci = stats.ttest_rel(b, a, alternative="greater").confidence_interval(0.95)
-    assert r.lower_bound == pytest.approx(ci.low, rel=1e-9)
     assert r.non_inferior == (r.lower_bound > -margin)
 
 
-def test_non_inferiority_point_law_and_refusals() -> None:
+def test_equal_cases_never_prove_non_inferiority() -> None:
+    """Regression (issue 53): every case difference equal gave se = 0, p = 0 and "non-inferior" on no evidence."""
+    a = np.zeros(15)
+    r = non_inferiority(a, a, 0.01)  # 15 cases, none discordant: Z = sqrt(n delta / (1 - delta)) = 0.39
+    assert not r.non_inferior and r.p_non_inferior == pytest.approx(stats.t.sf(math.sqrt(0.15 / 0.99), 14))
+    b = np.full(15, 0.4)  # case means over repeats, every difference -0.1, margin 0.2: the old test said p = 0
+    r = non_inferiority(np.full(15, 0.5), b, 0.2)
+    assert r.se > 0 and not r.non_inferior
+    assert non_inferiority(np.full(200, 0.5), np.full(200, 0.4), 0.2).non_inferior  # 200 such cases do suffice
+
+
+@pytest.mark.parametrize(("n", "repeats"), [(15, 1), (15, 3), (30, 1), (120, 1)])
+def test_non_inferiority_type_one_error_at_the_margin(n: int, repeats: int) -> None:
+    """B's true mean exactly 1 point below A's at a 2% rate (the old test: 0.60, 0.32, 0.36, 0.08 here)."""
+    rng = np.random.default_rng(n + repeats)
+    runs = 2000
+    hits = sum(
+        non_inferiority(*simulate_case_means(np.array([0.025, 0.015]), n, repeats, 0.5, rng).T, 0.01).non_inferior
+        for _ in range(runs)
+    )
+    mc = math.sqrt(0.05 * 0.95 / runs)
+    assert hits / runs <= 0.05 + 3 * mc, (hits / runs, mc)
+
+
+def test_non_inferiority_refusals() -> None:
     a = np.zeros(10)
-    assert non_inferiority(a, a, 0.01).p_non_inferior == 0.0  # d = 0 > -margin for sure
-    assert non_inferiority(a, a, 0.0).p_non_inferior == 1.0  # d = 0 is on H0's boundary
-    assert non_inferiority(np.ones(10), a, 0.5).p_non_inferior == 1.0
+    assert non_inferiority(a, a, 0.0).p_non_inferior == 0.5  # d = 0 is on H0's boundary: Z = 0
+    r = non_inferiority(np.ones(10), a, 0.5)  # B always wrong where A is right: far below the margin
+    assert r.p_non_inferior > 0.9 and not r.non_inferior
     with pytest.raises(DataError, match="margin"):
         non_inferiority(a, a, 1.5)
     with pytest.raises(DataError, match="margin"):
@@ -123,7 +182,14 @@ def test_max_statistic_and_its_quantile_on_every_resample_of_4_cases(studentized
     c = sorted(brute)[math.ceil(0.8 * 256 - 1e-9) - 1]
     for j, k in itertools.permutations(range(3), 2):
         d = CASES4[:, j] - CASES4[:, k]
-        half = c * (d.std(ddof=1) / 2 if studentized else 1.0)
+        # the width's se: the larger of the sample's and the pseudo-case one (a whole case of +1 and of -1 added)
+        aug = np.concatenate([d, [1.0, -1.0, 0.0, 0.0]])
+        se = max(d.std(ddof=1) / 2, aug.std(ddof=1) / math.sqrt(aug.size))
+        if studentized:  # c floored at the one-pair normal quantile, then carried to t with 3 df at the same level
+            c_t = stats.t.isf(stats.norm.sf(max(c, stats.norm.isf(0.1))), 3) * math.sqrt(4 / 3)
+            half = c_t * se
+        else:
+            half = max(c * math.sqrt(4 / 3), stats.t.isf(0.1, 3) * se)
         assert pairs.low[j, k] == pytest.approx(d.mean() - half)
         assert pairs.high[j, k] == pytest.approx(d.mean() + half)
 
@@ -221,11 +287,36 @@ def test_rank_means_is_seeded_and_orders_configs() -> None:
     assert rank_means(x, ["a", "b", "c", "d"], seed=6, resamples=500).pairs.critical != r1.pairs.critical
 
 
-def test_a_pair_without_spread_is_a_point_and_resolved() -> None:
+def test_a_pair_without_spread_is_never_a_point() -> None:
+    """Regression (issue 53): a pair whose case differences were all equal got a zero-width interval, "resolved"
+    on 3 cases. Now its width is the pseudo-case se's: 3 agreeing cases resolve nothing, 40 do."""
     x = np.array([[1.0, 0.0, 0.5], [1.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
     pairs = pairwise_intervals(x, bootstrap_means(x, 200, seed=0))
-    assert pairs.low[0, 1] == pairs.high[0, 1] == 1.0 and pairs.se[0, 1] == 0.0
-    assert rank_means(x, ["A", "B", "C"], seed=0, resamples=200).could_be_best[0] == "A"
+    assert pairs.se[0, 1] == 0.0 and pairs.low[0, 1] < 1.0 < pairs.high[0, 1]
+    assert not pairs.above(0, 1)
+    assert set(rank_means(x, ["A", "B", "C"], seed=0, resamples=200).could_be_best) == {"A", "B", "C"}
+    x40 = np.tile(x, (14, 1))[:40]
+    assert rank_means(x40, ["A", "B", "C"], seed=0, resamples=200).could_be_best == ("A",)
+    empty = np.zeros((15, 4))  # nothing to resample: Bonferroni's critical value over the 6 pairs
+    p0 = pairwise_intervals(empty, bootstrap_means(empty, 200, seed=0))
+    want = stats.t.isf(stats.norm.sf(stats.norm.isf(0.05 / 12)), 14) * math.sqrt(15 / 14)
+    assert p0.critical == pytest.approx(want) and p0.high[0, 1] == pytest.approx(want * math.sqrt(2 / (19 * 18)))
+
+
+@pytest.mark.parametrize(("n", "repeats", "rate"), [(15, 1, 0.04), (15, 3, 0.04), (60, 1, 0.04)])
+def test_simultaneous_coverage_holds_on_sparse_cases(n: int, repeats: int, rate: float) -> None:
+    """Four configs 2 points apart near 0 (the old intervals: 0.10, 0.53, 0.77 here): all six true differences
+    inside at once in >= 0.95 - 3 Monte Carlo errors of 200 runs."""
+    truth = rate + np.array([-0.03, -0.01, 0.01, 0.03])
+    true_diff = truth[:, None] - truth[None, :]
+    rng = np.random.default_rng(n * 10 + repeats)
+    runs, hits = 200, 0
+    for _ in range(runs):
+        x = simulate_case_means(truth, n, repeats, 0.5, rng)
+        p = pairwise_intervals(x, bootstrap_means(x, 400, seed=rng))
+        hits += bool(np.all((p.low <= true_diff + 1e-12) & (true_diff - 1e-12 <= p.high)))
+    mc = math.sqrt(0.95 * 0.05 / runs)
+    assert hits / runs >= 0.95 - 3 * mc, (hits / runs, mc)
 
 
 def test_refusals_are_plain_sentences() -> None:

@@ -62,7 +62,8 @@ def rank_rows(profile: Profile) -> list[Row]:
 
 
 def noninferiority_rows(profile: Profile) -> list[Row]:
-    """The one-sided paired t-test's type I error at the margin."""
+    """The non-inferiority test's type I error at the margin (Tango's score test for 0/1 results, else the one-sided
+    t with the pseudo-case standard error)."""
     rng = as_generator(profile.seed + 7)
     out = []
     for n in profile.sizes:

@@ -92,8 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--margin",
         type=float,
         metavar="POINTS",
-        help="non-inferiority margin in points (1 = 1 point): is B not worse than A by more than this? (one-sided "
-        "paired t on the case differences; JSON keys margin, non_inferior, p_non_inferior)",
+        help="non-inferiority margin in points (1 = 1 point): is B not worse than A by more than this? (Tango's score "
+        "test for 0/1 results, else a one-sided paired t on the case differences with a never-zero standard error; "
+        "JSON keys margin, non_inferior, p_non_inferior)",
     )
     c.add_argument("--json", action="store_true", help="machine-readable output")
     c.set_defaults(func=run_compare)

@@ -8,7 +8,7 @@ per module:
 - ``ranks``           rank intervals, the configs that could be the best, tie groups (tiers)
 - ``shrinkage``       empirical-Bayes shrinkage of the M means (the winner's corrected score)
 - ``winner``          the winner's curse: the best observed score, its selection-corrected score and interval
-- ``noninferiority``  "B is not worse than A by more than delta": one-sided paired t at the margin, TOST
+- ``noninferiority``  "B is not worse than A by more than delta": Tango's score test (0/1) or a t with a never-zero se, TOST
 - ``frontier``        the cost-quality frontier (resolvably better at no higher cost)
 - ``sentences``       the verdicts in words
 - ``leaderboard``     all of it for one table: :func:`rank_report`

@@ -114,14 +114,14 @@ def non_inferiority_sentence(
     """B against A at a margin, in one sentence (the one-sided lower bound of B minus A and the p).
 
     >>> non_inferiority_sentence("A", "C", 0.01, -0.006, 0.012, True, 0.05)
-    'C is not worse than A by more than 1.0 point (95%): C minus A is at least -0.6 points (one-sided paired t, p = 0.012)'
+    'C is not worse than A by more than 1.0 point (95%): C minus A is at least -0.6 points (one-sided test at the margin, p = 0.012)'
     >>> non_inferiority_sentence("A", "C", 0.01, -0.02, 0.3, False, 0.05)
-    'C is not shown to be within 1.0 point of A (95%): C minus A could be as low as -2.0 points (one-sided paired t, p = 0.30)'
+    'C is not shown to be within 1.0 point of A (95%): C minus A could be as low as -2.0 points (one-sided test at the margin, p = 0.30)'
     """
     size = points(margin, sign=False)
     unit = "point" if size == "1.0" else "points"
     level = _level(1 - significance)
-    test = f"one-sided paired t, {format_p(p)}"
+    test = f"one-sided test at the margin, {format_p(p)}"
     if non_inferior:
         return (
             f"{config_b} is not worse than {config_a} by more than {size} {unit} ({level}): {config_b} minus {config_a} is at least "

@@ -108,8 +108,9 @@ def ship_section(ds: Dataset, configs: tuple[str, ...]) -> bool:
         step=0.5,
         key="cmp_margin",
         bind="query-params",
-        help="0 leaves the non-inferiority test out. The test: one-sided paired t on the case differences "
-        "shifted by the margin, Holm over the configs against the best observed.",
+        help="0 leaves the non-inferiority test out. The test: Tango's score test at the margin for 0/1 results, "
+        "else a one-sided paired t on the case differences shifted by the margin (its standard error never 0); Holm "
+        "over the configs against the best observed.",
     )
     show_all = len(configs) > TOP and c2.toggle(
         f"show all {len(configs)} configs",
