@@ -71,6 +71,7 @@ def main() -> None:
     ap.add_argument("--exact", action="store_true", help="only the exact engine's benchmarks")
     ap.add_argument("--sweep", action="store_true", help="also the sweep of 15 presets x 4 eps (minutes)")
     ap.add_argument("--sweep-only", action="store_true", help="only the sweep")
+    ap.add_argument("--presets", default="", help="comma-separated preset names: the exact grids of these only")
     ap.add_argument(
         "--cold-only",
         action="store_true",
@@ -205,6 +206,8 @@ def exact_bench(args: argparse.Namespace) -> None:
     """The exact engine: the full grid per preset (cold and warm), one cell, real data, the sweep."""
     cfgs = configurations()
     names = list(preset_names()) if args.all_priors else [*DATASET_PRESETS, "balanced12"]
+    if args.presets:
+        names = [get_prior(n).name for n in args.presets.split(",")]
     print(
         f"\nexact engine: full grid ({len(cfgs)} configurations, {', '.join(PAPER_METRICS)}), eps 0.3; "
         f"CPU seconds (the process's threads and its forked child: the engine runs on {split.processes()} "
