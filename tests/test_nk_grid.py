@@ -230,12 +230,15 @@ def test_one_cell_record_keeps_every_former_attribute_and_json_key() -> None:
         "budget", "k", "n", "metric", "p", "delta", "ci_width", "reproducibility", "ties", "mean_gap", "rounds",
         "method", "p_error", "delta_error", "ci_width_error", "reproducibility_error",
     ]  # fmt: skip
-    # issue 53: the reproducibility's Monte Carlo error, sqrt(r (1 - r) / rounds) for a cell of simulated rounds
+    # issue 53: the reproducibility's Monte Carlo error for a cell of simulated rounds, Agresti-Coull's
+    # (r~ = (x + 2) / (rounds + 4), sqrt(r~ (1 - r~) / (rounds + 4))): never 0, also when every round agreed
     from nkcore.nk.cell import make_cell
     from nkcore.nk.pvalue import cell_stats
 
     m = make_cell(100, 4, 25, "acc", cell_stats([0.1, -0.2, 0.3, 0.05], [0.0] * 4), 4, z4 := np.zeros(4), z4)
-    assert (m.reproducibility, m.reproducibility_error) == (0.75, pytest.approx(np.sqrt(0.75 * 0.25 / 4)))
+    assert (m.reproducibility, m.reproducibility_error) == (0.75, pytest.approx(np.sqrt(5 / 8 * 3 / 8 / 8)))
+    every = make_cell(100, 4, 25, "acc", cell_stats([0.1, 0.2, 0.3, 0.05], [0.0] * 4), 4, z4, z4)
+    assert every.reproducibility == 1.0 and every.reproducibility_error == pytest.approx(np.sqrt(6 / 8 * 2 / 8 / 8))
     f = fixed_policy(c)
     assert (f.policy, f.first_stage_k, f.mean_ratings_per_item, f.max_ratings_per_item) == ("fixed", 4, 4.0, 4)
     assert list(f.summary()) == [*BASE_KEYS, *POLICY_KEYS] and f.p == c.p

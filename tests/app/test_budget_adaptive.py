@@ -115,8 +115,13 @@ def test_real_data_rows_say_same_winner_and_match_the_resampler(
         capsys.readouterr()
         assert main(shlex.split(line)[3:]) == 0
         got = json.loads(capsys.readouterr().out)
-        assert (
-            row["p-value"] == _fmt_p(got["p"]) and row["same winner as all the data"] == f"{got['reproducibility']:.0%}"
+        shown = str(row["same winner as all the data"])  # the share with its Monte Carlo error: "0.985 ± 0.009"
+        share, error = (float(x) for x in shown.split(" ± "))
+        decimals = len(shown.split(" ± ")[1].split(".")[1])
+        assert row["p-value"] == _fmt_p(got["p"])
+        assert (share, error) == (
+            round(got["reproducibility"], decimals),
+            round(got["reproducibility_error"], decimals),
         )
         assert (
             row["ratings per item (mean / most)"]
