@@ -16,8 +16,10 @@ whose 95% interval (``nkcore.judge.ppi.ppi_mean_interval``) holds mu_A (the mean
 difference by PPI on per-case differences), with the Monte Carlo error sqrt(c (1 - c) / reps), for the default
 interval (equal to ppi_py's) and the small-sample t interval (``small_sample=True``), and first the one the product
 prints by default (``interval="auto"``: t below 50 labels, else normal; in bold when under 93%); the judge-only
-interval's coverage beside it; the mean effective human labels over n; the share of runs whose config A the product
-flags "less reliable" (``nkcore.judge.estimate.less_reliable``).
+interval's coverage beside it; the mean effective human labels over n; the share of runs whose config A gets the
+widened sparse-verdict interval (``nkcore.judge.ppi.sparse_binary``: 0/1 labels with fewer than 10 of one value or
+of judge-human disagreements). The normal and t columns include that adjustment; outside the sparse corner the
+normal one equals ppi_py's ``ppi_mean_ci``.
 
 Planner. For rho in {0.3, 0.6, 0.9} and T = 2,000 cases: the labels :func:`nkcore.judge.labels_for_power` says a
 two-sided 5% test of a mean needs to detect delta = 0.25 (sigma = 1) with 80% power, against the count found by
@@ -42,8 +44,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nkcore.judge import judge_only_interval, labels_for_power, ppi_mean_interval
-from nkcore.judge.estimate import less_reliable
-from nkcore.judge.ppi import uses_t
+from nkcore.judge.ppi import sparse_binary, uses_t
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_judge.txt"
 T_CASES = 1500
@@ -102,7 +103,7 @@ def _cell(
         dt = ppi_mean_interval(d_h[lab], d_j[lab], d_j[~lab], small_sample=True)
         hit_mean_t += mt.ci_low <= truth_a <= mt.ci_high
         hit_diff_t += dt.ci_low <= truth_d <= dt.ci_high
-        flagged += less_reliable(h[0][lab], j[0][lab])
+        flagged += sparse_binary(h[0][lab], j[0][lab])
         jo = judge_only_interval(j[0])
         hit_judge += jo.ci_low <= truth_a <= jo.ci_high
         var0 = float(np.var(h[0][lab]))
@@ -126,8 +127,8 @@ def coverage_rows(reps: int, quick: bool) -> list[str]:
     mc = lambda c: math.sqrt(max(c * (1 - c), 1e-12) / reps)  # noqa: E731
     rows = [
         "| family | bias | rho | humans | n labels | mean: printed (auto) | paired diff: printed (auto) "
-        "| mean: normal (ppi-python) | paired diff: normal | mean: t | paired diff: t | judge-only coverage "
-        "| n_eff / n | flagged less reliable |",
+        "| mean: normal (ppi-python's outside the sparse 0/1 corner) | paired diff: normal | mean: t | paired diff: t | judge-only coverage "
+        "| n_eff / n | sparse-verdict interval used |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     seed = 0
@@ -243,7 +244,7 @@ def real_rows() -> list[str]:
                     f"{c['ci_high']:.3f}) | {c['human_only_mean']:.3f} ({c['human_only_ci_low']:.3f} to "
                     f"{c['human_only_ci_high']:.3f}) | {c['judge_only_mean']:.3f} | {c['bias']:+.3f} | "
                     f"{c['effective_human_labels']:.1f} | {t:.3f} | {'yes' if c['ci_low'] <= t <= c['ci_high'] else 'NO'} | "
-                    f"{c['interval']}{' (less reliable)' if c['less_reliable'] else ''} |"
+                    f"{c['interval']}{' (widened: ' + c['sparse_note'] + ')' if c['sparse_note'] else ''} |"
                 )
             p = doc["panel"]
             rows += [

@@ -26,15 +26,18 @@ from nkcore.judge import (
     pair_difference,
     ppi_lambda,
     ppi_mean_interval,
+    sparse_binary,
 )
 
 
 def _data(seed: int, kind: str, n: int = 60, big_n: int = 600) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     total = n + big_n
-    if kind == "binary":  # 0/1 human verdict, 0/1 judge agreeing 75% of the time
+    if kind == "binary":  # 0/1 human verdict, 0/1 judge agreeing 70% of the time
+        # (was 75%: seed 2 then had 9 disagreements in 60 labels, the sparse corner where the interval is widened
+        # on purpose, nkcore.judge.ppi.sparse_binary; at 70% every seed used has at least 10)
         h = (rng.random(total) < 0.6).astype(float)
-        j = np.where(rng.random(total) < 0.75, h, 1 - h)
+        j = np.where(rng.random(total) < 0.7, h, 1 - h)
     elif kind == "likert":  # 1-5 humans, a 1-5 judge that is harsher
         h = np.clip(np.round(3 + 1.2 * rng.normal(size=total)), 1, 5)
         j = np.clip(np.round(h - 1 + rng.normal(size=total)), 1, 5)
@@ -52,6 +55,7 @@ def _data(seed: int, kind: str, n: int = 60, big_n: int = 600) -> tuple[np.ndarr
 @pytest.mark.parametrize("significance", [0.05, 0.1])
 def test_mean_equals_ppi_py(kind: str, seed: int, significance: float) -> None:
     y, yh, yu = _data(seed, kind)
+    assert not sparse_binary(y, yh)  # ppi-python's interval is the product's outside the sparse verdict corner
     ours = ppi_mean_interval(y, yh, yu, significance)
     if ours.fallback:  # the tuned lambda was wider than humans only: then it equals ppi_py at lambda = 0
         lo, hi = ppi_mean_ci(y, yh, yu, alpha=significance, lam=0.0)

@@ -136,7 +136,9 @@ def run_judge(args: argparse.Namespace) -> int:
             f"  humans only {num(c['human_only_mean'])} ({num(c['human_only_ci_low'])} to "
             f"{num(c['human_only_ci_high'])})  judge only {num(c['judge_only_mean'])}  bias {num(c['bias'])}"
             f"  {c['n_human']} of {c['n_cases']} cases labelled, worth {num(c['effective_human_labels'])}"
-            f"  {c['interval']} interval" + ("  LESS RELIABLE (see notes)" if c["less_reliable"] else "")
+            f"  {c['interval']} interval"
+            + (f"  widened: {c['sparse_note']}" if c["sparse_note"] else "")
+            + ("  LESS RELIABLE (see notes)" if c["less_reliable"] else "")
         )
     for p in doc["pairs"][:10]:
         print(

@@ -56,11 +56,14 @@ from nkcore.judge.plan import (
 from nkcore.judge.ppi import (
     MeanInterval,
     effective_human_labels,
+    exact_binary_interval,
     human_only_interval,
+    human_only_verdict_interval,
     judge_only_interval,
     normal_p_value,
     ppi_lambda,
     ppi_mean_interval,
+    sparse_binary,
 )
 from nkcore.judge.raters import DawidSkeneJudges, JudgePair, JudgePanel, JudgeSummary, judge_panel
 from nkcore.judge.report import (
@@ -98,7 +101,9 @@ __all__ = [
     "config_estimate",
     "config_estimates",
     "effective_human_labels",
+    "exact_binary_interval",
     "human_only_interval",
+    "human_only_verdict_interval",
     "join_human",
     "judge_doc",
     "judge_only_interval",
@@ -120,5 +125,6 @@ __all__ = [
     "ppi_lambda",
     "ppi_mean_interval",
     "read_judge_table",
+    "sparse_binary",
     "subset_check",
 ]

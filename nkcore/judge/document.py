@@ -6,7 +6,10 @@ Contract (issue 55; keys are added, never renamed): ``configs``, a list of objec
 ``lambda``, ``judge_only_ci_low`` / ``_high``, ``bias`` with ``bias_ci_low`` / ``_high``; ``judge``, ``judges``,
 ``scale``, ``level``, ``interval`` ("ppi++" when every config used the normal interval, "ppi++ (t, small-sample)" when
 every one used t, "mixed" otherwise), ``interval_choice`` ("auto", "normal" or "t"), per config ``interval``
-("normal" or "t") and ``less_reliable`` (the benchmark's case below 93% coverage), per pair ``interval``,
+("normal" or "t"), ``less_reliable`` (False since the sparse-verdict adjustment: no measured cell is below 93%),
+``sparse_note`` (why the widened sparse-verdict interval is used, "" otherwise), ``interval_method`` (the
+interval's name: "ppi++", "ppi++ (t, small-sample)", "ppi++ (sparse verdicts, pseudo-count)" or "humans only
+(exact)"), per pair ``interval``,
 ``pairs`` (corrected paired differences), ``bias_differs`` and ``bias_tests`` (the most
 different pairs first, at most :data:`MAX_BIAS_TESTS`), ``flips``, ``subset_check``, ``plan``, ``panel`` (several
 judges), ``notes``, ``method``. Numbers are on the human scale; NaN and infinities become null.
@@ -25,7 +28,9 @@ MAX_BIAS_TESTS = 20
 METHOD = (
     "PPI++ (Angelopoulos, Duchi & Zrnic 2023): mean of the human scores corrected with the judge's scores on every "
     "case, power-tuned lambda clipped to [0, 1] (never wider than humans only), normal interval from 50 human labels, "
-    "t interval (n - 1 variances, t quantile) below; paired differences "
+    "t interval (n - 1 variances, t quantile) below; human verdicts with fewer than 10 of one value or of "
+    "judge-human disagreements: z^2/4 pseudo-cases per (human 0/1) x (judge lowest/highest) cell (Agresti-Coull "
+    "style), or the humans-only Clopper-Pearson interval when no wider; paired differences "
     "by PPI++ on per-case differences; judge bias = mean(judge - human) on labelled cases, t intervals, Holm across "
     "config pairs; plan: Var = sigma^2/n (1 - rho^2 N/(n + N)), cheapest split as ppi_py.ppi_power"
 )
@@ -54,6 +59,8 @@ def _config(c: Any) -> dict[str, Any]:
         "bias_ci_high": c.bias.ci_high,
         "interval": c.interval,
         "less_reliable": c.less_reliable,
+        "sparse_note": c.sparse_note,
+        "interval_method": c.ppi.method,
     }
 
 

@@ -11,8 +11,9 @@ pairs; that is the case where judge-only rankings can flip.
 
 Which interval (``interval``, :data:`nkcore.judge.ppi.INTERVALS`): "auto" (the default) uses the small-sample t
 interval for a config or pair with fewer than :data:`nkcore.judge.ppi.T_BELOW` human labels and PPI++'s normal
-interval (equal to ``ppi_py.ppi_mean_ci``) otherwise; "normal" and "t" force one. :func:`less_reliable` marks the one
-case where the benchmark's coverage stays below 93% even so (docs/judge.md).
+interval (equal to ``ppi_py.ppi_mean_ci``) otherwise; "normal" and "t" force one. Human verdicts (0/1, or 0 / 0.5 / 1)
+with few 1s, few 0s or few judge-human disagreements get the pseudo-count or exact interval of
+:func:`nkcore.judge.ppi.sparse_binary` whichever choice, and :func:`sparse_note` says so in words.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from scipy import stats
 from nkcore.common.checks import check_significance
 from nkcore.judge.data import JudgeTable
 from nkcore.judge.ppi import (
+    SPARSE_BELOW,
     MeanInterval,
     effective_human_labels,
     human_only_interval,
+    human_only_verdict_interval,
     judge_only_interval,
     normal_p_value,
     ppi_mean_interval,
+    sparse_binary,
     uses_t,
 )
 from nkcore.paired.compare import holm
@@ -47,26 +51,27 @@ __all__ = [
     "bias_tests",
     "config_estimate",
     "config_estimates",
-    "less_reliable",
     "pair_difference",
     "pair_differences",
+    "sparse_note",
 ]
 
 ALL_PAIRS_UP_TO = 8
 """Up to this many configs every pair's difference is computed; above, the best (by PPI estimate) against each."""
-FLAG_BELOW = 50
-""":func:`less_reliable`: fewer human labels than this (the benchmark's failing cell has 30)."""
-FLAG_AGREEMENT = 0.85
-""":func:`less_reliable`: the judge gives the human's exact verdict on at least this share of the labelled cases."""
 
 
 @dataclass(frozen=True, slots=True)
 class ConfigEstimate:
     """One config: ``n_cases`` judged, ``n_human`` with a human label; ``ppi`` the judge-corrected mean,
-    ``human_only`` (t interval on the labels alone), ``judge_only`` (the judge's mean over all cases, t interval);
-    ``effective_human_labels`` the humans-only labels PPI's precision is worth; ``bias`` mean(judge - human) on the
+    ``human_only`` (t interval on the labels alone; in the sparse verdict corner of
+    :func:`nkcore.judge.ppi.sparse_binary`, where the PPI interval is adjusted too,
+    :func:`nkcore.judge.ppi.human_only_verdict_interval`), ``judge_only`` (the judge's mean over all cases, t interval);
+    ``effective_human_labels`` the humans-only labels PPI's precision is worth (in the sparse verdict corner
+    n (w_humans / w_ppi)^2, the two corner intervals' widths); ``bias`` mean(judge - human) on the
     labelled cases with its t interval (``method`` "bias (t)"); ``interval`` "normal" or "t" (which one ``ppi``
-    is); ``less_reliable`` True in the case where the benchmark's coverage stays below 93% (:func:`less_reliable`)."""
+    is); ``sparse_note`` the words of :func:`sparse_note` ("" outside the sparse verdict corner);
+    ``less_reliable`` is kept for the JSON contract and is False: the one case the benchmark measured below 93%
+    (0/1 verdicts, 30 labels, a judge agreeing on ~95%) holds since the sparse adjustment (docs/coverage.md)."""
 
     config: str
     n_cases: int
@@ -78,6 +83,7 @@ class ConfigEstimate:
     bias: MeanInterval
     interval: str = "normal"
     less_reliable: bool = False
+    sparse_note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,19 +154,30 @@ def _bias_interval(err: np.ndarray, confidence: float) -> MeanInterval:
     return MeanInterval(r.estimate, r.ci_low, r.ci_high, r.se, r.n_labelled, 0, math.nan, confidence, "bias (t)")
 
 
-def less_reliable(human: np.ndarray, judge: np.ndarray) -> bool:
-    """The case where even the t interval ran short in benchmarks/bench_judge.py (91.1% for 95% at 30 labels): human
-    scores that are verdicts (0 / 1, or 0 / 0.5 / 1 for pairwise), fewer than :data:`FLAG_BELOW` labels, and a judge
-    that gives the human's exact verdict on at least :data:`FLAG_AGREEMENT` of them. Its few disagreements then decide
-    the correction, and a normal or t interval on a handful of rare events is too short (the Wald interval's
-    trouble near 0 and 1: Brown, Cai & DasGupta 2001).
+def sparse_note(human: np.ndarray, judge: np.ndarray) -> str:
+    """Why the interval is the sparse-verdict one (:func:`nkcore.judge.ppi.sparse_binary`), in words, or "": few
+    human labels are 1 (or 0, or away from 0 or 1 with ties), or the judge disagrees with few of them. There a normal
+    or t interval would be too short (Wald's trouble near 0 and 1: Brown, Cai & DasGupta 2001).
 
-    >>> less_reliable(np.array([1.0, 0.0] * 10), np.array([1.0, 0.0] * 10)), less_reliable(np.array([4.0, 3.5]), np.array([4.0, 3.5]))
-    (True, False)
+    >>> sparse_note(np.array([1.0, 1.0] + [0.0] * 58), np.zeros(60))
+    'only 2 of 60 human labels are 1'
+    >>> sparse_note(np.array([1.0, 0.0] * 20), np.array([1.0, 0.0] * 20))
+    'the judge disagrees with the human on only 0 of 40 labelled cases'
     """
-    if human.size >= FLAG_BELOW or human.size == 0 or not np.all(np.isin(human, (0.0, 0.5, 1.0))):
-        return False
-    return float(np.mean(judge == human)) >= FLAG_AGREEMENT
+    if not sparse_binary(human, judge):
+        return ""
+    n = human.size
+    binary = bool(np.all((human == 0.0) | (human == 1.0)))
+    not0, not1 = int(np.sum(human != 0.0)), int(np.sum(human != 1.0))
+
+    def count(k: int) -> str:
+        return f"{'only ' if k <= n / 4 else ''}{k} of {n}"
+
+    if min(not0, not1) < SPARSE_BELOW:
+        if not0 <= not1:
+            return f"{count(not0)} human labels are {'1' if binary else 'above 0'}"
+        return f"{count(not1)} human labels are {'0' if binary else 'below 1'}"
+    return f"the judge disagrees with the human on {count(int(np.sum(judge != human)))} labelled cases"
 
 
 def config_estimate(
@@ -176,17 +193,25 @@ def config_estimate(
     lab = ~np.isnan(h)
     t = uses_t(interval, int(lab.sum()))
     ppi = ppi_mean_interval(h[lab], s[lab], s[~lab], significance, small_sample=t)
+    n_eff = effective_human_labels(h[lab], ppi)
+    if sparse_binary(h[lab], s[lab]):
+        humans = human_only_verdict_interval(h[lab], conf, t)
+        width = ppi.ci_high - ppi.ci_low  # n_eff by the widths of the two corner intervals: n (w_humans / w_ppi)^2
+        n_eff = int(lab.sum()) * ((humans.ci_high - humans.ci_low) / width) ** 2 if width > 0 else math.inf
+    else:
+        humans = human_only_interval(h[lab], conf)
     return ConfigEstimate(
         config,
         len(rows),
         int(lab.sum()),
         ppi,
-        human_only_interval(h[lab], conf),
+        humans,
         judge_only_interval(s, conf),
-        effective_human_labels(h[lab], ppi),
+        n_eff,
         _bias_interval(s[lab] - h[lab], conf),
         "t" if t else "normal",
-        less_reliable(h[lab], s[lab]),
+        False,
+        sparse_note(h[lab], s[lab]),
     )
 
 

@@ -29,10 +29,11 @@ __all__ = [
     "draw_downloads",
     "interval_rows",
     "interval_words",
-    "less_reliable_words",
+    "sparse_words",
 ]
 
 LESS_RELIABLE = "⚠ less reliable"
+WIDENED = "ⓘ widened: few of one verdict"
 """Beside a corrected interval in the case where the benchmark's coverage stays below 93% (docs/judge.md)."""
 
 
@@ -55,6 +56,7 @@ def config_table(report: JudgeReport) -> pd.DataFrame:
                 "labels the judge is worth": c.effective_human_labels,
                 "interval": c.interval,
                 "less reliable": c.less_reliable,
+                "widened because": c.sparse_note,
             }
             for c in report.configs
         ]
@@ -103,17 +105,20 @@ def interval_words(report: JudgeReport) -> str:
     )
 
 
-def less_reliable_words(report: JudgeReport) -> str | None:
-    """The flag's sentence when some config is in the benchmark's failing case (else None)."""
-    shaky = [c.config for c in report.configs if c.less_reliable]
-    if not shaky:
+def sparse_words(report: JudgeReport) -> str | None:
+    """Which configs have few of one verdict (few 1s, few 0s or few judge-human disagreements) and what their
+    interval is then (else None)."""
+    few = [c for c in report.configs if c.sparse_note]
+    if not few:
         return None
-    names = ", ".join(md(x) for x in shaky[:5]) + (f" and {len(shaky) - 5} more" if len(shaky) > 5 else "")
+    listed = "; ".join(f"{md(c.config)}: {c.sparse_note}" for c in few[:5]) + (
+        f"; and {len(few) - 5} more" if len(few) > 5 else ""
+    )
     return (
-        f"**Less reliable:** {names}. These intervals are less reliable with fewer than {T_BELOW} labels when the "
-        "scores are yes/no verdicts and the judge gives the people's verdict almost every time: the few "
-        "disagreements then decide the correction. In our simulation of that case a 95% interval held the true value "
-        "only about 91% of the time. Label more cases of these configs."
+        f"**Widened intervals (few of one verdict):** {listed}. With so few, the usual interval would be too narrow "
+        "and miss the true value too often, so these use a widened one (as if a few extra people had answered each "
+        "way), or the people's answers alone with an exact interval when that is narrower. In our simulations these "
+        f"held the true value about 94% of the time or more for a {100 * report.confidence:g}% interval."
     )
 
 
@@ -135,8 +140,14 @@ def draw_configs(report: JudgeReport) -> None:
     shown = table.assign(
         labelled=[f"{h:,} of {n:,}" for h, n in zip(table["human labels"], table["cases"], strict=True)],
         corrected_interval=[
-            _interval(lo, hi) + (f" {LESS_RELIABLE}" if flag else "")
-            for lo, hi, flag in zip(table["corrected from"], table["corrected to"], table["less reliable"], strict=True)
+            _interval(lo, hi) + (f" {LESS_RELIABLE}" if flag else "") + (f" {WIDENED}" if note else "")
+            for lo, hi, flag, note in zip(
+                table["corrected from"],
+                table["corrected to"],
+                table["less reliable"],
+                table["widened because"],
+                strict=True,
+            )
         ],
         humans_interval=[
             _interval(lo, hi) for lo, hi in zip(table["humans only from"], table["humans only to"], strict=True)
@@ -165,9 +176,9 @@ def draw_configs(report: JudgeReport) -> None:
         shown, "judge_configs", download=False, hide_index=True, width="stretch", column_config=fmt, column_order=order
     )
     st.caption(interval_words(report))
-    shaky = less_reliable_words(report)
-    if shaky:
-        st.warning(shaky, icon=":material/warning:")
+    few = sparse_words(report)
+    if few:
+        st.info(few, icon=":material/info:")
     st.caption(
         "**human labels**: cases a human labelled, of the cases the judge scored. **corrected mean** with its "
         f"{pct} interval: the answer on the human scale. **humans only**: the labels alone. **judge only**: "
