@@ -152,10 +152,24 @@ def test_vote_work_over_the_limit_is_refused_before_the_curve(monkeypatch: pytes
         vote_curve(samples, n_boot=100)
 
 
+# ``python -m nkcore argv`` that writes its own peak resident memory (VmHWM of /proc/self/status) as the last line
+# of stderr. The child's ru_maxrss cannot be used: Linux carries the parent's high-water mark into a child across
+# fork and exec, so a test worker that once held 1 GiB would make every child read 1 GiB.
+_PEAK_WRAPPER = """
+import runpy, sys
+sys.argv = ["nkcore", *sys.argv[1:]]
+try:
+    runpy.run_module("nkcore", run_name="__main__", alter_sys=True)
+finally:
+    hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+    sys.stderr.write("\\nPEAK_KB " + hwm[0].split()[1] + "\\n")
+"""
+
+
 def _measured(argv: list[str]) -> tuple[int, float, float, str]:
     """(exit code, CPU s, peak MiB, stderr) of ``python -m nkcore argv`` in a fresh process."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nkcore", *argv],
+        [sys.executable, "-c", _PEAK_WRAPPER, *argv],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -164,7 +178,8 @@ def _measured(argv: list[str]) -> tuple[int, float, float, str]:
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(proc.pid, 0)
-    return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, err
+    head, _, peak = err.rpartition("PEAK_KB ")
+    return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, int(peak.split()[0]) / 1024, head
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ import pytest
 
 from nkcore import store
 from tests.browser.conftest import expect, goto, main
-from tests.browser.test_two_servers import _app_server
+from tests.servers import app_server
 from tests.test_store_deadline import S3_ENV, Moto
 
 if TYPE_CHECKING:
@@ -48,7 +48,8 @@ def test_a_frozen_store_costs_a_page_seconds_not_minutes(
         frame = pd.DataFrame({"case": [str(i // 2) for i in range(40)], "config": ["a", "b"] * 20})
         frame["correct"] = [int(bool(i % 2) or i % 3 == 0) for i in range(40)]
         meta = store.put(frame, "paired", "team run before the freeze", root=url)
-        with _app_server(url, tmp_path) as base:
+        with app_server(url, log_dir=tmp_path) as app:
+            base = app.base
             page = new_page((1400, 900), fresh=True)
             goto(page, f"{base}/Compare?eval={meta.id}", timeout=120_000)
             expect(main(page)).to_contain_text("team run before the freeze", timeout=60_000)

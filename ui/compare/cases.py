@@ -161,7 +161,7 @@ def render(ds: datasets.Dataset, table: paired.CaseTable) -> None:
     for c in comps:  # the case-bootstrap interval covers less often than its level with few differing cases
         caution = paired.interval_caution(c.b_better + c.a_better, repeats=True)
         if caution is not None:
-            st.caption(f":warning: {c.config_a} → {c.config_b}: {caution}.")
+            st.caption(":warning: " + md(f"{c.config_a} → {c.config_b}: {caution}."))
     st.subheader("Mean score of each config")
     acc_df = pd.DataFrame(
         [{"config": x.config, "correct": x.scores, "cases": x.n_cases, "accuracy": x.mean, "ci_low": x.ci_low,

@@ -164,7 +164,7 @@ def draw_pairs(ds: datasets.Dataset) -> PairedView:
     for c in comps:  # the paired interval covers less often than its level with few discordant cases (issue 53)
         caution = paired.interval_caution(c.discordant, c.n_cases - c.discordant)
         if caution is not None:
-            st.caption(f":warning: {c.config_a} → {c.config_b}: {caution}.")
+            st.caption(":warning: " + md(f"{c.config_a} → {c.config_b}: {caution}."))
     with st.expander("Method: the tests in this table", icon=":material/functions:"):
         st.markdown(words.tests_method_note(confidence, holm=ordered is not None))
         exports.table(
